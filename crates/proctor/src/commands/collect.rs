@@ -1,0 +1,70 @@
+//! `proctor collect`: the static collection, printed like
+//! `pytest --collect-only -q` or as versioned JSON.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::args::CollectArgs;
+use crate::commands::suite::Suite;
+use crate::exit;
+use crate::printer::Printer;
+
+pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
+    let start = Instant::now();
+    let suite = Suite::load(&args.suite)?;
+    let collection = suite.collect();
+    let mut out = Printer::stdout();
+    if args.json {
+        let doc = json!({
+            "version": 1,
+            "rootdir": suite.collect.rootdir,
+            "inifile": suite.config.pytest.inifile,
+            "items": collection.items,
+            "errors": collection.errors,
+        });
+        serde_json::to_writer(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        for warning in &suite.config.warnings {
+            writeln!(out.err(), "warning: {warning}")?;
+        }
+        for item in &collection.items {
+            match &item.dynamic {
+                None => writeln!(out, "{}", item.nodeid)?,
+                Some(reason) => writeln!(out, "{}  (dynamic: {reason})", item.nodeid)?,
+            }
+        }
+        if !collection.errors.is_empty() {
+            writeln!(out)?;
+            for error in &collection.errors {
+                if error.line > 0 {
+                    writeln!(out, "ERROR {}:{}: {}", error.file, error.line, error.message)?;
+                } else {
+                    writeln!(out, "ERROR {}: {}", error.file, error.message)?;
+                }
+            }
+        }
+        let dynamic = collection.items.iter().filter(|i| i.dynamic.is_some()).count();
+        let mut summary = format!("{} tests collected", collection.items.len() - dynamic);
+        if dynamic > 0 {
+            summary.push_str(&format!(", {dynamic} dynamic"));
+        }
+        if !collection.errors.is_empty() {
+            let n = collection.errors.len();
+            summary.push_str(&format!(", {n} error{}", if n == 1 { "" } else { "s" }));
+        }
+        writeln!(out)?;
+        writeln!(out, "{summary} in {:.2}s", start.elapsed().as_secs_f64())?;
+    }
+    out.flush()?;
+    Ok(if !collection.errors.is_empty() {
+        exit::INTERRUPTED
+    } else if collection.items.is_empty() {
+        exit::NO_TESTS
+    } else {
+        exit::OK
+    })
+}

@@ -1,0 +1,4 @@
+//! One module per command.
+
+pub(crate) mod collect;
+pub(crate) mod suite;

@@ -1,0 +1,94 @@
+//! Turning command-line options and the suite's configuration files into
+//! the resolved settings the collector reads.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use proctor_config::{LoadOptions, Settings};
+use proctor_python::CollectSettings;
+
+use crate::args::SuiteArgs;
+
+/// The suite as configured: pytest's and proctor's settings, resolved.
+pub(crate) struct Suite {
+    pub(crate) cwd: PathBuf,
+    pub(crate) config: Settings,
+    pub(crate) collect: CollectSettings,
+    pub(crate) args: Vec<String>,
+}
+
+impl Suite {
+    pub(crate) fn load(args: &SuiteArgs) -> Result<Suite> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let options = LoadOptions {
+            cwd: cwd.clone(),
+            args: args.paths.iter().map(PathBuf::from).collect(),
+            rootdir: args.rootdir.clone(),
+            inifile: args.config_file.clone(),
+            env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
+        };
+        let config = proctor_config::load(&options).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let pytest = &config.pytest;
+        let mut collect = CollectSettings::new(pytest.rootdir.clone());
+        collect.python_files.clone_from(&pytest.python_files);
+        collect.python_classes.clone_from(&pytest.python_classes);
+        collect.python_functions.clone_from(&pytest.python_functions);
+        collect.norecursedirs.clone_from(&pytest.norecursedirs);
+        let addopts = &pytest.addopts_parsed;
+        // pytest resolves --ignore relative to the invocation directory.
+        collect.ignore = addopts
+            .ignore
+            .iter()
+            .chain(&args.ignore)
+            .map(|p| absolute(&cwd, p))
+            .collect();
+        collect.ignore_glob = addopts.ignore_glob.iter().chain(&args.ignore_glob).cloned().collect();
+        if let Some(value) = pytest.other.get("pythonpath") {
+            if let Ok(paths) = value.as_args("pythonpath") {
+                collect.pythonpath = paths.iter().map(|p| absolute(&pytest.rootdir, p)).collect();
+            }
+        }
+        if let Some(value) = pytest.other.get("collect_imported_tests") {
+            if let Ok(b) = value.as_bool("collect_imported_tests") {
+                collect.collect_imported_tests = b;
+            }
+        }
+        if let Some(value) = pytest.other.get("empty_parameter_set_mark") {
+            if let Ok(s) = value.as_string("empty_parameter_set_mark") {
+                collect.empty_parameter_set_mark = s;
+            }
+        }
+        if let Some(value) = pytest.other.get("disable_test_id_escaping_and_forfeit_all_rights_to_community_support") {
+            collect.ids.disable_escaping = value.as_bool("").unwrap_or(false);
+        }
+        if let Some(value) = pytest.other.get("parametrize_long_str_id_strategy") {
+            collect.ids.long_str_strategy = value.as_string("").ok();
+        }
+        if let Some(size) = config.proctor.collect.max_file_size {
+            collect.max_file_size = size;
+        }
+        collect.threads = args.threads.or(config.proctor.collect.threads).unwrap_or(0);
+        let mut positional: Vec<String> = addopts.paths.clone();
+        positional.extend(args.paths.iter().cloned());
+        Ok(Suite { cwd, config, collect, args: positional })
+    }
+
+    pub(crate) fn collect(&self) -> proctor_python::Collection {
+        proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
+    }
+}
+
+fn absolute(base: &Path, path: &str) -> PathBuf {
+    let joined = base.join(path);
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,37 @@
+//! The `proctor` binary: argument parsing, wiring, error reporting and exit
+//! codes. Every command lives in its own module under `commands/`.
+
+mod args;
+mod commands;
+mod exit;
+mod printer;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let result = match &cli.command {
+        args::Command::Collect(collect) => commands::collect::run(collect),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            // A closed pipe (`proctor collect | head`) is not an error.
+            if err
+                .chain()
+                .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+            {
+                return ExitCode::from(exit::OK);
+            }
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "proctor: error: {err}");
+            for cause in err.chain().skip(1) {
+                let _ = writeln!(stderr, "  caused by: {cause}");
+            }
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Parsing pytest's TOML files with positions: `toml_edit` (the parser behind
+//! `toml` 0.8) keeps the spans of keys and table headers, which `tomllib`
+//! does not, and its values are converted to [`toml::Value`] for the rest of
+//! the crate.
+
+use toml::Value;
+use toml_edit::{ImDocument, Item, TableLike};
+
+use crate::error::{ConfigError, Location};
+use crate::source::SourceFile;
+
+/// A parsed TOML document borrowing its source.
+pub(crate) struct TomlDoc<'a> {
+    pub(crate) source: &'a SourceFile,
+    pub(crate) doc: ImDocument<&'a str>,
+}
+
+impl<'a> TomlDoc<'a> {
+    /// Parses a file as `tomllib` would, reporting syntax errors with their
+    /// position.
+    pub(crate) fn parse(source: &'a SourceFile) -> Result<TomlDoc<'a>, ConfigError> {
+        if source.text.starts_with('\u{feff}') {
+            // `tomllib` reads the byte order mark as a character and rejects it.
+            return Err(source.error_at(0, "invalid statement: a byte order mark is not allowed"));
+        }
+        match ImDocument::parse(source.text.as_str()) {
+            Ok(doc) => Ok(TomlDoc { source, doc }),
+            Err(err) => {
+                let offset = err.span().map_or(0, |span| span.start);
+                let message = err.message().trim_end().replace('\n', "; ");
+                Err(source.error_at(offset, format!("invalid TOML: {message}")))
+            }
+        }
+    }
+
+    /// The root table.
+    pub(crate) fn root(&self) -> &dyn TableLike {
+        self.doc.as_table()
+    }
+
+    /// The position of `key` in `table`, or of the table when the key has no
+    /// span, or `1:1`.
+    pub(crate) fn key_location(&self, table: &dyn TableLike, key: &str) -> Location {
+        table
+            .key(key)
+            .and_then(toml_edit::Key::span)
+            .map_or(Location::START, |span| self.source.location(span.start))
+    }
+
+    /// The position of a table's header (`[tool.pytest]`), falling back to
+    /// its first key and then to `1:1`.
+    pub(crate) fn table_location(&self, item: &Item) -> Location {
+        if let Some(span) = item.span() {
+            return self.source.location(span.start);
+        }
+        if let Some(table) = item.as_table_like() {
+            if let Some((key, _)) = table.iter().next() {
+                return self.key_location(table, key);
+            }
+        }
+        Location::START
+    }
+
+    /// An error at `location`, with the source line as excerpt.
+    pub(crate) fn error(&self, location: Location, message: impl Into<String>) -> ConfigError {
+        self.source.error_at_location(location, message)
+    }
+}
+
+/// Converts a `toml_edit` item to the value `tomllib` would produce; `None`
+/// for an empty item.
+pub(crate) fn to_value(item: &Item) -> Option<Value> {
+    match item {
+        Item::None => None,
+        Item::Value(value) => Some(value_to_value(value)),
+        Item::Table(table) => Some(Value::Table(table_to_map(table))),
+        Item::ArrayOfTables(array) => Some(Value::Array(
+            array
+                .iter()
+                .map(|table| Value::Table(table_to_map(table)))
+                .collect(),
+        )),
+    }
+}
+
+fn table_to_map(table: &dyn TableLike) -> toml::Table {
+    table
+        .iter()
+        .filter_map(|(key, item)| Some((key.to_owned(), to_value(item)?)))
+        .collect()
+}
+
+fn value_to_value(value: &toml_edit::Value) -> Value {
+    match value {
+        toml_edit::Value::String(s) => Value::String(s.value().clone()),
+        toml_edit::Value::Integer(i) => Value::Integer(*i.value()),
+        toml_edit::Value::Float(f) => Value::Float(*f.value()),
+        toml_edit::Value::Boolean(b) => Value::Boolean(*b.value()),
+        toml_edit::Value::Datetime(d) => Value::Datetime(*d.value()),
+        toml_edit::Value::Array(array) => Value::Array(array.iter().map(value_to_value).collect()),
+        toml_edit::Value::InlineTable(table) => Value::Table(table_to_map(table)),
+    }
+}
+
+/// Whether an item is a table (`dict` in `tomllib`'s result).
+pub(crate) fn is_table(item: &Item) -> bool {
+    item.as_table_like().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let source = SourceFile::from_text("pyproject.toml", "[tool.pytest]\nx = [1,\ny = 2\n");
+        let error = TomlDoc::parse(&source).err().unwrap();
+        assert_eq!(error.line, 3);
+        assert!(error.message.starts_with("invalid TOML"), "{}", error.message);
+        assert_eq!(error.excerpt.as_deref(), Some("y = 2"));
+    }
+
+    #[test]
+    fn byte_order_mark_is_rejected_like_tomllib() {
+        let source = SourceFile::from_text("pyproject.toml", "\u{feff}a = 1\n");
+        assert!(TomlDoc::parse(&source).is_err());
+    }
+
+    #[test]
+    fn header_and_key_locations() {
+        let source = SourceFile::from_text("p", "a = 1\n\n[tool.pytest.ini_options]\n  testpaths = []\n");
+        let doc = TomlDoc::parse(&source).unwrap();
+        let tool = doc.root().get("tool").unwrap();
+        let pytest = tool.as_table_like().unwrap().get("pytest").unwrap();
+        let ini = pytest.as_table_like().unwrap().get("ini_options").unwrap();
+        assert_eq!(doc.table_location(ini), Location { line: 3, column: 1 });
+        assert_eq!(
+            doc.key_location(ini.as_table_like().unwrap(), "testpaths"),
+            Location { line: 4, column: 3 }
+        );
+        assert_eq!(to_value(ini), Some(Value::Table(toml::from_str("testpaths = []").unwrap())));
+    }
+}

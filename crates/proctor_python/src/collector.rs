@@ -1,0 +1,615 @@
+//! Items of one test module, in pytest's order: module functions, classes
+//! (with inherited tests in reverse-MRO order), unittest cases, markers on
+//! every level, and parametrization.
+
+use std::collections::HashSet;
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::fixtures::{FixtureDef, FixtureScope, Fixtures};
+use crate::model::{CollectError, Marker, MarkerSource};
+use crate::namespace::{Binding, Namespace};
+use crate::parametrize::{expand, CallSpec};
+use crate::project::{Entity, Project, RawMark};
+use crate::settings::{matches_prefix_or_glob, CollectSettings};
+
+/// An item before the session-wide reordering.
+#[derive(Debug, Clone)]
+pub(crate) struct RawItem {
+    pub(crate) nodeid: String,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) markers: Vec<Marker>,
+    pub(crate) dynamic: Option<String>,
+    pub(crate) callspec: Option<CallSpec>,
+    /// Node id of the innermost class, for class-scoped parameters.
+    pub(crate) class_key: Option<String>,
+}
+
+/// One class on the path from the module to an item.
+#[derive(Clone)]
+struct ClassFrame<'a> {
+    module: usize,
+    def: &'a ast::StmtClassDef,
+    /// Marks of this class node (its MRO, base-most first).
+    marks: Vec<RawMark<'a>>,
+}
+
+pub(crate) struct ModuleCollector<'p, 'a> {
+    pub(crate) project: &'p Project<'a>,
+    pub(crate) settings: &'p CollectSettings,
+    pub(crate) module: usize,
+    /// Fixtures visible from this module (conftest chain + module).
+    pub(crate) fixtures: Fixtures<'a>,
+    /// Reason that applies to every item of the module (a
+    /// `pytest_generate_tests` hook).
+    pub(crate) module_dynamic: Option<String>,
+    module_marks: Vec<RawMark<'a>>,
+    items: Vec<RawItem>,
+}
+
+/// A failure that makes pytest drop the whole module.
+pub(crate) struct ModuleError(pub(crate) CollectError);
+
+impl<'p, 'a> ModuleCollector<'p, 'a> {
+    pub(crate) fn new(project: &'p Project<'a>, settings: &'p CollectSettings, module: usize, fixtures: Fixtures<'a>, module_dynamic: Option<String>) -> Self {
+        ModuleCollector { project, settings, module, fixtures, module_dynamic, module_marks: Vec::new(), items: Vec::new() }
+    }
+
+    fn rel(&self) -> &str {
+        &self.project.module(self.module).file.rel
+    }
+
+    /// Collects the module, or the error that makes pytest drop it.
+    pub(crate) fn collect(mut self) -> Result<Vec<RawItem>, ModuleError> {
+        let project = self.project;
+        let m = project.module(self.module);
+        if let Some(Binding::Value { expr, .. }) = m.ns.get("__test__") {
+            if is_false(expr) {
+                return Ok(Vec::new());
+            }
+        }
+        if let Some(Binding::Value { expr, .. }) = m.ns.get("pytestmark") {
+            self.module_marks = project.pytestmark_marks(self.module, expr);
+        }
+        let prefix = self.rel().to_string();
+        for (name, binding) in m.ns.iter() {
+            if name.starts_with("__") && name.ends_with("__") {
+                continue;
+            }
+            let cond = matches!(binding, Binding::Func { cond: true, .. } | Binding::Class { cond: true, .. } | Binding::Value { cond: true, .. });
+            let entity = match binding {
+                Binding::Func { def, .. } => Entity::Func { module: self.module, def },
+                Binding::Class { def, .. } => Entity::Class { module: self.module, def },
+                Binding::Value { expr, .. } if matches!(expr, Expr::Name(_) | Expr::Attribute(_)) => {
+                    project.resolve_expr(self.module, expr, 0)
+                }
+                Binding::From { .. } | Binding::Module { .. } => match m.ns.get(name) {
+                    Some(b) => self.resolve_import(name, b),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let dynamic = cond.then(|| format!("`{name}` is defined inside a conditional block"));
+            match entity {
+                Entity::Class { module: cm, def } => {
+                    if !self.settings.collect_imported_tests && cm != self.module {
+                        continue;
+                    }
+                    self.collect_class_entry(name, cm, def, &prefix, &[], dynamic)?;
+                }
+                Entity::Func { module: fm, def } => {
+                    if !self.settings.collect_imported_tests && fm != self.module {
+                        continue;
+                    }
+                    if self.is_test_function(name, fm, def) {
+                        self.collect_function(name, fm, def, &prefix, &[], dynamic)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(self.items)
+    }
+
+    fn resolve_import(&self, name: &str, _binding: &Binding<'a>) -> Entity<'a> {
+        self.project.resolve_name(self.module, name, 0)
+    }
+
+    /// pytest's `istestfunction` for a statically known function.
+    fn is_test_function(&self, name: &str, module: usize, def: &'a ast::StmtFunctionDef) -> bool {
+        if !matches_prefix_or_glob(&self.settings.python_functions, name) {
+            return false;
+        }
+        for decorator in &def.decorator_list {
+            if self.is_fixture_decorator(module, &decorator.expression) {
+                return false;
+            }
+            if let Expr::Name(n) = &decorator.expression {
+                if n.id.as_str() == "property" {
+                    return false;
+                }
+            }
+        }
+        if let Some(Binding::Value { expr, .. }) = Namespace::build(&def.body, "").get("__test__") {
+            if is_false(expr) {
+                return false;
+            }
+        }
+        true
+    }
+
+    pub(crate) fn is_fixture_decorator(&self, module: usize, expr: &'a Expr) -> bool {
+        let target = match expr {
+            Expr::Call(call) => &call.func,
+            other => other,
+        };
+        matches!(
+            self.project.external_path(module, target).as_deref(),
+            Some("pytest.fixture" | "_pytest.fixtures.fixture" | "pytest.yield_fixture")
+        )
+    }
+
+    fn collect_class_entry(
+        &mut self,
+        name: &str,
+        module: usize,
+        def: &'a ast::StmtClassDef,
+        prefix: &str,
+        parents: &[ClassFrame<'a>],
+        dynamic: Option<String>,
+    ) -> Result<(), ModuleError> {
+        let info = ClassInfo::compute(self.project, module, def);
+        if info.unittest {
+            if info.is_abstract {
+                return Ok(());
+            }
+            self.collect_unittest(name, module, def, &info, prefix, parents, dynamic);
+            return Ok(());
+        }
+        let dunder_test = info.dunder_test;
+        if !(matches_prefix_or_glob(&self.settings.python_classes, name) || dunder_test == Some(true)) {
+            return Ok(());
+        }
+        if info.is_abstract || dunder_test == Some(false) || info.has_init {
+            return Ok(());
+        }
+        let dynamic = dynamic.or_else(|| {
+            info.unknown_base
+                .as_ref()
+                .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
+        });
+        let frame = ClassFrame { module, def, marks: info.marks.clone() };
+        let mut chain = parents.to_vec();
+        chain.push(frame);
+        let prefix = format!("{prefix}::{name}");
+        // One dict per class of the MRO; names seen in a more derived class
+        // hide those of its bases; bases' items come first.
+        let mut seen: HashSet<&'a str> = HashSet::new();
+        let mut groups: Vec<Vec<(&'a str, usize, Member<'a>)>> = Vec::new();
+        for &(cm, cdef) in &info.mro {
+            let ns = Namespace::build(&cdef.body, &self.project.module(cm).package);
+            let mut group = Vec::new();
+            for (member_name, binding) in ns.iter() {
+                if !seen.insert(member_name) {
+                    continue;
+                }
+                match binding {
+                    Binding::Func { def: fdef, .. } => group.push((member_name, cm, Member::Func(fdef))),
+                    Binding::Class { def: cdef2, .. } => group.push((member_name, cm, Member::Class(cdef2))),
+                    Binding::Value { expr, .. } => match self.project.resolve_expr(cm, expr, 0) {
+                        Entity::Func { module: fm, def: fdef } => group.push((member_name, fm, Member::Func(fdef))),
+                        Entity::Class { module: km, def: kdef } => group.push((member_name, km, Member::Class(kdef))),
+                        _ => {}
+                    },
+                    _ => {}
+                }
+            }
+            groups.push(group);
+        }
+        for group in groups.into_iter().rev() {
+            for (member_name, mm, member) in group {
+                match member {
+                    Member::Func(fdef) => {
+                        if self.is_test_function(member_name, mm, fdef) {
+                            self.collect_function(member_name, mm, fdef, &prefix, &chain, dynamic.clone())?;
+                        }
+                    }
+                    Member::Class(kdef) => {
+                        self.collect_class_entry(member_name, mm, kdef, &prefix, &chain, dynamic.clone())?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "mirrors pytest's collector state")]
+    fn collect_unittest(
+        &mut self,
+        name: &str,
+        module: usize,
+        def: &'a ast::StmtClassDef,
+        info: &ClassInfo<'a>,
+        prefix: &str,
+        parents: &[ClassFrame<'a>],
+        dynamic: Option<String>,
+    ) {
+        if info.dunder_test == Some(false) {
+            return;
+        }
+        let dynamic = dynamic.or_else(|| {
+            info.unknown_base
+                .as_ref()
+                .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
+        });
+        let mut chain = parents.to_vec();
+        chain.push(ClassFrame { module, def, marks: info.marks.clone() });
+        let prefix = format!("{prefix}::{name}");
+        // TestLoader.getTestCaseNames: every attribute starting with "test"
+        // across the MRO, sorted by name.
+        let mut methods: Vec<(&'a str, usize, &'a ast::StmtFunctionDef)> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut run_test = None;
+        for &(cm, cdef) in &info.mro {
+            let ns = Namespace::build(&cdef.body, &self.project.module(cm).package);
+            for (member_name, binding) in ns.iter() {
+                if !seen.insert(member_name) {
+                    continue;
+                }
+                let func = match binding {
+                    Binding::Func { def: fdef, .. } => Some((cm, *fdef)),
+                    Binding::Value { expr, .. } => match self.project.resolve_expr(cm, expr, 0) {
+                        Entity::Func { module: fm, def: fdef } => Some((fm, fdef)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some((fm, fdef)) = func {
+                    if member_name.starts_with("test") {
+                        methods.push((member_name, fm, fdef));
+                    } else if member_name == "runTest" {
+                        run_test = Some((member_name, fm, fdef));
+                    }
+                }
+            }
+        }
+        methods.sort_by(|a, b| a.0.cmp(b.0));
+        let methods: Vec<_> = methods
+            .into_iter()
+            .filter(|(_, _, fdef)| {
+                !matches!(Namespace::build(&fdef.body, "").get("__test__"), Some(Binding::Value { expr, .. }) if is_false(expr))
+            })
+            .collect();
+        let methods = if methods.is_empty() { run_test.into_iter().collect() } else { methods };
+        for (method_name, fm, fdef) in methods {
+            let own = self.project.decorator_marks(fm, &fdef.decorator_list);
+            let markers = self.markers(&own, &[], &chain);
+            self.items.push(RawItem {
+                nodeid: format!("{prefix}::{method_name}"),
+                file: self.rel().to_string(),
+                line: self.project.module(fm).file.line_of(fdef.name.range.start().to_u32()),
+                markers,
+                dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
+                callspec: None,
+                class_key: Some(prefix.clone()),
+            });
+        }
+    }
+
+    fn collect_function(
+        &mut self,
+        name: &str,
+        fmodule: usize,
+        def: &'a ast::StmtFunctionDef,
+        prefix: &str,
+        chain: &[ClassFrame<'a>],
+        dynamic: Option<String>,
+    ) -> Result<(), ModuleError> {
+        if is_generator(&def.body) {
+            return Err(ModuleError(CollectError {
+                file: self.rel().to_string(),
+                line: self.project.module(fmodule).file.line_of(def.name.range.start().to_u32()),
+                column: 0,
+                message: format!("'yield' keyword is allowed in fixtures, but not in tests ({name})"),
+            }));
+        }
+        let own = self.project.decorator_marks(fmodule, &def.decorator_list);
+        let base_id = format!("{prefix}::{name}");
+        let line = self.project.module(fmodule).file.line_of(def.name.range.start().to_u32());
+        let class_key = (!chain.is_empty()).then(|| prefix.to_string());
+        let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
+        let argnames = function_argnames(def, is_method);
+        // All marks in iter_markers order, for parametrize and usefixtures.
+        let all_marks = self.mark_order(&own, chain);
+        let class_fixtures: Vec<Vec<FixtureDef<'a>>> = chain
+            .iter()
+            .map(|frame| Fixtures::of_class(self.project, frame.module, frame.def, self))
+            .collect();
+        let fixtures = self.fixtures.with_classes(class_fixtures);
+        let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
+        let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
+        match expansion {
+            Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
+                let markers = self.markers(&own, &[], chain);
+                self.items.push(RawItem {
+                    nodeid: base_id,
+                    file: self.rel().to_string(),
+                    line,
+                    markers,
+                    dynamic: Some(dynamic.unwrap_or(reason)),
+                    callspec: None,
+                    class_key,
+                });
+            }
+            Err(crate::parametrize::ExpandError::Collect(message)) => {
+                return Err(ModuleError(CollectError { file: self.rel().to_string(), line, column: 0, message }));
+            }
+            Ok(None) => {
+                let markers = self.markers(&own, &[], chain);
+                self.items.push(RawItem { nodeid: base_id, file: self.rel().to_string(), line, markers, dynamic, callspec: None, class_key });
+            }
+            Ok(Some(callspecs)) => {
+                for callspec in callspecs {
+                    let nodeid = if callspec.ids.is_empty() { base_id.clone() } else { format!("{base_id}[{}]", callspec.ids.join("-")) };
+                    let markers = self.markers(&own, &callspec.marks, chain);
+                    self.items.push(RawItem {
+                        nodeid,
+                        file: self.rel().to_string(),
+                        line,
+                        markers,
+                        dynamic: dynamic.clone(),
+                        callspec: Some(callspec),
+                        class_key: class_key.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks in `iter_markers()` order: the function's own, then the
+    /// classes innermost first, then the module.
+    fn mark_order(&self, own: &[RawMark<'a>], chain: &[ClassFrame<'a>]) -> Vec<RawMark<'a>> {
+        let mut all: Vec<RawMark<'a>> = own.to_vec();
+        for frame in chain.iter().rev() {
+            all.extend(frame.marks.iter().cloned());
+        }
+        all.extend(self.module_marks.iter().cloned());
+        all
+    }
+
+    fn markers(&self, own: &[RawMark<'a>], params: &[Marker], chain: &[ClassFrame<'a>]) -> Vec<Marker> {
+        let mut out: Vec<Marker> = own.iter().map(|m| self.to_marker(m, MarkerSource::Function)).collect();
+        out.extend(params.iter().cloned());
+        for frame in chain.iter().rev() {
+            out.extend(frame.marks.iter().map(|m| self.to_marker(m, MarkerSource::Class)));
+        }
+        out.extend(self.module_marks.iter().map(|m| self.to_marker(m, MarkerSource::Module)));
+        out
+    }
+
+    pub(crate) fn to_marker(&self, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
+        to_marker(self.project, mark, source)
+    }
+}
+
+/// Converts a statically found mark to its output form.
+pub(crate) fn to_marker<'a>(project: &Project<'a>, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
+    let json = |module: usize, expr: &'a Expr| {
+        let text = project.module(module).file.slice(expr);
+        project.eval(module, expr, 0).to_json(text)
+    };
+    Marker {
+        name: mark.name.clone(),
+        args: mark.args.iter().map(|&(m, e)| json(m, e)).collect(),
+        kwargs: mark.kwargs.iter().map(|(k, m, e)| (k.clone(), json(*m, e))).collect(),
+        source,
+    }
+}
+
+enum Member<'a> {
+    Func(&'a ast::StmtFunctionDef),
+    Class(&'a ast::StmtClassDef),
+}
+
+/// What collection needs to know about a class and its bases.
+pub(crate) struct ClassInfo<'a> {
+    /// Suite classes of the MRO, most derived first.
+    pub(crate) mro: Vec<(usize, &'a ast::StmtClassDef)>,
+    pub(crate) unittest: bool,
+    pub(crate) has_init: bool,
+    pub(crate) is_abstract: bool,
+    /// `__test__` found along the MRO.
+    pub(crate) dunder_test: Option<bool>,
+    /// A base that is neither in the suite nor a known neutral class.
+    pub(crate) unknown_base: Option<String>,
+    /// Class marks in pytest's order (reverse MRO, own marks last).
+    pub(crate) marks: Vec<RawMark<'a>>,
+}
+
+impl<'a> ClassInfo<'a> {
+    pub(crate) fn compute(project: &Project<'a>, module: usize, def: &'a ast::StmtClassDef) -> Self {
+        let mut info = ClassInfo { mro: Vec::new(), unittest: false, has_init: false, is_abstract: false, dunder_test: None, unknown_base: None, marks: Vec::new() };
+        let mut externals = Vec::new();
+        info.mro = linearize(project, module, def, &mut externals, 0);
+        let mut abc = false;
+        for path in &externals {
+            match path.as_str() {
+                "unittest.TestCase" | "unittest.case.TestCase" | "unittest.IsolatedAsyncioTestCase" | "unittest.async_case.IsolatedAsyncioTestCase" => info.unittest = true,
+                "abc.ABC" => abc = true,
+                "object" | "typing.Generic" | "typing.Protocol" | "typing_extensions.Protocol" => {}
+                other => {
+                    if info.unknown_base.is_none() {
+                        info.unknown_base = Some(other.to_string());
+                    }
+                }
+            }
+        }
+        let mut abstract_names: HashSet<&str> = HashSet::new();
+        let mut concrete: HashSet<&str> = HashSet::new();
+        for &(cm, cdef) in &info.mro {
+            if let Some(args) = &cdef.arguments {
+                for kw in &args.keywords {
+                    if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "metaclass")
+                        && project.external_path(cm, &kw.value).as_deref() == Some("abc.ABCMeta")
+                    {
+                        abc = true;
+                    }
+                }
+            }
+            let ns = Namespace::build(&cdef.body, &project.module(cm).package);
+            if ns.get("__init__").is_some() || ns.get("__new__").is_some() {
+                info.has_init = true;
+            }
+            if info.dunder_test.is_none() {
+                if let Some(Binding::Value { expr, .. }) = ns.get("__test__") {
+                    info.dunder_test = match expr {
+                        Expr::BooleanLiteral(b) => Some(b.value),
+                        _ => None,
+                    };
+                }
+            }
+            for (name, binding) in ns.iter() {
+                if let Binding::Func { def: fdef, .. } = binding {
+                    let is_abstract = fdef.decorator_list.iter().any(|d| {
+                        project
+                            .external_path(cm, &d.expression)
+                            .is_some_and(|p| p == "abc.abstractmethod")
+                    });
+                    if is_abstract && !concrete.contains(name) {
+                        abstract_names.insert(name);
+                    } else {
+                        concrete.insert(name);
+                    }
+                } else {
+                    concrete.insert(name);
+                }
+            }
+        }
+        info.is_abstract = abc && !abstract_names.is_empty();
+        for &(cm, cdef) in info.mro.iter().rev() {
+            let ns = Namespace::build(&cdef.body, &project.module(cm).package);
+            if let Some(Binding::Value { expr, .. }) = ns.get("pytestmark") {
+                info.marks.extend(project.pytestmark_marks(cm, expr));
+            }
+            info.marks.extend(project.decorator_marks(cm, &cdef.decorator_list));
+        }
+        info
+    }
+}
+
+/// A C3 linearisation of the suite classes of `def`'s MRO; bases outside
+/// the suite are recorded in `externals`.
+fn linearize<'a>(
+    project: &Project<'a>,
+    module: usize,
+    def: &'a ast::StmtClassDef,
+    externals: &mut Vec<String>,
+    depth: usize,
+) -> Vec<(usize, &'a ast::StmtClassDef)> {
+    if depth > 32 {
+        return vec![(module, def)];
+    }
+    let mut sequences: Vec<Vec<(usize, &'a ast::StmtClassDef)>> = Vec::new();
+    let mut direct = Vec::new();
+    for base in def.bases() {
+        let base_expr = match base {
+            Expr::Subscript(sub) => &sub.value,
+            other => other,
+        };
+        match project.resolve_expr(module, base_expr, 0) {
+            Entity::Class { module: bm, def: bdef } => {
+                sequences.push(linearize(project, bm, bdef, externals, depth + 1));
+                direct.push((bm, bdef));
+            }
+            Entity::External(path) => externals.push(path),
+            Entity::Builtin(name) => externals.push(name),
+            _ => externals.push(project.module(module).file.slice(base).to_string()),
+        }
+    }
+    sequences.push(direct);
+    let mut out = vec![(module, def)];
+    loop {
+        sequences.retain(|s| !s.is_empty());
+        if sequences.is_empty() {
+            break;
+        }
+        let candidate = sequences.iter().find_map(|seq| {
+            let head = seq[0];
+            let in_tail = sequences.iter().any(|s| s[1..].iter().any(|c| same(*c, head)));
+            (!in_tail).then_some(head)
+        });
+        let Some(head) = candidate.or_else(|| sequences.first().map(|s| s[0])) else { break };
+        out.push(head);
+        for seq in &mut sequences {
+            if same(seq[0], head) {
+                seq.remove(0);
+            }
+        }
+    }
+    out
+}
+
+fn same(a: (usize, &ast::StmtClassDef), b: (usize, &ast::StmtClassDef)) -> bool {
+    a.0 == b.0 && std::ptr::eq(a.1, b.1)
+}
+
+fn is_false(expr: &Expr) -> bool {
+    matches!(expr, Expr::BooleanLiteral(b) if !b.value)
+}
+
+fn has_decorator(def: &ast::StmtFunctionDef, name: &str) -> bool {
+    def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == name))
+}
+
+/// pytest's `getfuncargnames`: parameters without defaults, minus the
+/// first one of a method.
+pub(crate) fn function_argnames(def: &ast::StmtFunctionDef, is_method: bool) -> Vec<String> {
+    let params = &def.parameters;
+    let mut names: Vec<String> = params
+        .posonlyargs
+        .iter()
+        .chain(params.args.iter())
+        .chain(params.kwonlyargs.iter())
+        .filter(|p| p.default.is_none())
+        .map(|p| p.parameter.name.id.as_str().to_string())
+        .collect();
+    let first_is_positional = params.posonlyargs.iter().chain(params.args.iter()).next().is_some_and(|p| p.default.is_none());
+    if is_method && first_is_positional && !names.is_empty() {
+        names.remove(0);
+    }
+    names
+}
+
+/// Whether a function body contains `yield` outside nested scopes.
+pub(crate) fn is_generator(body: &[Stmt]) -> bool {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    struct Finder(bool);
+    impl<'b> Visitor<'b> for Finder {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                _ => walk_stmt(self, stmt),
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            match expr {
+                Expr::Yield(_) | Expr::YieldFrom(_) => self.0 = true,
+                Expr::Lambda(_) => {}
+                _ => walk_expr(self, expr),
+            }
+        }
+    }
+    let mut finder = Finder(false);
+    for stmt in body {
+        finder.visit_stmt(stmt);
+    }
+    finder.0
+}
+
+impl FixtureScope {
+    pub(crate) fn is_function(self) -> bool {
+        matches!(self, FixtureScope::Function)
+    }
+}

@@ -1,0 +1,283 @@
+//! Finding the files pytest would collect: the initial paths, the directory
+//! walk in pytest's order, and pytest's ignore rules (`norecursedirs`,
+//! `--ignore`, `--ignore-glob`, virtualenvs, `collect_ignore` lists in
+//! conftest.py files).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use ruff_python_ast::{Expr, Stmt};
+
+use crate::fnmatch::{fnmatch, fnmatch_ex};
+use crate::model::CollectError;
+use crate::settings::CollectSettings;
+use crate::source::SourceFile;
+
+/// The result of discovery.
+#[derive(Debug, Default)]
+pub(crate) struct Discovery {
+    /// Test files in collection order (a file given twice is listed once).
+    pub(crate) test_files: Vec<PathBuf>,
+    /// Every conftest.py met on the way, by directory.
+    pub(crate) conftests: BTreeMap<PathBuf, PathBuf>,
+    /// Problems met while walking (missing paths, symlink loops, unreadable
+    /// directories).
+    pub(crate) errors: Vec<CollectError>,
+}
+
+/// `collect_ignore` / `collect_ignore_glob` of one conftest.py, as absolute
+/// paths and patterns.
+#[derive(Debug, Default, Clone)]
+struct ConftestIgnores {
+    paths: Vec<PathBuf>,
+    globs: Vec<String>,
+}
+
+pub(crate) struct Walker<'s> {
+    settings: &'s CollectSettings,
+    out: Discovery,
+    ignores: BTreeMap<PathBuf, ConftestIgnores>,
+    seen_files: HashSet<PathBuf>,
+}
+
+impl<'s> Walker<'s> {
+    pub(crate) fn new(settings: &'s CollectSettings) -> Self {
+        Walker { settings, out: Discovery::default(), ignores: BTreeMap::new(), seen_files: HashSet::new() }
+    }
+
+    /// Walks every initial path in order.
+    pub(crate) fn run(mut self, initial: &[PathBuf]) -> Discovery {
+        for path in initial {
+            self.visit_conftests_above(path);
+            if path.is_dir() {
+                let mut stack = Vec::new();
+                self.walk_dir(path, &mut stack);
+            } else if path.is_file() {
+                // A file given explicitly is collected whatever its name,
+                // as long as it is a Python file.
+                if path.extension().is_some_and(|e| e == "py") {
+                    self.add_file(path);
+                }
+            } else {
+                self.out.errors.push(CollectError {
+                    file: self.settings.relative(path),
+                    line: 0,
+                    column: 0,
+                    message: format!("ERROR: file or directory not found: {}", self.settings.relative(path)),
+                });
+            }
+        }
+        self.out
+    }
+
+    fn add_file(&mut self, path: &Path) {
+        if self.seen_files.insert(path.to_path_buf()) {
+            self.out.test_files.push(path.to_path_buf());
+        }
+    }
+
+    /// Registers conftest.py files from the rootdir down to `path`'s parent.
+    fn visit_conftests_above(&mut self, path: &Path) {
+        let root = &self.settings.rootdir;
+        let start = if path.is_dir() { path } else { path.parent().unwrap_or(path) };
+        let mut dirs: Vec<&Path> = start.ancestors().take_while(|d| d.starts_with(root)).collect();
+        dirs.reverse();
+        for dir in dirs {
+            self.visit_conftest(dir);
+        }
+    }
+
+    fn visit_conftest(&mut self, dir: &Path) {
+        if self.out.conftests.contains_key(dir) {
+            return;
+        }
+        let conftest = dir.join("conftest.py");
+        if conftest.is_file() {
+            self.out.conftests.insert(dir.to_path_buf(), conftest.clone());
+            let ignores = read_collect_ignores(&conftest, dir, self.settings);
+            self.ignores.insert(dir.to_path_buf(), ignores);
+        }
+    }
+
+    fn walk_dir(&mut self, dir: &Path, stack: &mut Vec<PathBuf>) {
+        let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if stack.contains(&canonical) {
+            self.out.errors.push(CollectError {
+                file: self.settings.relative(dir),
+                line: 0,
+                column: 0,
+                message: "symlink loop: this directory is its own ancestor; not descended".to_string(),
+            });
+            return;
+        }
+        stack.push(canonical);
+        self.visit_conftest(dir);
+        let mut entries: Vec<(String, PathBuf)> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd
+                .filter_map(Result::ok)
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .collect(),
+            Err(err) => {
+                self.out.errors.push(CollectError {
+                    file: self.settings.relative(dir),
+                    line: 0,
+                    column: 0,
+                    message: format!("cannot read directory: {err}"),
+                });
+                stack.pop();
+                return;
+            }
+        };
+        // pytest sorts by name, with `__init__.py` first.
+        entries.sort_by(|a, b| (a.0 != "__init__.py", &a.0).cmp(&(b.0 != "__init__.py", &b.0)));
+        for (name, path) in entries {
+            if path.is_dir() {
+                if !self.ignored(&path, true) {
+                    self.walk_dir(&path, stack);
+                }
+            } else if path.is_file()
+                && path.extension().is_some_and(|e| e == "py")
+                && !self.ignored(&path, false)
+                && self.settings.python_files.iter().any(|p| fnmatch_ex(p, &path))
+            {
+                let _ = name;
+                self.add_file(&path);
+            }
+        }
+        stack.pop();
+    }
+
+    /// pytest's `pytest_ignore_collect`.
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        if path.file_name().is_some_and(|n| n == "__pycache__") {
+            return true;
+        }
+        let parent = path.parent().unwrap_or(path);
+        for (dir, ignores) in &self.ignores {
+            if !parent.starts_with(dir) {
+                continue;
+            }
+            if ignores.paths.iter().any(|p| p == path) {
+                return true;
+            }
+            let text = path.to_string_lossy();
+            if ignores.globs.iter().any(|g| fnmatch(&text, g)) {
+                return true;
+            }
+        }
+        if self.settings.ignore.iter().any(|p| p == path) {
+            return true;
+        }
+        let text = path.to_string_lossy();
+        if self.settings.ignore_glob.iter().any(|g| fnmatch(&text, g)) {
+            return true;
+        }
+        if is_dir {
+            if path.join("pyvenv.cfg").is_file() {
+                return true;
+            }
+            if self.settings.norecursedirs.iter().any(|p| fnmatch_ex(p, path)) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Reads literal `collect_ignore` and `collect_ignore_glob` lists of a
+/// conftest.py (module level, including `+=`/`.append`/`.extend` of
+/// literals). Paths are relative to the conftest's directory.
+fn read_collect_ignores(conftest: &Path, dir: &Path, settings: &CollectSettings) -> ConftestIgnores {
+    let file = SourceFile::load(conftest, settings.relative(conftest), settings.max_file_size);
+    let mut out = ConftestIgnores::default();
+    let Some(ast) = &file.ast else { return out };
+    let mut push = |name: &str, expr: &Expr, out: &mut ConftestIgnores| {
+        let strings = literal_strings(expr);
+        match name {
+            "collect_ignore" => out.paths.extend(strings.iter().map(|s| normalize(&dir.join(s)))),
+            "collect_ignore_glob" => out.globs.extend(strings.iter().map(|s| dir.join(s).to_string_lossy().into_owned())),
+            _ => {}
+        }
+    };
+    for stmt in &ast.body {
+        match stmt {
+            Stmt::Assign(assign) => {
+                for target in &assign.targets {
+                    if let Expr::Name(name) = target {
+                        match name.id.as_str() {
+                            "collect_ignore" => out.paths.clear(),
+                            "collect_ignore_glob" => out.globs.clear(),
+                            _ => {}
+                        }
+                        push(name.id.as_str(), &assign.value, &mut out);
+                    }
+                }
+            }
+            Stmt::AnnAssign(assign) => {
+                if let (Expr::Name(name), Some(value)) = (assign.target.as_ref(), &assign.value) {
+                    push(name.id.as_str(), value, &mut out);
+                }
+            }
+            Stmt::AugAssign(assign) => {
+                if let Expr::Name(name) = assign.target.as_ref() {
+                    push(name.id.as_str(), &assign.value, &mut out);
+                }
+            }
+            Stmt::Expr(expr) => {
+                if let Expr::Call(call) = expr.value.as_ref() {
+                    if let Expr::Attribute(attr) = call.func.as_ref() {
+                        if let (Expr::Name(name), Some(arg)) = (attr.value.as_ref(), call.arguments.args.first()) {
+                            match attr.attr.id.as_str() {
+                                "append" => {
+                                    if let Expr::StringLiteral(s) = arg {
+                                        let list = Expr::List(ruff_python_ast::ExprList {
+                                            node_index: ruff_python_ast::AtomicNodeIndex::default(),
+                                            range: s.range,
+                                            elts: vec![arg.clone()],
+                                            ctx: ruff_python_ast::ExprContext::Load,
+                                        });
+                                        push(name.id.as_str(), &list, &mut out);
+                                    }
+                                }
+                                "extend" => push(name.id.as_str(), arg, &mut out),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn literal_strings(expr: &Expr) -> Vec<String> {
+    match expr {
+        Expr::List(list) => list.elts.iter().filter_map(string_of).collect(),
+        Expr::Tuple(tuple) => tuple.elts.iter().filter_map(string_of).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn string_of(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        _ => None,
+    }
+}
+
+/// Lexically normalises `a/./b/../c` to `a/c`, as `os.path.normpath` would.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,219 @@
+//! Fixture definitions visible to a test (conftest chain, module, classes)
+//! and pytest's fixture closure, which decides which parametrized fixtures
+//! expand a test.
+
+use ruff_python_ast::{self as ast, Expr};
+
+use crate::collector::{function_argnames, ModuleCollector};
+use crate::namespace::{Binding, Namespace};
+use crate::project::{Entity, Project};
+
+/// A fixture scope, ordered from narrowest to widest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum FixtureScope {
+    Function,
+    Class,
+    Module,
+    Package,
+    Session,
+}
+
+impl FixtureScope {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "function" => FixtureScope::Function,
+            "class" => FixtureScope::Class,
+            "module" => FixtureScope::Module,
+            "package" => FixtureScope::Package,
+            "session" => FixtureScope::Session,
+            _ => return None,
+        })
+    }
+}
+
+/// One `@pytest.fixture` function.
+#[derive(Debug, Clone)]
+pub(crate) struct FixtureDef<'a> {
+    pub(crate) name: String,
+    pub(crate) module: usize,
+    pub(crate) params: Option<&'a Expr>,
+    pub(crate) ids: Option<&'a Expr>,
+    pub(crate) scope: FixtureScope,
+    /// `scope=` given as something other than a literal.
+    pub(crate) scope_dynamic: bool,
+    pub(crate) autouse: bool,
+    pub(crate) argnames: Vec<String>,
+}
+
+/// Fixture definitions by layer, least specific first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fixtures<'a> {
+    pub(crate) layers: Vec<Vec<FixtureDef<'a>>>,
+}
+
+impl<'a> Fixtures<'a> {
+    /// The fixtures a module's namespace defines or imports, in `dir()`
+    /// (sorted) order.
+    pub(crate) fn of_namespace(project: &Project<'a>, module: usize, ns: &Namespace<'a>, is_class: bool) -> Vec<FixtureDef<'a>> {
+        let mut names: Vec<(&str, &Binding<'a>)> = ns.iter().collect();
+        names.sort_by(|a, b| a.0.cmp(b.0));
+        let mut out = Vec::new();
+        for (attr, binding) in names {
+            let (fm, def) = match binding {
+                Binding::Func { def, .. } => (module, *def),
+                Binding::From { .. } | Binding::Value { .. } => match project.resolve_name(module, attr, 0) {
+                    Entity::Func { module: fm, def } => (fm, def),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if let Some(fixture) = fixture_def(project, fm, def, is_class) {
+                out.push(fixture);
+            }
+        }
+        out
+    }
+
+    pub(crate) fn of_class(project: &Project<'a>, module: usize, def: &'a ast::StmtClassDef, _collector: &ModuleCollector<'_, 'a>) -> Vec<FixtureDef<'a>> {
+        let info = crate::collector::ClassInfo::compute(project, module, def);
+        let mut out: Vec<FixtureDef<'a>> = Vec::new();
+        // dir(instance) covers the whole MRO; a derived definition hides
+        // a base one of the same attribute name.
+        let mut seen = std::collections::HashSet::new();
+        for &(cm, cdef) in &info.mro {
+            let ns = Namespace::build(&cdef.body, &project.module(cm).package);
+            for fixture in Self::of_namespace(project, cm, &ns, true) {
+                if seen.insert(fixture.name.clone()) {
+                    out.push(fixture);
+                }
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// These fixtures with the class layers appended.
+    pub(crate) fn with_classes(&self, classes: Vec<Vec<FixtureDef<'a>>>) -> Fixtures<'a> {
+        let mut layers = self.layers.clone();
+        layers.extend(classes);
+        Fixtures { layers }
+    }
+
+    /// Definitions of `name`, least specific first.
+    pub(crate) fn defs(&self, name: &str) -> Vec<&FixtureDef<'a>> {
+        self.layers.iter().flatten().filter(|f| f.name == name).collect()
+    }
+
+    /// Autouse fixture names in pytest's order.
+    pub(crate) fn autouse_names(&self) -> Vec<String> {
+        self.layers.iter().flatten().filter(|f| f.autouse).map(|f| f.name.clone()).collect()
+    }
+
+    /// pytest's `getfixtureclosure`: a depth-first traversal of the
+    /// requested names, then a stable sort by scope, widest first.
+    pub(crate) fn closure(&self, initial: &[String], ignore: &[String]) -> Vec<String> {
+        let mut indices: std::collections::HashMap<String, isize> = std::collections::HashMap::new();
+        let mut out = Vec::new();
+        for name in initial {
+            self.process(name, ignore, &mut indices, &mut out, 0);
+        }
+        let scope_of = |name: &String| -> FixtureScope {
+            if ignore.contains(name) {
+                return FixtureScope::Function;
+            }
+            self.defs(name).last().map_or(FixtureScope::Function, |d| d.scope)
+        };
+        out.sort_by(|a, b| scope_of(b).cmp(&scope_of(a)));
+        out
+    }
+
+    fn process(&self, name: &str, ignore: &[String], indices: &mut std::collections::HashMap<String, isize>, out: &mut Vec<String>, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let index = indices.get(name).copied();
+        if index == Some(-1) {
+            return;
+        }
+        if index.is_none() {
+            out.push(name.to_string());
+            indices.insert(name.to_string(), -1);
+        }
+        if ignore.iter().any(|i| i == name) {
+            return;
+        }
+        let defs = self.defs(name);
+        if defs.is_empty() {
+            return;
+        }
+        let index = indices.get(name).copied().unwrap_or(-1);
+        let len = isize::try_from(defs.len()).unwrap_or(isize::MAX);
+        if -index > len {
+            return;
+        }
+        let def = defs[usize::try_from(len + index).unwrap_or(0)];
+        indices.insert(name.to_string(), index - 1);
+        for dep in &def.argnames {
+            self.process(dep, ignore, indices, out, depth + 1);
+        }
+        indices.insert(name.to_string(), index);
+    }
+}
+
+/// Reads `@pytest.fixture(...)` on `def`, if present.
+fn fixture_def<'a>(project: &Project<'a>, module: usize, def: &'a ast::StmtFunctionDef, is_class: bool) -> Option<FixtureDef<'a>> {
+    for decorator in &def.decorator_list {
+        let (target, arguments) = match &decorator.expression {
+            Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
+            other => (other, None),
+        };
+        let path = project.external_path(module, target);
+        if !matches!(path.as_deref(), Some("pytest.fixture" | "_pytest.fixtures.fixture" | "pytest.yield_fixture")) {
+            continue;
+        }
+        let is_static = def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+        let mut fixture = FixtureDef {
+            name: def.name.id.as_str().to_string(),
+            module,
+            params: None,
+            ids: None,
+            scope: FixtureScope::Function,
+            scope_dynamic: false,
+            autouse: false,
+            argnames: function_argnames(def, is_class && !is_static),
+        };
+        if let Some(arguments) = arguments {
+            if let Some(first) = arguments.args.first() {
+                if let Expr::StringLiteral(s) = first {
+                    if let Some(scope) = FixtureScope::parse(s.value.to_str()) {
+                        fixture.scope = scope;
+                    }
+                }
+            }
+            for keyword in &arguments.keywords {
+                let Some(arg) = &keyword.arg else { continue };
+                match arg.id.as_str() {
+                    "params" => fixture.params = Some(&keyword.value),
+                    "ids" => fixture.ids = Some(&keyword.value),
+                    "autouse" => fixture.autouse = matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value),
+                    "name" => {
+                        if let Expr::StringLiteral(s) = &keyword.value {
+                            fixture.name = s.value.to_str().to_string();
+                        }
+                    }
+                    "scope" => match &keyword.value {
+                        Expr::StringLiteral(s) => match FixtureScope::parse(s.value.to_str()) {
+                            Some(scope) => fixture.scope = scope,
+                            None => fixture.scope_dynamic = true,
+                        },
+                        _ => fixture.scope_dynamic = true,
+                    },
+                    _ => {}
+                }
+            }
+        }
+        fixture.argnames.retain(|a| a != "request" || true);
+        return Some(fixture);
+    }
+    None
+}

@@ -1,0 +1,143 @@
+//! Parametrization ids exactly as pytest's `IdMaker` builds them.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::value::{ascii_escape_bytes, ascii_escape_str, PyValue};
+
+/// How ids are affected by the pytest ini options that change them.
+#[derive(Debug, Clone, Default)]
+pub struct IdOptions {
+    /// `disable_test_id_escaping_and_forfeit_all_rights_to_community_support`.
+    pub disable_escaping: bool,
+    /// `parametrize_long_str_id_strategy` (`short`, `legacy`, `sha256`,
+    /// `disallow`); `None` means the default, `short`.
+    pub long_str_strategy: Option<String>,
+}
+
+/// An explicit id given by `pytest.param(id=...)` or `ids=[...]`.
+pub(crate) enum ExplicitId {
+    /// `pytest.param(id="x")`: a string, escaped.
+    Param(String),
+    /// An entry of `ids=[...]` evaluated.
+    Listed(PyValue),
+}
+
+/// One parameter set to name.
+pub(crate) struct IdInput<'v> {
+    pub(crate) explicit: Option<ExplicitId>,
+    pub(crate) values: &'v [PyValue],
+}
+
+/// Builds the ids of one `parametrize` call, or explains why they cannot be
+/// known statically.
+pub(crate) fn make_ids(argnames: &[String], sets: &[IdInput<'_>], options: &IdOptions) -> Result<Vec<String>, String> {
+    let mut ids = Vec::with_capacity(sets.len());
+    for (idx, set) in sets.iter().enumerate() {
+        let id = match &set.explicit {
+            Some(ExplicitId::Param(text)) => escape_str(text, options),
+            Some(ExplicitId::Listed(value)) => value_id(value, options)?
+                .ok_or_else(|| format!("ids[{idx}] is not a type pytest accepts as an id"))?,
+            None => {
+                let mut parts = Vec::with_capacity(argnames.len());
+                for (value, argname) in set.values.iter().zip(argnames) {
+                    parts.push(auto_id(value, argname, idx, options)?);
+                }
+                parts.join("-")
+            }
+        };
+        ids.push(id);
+    }
+    Ok(make_unique(ids))
+}
+
+fn escape_str(text: &str, options: &IdOptions) -> String {
+    if options.disable_escaping {
+        text.to_string()
+    } else {
+        ascii_escape_str(text)
+    }
+}
+
+/// `_idval_from_value`: `Ok(None)` when the type has no id of its own.
+fn value_id(value: &PyValue, options: &IdOptions) -> Result<Option<String>, String> {
+    Ok(match value {
+        PyValue::Str(s) => Some(escape_str(s, options)),
+        PyValue::Bytes(b) => Some(if options.disable_escaping {
+            String::from_utf8_lossy(b).into_owned()
+        } else {
+            ascii_escape_bytes(b)
+        }),
+        PyValue::Pattern(p) => Some(ascii_escape_str(p)),
+        PyValue::EnumMember { display } => Some(display.clone()),
+        PyValue::Named(name) => Some(name.clone()),
+        PyValue::Container { .. } | PyValue::Object => None,
+        PyValue::Unknown(reason) => return Err(reason.clone()),
+        scalar => scalar.scalar_str(),
+    })
+}
+
+/// `_idval`: the id of one value of an auto-named parameter set.
+fn auto_id(value: &PyValue, argname: &str, idx: usize, options: &IdOptions) -> Result<String, String> {
+    let too_long = match value {
+        PyValue::Str(s) => s.chars().count() > 100,
+        PyValue::Bytes(b) => b.len() > 100,
+        _ => false,
+    };
+    if too_long {
+        match options.long_str_strategy.as_deref().unwrap_or("short") {
+            "legacy" => {}
+            "short" => return Ok(format!("{argname}{idx}")),
+            other => return Err(format!("parametrize_long_str_id_strategy = {other} is not computed statically")),
+        }
+    }
+    Ok(value_id(value, options)?.unwrap_or_else(|| format!("{argname}{idx}")))
+}
+
+/// `make_unique_parameterset_ids`: suffix duplicates with a counter, with
+/// an `_` when the id ends in a digit.
+fn make_unique(mut ids: Vec<String>) -> Vec<String> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for id in &ids {
+        *counts.entry(id.clone()).or_default() += 1;
+    }
+    if counts.values().all(|&c| c == 1) {
+        return ids;
+    }
+    let mut suffixes: HashMap<String, usize> = HashMap::new();
+    for index in 0..ids.len() {
+        let id = ids[index].clone();
+        if counts[&id] <= 1 {
+            continue;
+        }
+        let sep = if id.chars().last().is_some_and(|c| c.is_ascii_digit() || c.is_numeric()) {
+            "_"
+        } else {
+            ""
+        };
+        let mut new_id = format!("{id}{sep}{}", suffixes.get(&id).copied().unwrap_or(0));
+        loop {
+            let current: HashSet<&String> = ids.iter().collect();
+            if !current.contains(&new_id) {
+                break;
+            }
+            *suffixes.entry(id.clone()).or_default() += 1;
+            new_id = format!("{id}{sep}{}", suffixes[&id]);
+        }
+        ids[index] = new_id;
+        *suffixes.entry(id).or_default() += 1;
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicates_get_pytest_suffixes() {
+        let ids = ["a", "a", "a1", "a1", ""].map(String::from).to_vec();
+        assert_eq!(make_unique(ids), ["a0", "a2", "a1_0", "a1_1", ""]);
+        let ids = ["", ""].map(String::from).to_vec();
+        assert_eq!(make_unique(ids), ["0", "1"]);
+    }
+}

@@ -1,0 +1,78 @@
+//! The static collection result: items with markers and provenance, and
+//! collection errors. This is the model every later stage reads.
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+/// Where a marker on an item was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkerSource {
+    /// A decorator on the test function (or a `pytestmark` it carries).
+    Function,
+    /// A decorator or `pytestmark` on the class, or on one of its bases.
+    Class,
+    /// The module's `pytestmark`.
+    Module,
+    /// `pytest.param(..., marks=...)`, or the empty-parameter-set mark.
+    Param,
+}
+
+/// One marker as pytest's `item.iter_markers()` would yield it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Marker {
+    /// Marker name (`slow`, `parametrize`, `skipif`, ...).
+    pub name: String,
+    /// Positional arguments: literal values as JSON, others as
+    /// `{"expr": "<source text>"}`.
+    pub args: Vec<Json>,
+    /// Keyword arguments in source order, encoded like `args`.
+    pub kwargs: serde_json::Map<String, Json>,
+    /// Where the marker was written.
+    pub source: MarkerSource,
+}
+
+/// One test item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    /// The node id exactly as pytest prints it. For a dynamic item whose
+    /// parameters cannot be known, the id of the function without `[...]`.
+    pub nodeid: String,
+    /// The file, relative to the rootdir, with `/` separators.
+    pub file: String,
+    /// 1-based line of the `def`.
+    pub line: usize,
+    /// Markers in `iter_markers()` order: function, then classes from the
+    /// innermost outwards, then the module.
+    pub markers: Vec<Marker>,
+    /// Why this item cannot be known statically, if it cannot.
+    pub dynamic: Option<String>,
+}
+
+/// A file that pytest would fail to collect, or that proctor could not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CollectError {
+    /// The file, relative to the rootdir where possible.
+    pub file: String,
+    /// 1-based line of the problem (0 when it concerns the whole file).
+    pub line: usize,
+    /// 1-based column (0 when it concerns the whole file).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub column: usize,
+    /// What went wrong, phrased like pytest's report where pytest has one.
+    pub message: String,
+}
+
+#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if signature")]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Everything static collection found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Collection {
+    /// Items in pytest's collection order.
+    pub items: Vec<Item>,
+    /// Collection errors, in the order of the files that caused them.
+    pub errors: Vec<CollectError>,
+}

@@ -1,0 +1,532 @@
+//! The suite's modules seen together: resolving names across imports,
+//! evaluating literal expressions, and recognising pytest marks and params.
+
+use std::collections::HashMap;
+
+use ruff_python_ast::{self as ast, Expr, Number, UnaryOp};
+
+use crate::namespace::{Binding, Namespace, BUILTIN_CALLABLES};
+use crate::source::SourceFile;
+use crate::value::{ContainerKind, PyValue};
+
+/// One parsed module with its name table.
+pub(crate) struct Module<'a> {
+    pub(crate) file: &'a SourceFile,
+    pub(crate) body: &'a [ast::Stmt],
+    /// Dotted package used for relative imports.
+    pub(crate) package: String,
+    pub(crate) ns: Namespace<'a>,
+}
+
+/// A resolved reference.
+#[derive(Debug, Clone)]
+pub(crate) enum Entity<'a> {
+    Func { module: usize, def: &'a ast::StmtFunctionDef },
+    Class { module: usize, def: &'a ast::StmtClassDef },
+    Value { module: usize, expr: &'a Expr },
+    SuiteModule(usize),
+    /// A dotted path outside the suite (`pytest.mark.slow`).
+    External(String),
+    Builtin(String),
+    Unknown(String),
+}
+
+/// A mark decorator found statically.
+#[derive(Debug, Clone)]
+pub(crate) struct RawMark<'a> {
+    pub(crate) name: String,
+    pub(crate) args: Vec<(usize, &'a Expr)>,
+    pub(crate) kwargs: Vec<(String, usize, &'a Expr)>,
+    /// `*args` or `**kwargs` were passed.
+    pub(crate) opaque: bool,
+}
+
+/// A `pytest.param(...)` call.
+pub(crate) struct Param<'a> {
+    pub(crate) values: Vec<&'a Expr>,
+    pub(crate) id: Option<&'a Expr>,
+    pub(crate) marks: Vec<RawMark<'a>>,
+}
+
+const MAX_DEPTH: usize = 24;
+
+pub(crate) struct Project<'a> {
+    pub(crate) modules: Vec<Module<'a>>,
+    pub(crate) by_dotted: HashMap<String, usize>,
+}
+
+impl<'a> Project<'a> {
+    pub(crate) fn module(&self, idx: usize) -> &Module<'a> {
+        &self.modules[idx]
+    }
+
+    /// Resolves `name` as seen from module `module`.
+    pub(crate) fn resolve_name(&self, module: usize, name: &str, depth: usize) -> Entity<'a> {
+        if depth > MAX_DEPTH {
+            return Entity::Unknown(format!("import cycle while resolving `{name}`"));
+        }
+        let m = &self.modules[module];
+        match m.ns.get(name) {
+            Some(binding) => self.resolve_binding(module, binding, depth),
+            None => {
+                for star in &m.ns.star_imports {
+                    if let Some(&target) = self.by_dotted.get(star) {
+                        if self.modules[target].ns.get(name).is_some() {
+                            return self.resolve_name(target, name, depth + 1);
+                        }
+                    }
+                }
+                if BUILTIN_CALLABLES.contains(&name) {
+                    Entity::Builtin(name.to_string())
+                } else {
+                    Entity::Unknown(format!("`{name}` is not bound statically"))
+                }
+            }
+        }
+    }
+
+    fn resolve_binding(&self, module: usize, binding: &Binding<'a>, depth: usize) -> Entity<'a> {
+        match binding {
+            Binding::Func { def, .. } => Entity::Func { module, def },
+            Binding::Class { def, .. } => Entity::Class { module, def },
+            Binding::Value { expr, .. } => Entity::Value { module, expr },
+            Binding::Module { dotted } => self.module_entity(dotted),
+            Binding::From { module: from, name } => self.attribute_of_module(from, name, depth),
+            Binding::Opaque => Entity::Unknown("bound dynamically".to_string()),
+        }
+    }
+
+    fn module_entity(&self, dotted: &str) -> Entity<'a> {
+        match self.by_dotted.get(dotted) {
+            Some(&idx) => Entity::SuiteModule(idx),
+            None => Entity::External(dotted.to_string()),
+        }
+    }
+
+    fn attribute_of_module(&self, dotted: &str, name: &str, depth: usize) -> Entity<'a> {
+        match self.by_dotted.get(dotted) {
+            Some(&idx) => {
+                let target = &self.modules[idx];
+                if target.ns.get(name).is_some() || !target.ns.star_imports.is_empty() {
+                    let entity = self.resolve_name(idx, name, depth + 1);
+                    if !matches!(entity, Entity::Unknown(_)) {
+                        return entity;
+                    }
+                }
+                let sub = format!("{dotted}.{name}");
+                match self.by_dotted.get(&sub) {
+                    Some(&sub_idx) => Entity::SuiteModule(sub_idx),
+                    None => Entity::Unknown(format!("`{name}` not found in module `{dotted}`")),
+                }
+            }
+            None => Entity::External(format!("{dotted}.{name}")),
+        }
+    }
+
+    /// Resolves a name or attribute chain, following simple aliases
+    /// (`mark = pytest.mark`).
+    pub(crate) fn resolve_expr(&self, module: usize, expr: &'a Expr, depth: usize) -> Entity<'a> {
+        if depth > MAX_DEPTH {
+            return Entity::Unknown("reference chain too deep".to_string());
+        }
+        let entity = match expr {
+            Expr::Name(name) => self.resolve_name(module, name.id.as_str(), depth + 1),
+            Expr::Attribute(attr) => {
+                let base = self.resolve_expr(module, &attr.value, depth + 1);
+                let name = attr.attr.id.as_str();
+                match base {
+                    Entity::External(path) => Entity::External(format!("{path}.{name}")),
+                    Entity::SuiteModule(idx) => {
+                        let dotted = self.dotted_of(idx);
+                        self.attribute_of_module(&dotted, name, depth + 1)
+                    }
+                    Entity::Class { module: cm, def } => {
+                        let ns = Namespace::build(&def.body, &self.modules[cm].package);
+                        match ns.get(name) {
+                            Some(Binding::Func { def, .. }) => Entity::Func { module: cm, def },
+                            Some(Binding::Class { def, .. }) => Entity::Class { module: cm, def },
+                            Some(Binding::Value { expr, .. }) => Entity::Value { module: cm, expr },
+                            _ => Entity::Unknown(format!("class attribute `{name}`")),
+                        }
+                    }
+                    _ => Entity::Unknown(format!("attribute `{name}` of a dynamic value")),
+                }
+            }
+            _ => return Entity::Unknown("not a name".to_string()),
+        };
+        // Follow `alias = other.name` bindings.
+        if let Entity::Value { module: vm, expr: value } = &entity {
+            if matches!(value, Expr::Name(_) | Expr::Attribute(_)) {
+                return self.resolve_expr(*vm, value, depth + 1);
+            }
+        }
+        entity
+    }
+
+    fn dotted_of(&self, idx: usize) -> String {
+        self.by_dotted
+            .iter()
+            .find(|(_, &i)| i == idx)
+            .map(|(k, _)| k.clone())
+            .unwrap_or_default()
+    }
+
+    /// The external dotted path `expr` refers to, if it refers outside the
+    /// suite.
+    pub(crate) fn external_path(&self, module: usize, expr: &'a Expr) -> Option<String> {
+        match self.resolve_expr(module, expr, 0) {
+            Entity::External(path) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Recognises a mark decorator expression.
+    pub(crate) fn as_mark(&self, module: usize, expr: &'a Expr, depth: usize) -> Option<RawMark<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match expr {
+            Expr::Call(call) => {
+                if let Expr::Attribute(attr) = call.func.as_ref() {
+                    if attr.attr.id.as_str() == "with_args" {
+                        if let Some(mark) = self.as_mark(module, &attr.value, depth + 1) {
+                            return Some(self.extend_mark(mark, module, &call.arguments));
+                        }
+                    }
+                }
+                let mark = self.as_mark(module, &call.func, depth + 1)?;
+                // `mark(func)` applies the mark to `func` instead of adding
+                // arguments.
+                if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() {
+                    let arg = &call.arguments.args[0];
+                    if matches!(arg, Expr::Lambda(_))
+                        || matches!(
+                            self.resolve_expr(module, arg, depth + 1),
+                            Entity::Func { .. } | Entity::Class { .. }
+                        )
+                    {
+                        return None;
+                    }
+                }
+                Some(self.extend_mark(mark, module, &call.arguments))
+            }
+            Expr::Name(_) | Expr::Attribute(_) => match self.resolve_expr(module, expr, depth + 1) {
+                Entity::External(path) => mark_name(&path).map(|name| RawMark {
+                    name: name.to_string(),
+                    args: Vec::new(),
+                    kwargs: Vec::new(),
+                    opaque: false,
+                }),
+                Entity::Value { module: vm, expr: value } => self.as_mark(vm, value, depth + 1),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn extend_mark(&self, mut mark: RawMark<'a>, module: usize, arguments: &'a ast::Arguments) -> RawMark<'a> {
+        for arg in &arguments.args {
+            if matches!(arg, Expr::Starred(_)) {
+                mark.opaque = true;
+            } else {
+                mark.args.push((module, arg));
+            }
+        }
+        for keyword in &arguments.keywords {
+            match &keyword.arg {
+                Some(name) => {
+                    let name = name.id.as_str().to_string();
+                    mark.kwargs.retain(|(n, _, _)| *n != name);
+                    mark.kwargs.push((name, module, &keyword.value));
+                }
+                None => mark.opaque = true,
+            }
+        }
+        mark
+    }
+
+    /// Marks of a decorator list, in the order pytest stores them
+    /// (bottom decorator first).
+    pub(crate) fn decorator_marks(&self, module: usize, decorators: &'a [ast::Decorator]) -> Vec<RawMark<'a>> {
+        decorators
+            .iter()
+            .rev()
+            .filter_map(|d| self.as_mark(module, &d.expression, 0))
+            .collect()
+    }
+
+    /// Marks of a `pytestmark = ...` value (one mark or a list/tuple).
+    pub(crate) fn pytestmark_marks(&self, module: usize, expr: &'a Expr) -> Vec<RawMark<'a>> {
+        match expr {
+            Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts
+                .iter()
+                .filter_map(|e| self.as_mark(module, e, 0))
+                .collect(),
+            Expr::Name(_) => match self.resolve_expr(module, expr, 0) {
+                Entity::Value { module: vm, expr: value }
+                    if matches!(value, Expr::List(_) | Expr::Tuple(_)) =>
+                {
+                    self.pytestmark_marks(vm, value)
+                }
+                _ => self.as_mark(module, expr, 0).into_iter().collect(),
+            },
+            _ => self.as_mark(module, expr, 0).into_iter().collect(),
+        }
+    }
+
+    /// Recognises `pytest.param(*values, id=..., marks=...)`.
+    pub(crate) fn as_param(&self, module: usize, expr: &'a Expr) -> Option<Param<'a>> {
+        let Expr::Call(call) = expr else { return None };
+        let path = self.external_path(module, &call.func)?;
+        if path != "pytest.param" && path != "_pytest.mark.param" {
+            return None;
+        }
+        let mut param = Param { values: call.arguments.args.iter().collect(), id: None, marks: Vec::new() };
+        for keyword in &call.arguments.keywords {
+            match keyword.arg.as_ref().map(|a| a.id.as_str()) {
+                Some("id") => param.id = Some(&keyword.value),
+                Some("marks") => param.marks = self.pytestmark_marks(module, &keyword.value),
+                _ => {}
+            }
+        }
+        Some(param)
+    }
+
+    /// Follows a name to the expression it is bound to (one module-level
+    /// assignment), for argvalues lists such as `CASES = [...]`.
+    pub(crate) fn deref(&self, module: usize, expr: &'a Expr) -> (usize, &'a Expr) {
+        let mut current = (module, expr);
+        for _ in 0..MAX_DEPTH {
+            if !matches!(current.1, Expr::Name(_) | Expr::Attribute(_)) {
+                break;
+            }
+            match self.resolve_expr(current.0, current.1, 0) {
+                Entity::Value { module: vm, expr: value } => current = (vm, value),
+                _ => break,
+            }
+        }
+        current
+    }
+
+    /// Evaluates a literal expression to the value pytest would see.
+    pub(crate) fn eval(&self, module: usize, expr: &'a Expr, depth: usize) -> PyValue {
+        if depth > MAX_DEPTH {
+            return PyValue::Unknown("expression too deep".to_string());
+        }
+        match expr {
+            Expr::NoneLiteral(_) => PyValue::None,
+            Expr::BooleanLiteral(b) => PyValue::Bool(b.value),
+            Expr::NumberLiteral(n) => number_value(&n.value, false),
+            Expr::StringLiteral(s) => PyValue::Str(s.value.to_str().to_string()),
+            Expr::BytesLiteral(b) => PyValue::Bytes(b.value.bytes().collect()),
+            Expr::EllipsisLiteral(_) => PyValue::Object,
+            Expr::UnaryOp(op) => match (op.op, op.operand.as_ref()) {
+                (UnaryOp::USub, Expr::NumberLiteral(n)) => number_value(&n.value, true),
+                (UnaryOp::UAdd, Expr::NumberLiteral(n)) => number_value(&n.value, false),
+                (UnaryOp::Not, operand) => match self.eval(module, operand, depth + 1) {
+                    PyValue::Bool(b) => PyValue::Bool(!b),
+                    PyValue::None => PyValue::Bool(true),
+                    _ => PyValue::Unknown("`not` of a non-literal".to_string()),
+                },
+                _ => PyValue::Unknown("unary operation".to_string()),
+            },
+            Expr::List(ast::ExprList { elts, .. }) => self.container(module, ContainerKind::List, elts, depth),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) => self.container(module, ContainerKind::Tuple, elts, depth),
+            Expr::Set(ast::ExprSet { elts, .. }) => self.container(module, ContainerKind::Set, elts, depth),
+            Expr::Dict(dict) => PyValue::Container {
+                kind: ContainerKind::Dict,
+                elements: dict
+                    .items
+                    .iter()
+                    .map(|item| {
+                        let key = item
+                            .key
+                            .as_ref()
+                            .map_or(PyValue::Unknown("**".to_string()), |k| self.eval(module, k, depth + 1));
+                        PyValue::Container {
+                            kind: ContainerKind::Tuple,
+                            elements: vec![key, self.eval(module, &item.value, depth + 1)],
+                        }
+                    })
+                    .collect(),
+            },
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => PyValue::Object,
+            Expr::Lambda(_) => PyValue::Named("<lambda>".to_string()),
+            Expr::FString(f) => {
+                let mut text = String::new();
+                for part in &f.value {
+                    match part {
+                        ast::FStringPart::Literal(lit) => text.push_str(&lit.value),
+                        ast::FStringPart::FString(fs) => {
+                            for element in &fs.elements {
+                                match element {
+                                    ast::InterpolatedStringElement::Literal(lit) => text.push_str(&lit.value),
+                                    ast::InterpolatedStringElement::Interpolation(_) => {
+                                        return PyValue::Unknown("f-string with placeholders".to_string())
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                PyValue::Str(text)
+            }
+            Expr::Name(_) | Expr::Attribute(_) => self.eval_reference(module, expr, depth),
+            Expr::Call(call) => self.eval_call(module, call, depth),
+            _ => PyValue::Unknown("not a literal expression".to_string()),
+        }
+    }
+
+    fn container(&self, module: usize, kind: ContainerKind, elts: &'a [Expr], depth: usize) -> PyValue {
+        PyValue::Container {
+            kind,
+            elements: elts.iter().map(|e| self.eval(module, e, depth + 1)).collect(),
+        }
+    }
+
+    fn eval_reference(&self, module: usize, expr: &'a Expr, depth: usize) -> PyValue {
+        // An enum member: `Color.RED` where `Color` is an Enum of the suite.
+        if let Expr::Attribute(attr) = expr {
+            if let Entity::Class { module: cm, def } = self.resolve_expr(module, &attr.value, depth + 1) {
+                if let Some(kind) = self.enum_kind(cm, def, 0) {
+                    let member = attr.attr.id.as_str();
+                    let ns = Namespace::build(&def.body, &self.modules[cm].package);
+                    if let Some(Binding::Value { expr: value, .. }) = ns.get(member) {
+                        return match kind {
+                            EnumKind::Plain => PyValue::EnumMember {
+                                display: format!("{}.{member}", def.name.id.as_str()),
+                            },
+                            EnumKind::ValueStr => match self.eval(cm, value, depth + 1) {
+                                v @ (PyValue::Int(_) | PyValue::Str(_)) => {
+                                    let display = match v {
+                                        PyValue::Int(d) | PyValue::Str(d) => d,
+                                        _ => unreachable!("matched above"),
+                                    };
+                                    PyValue::EnumMember { display }
+                                }
+                                _ => PyValue::Unknown(format!("value of enum member `{member}`")),
+                            },
+                        };
+                    }
+                }
+            }
+        }
+        match self.resolve_expr(module, expr, depth + 1) {
+            Entity::Func { def, .. } => PyValue::Named(def.name.id.as_str().to_string()),
+            Entity::Class { def, .. } => PyValue::Named(def.name.id.as_str().to_string()),
+            Entity::Value { module: vm, expr: value } => self.eval(vm, value, depth + 1),
+            Entity::Builtin(name) => PyValue::Named(name),
+            Entity::External(path) => PyValue::Unknown(format!("`{path}` is defined outside the suite")),
+            Entity::SuiteModule(_) => PyValue::Unknown("a module object".to_string()),
+            Entity::Unknown(reason) => PyValue::Unknown(reason),
+        }
+    }
+
+    fn eval_call(&self, module: usize, call: &'a ast::ExprCall, depth: usize) -> PyValue {
+        match self.resolve_expr(module, &call.func, depth + 1) {
+            Entity::Builtin(name) => match name.as_str() {
+                "object" | "dict" | "list" | "set" | "tuple" | "frozenset" | "bytearray" => PyValue::Object,
+                _ => PyValue::Unknown(format!("result of `{name}(...)`")),
+            },
+            Entity::External(path) if path == "re.compile" => match call.arguments.args.first() {
+                Some(Expr::StringLiteral(s)) => PyValue::Pattern(s.value.to_str().to_string()),
+                _ => PyValue::Unknown("re.compile of a non-literal".to_string()),
+            },
+            Entity::Class { module: cm, def } => {
+                if self.class_is_plain(cm, def, 0) {
+                    PyValue::Object
+                } else {
+                    PyValue::Unknown(format!("instance of `{}`", def.name.id.as_str()))
+                }
+            }
+            Entity::External(path) => PyValue::Unknown(format!("result of `{path}(...)`")),
+            _ => PyValue::Unknown("result of a call".to_string()),
+        }
+    }
+
+    /// Whether instances of this suite class have no id of their own: no
+    /// builtin or external bases, no `__name__`, not an enum.
+    fn class_is_plain(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let ns = Namespace::build(&def.body, &self.modules[module].package);
+        if ns.get("__name__").is_some() {
+            return false;
+        }
+        def.bases().iter().all(|base| match self.resolve_expr(module, base, 0) {
+            Entity::Class { module: bm, def: bdef } => self.class_is_plain(bm, bdef, depth + 1),
+            Entity::Builtin(name) => name == "object" || name.ends_with("Exception") || name.ends_with("Error"),
+            Entity::External(path) => path == "abc.ABC",
+            _ => false,
+        })
+    }
+
+    /// How members of this class print if it is an Enum (Python 3.11+).
+    fn enum_kind(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> Option<EnumKind> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        for base in def.bases() {
+            match self.resolve_expr(module, base, 0) {
+                Entity::External(path) => match path.as_str() {
+                    "enum.Enum" | "enum.Flag" => return Some(EnumKind::Plain),
+                    "enum.IntEnum" | "enum.StrEnum" | "enum.IntFlag" => return Some(EnumKind::ValueStr),
+                    _ => {}
+                },
+                Entity::Class { module: bm, def: bdef } => {
+                    if let Some(kind) = self.enum_kind(bm, bdef, depth + 1) {
+                        return Some(kind);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum EnumKind {
+    /// `str(member)` is `Class.NAME`.
+    Plain,
+    /// `str(member)` is `str(member.value)` (IntEnum, StrEnum, IntFlag).
+    ValueStr,
+}
+
+/// The mark name of a `pytest.mark.NAME` path.
+fn mark_name(path: &str) -> Option<&str> {
+    let rest = path
+        .strip_prefix("pytest.mark.")
+        .or_else(|| path.strip_prefix("_pytest.mark.MARK_GEN."))
+        .or_else(|| path.strip_prefix("_pytest.mark.structures.MARK_GEN."))?;
+    (!rest.contains('.') && !rest.starts_with('_')).then_some(rest)
+}
+
+fn number_value(number: &Number, negative: bool) -> PyValue {
+    let sign = if negative { "-" } else { "" };
+    match number {
+        Number::Int(int) => {
+            let text = int.to_string().replace('_', "");
+            if text.bytes().all(|b| b.is_ascii_digit()) {
+                let digits = text.trim_start_matches('0');
+                let digits = if digits.is_empty() { "0" } else { digits };
+                if negative && digits == "0" {
+                    PyValue::Int("0".to_string())
+                } else {
+                    PyValue::Int(format!("{sign}{digits}"))
+                }
+            } else {
+                PyValue::Unknown("non-decimal big integer".to_string())
+            }
+        }
+        Number::Float(f) => PyValue::Float(if negative { -f } else { *f }),
+        Number::Complex { real, imag } => {
+            if *real == 0.0 && !negative {
+                PyValue::Imag(*imag)
+            } else {
+                PyValue::Unknown("complex number".to_string())
+            }
+        }
+    }
+}

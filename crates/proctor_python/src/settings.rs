@@ -1,0 +1,90 @@
+//! The resolved inputs of static collection: pytest's ini values that shape
+//! collection, already merged with the command line by the caller.
+
+use std::path::{Path, PathBuf};
+
+use crate::ids::IdOptions;
+
+/// Everything static collection needs to know about the suite's setup.
+#[derive(Debug, Clone)]
+pub struct CollectSettings {
+    /// pytest's rootdir (absolute).
+    pub rootdir: PathBuf,
+    /// `python_files` globs.
+    pub python_files: Vec<String>,
+    /// `python_classes` prefixes or globs.
+    pub python_classes: Vec<String>,
+    /// `python_functions` prefixes or globs.
+    pub python_functions: Vec<String>,
+    /// `norecursedirs` patterns.
+    pub norecursedirs: Vec<String>,
+    /// `--ignore` paths (absolute, normalised).
+    pub ignore: Vec<PathBuf>,
+    /// `--ignore-glob` patterns (matched against absolute paths).
+    pub ignore_glob: Vec<String>,
+    /// `pythonpath` entries (absolute) used to resolve imports.
+    pub pythonpath: Vec<PathBuf>,
+    /// `collect_imported_tests` (pytest 8.4+); default true.
+    pub collect_imported_tests: bool,
+    /// `empty_parameter_set_mark`: `skip` (default), `xfail` or
+    /// `fail_at_collect`.
+    pub empty_parameter_set_mark: String,
+    /// Options that change parametrize ids.
+    pub ids: IdOptions,
+    /// Files larger than this are reported instead of parsed.
+    pub max_file_size: u64,
+    /// Worker threads for parsing (0: one per core).
+    pub threads: usize,
+}
+
+impl CollectSettings {
+    /// pytest's defaults for a suite at `rootdir`.
+    #[must_use]
+    pub fn new(rootdir: PathBuf) -> Self {
+        CollectSettings {
+            rootdir,
+            python_files: vec!["test_*.py".into(), "*_test.py".into()],
+            python_classes: vec!["Test".into()],
+            python_functions: vec!["test".into()],
+            norecursedirs: ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}"]
+                .map(String::from)
+                .to_vec(),
+            ignore: Vec::new(),
+            ignore_glob: Vec::new(),
+            pythonpath: Vec::new(),
+            collect_imported_tests: true,
+            empty_parameter_set_mark: "skip".into(),
+            ids: IdOptions::default(),
+            max_file_size: 16 * 1024 * 1024,
+            threads: 0,
+        }
+    }
+
+    /// `path` relative to the rootdir with `/` separators, as in node ids;
+    /// the path itself when it lies outside the rootdir.
+    #[must_use]
+    pub fn relative(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.rootdir).unwrap_or(path);
+        let mut out = String::new();
+        for (i, component) in rel.components().enumerate() {
+            if i > 0 {
+                out.push('/');
+            }
+            out.push_str(&component.as_os_str().to_string_lossy());
+        }
+        if out.is_empty() {
+            ".".to_string()
+        } else {
+            out
+        }
+    }
+}
+
+/// `_matches_prefix_or_glob_option`: a name matches an option when it
+/// starts with it, or when the option is a glob that matches it.
+pub(crate) fn matches_prefix_or_glob(options: &[String], name: &str) -> bool {
+    options.iter().any(|option| {
+        name.starts_with(option.as_str())
+            || (option.contains(['*', '?', '[']) && crate::fnmatch::fnmatch(name, option))
+    })
+}

@@ -1,0 +1,213 @@
+//! Python values known statically, and how Python prints them.
+//!
+//! Parametrize ids and marker arguments come from literal expressions in the
+//! source. This module holds the small value model they evaluate to and the
+//! exact text CPython's `str()` gives for each (float repr included), because
+//! pytest builds node ids from that text.
+
+use serde_json::{json, Value as Json};
+
+/// A value whose Python identity matters for ids and marker arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PyValue {
+    None,
+    Bool(bool),
+    /// Decimal digits, with a leading `-` when negative.
+    Int(String),
+    Float(f64),
+    /// An imaginary literal such as `2j` (real part +0).
+    Imag(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    /// A list, tuple, set or dict literal; `elements` keeps literal contents
+    /// for marker arguments (dicts become lists of pairs).
+    Container { kind: ContainerKind, elements: Vec<PyValue> },
+    /// A member of an `Enum` class: `str(member)` is `display`.
+    EnumMember { display: String },
+    /// A class or function object: its id is its `__name__`.
+    Named(String),
+    /// A compiled regular expression: its id is its pattern, escaped.
+    Pattern(String),
+    /// An object with no usable id (an instance of a plain class, `object()`):
+    /// pytest uses the argument name and index.
+    Object,
+    /// Something that cannot be known without running code.
+    Unknown(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ContainerKind {
+    List,
+    Tuple,
+    Set,
+    Dict,
+}
+
+impl PyValue {
+    /// Text of `str(value)` for the types pytest turns into ids directly
+    /// (`None`, bools, numbers); `None` for every other type.
+    pub(crate) fn scalar_str(&self) -> Option<String> {
+        match self {
+            PyValue::None => Some("None".to_string()),
+            PyValue::Bool(true) => Some("True".to_string()),
+            PyValue::Bool(false) => Some("False".to_string()),
+            PyValue::Int(digits) => Some(digits.clone()),
+            PyValue::Float(f) => Some(float_repr(*f)),
+            PyValue::Imag(f) => Some(imag_repr(*f)),
+            _ => None,
+        }
+    }
+
+    /// JSON form used in `collect --json` marker arguments: literals as JSON,
+    /// bytes as `{"bytes": latin-1 text}`, anything else as
+    /// `{"expr": source}`.
+    pub(crate) fn to_json(&self, source: &str) -> Json {
+        match self {
+            PyValue::None => Json::Null,
+            PyValue::Bool(b) => Json::Bool(*b),
+            PyValue::Int(digits) => digits
+                .parse::<i64>()
+                .map_or_else(|_| json!({ "expr": source }), |n| json!(n)),
+            PyValue::Float(f) if f.is_finite() => json!(f),
+            PyValue::Str(s) => Json::String(s.clone()),
+            PyValue::Bytes(b) => json!({ "bytes": b.iter().map(|&c| char::from(c)).collect::<String>() }),
+            PyValue::Container {
+                kind: ContainerKind::List | ContainerKind::Tuple,
+                elements,
+            } if elements.iter().all(PyValue::is_json_literal) => {
+                Json::Array(elements.iter().map(|e| e.to_json("")).collect())
+            }
+            _ => json!({ "expr": source }),
+        }
+    }
+
+    fn is_json_literal(&self) -> bool {
+        match self {
+            PyValue::None | PyValue::Bool(_) | PyValue::Str(_) | PyValue::Bytes(_) => true,
+            PyValue::Int(d) => d.parse::<i64>().is_ok(),
+            PyValue::Float(f) => f.is_finite(),
+            PyValue::Container {
+                kind: ContainerKind::List | ContainerKind::Tuple,
+                elements,
+            } => elements.iter().all(PyValue::is_json_literal),
+            _ => false,
+        }
+    }
+}
+
+/// CPython's `repr(float)`: the shortest digits that round-trip, in fixed
+/// notation for exponents in `-4..16` and scientific notation otherwise.
+pub(crate) fn float_repr(value: f64) -> String {
+    if value.is_nan() {
+        return "nan".to_string();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits, e.g. `1.5e-7`.
+    let sci = format!("{value:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (sign, mantissa) = mantissa
+        .strip_prefix('-')
+        .map_or(("", mantissa), |m| ("-", m));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let n_digits = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    if (-4..16).contains(&exponent) {
+        let point = exponent + 1;
+        let text = if point <= 0 {
+            format!("0.{}{}", "0".repeat(point.unsigned_abs() as usize), digits)
+        } else if point >= n_digits {
+            format!("{}{}.0", digits, "0".repeat((point - n_digits) as usize))
+        } else {
+            let (int, frac) = digits.split_at(point as usize);
+            format!("{int}.{frac}")
+        };
+        format!("{sign}{text}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let mantissa = if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first}.{rest}")
+        };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{sign}{mantissa}e{exp_sign}{:02}", exponent.unsigned_abs())
+    }
+}
+
+/// CPython's `str(complex(0, imag))`: the imaginary part without a trailing
+/// `.0`, followed by `j`.
+pub(crate) fn imag_repr(imag: f64) -> String {
+    let text = float_repr(imag);
+    let text = text.strip_suffix(".0").unwrap_or(&text);
+    format!("{text}j")
+}
+
+/// pytest's `ascii_escaped` for `str` values: `unicode_escape` encoding.
+pub(crate) fn ascii_escape_str(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            ' '..='~' => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out
+}
+
+/// pytest's `ascii_escaped` for `bytes` values: `backslashreplace` decoding
+/// followed by escaping of non-printable ASCII.
+pub(crate) fn ascii_escape_bytes(value: &[u8]) -> String {
+    let mut out = String::with_capacity(value.len());
+    for &b in value {
+        match b {
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b' '..=b'~' => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_like_python() {
+        let cases = [
+            (0.1, "0.1"),
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (1e20, "1e+20"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (123.456, "123.456"),
+            (1.5e-7, "1.5e-07"),
+            (2.5e300, "2.5e+300"),
+            (f64::INFINITY, "inf"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(float_repr(value), expected, "{value}");
+        }
+        assert_eq!(imag_repr(1.0), "1j");
+        assert_eq!(imag_repr(2.5), "2.5j");
+    }
+
+    #[test]
+    fn escapes_like_pytest() {
+        assert_eq!(ascii_escape_str("é日😀\n\\ x"), "\\xe9\\u65e5\\U0001f600\\n\\\\ x");
+        assert_eq!(ascii_escape_bytes(b"a\xff\x00\\\t"), "a\\xff\\x00\\\\t");
+    }
+}

@@ -1,0 +1,107 @@
+//! Byte offsets to line and column conversion, shared by every stage that
+//! reports a location to users.
+//!
+//! Everything inside proctor carries byte offsets; lines and columns are only
+//! computed when a location is rendered, through a [`LineIndex`].
+
+/// Maps byte offsets of one source text to 1-based lines and columns.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    /// Byte offset at which each line starts; the first entry is always 0.
+    line_starts: Vec<u32>,
+}
+
+/// A 1-based line and column, where the column counts Unicode scalar values
+/// from the start of the line (as editors and pytest show them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LineColumn {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column number.
+    pub column: usize,
+}
+
+impl LineIndex {
+    /// Builds the index of `text`. Lines end at `\n`, `\r\n` or a lone `\r`,
+    /// like Python's tokenizer.
+    #[must_use]
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => line_starts.push(offset(i + 1)),
+                b'\r' => {
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    line_starts.push(offset(i + 1));
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Self { line_starts }
+    }
+
+    /// The 1-based line containing byte `offset`.
+    #[must_use]
+    pub fn line(&self, offset: u32) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line + 1,
+            Err(next) => next,
+        }
+    }
+
+    /// The 1-based line and column of byte `offset` in `text` (the text this
+    /// index was built from).
+    #[must_use]
+    pub fn line_column(&self, text: &str, offset: u32) -> LineColumn {
+        let line = self.line(offset);
+        let start = self.line_starts[line - 1] as usize;
+        let end = (offset as usize).min(text.len());
+        let column = text
+            .get(start..end)
+            .map_or(end.saturating_sub(start), |s| s.chars().count())
+            + 1;
+        LineColumn { line, column }
+    }
+
+    /// The text of 1-based `line`, without its line ending.
+    #[must_use]
+    pub fn line_text<'a>(&self, text: &'a str, line: usize) -> &'a str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(text.len(), |&e| e as usize);
+        text.get(start as usize..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+}
+
+fn offset(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns() {
+        let text = "ab\ncdé\r\nx\ry";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line(0), 1);
+        assert_eq!(index.line(3), 2);
+        assert_eq!(index.line_column(text, 5), LineColumn { line: 2, column: 3 });
+        assert_eq!(index.line(9), 3);
+        assert_eq!(index.line(11), 4);
+        assert_eq!(index.line_text(text, 2), "cdé");
+        assert_eq!(index.line_text(text, 9), "");
+    }
+}

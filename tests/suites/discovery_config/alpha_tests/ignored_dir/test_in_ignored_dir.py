@@ -1,0 +1,5 @@
+"""NOT collected: --ignore of the directory."""
+
+
+def test_in_ignored_dir():
+    pass

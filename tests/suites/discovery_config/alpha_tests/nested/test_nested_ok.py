@@ -1,0 +1,5 @@
+"""Collected."""
+
+
+def test_nested_ok():
+    pass

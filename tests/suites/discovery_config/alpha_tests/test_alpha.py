@@ -1,0 +1,5 @@
+"""Second testpath."""
+
+
+def test_alpha():
+    pass

@@ -1,0 +1,10 @@
+"""Root conftest: literal ignore lists.
+
+collect_ignore entries are paths relative to this conftest's directory,
+compared exactly with each visited path.  collect_ignore_glob entries are made
+absolute relative to this directory and fnmatch'ed against the full path, so
+"*_legacy.py" applies at any depth below here.
+"""
+
+collect_ignore = ["zeta_tests/test_conf_ignored.py", "alpha_tests/conf_ignored_dir"]
+collect_ignore_glob = ["*_legacy.py"]

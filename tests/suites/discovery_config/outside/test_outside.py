@@ -1,0 +1,5 @@
+"""NOT collected: not under any testpath."""
+
+
+def test_outside():
+    pass

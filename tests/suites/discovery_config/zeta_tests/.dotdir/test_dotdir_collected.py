@@ -1,0 +1,5 @@
+"""Collected: norecursedirs no longer contains .*."""
+
+
+def test_dotdir_collected():
+    pass

@@ -1,0 +1,5 @@
+"""Collected: norecursedirs no longer contains build."""
+
+
+def test_build_collected():
+    pass

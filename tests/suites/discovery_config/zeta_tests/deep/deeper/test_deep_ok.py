@@ -1,0 +1,5 @@
+"""Collected."""
+
+
+def test_deep_ok():
+    pass

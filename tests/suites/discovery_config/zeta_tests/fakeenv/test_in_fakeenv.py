@@ -1,0 +1,5 @@
+"""NOT collected: fakeenv/ holds pyvenv.cfg."""
+
+
+def test_in_fakeenv():
+    pass

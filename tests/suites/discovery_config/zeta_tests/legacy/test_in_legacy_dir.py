@@ -1,0 +1,5 @@
+"""NOT collected: matches norecursedirs legacy."""
+
+
+def test_in_legacy_dir():
+    pass

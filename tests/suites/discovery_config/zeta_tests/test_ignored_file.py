@@ -1,0 +1,5 @@
+"""NOT collected: --ignore in addopts."""
+
+
+def test_ignored_file():
+    pass

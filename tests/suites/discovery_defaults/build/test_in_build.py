@@ -1,0 +1,5 @@
+"""NOT collected: build is in the default norecursedirs."""
+
+
+def test_in_build():
+    pass

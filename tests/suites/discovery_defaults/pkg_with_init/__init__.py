@@ -1,0 +1,1 @@
+"""A package: tests inside are imported as pkg_with_init.<module>."""

@@ -1,0 +1,5 @@
+"""A module in a package."""
+
+
+def test_pkg_mod():
+    pass

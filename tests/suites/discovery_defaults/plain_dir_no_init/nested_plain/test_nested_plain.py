@@ -1,0 +1,5 @@
+"""Nested plain directory."""
+
+
+def test_nested_plain():
+    pass

@@ -1,0 +1,5 @@
+"""Matches the default *_test.py pattern."""
+
+
+def test_suffix_pattern():
+    pass

@@ -1,0 +1,5 @@
+"""Digits sort before letters."""
+
+
+def test_1_digit():
+    pass

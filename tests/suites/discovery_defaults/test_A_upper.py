@@ -1,0 +1,5 @@
+"""test_A... sorts before test__ and test_a."""
+
+
+def test_A_upper():
+    pass

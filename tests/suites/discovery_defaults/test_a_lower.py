@@ -1,0 +1,5 @@
+"""Lowercase after uppercase and underscore."""
+
+
+def test_a_lower():
+    pass

@@ -1,0 +1,5 @@
+"""A file between two directories."""
+
+
+def test_b():
+    pass

@@ -1,0 +1,59 @@
+"""Parameter lists that are not literals."""
+
+import pytest
+
+from values import VALUES, load_cases
+
+LOCAL_CASES = ["p", "q"]
+
+
+def local_values():
+    return [10, 20]
+
+
+@pytest.mark.parametrize("x", local_values())
+def test_from_function_call(x):
+    pass
+
+
+@pytest.mark.parametrize("x", [i * 2 for i in range(3)])
+def test_from_comprehension(x):
+    pass
+
+
+@pytest.mark.parametrize("x", VALUES)
+def test_from_imported_name(x):
+    pass
+
+
+@pytest.mark.parametrize("name,n", load_cases())
+def test_from_imported_function(name, n):
+    pass
+
+
+@pytest.mark.parametrize("x", LOCAL_CASES)
+def test_from_module_constant(x):
+    # A module-level literal bound to a name: a collector may resolve it or
+    # report the item as dynamic; both are accepted.
+    pass
+
+
+@pytest.mark.parametrize("x", list(range(2)))
+@pytest.mark.parametrize("y", ["static1", "static2"])
+def test_mixed_static_and_dynamic(x, y):
+    pass
+
+
+@pytest.fixture(params=load_cases())
+def from_loader(request):
+    return request.param
+
+
+def test_fixture_params_from_call(from_loader):
+    pass
+
+
+@pytest.mark.slow
+def test_static_neighbour():
+    # Static: must match exactly, markers included.
+    pass

@@ -1,0 +1,5 @@
+"""Not collected: python_files no longer includes test_*.py."""
+
+
+def check_never():
+    pass
