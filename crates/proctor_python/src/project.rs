@@ -373,6 +373,11 @@ impl<'a> Project<'a> {
             }
             Expr::Name(_) | Expr::Attribute(_) => self.eval_reference(module, expr, depth),
             Expr::Call(call) => self.eval_call(module, call, depth),
+            Expr::BinOp(binop) => eval_binop(
+                binop.op,
+                self.eval(module, &binop.left, depth + 1),
+                self.eval(module, &binop.right, depth + 1),
+            ),
             _ => PyValue::Unknown("not a literal expression".to_string()),
         }
     }
@@ -492,6 +497,50 @@ enum EnumKind {
     Plain,
     /// `str(member)` is `str(member.value)` (IntEnum, StrEnum, IntFlag).
     ValueStr,
+}
+
+/// Constant-folds the operations literal parameter lists commonly use:
+/// string and bytes concatenation and repetition, and integer arithmetic.
+fn eval_binop(op: ast::Operator, left: PyValue, right: PyValue) -> PyValue {
+    let int = |v: &PyValue| match v {
+        PyValue::Int(d) => d.parse::<i128>().ok(),
+        PyValue::Bool(b) => Some(i128::from(*b)),
+        _ => None,
+    };
+    match (op, &left, &right) {
+        (ast::Operator::Add, PyValue::Str(a), PyValue::Str(b)) => PyValue::Str(format!("{a}{b}")),
+        (ast::Operator::Add, PyValue::Bytes(a), PyValue::Bytes(b)) => PyValue::Bytes([a.as_slice(), b].concat()),
+        (ast::Operator::Mult, PyValue::Str(s), n) | (ast::Operator::Mult, n, PyValue::Str(s)) if int(n).is_some() => {
+            let times = usize::try_from(int(n).unwrap_or(0).max(0)).unwrap_or(0);
+            if s.len().saturating_mul(times) > 1 << 20 {
+                PyValue::Unknown("string too large to fold".to_string())
+            } else {
+                PyValue::Str(s.repeat(times))
+            }
+        }
+        (ast::Operator::Mult, PyValue::Bytes(s), n) | (ast::Operator::Mult, n, PyValue::Bytes(s)) if int(n).is_some() => {
+            let times = usize::try_from(int(n).unwrap_or(0).max(0)).unwrap_or(0);
+            if s.len().saturating_mul(times) > 1 << 20 {
+                PyValue::Unknown("bytes too large to fold".to_string())
+            } else {
+                PyValue::Bytes(s.repeat(times))
+            }
+        }
+        (ast::Operator::Add | ast::Operator::Sub | ast::Operator::Mult, a, b)
+            if matches!(a, PyValue::Int(_)) && matches!(b, PyValue::Int(_)) =>
+        {
+            let (Some(x), Some(y)) = (int(a), int(b)) else {
+                return PyValue::Unknown("integer too large to fold".to_string());
+            };
+            let result = match op {
+                ast::Operator::Add => x.checked_add(y),
+                ast::Operator::Sub => x.checked_sub(y),
+                _ => x.checked_mul(y),
+            };
+            result.map_or(PyValue::Unknown("integer overflow".to_string()), |r| PyValue::Int(r.to_string()))
+        }
+        _ => PyValue::Unknown("an operation on non-literal values".to_string()),
+    }
 }
 
 /// The mark name of a `pytest.mark.NAME` path.

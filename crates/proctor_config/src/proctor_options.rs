@@ -1,0 +1,178 @@
+//! proctor's own options: `proctor.toml` (keys at the top level) or the
+//! `[tool.proctor]` table of `pyproject.toml`, looked up in the rootdir and
+//! then in its parents; the first directory that has either wins, and in it
+//! `proctor.toml` wins over `pyproject.toml`.
+//!
+//! Keys are kebab-case; unknown keys and bad values are errors with their
+//! position.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer};
+
+use crate::error::ConfigError;
+use crate::source::SourceFile;
+use crate::toml_doc::TomlDoc;
+
+/// proctor's options as written in `proctor.toml` or `[tool.proctor]`.
+///
+/// ```toml
+/// python = ".venv/bin/python"
+///
+/// [collect]
+/// threads = 4
+/// max-file-size = 2_000_000
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProctorOptions {
+    /// The Python interpreter that runs pytest (`python`).
+    pub python: Option<String>,
+    /// Static collection (`[collect]`).
+    pub collect: CollectOptions,
+}
+
+/// Options of static collection (`[collect]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CollectOptions {
+    /// Worker threads (`threads`, at least 1); `None` lets the collector choose.
+    #[serde(deserialize_with = "positive_usize")]
+    pub threads: Option<usize>,
+    /// Files larger than this many bytes are not parsed (`max-file-size`, at
+    /// least 1); `None` leaves the default to the users of this crate.
+    #[serde(deserialize_with = "positive_u64")]
+    pub max_file_size: Option<u64>,
+}
+
+fn positive_usize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
+    match usize::deserialize(deserializer)? {
+        0 => Err(serde::de::Error::custom("`threads` must be at least 1")),
+        n => Ok(Some(n)),
+    }
+}
+
+fn positive_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    match u64::deserialize(deserializer)? {
+        0 => Err(serde::de::Error::custom("`max-file-size` must be at least 1 byte")),
+        n => Ok(Some(n)),
+    }
+}
+
+#[derive(Deserialize)]
+struct Pyproject {
+    #[serde(default)]
+    tool: Option<Tool>,
+}
+
+#[derive(Deserialize)]
+struct Tool {
+    #[serde(default)]
+    proctor: Option<ProctorOptions>,
+}
+
+/// Finds and reads proctor's options, starting in `rootdir`.
+pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigError> {
+    for dir in rootdir.ancestors() {
+        let proctor_toml = dir.join("proctor.toml");
+        if proctor_toml.is_file() {
+            let source = SourceFile::read(&proctor_toml)?;
+            let options = deserialize::<ProctorOptions>(&source)?;
+            return Ok(Some((proctor_toml, options)));
+        }
+        let pyproject = dir.join("pyproject.toml");
+        if pyproject.is_file() {
+            let source = SourceFile::read(&pyproject)?;
+            let doc = TomlDoc::parse(&source)?;
+            let has_table = doc
+                .root()
+                .get("tool")
+                .and_then(|tool| tool.as_table_like())
+                .is_some_and(|tool| tool.contains_key("proctor"));
+            if has_table {
+                let parsed = deserialize::<Pyproject>(&source)?;
+                let options = parsed
+                    .tool
+                    .and_then(|tool| tool.proctor)
+                    .unwrap_or_default();
+                return Ok(Some((pyproject, options)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, ConfigError> {
+    toml::from_str(&source.text).map_err(|err| {
+        let offset = err.span().map_or(0, |span| span.start);
+        let message = err.message().trim_end().replace('\n', "; ");
+        source.error_at(offset, message)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    #[test]
+    fn proctor_toml_wins_over_pyproject_in_the_same_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = 'py'\n");
+        write(dir.path(), "proctor.toml", "[collect]\nthreads = 2\nmax-file-size = 10\n");
+        let (path, options) = find(dir.path()).unwrap().unwrap();
+        assert_eq!(path, dir.path().join("proctor.toml"));
+        assert_eq!(
+            options,
+            ProctorOptions {
+                python: None,
+                collect: CollectOptions {
+                    threads: Some(2),
+                    max_file_size: Some(10)
+                }
+            }
+        );
+    }
+
+    #[test]
+    fn pyproject_without_table_is_skipped_and_parents_are_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        write(&sub, "pyproject.toml", "[project]\nname = 'x'\n");
+        write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = 'py'\n");
+        let (path, options) = find(&sub).unwrap().unwrap();
+        assert_eq!(path, dir.path().join("pyproject.toml"));
+        assert_eq!(options.python.as_deref(), Some("py"));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let check = |text: &str, line: usize, column: usize, needle: &str| {
+            write(dir.path(), "proctor.toml", text);
+            let error = find(dir.path()).unwrap_err();
+            assert_eq!((error.line, error.column), (line, column), "{error}");
+            assert!(error.message.contains(needle), "{error}");
+            assert!(error.excerpt.is_some());
+        };
+        check("pyhton = 'x'\n", 1, 1, "unknown field `pyhton`");
+        check("[collect]\nthreads = 0\n", 2, 11, "at least 1");
+        check("[collect]\nthreads = -2\n", 2, 11, "invalid value");
+        check("[collect]\n\nmax-file-size = '1MB'\n", 3, 17, "invalid type");
+        check("[collect]\nmax_file_size = 1\n", 2, 1, "unknown field `max_file_size`");
+        check("python = \n", 1, 10, "");
+    }
+
+    #[test]
+    fn errors_in_pyproject_table_point_into_pyproject() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "pyproject.toml", "[project]\nname = 'x'\n\n[tool.proctor.collect]\nthreads = 'many'\n");
+        let error = find(dir.path()).unwrap_err();
+        assert_eq!(error.path, dir.path().join("pyproject.toml"));
+        assert_eq!((error.line, error.column), (5, 11));
+    }
+}

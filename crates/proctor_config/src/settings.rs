@@ -1,0 +1,341 @@
+//! The entry point: from the invocation (working directory, arguments,
+//! `PYTEST_ADDOPTS`) to resolved [`Settings`], in the order pytest does it:
+//! `PYTEST_ADDOPTS` and the command line decide the rootdir and config file,
+//! `-o` overrides apply, then `addopts` is read and its own overrides apply.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use crate::args::{self, Addopts, Known};
+use crate::discovery::{self, Setup, SetupArgs};
+use crate::error::{ConfigError, ConfigWarning, Location};
+use crate::loaders::{IniKind, LoadedConfig};
+use crate::proctor_options::{self, ProctorOptions};
+use crate::shlex;
+use crate::values::IniValue;
+
+/// The pseudo-path of errors in the `PYTEST_ADDOPTS` environment variable.
+pub const PYTEST_ADDOPTS_PATH: &str = "$PYTEST_ADDOPTS";
+/// The pseudo-path of errors in [`LoadOptions::override_ini`].
+pub const COMMAND_LINE_PATH: &str = "<command line>";
+
+/// How pytest is (or would be) invoked.
+///
+/// Build it with `..Default::default()` so that fields added later do not
+/// break callers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The invocation directory; made absolute with the process's working
+    /// directory if it is relative.
+    pub cwd: PathBuf,
+    /// Positional arguments as given: paths relative to `cwd` or absolute,
+    /// possibly node IDs (`tests/test_a.py::test_x`), of which only the part
+    /// before the first `::` counts for discovery. Arguments that start with
+    /// `-` are ignored, as pytest ignores them.
+    pub args: Vec<PathBuf>,
+    /// `--rootdir`; `$VAR` and `${VAR}` in it are expanded from the process
+    /// environment, as pytest does.
+    pub rootdir: Option<PathBuf>,
+    /// `-c`/`--config-file`.
+    pub inifile: Option<PathBuf>,
+    /// The value of the `PYTEST_ADDOPTS` environment variable, if set. Its
+    /// tokens come after the ini `addopts` and before the command line, and
+    /// its `-c`, `--rootdir`, `-o` and paths take part in discovery.
+    pub env_addopts: Option<String>,
+    /// `-o`/`--override-ini NAME=VALUE` values from the command line.
+    pub override_ini: Vec<String>,
+}
+
+/// Everything proctor knows about the configuration of one invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// pytest's configuration, as pytest resolves it.
+    pub pytest: PytestConfig,
+    /// proctor's own options (defaults when no file has them).
+    pub proctor: ProctorOptions,
+    /// The file proctor's options came from, if any.
+    pub proctor_file: Option<PathBuf>,
+    /// Configurations that work but probably not as meant.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// pytest's configuration: rootdir, config file and the values proctor uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PytestConfig {
+    /// The rootdir, absolute, as pytest determines it (not symlink-resolved).
+    pub rootdir: PathBuf,
+    /// The config file pytest uses (its `configfile:`), absolute.
+    pub inifile: Option<PathBuf>,
+    /// What kind of file `inifile` is and where in it the configuration is.
+    pub ini_kind: Option<IniKind>,
+    /// The config files in `inifile`'s directory that pytest reports as
+    /// ignored in its header (`WARNING: ignoring pytest config in …`).
+    pub ignored_config_files: Vec<PathBuf>,
+    /// `testpaths` ("args").
+    pub testpaths: Vec<String>,
+    /// `python_files` ("args"); default `["test_*.py", "*_test.py"]`.
+    pub python_files: Vec<String>,
+    /// `python_classes` ("args"); default `["Test"]`.
+    pub python_classes: Vec<String>,
+    /// `python_functions` ("args"); default `["test"]`.
+    pub python_functions: Vec<String>,
+    /// `norecursedirs` ("args"); a configured value replaces the default
+    /// `["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules",
+    /// "venv", "{arch}"]`.
+    pub norecursedirs: Vec<String>,
+    /// `markers` ("linelist"): raw `name(args): description` lines.
+    pub markers: Vec<String>,
+    /// The effective `addopts`: the config's `addopts` split like
+    /// `shlex.split`, followed by the tokens of `PYTEST_ADDOPTS`.
+    pub addopts: Vec<String>,
+    /// What `addopts` says, read like pytest's argument parser.
+    pub addopts_parsed: Addopts,
+    /// Every other key of the config (and of `-o` overrides), raw.
+    pub other: BTreeMap<String, IniValue>,
+    /// Where each key of `inifile` is written (1-based); keys that only come
+    /// from `-o` have no entry.
+    pub key_locations: BTreeMap<String, Location>,
+}
+
+/// The defaults pytest 9.2 registers.
+const DEFAULT_PYTHON_FILES: &[&str] = &["test_*.py", "*_test.py"];
+const DEFAULT_PYTHON_CLASSES: &[&str] = &["Test"];
+const DEFAULT_PYTHON_FUNCTIONS: &[&str] = &["test"];
+const DEFAULT_NORECURSEDIRS: &[&str] = &[
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+];
+
+/// Keys with a field of their own in [`PytestConfig`].
+const TYPED_KEYS: &[&str] = &[
+    "testpaths",
+    "python_files",
+    "python_classes",
+    "python_functions",
+    "norecursedirs",
+    "markers",
+    "addopts",
+];
+
+/// Where a value came from, for error positions.
+#[derive(Debug, Clone)]
+enum Origin {
+    File(Location),
+    Override(PathBuf),
+}
+
+struct Values<'a> {
+    config: Option<&'a LoadedConfig>,
+    map: BTreeMap<String, (IniValue, Origin)>,
+}
+
+impl Values<'_> {
+    fn error(&self, origin: &Origin, message: String) -> ConfigError {
+        match (origin, self.config) {
+            (Origin::File(location), Some(config)) => config.error(*location, message),
+            (Origin::Override(path), _) => ConfigError::whole(path, message),
+            (Origin::File(_), None) => ConfigError::whole(Path::new(COMMAND_LINE_PATH), message),
+        }
+    }
+
+    /// `parse_override_ini` followed by `inicfg.update`.
+    fn apply_overrides(&mut self, overrides: &[String], origin: &Origin) -> Result<(), ConfigError> {
+        for item in overrides {
+            let Some((key, value)) = item.split_once('=') else {
+                return Err(self.error(
+                    origin,
+                    format!(
+                        "-o/--override-ini expects option=value style (got: {}).",
+                        crate::python::repr_str(item)
+                    ),
+                ));
+            };
+            self.map.insert(
+                key.to_owned(),
+                (IniValue::Text(value.to_owned()), origin.clone()),
+            );
+        }
+        Ok(())
+    }
+
+    fn convert(
+        &self,
+        key: &str,
+        convert: impl Fn(&IniValue, &str) -> Result<Vec<String>, String>,
+        default: &[&str],
+    ) -> Result<Vec<String>, ConfigError> {
+        match self.map.get(key) {
+            Some((value, origin)) => convert(value, key).map_err(|message| self.error(origin, message)),
+            None => Ok(default.iter().map(|s| (*s).to_owned()).collect()),
+        }
+    }
+
+    fn args(&self, key: &str, default: &[&str]) -> Result<Vec<String>, ConfigError> {
+        self.convert(key, IniValue::as_args, default)
+    }
+}
+
+/// Discovers and reads pytest's configuration and proctor's options.
+pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
+    let cwd = std::path::absolute(&opts.cwd)
+        .map(|cwd| crate::paths::normpath(&cwd))
+        .map_err(|err| {
+            ConfigError::whole(&opts.cwd, format!("cannot make the working directory absolute: {err}"))
+        })?;
+    let env_path = PathBuf::from(PYTEST_ADDOPTS_PATH);
+    let cli_path = PathBuf::from(COMMAND_LINE_PATH);
+
+    // 1. PYTEST_ADDOPTS comes before the command line; both decide discovery.
+    let env_tokens = match opts.env_addopts.as_deref() {
+        Some(text) if !text.is_empty() => shlex::split(text)
+            .map_err(|err| ConfigError::whole(&env_path, err.message()))?,
+        _ => Vec::new(),
+    };
+    let env = args::parse(&env_tokens, Known::Core)
+        .map_err(|message| ConfigError::whole(&env_path, message))?;
+    let mut positional: Vec<OsString> = env.paths.iter().map(OsString::from).collect();
+    positional.extend(opts.args.iter().map(|arg| arg.as_os_str().to_owned()));
+    let inifile = opts
+        .inifile
+        .as_deref()
+        .map(Path::as_os_str)
+        .or(env.config_file.as_deref().map(OsStr::new));
+    let rootdir = opts
+        .rootdir
+        .as_deref()
+        .map(Path::as_os_str)
+        .or(env.rootdir.as_deref().map(OsStr::new));
+    let lookup = |name: &str| std::env::var_os(name);
+    let setup = discovery::determine_setup(&SetupArgs {
+        invocation_dir: &cwd,
+        inifile,
+        args: &positional,
+        rootdir,
+        lookup_var: &lookup,
+    })?;
+
+    // 2. The config file's values, then the overrides known so far.
+    let mut values = Values {
+        config: setup.config.as_ref(),
+        map: BTreeMap::new(),
+    };
+    if let Some(config) = &setup.config {
+        for entry in &config.entries {
+            values.map.insert(
+                entry.key.clone(),
+                (entry.value.clone(), Origin::File(entry.location)),
+            );
+        }
+    }
+    values.apply_overrides(&env.override_ini, &Origin::Override(env_path.clone()))?;
+    values.apply_overrides(&opts.override_ini, &Origin::Override(cli_path.clone()))?;
+
+    // 3. addopts, then every override again (pytest does one more level).
+    let ini_addopts = values.args("addopts", &[])?;
+    let addopts_origin = values
+        .map
+        .get("addopts")
+        .map_or_else(|| Origin::Override(env_path.clone()), |(_, origin)| origin.clone());
+    let mut addopts = ini_addopts.clone();
+    addopts.extend(env_tokens);
+    let addopts_parsed = args::parse(&addopts, Known::WithPlugins).map_err(|message| {
+        let origin = if args::parse(&ini_addopts, Known::WithPlugins).is_err() {
+            &addopts_origin
+        } else {
+            &Origin::Override(env_path.clone())
+        };
+        values.error(origin, message)
+    })?;
+    let from_ini = args::parse(&ini_addopts, Known::WithPlugins)
+        .map(|parsed| parsed.override_ini)
+        .unwrap_or_default();
+    values.apply_overrides(&from_ini, &addopts_origin)?;
+    values.apply_overrides(&env.override_ini, &Origin::Override(env_path))?;
+    values.apply_overrides(&opts.override_ini, &Origin::Override(cli_path))?;
+
+    let pytest = PytestConfig {
+        testpaths: values.args("testpaths", &[])?,
+        python_files: values.args("python_files", DEFAULT_PYTHON_FILES)?,
+        python_classes: values.args("python_classes", DEFAULT_PYTHON_CLASSES)?,
+        python_functions: values.args("python_functions", DEFAULT_PYTHON_FUNCTIONS)?,
+        norecursedirs: values.args("norecursedirs", DEFAULT_NORECURSEDIRS)?,
+        markers: values.convert("markers", IniValue::as_linelist, &[])?,
+        addopts,
+        addopts_parsed,
+        other: values
+            .map
+            .iter()
+            .filter(|(key, _)| !TYPED_KEYS.contains(&key.as_str()))
+            .map(|(key, (value, _))| (key.clone(), value.clone()))
+            .collect(),
+        key_locations: setup
+            .config
+            .iter()
+            .flat_map(|config| &config.entries)
+            .map(|entry| (entry.key.clone(), entry.location))
+            .collect(),
+        rootdir: setup.rootdir.clone(),
+        inifile: setup.config.as_ref().map(|config| config.path.clone()),
+        ini_kind: setup.config.as_ref().map(|config| config.kind),
+        ignored_config_files: setup.ignored.iter().map(|c| c.path.clone()).collect(),
+    };
+
+    let warnings = shadow_warnings(&setup);
+    let (proctor_file, proctor) = match proctor_options::find(&pytest.rootdir)? {
+        Some((path, options)) => (Some(path), options),
+        None => (None, ProctorOptions::default()),
+    };
+    Ok(Settings {
+        pytest,
+        proctor,
+        proctor_file,
+        warnings,
+    })
+}
+
+/// A warning for each file whose pytest configuration loses to the one used.
+fn shadow_warnings(setup: &Setup) -> Vec<ConfigWarning> {
+    let Some(used) = &setup.config else {
+        return Vec::new();
+    };
+    let used_dir = used.path.parent();
+    setup
+        .shadowed
+        .iter()
+        .map(|shadowed| {
+            let name = file_name(&shadowed.path);
+            let what = if shadowed.table_label.is_empty() {
+                name.clone()
+            } else {
+                format!("{} in {name}", shadowed.table_label)
+            };
+            let message = if shadowed.path.parent() == used_dir {
+                format!("{what} is ignored because {} is used", file_name(&used.path))
+            } else {
+                format!(
+                    "{what} is ignored because {} is used (pytest reads only the configuration file closest to the arguments)",
+                    used.path.display()
+                )
+            };
+            ConfigWarning {
+                path: shadowed.path.clone(),
+                line: shadowed.table_location.line,
+                column: shadowed.table_location.column,
+                message,
+            }
+        })
+        .collect()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into_owned())
+}

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request):
+    return request.param
