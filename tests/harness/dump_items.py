@@ -16,7 +16,9 @@ is pytest's final order) and writes this at session finish::
       ],
       "errors": [{"nodeid": "...", "path": "...", "longrepr": "<first line>",
                   "summary": "<last line>"}],
-      "warnings": [{"nodeid": "...", "message": "...", "filename": ..., "lineno": ...}]
+      "warnings": [{"nodeid": "...", "category": "...", "message": "...",
+                    "filename": ..., "lineno": ...}],
+      "deselected": ["<nodeid>", ...]   # by -m/-k/--deselect/hooks
     }
 
 Markers come from ``item.iter_markers_with_node()`` in that order (the item's
@@ -41,6 +43,7 @@ import pytest
 _ITEMS: list = []
 _ERRORS: list = []
 _WARNINGS: list = []
+_DESELECTED: list = []
 
 
 def encode_value(value):
@@ -88,6 +91,10 @@ def pytest_collectreport(report):
             "summary": lines[-1] if lines else "",
         }
     )
+
+
+def pytest_deselected(items):
+    _DESELECTED.extend(item.nodeid for item in items)
 
 
 def pytest_warning_recorded(warning_message, when, nodeid, location):
@@ -145,6 +152,7 @@ def pytest_sessionfinish(session):
         "items": list(_ITEMS),
         "errors": list(_ERRORS),
         "warnings": list(_WARNINGS),
+        "deselected": list(_DESELECTED),
     }
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(out, fh, indent=1, ensure_ascii=False)

@@ -6,9 +6,11 @@
 //!
 //! - by proctor: `proctor collect --json`;
 //! - by pytest: `$PROCTOR_TEST_PYTHON -m pytest --collect-only -q
-//!   -p dump_items -p no:cacheprovider`, where `tests/harness/dump_items.py`
-//!   writes the collected items, their markers and the collection errors as
-//!   JSON to `$PROCTOR_DUMP`.
+//!   -p dump_items -p no:cacheprovider -m "" -k ""`, where
+//!   `tests/harness/dump_items.py` writes the collected items, their markers
+//!   and the collection errors as JSON to `$PROCTOR_DUMP`. The empty `-m`
+//!   and `-k` cancel any selection in the suite's `addopts`: `proctor
+//!   collect` lists every item, selection is `proctor select`'s job.
 //!
 //! The two must agree on node IDs, their order and their markers:
 //!
@@ -87,7 +89,7 @@ enum PytestErrors {
 }
 
 /// How long one collector run may take before the test gives up on it.
-const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+const RUN_TIMEOUT: Duration = Duration::from_mins(3);
 
 const SETUP_HINT: &str = "run the tests through `scripts/test`, which creates .venv with the \
 pinned pytest (tests/requirements.txt) and sets PROCTOR_TEST_PYTHON; or set \
@@ -115,6 +117,9 @@ struct PytestDump {
     items: Vec<PytestItem>,
     #[serde(default)]
     errors: Vec<PytestError>,
+    /// Items deselected despite the empty `-m`/`-k` (`--deselect`, hooks).
+    #[serde(default)]
+    deselected: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -319,6 +324,11 @@ fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
         "dump_items",
         "-p",
         "no:cacheprovider",
+        // Cancel `-m`/`-k` from addopts (the last one given wins).
+        "-m",
+        "",
+        "-k",
+        "",
     ])
     .current_dir(dir)
     .env("PROCTOR_DUMP", &dump)
@@ -422,7 +432,7 @@ fn numbers_match(a: &serde_json::Number, b: &serde_json::Number) -> bool {
     match (int(a), int(b)) {
         (Some(x), Some(y)) => x == y,
         (None, None) => match (a.as_f64(), b.as_f64()) {
-            (Some(x), Some(y)) => x == y || (x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs()),
+            (Some(x), Some(y)) => (x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs()),
             _ => false,
         },
         _ => false,
@@ -490,6 +500,8 @@ struct Comparison {
     extra_errors: Vec<String>,
     /// Items whose file or line differ (informational).
     location_diffs: Vec<String>,
+    /// Items pytest deselected although no -m/-k applies (informational).
+    deselected: Vec<String>,
 }
 
 impl Comparison {
@@ -523,6 +535,7 @@ fn percent((part, total): (usize, usize)) -> String {
 fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparison {
     let mut cmp = Comparison {
         pytest_items: pytest.items.len(),
+        deselected: pytest.deselected.clone(),
         ..Comparison::default()
     };
 
@@ -572,11 +585,19 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
                 let mut diff = format!("  {}\n", item.nodeid);
                 let _ = writeln!(diff, "    pytest:");
                 for m in &item.markers {
-                    let _ = writeln!(diff, "      {}", render_marker(&m.name, &m.args, &m.kwargs, &m.node));
+                    let _ = writeln!(
+                        diff,
+                        "      {}",
+                        render_marker(&m.name, &m.args, &m.kwargs, &m.node)
+                    );
                 }
                 let _ = writeln!(diff, "    proctor:");
                 for m in &ours.markers {
-                    let _ = writeln!(diff, "      {}", render_marker(&m.name, &m.args, &m.kwargs, &m.source));
+                    let _ = writeln!(
+                        diff,
+                        "      {}",
+                        render_marker(&m.name, &m.args, &m.kwargs, &m.source)
+                    );
                 }
                 cmp.marker_diffs.push(diff);
             }
@@ -648,15 +669,24 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
         .errors
         .iter()
         .map(|error| {
-            let path = if error.path.is_empty() { &error.nodeid } else { &error.path };
+            let path = if error.path.is_empty() {
+                &error.nodeid
+            } else {
+                &error.path
+            };
             normalize_path(path, dir)
         })
         .collect();
     for error in &pytest.errors {
-        let path = if error.path.is_empty() { &error.nodeid } else { &error.path };
+        let path = if error.path.is_empty() {
+            &error.nodeid
+        } else {
+            &error.path
+        };
         let path = normalize_path(path, dir);
         if !proctor_error_files.contains(&path) {
-            cmp.missing_errors.push(format!("{path}: {}", error.summary));
+            cmp.missing_errors
+                .push(format!("{path}: {}", error.summary));
         }
     }
     for error in &proctor.errors {
@@ -709,18 +739,58 @@ fn render(label: &str, cmp: &Comparison) -> String {
         cmp.extra.len(),
         cmp.markers_equal,
         cmp.exact,
-        if cmp.order_diff.is_some() { "DIFFERS" } else { "same" },
+        if cmp.order_diff.is_some() {
+            "DIFFERS"
+        } else {
+            "same"
+        },
     );
-    render_list(&mut out, "missing (pytest collects, proctor does not)", &cmp.missing, 40);
-    render_list(&mut out, "extra (proctor reports, pytest does not collect)", &cmp.extra, 40);
-    render_list(&mut out, "duplicate node IDs in proctor's output", &cmp.duplicates, 20);
+    render_list(
+        &mut out,
+        "missing (pytest collects, proctor does not)",
+        &cmp.missing,
+        40,
+    );
+    render_list(
+        &mut out,
+        "extra (proctor reports, pytest does not collect)",
+        &cmp.extra,
+        40,
+    );
+    render_list(
+        &mut out,
+        "duplicate node IDs in proctor's output",
+        &cmp.duplicates,
+        20,
+    );
     if let Some(order) = &cmp.order_diff {
         let _ = writeln!(out, "order differs:\n{order}");
     }
     render_list(&mut out, "marker differences", &cmp.marker_diffs, 15);
-    render_list(&mut out, "collection errors pytest reports and proctor does not", &cmp.missing_errors, 20);
-    render_list(&mut out, "note: errors proctor reports and pytest does not", &cmp.extra_errors, 20);
-    render_list(&mut out, "note: locations that differ (not a failure)", &cmp.location_diffs, 5);
+    render_list(
+        &mut out,
+        "collection errors pytest reports and proctor does not",
+        &cmp.missing_errors,
+        20,
+    );
+    render_list(
+        &mut out,
+        "note: errors proctor reports and pytest does not",
+        &cmp.extra_errors,
+        20,
+    );
+    render_list(
+        &mut out,
+        "note: items pytest deselected (--deselect or a hook; not compared)",
+        &cmp.deselected,
+        10,
+    );
+    render_list(
+        &mut out,
+        "note: locations that differ (not a failure)",
+        &cmp.location_diffs,
+        5,
+    );
     out
 }
 
@@ -802,7 +872,11 @@ fn check_suite(name: &'static str) {
     }
     let result = suite_result(name);
     eprintln!("{}", result.report);
-    assert!(!result.failed, "proctor and pytest disagree:\n{}", result.report);
+    assert!(
+        !result.failed,
+        "proctor and pytest disagree:\n{}",
+        result.report
+    );
 }
 
 #[test]
@@ -845,7 +919,11 @@ fn agreement_summary() {
                 let _ = writeln!(table, "  {name:<20} {:>7}  ({a}/{t})", percent((a, t)));
             }
             None => {
-                let _ = writeln!(table, "  {name:<20} {:>7}  (not compared: see its test)", "-");
+                let _ = writeln!(
+                    table,
+                    "  {name:<20} {:>7}  (not compared: see its test)",
+                    "-"
+                );
             }
         }
     }
@@ -854,8 +932,22 @@ fn agreement_summary() {
         percent((agreeing, total))
     );
     eprintln!("{summary}");
-    assert!(failed.is_empty(), "suites that disagree: {failed:?}\n{summary}");
+    assert!(
+        failed.is_empty(),
+        "suites that disagree: {failed:?}\n{summary}"
+    );
 }
+
+/// Files that make a directory a pytest rootdir.
+const CONFIGS: &[&str] = &[
+    "pytest.toml",
+    ".pytest.toml",
+    "pytest.ini",
+    ".pytest.ini",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+];
 
 /// The repository's `examples/` directory: one suite if it holds a pytest
 /// config file itself, otherwise every subdirectory that holds one.
@@ -863,21 +955,15 @@ fn agreement_summary() {
 fn examples_suite() {
     let examples = repo_root().join("examples");
     if !examples.is_dir() {
-        eprintln!("note: {} does not exist yet; nothing to compare", examples.display());
+        eprintln!(
+            "note: {} does not exist yet; nothing to compare",
+            examples.display()
+        );
         return;
     }
     if let Err(err) = python() {
         panic!("{err}");
     }
-    const CONFIGS: &[&str] = &[
-        "pytest.toml",
-        ".pytest.toml",
-        "pytest.ini",
-        ".pytest.ini",
-        "pyproject.toml",
-        "tox.ini",
-        "setup.cfg",
-    ];
     let has_config = |dir: &Path| CONFIGS.iter().any(|c| dir.join(c).is_file());
     let mut dirs = Vec::new();
     if has_config(&examples) {
@@ -908,5 +994,9 @@ fn examples_suite() {
         eprintln!("{}", result.report);
         reports.push(result.report.clone());
     }
-    assert!(!failed, "proctor and pytest disagree on examples/:\n{}", reports.join("\n"));
+    assert!(
+        !failed,
+        "proctor and pytest disagree on examples/:\n{}",
+        reports.join("\n")
+    );
 }

@@ -103,27 +103,69 @@ const CORE: &[OptSpec] = &[
     opt(&["-c", "--config-file"], Arity::One, Target::ConfigFile),
     opt(&["-o", "--override-ini"], Arity::One, Target::OverrideIni),
     opt(&["--doctest-modules"], Arity::Flag, Target::DoctestModules),
-    opt(&["--strict-markers"], Arity::Flag, Target::OverrideFlag("strict_markers")),
-    opt(&["--strict-config"], Arity::Flag, Target::OverrideFlag("strict_config")),
+    opt(
+        &["--strict-markers"],
+        Arity::Flag,
+        Target::OverrideFlag("strict_markers"),
+    ),
+    opt(
+        &["--strict-config"],
+        Arity::Flag,
+        Target::OverrideFlag("strict_config"),
+    ),
     opt(&["--strict"], Arity::Flag, Target::OverrideFlag("strict")),
     opt(
         &[
-            "--maxfail", "-W", "--pythonwarnings", "--max-warnings", "--import-mode",
-            "--basetemp", "--durations", "--durations-min", "--verbosity", "-r",
-            "--report-chars", "--tb", "--show-capture", "--color", "--code-highlight",
-            "--pdbcls", "--capture", "--pastebin", "--assert", "--junitxml", "--junit-xml",
-            "--junitprefix", "--junit-prefix", "--doctest-report", "--doctest-glob",
-            "--lfnf", "--last-failed-no-failures", "--log-level", "--log-format",
-            "--log-date-format", "--log-cli-level", "--log-cli-format",
-            "--log-cli-date-format", "--log-file", "--log-file-mode", "--log-file-level",
-            "--log-file-format", "--log-file-date-format", "--log-auto-indent",
+            "--maxfail",
+            "-W",
+            "--pythonwarnings",
+            "--max-warnings",
+            "--import-mode",
+            "--basetemp",
+            "--durations",
+            "--durations-min",
+            "--verbosity",
+            "-r",
+            "--report-chars",
+            "--tb",
+            "--show-capture",
+            "--color",
+            "--code-highlight",
+            "--pdbcls",
+            "--capture",
+            "--pastebin",
+            "--assert",
+            "--junitxml",
+            "--junit-xml",
+            "--junitprefix",
+            "--junit-prefix",
+            "--doctest-report",
+            "--doctest-glob",
+            "--lfnf",
+            "--last-failed-no-failures",
+            "--log-level",
+            "--log-format",
+            "--log-date-format",
+            "--log-cli-level",
+            "--log-cli-format",
+            "--log-cli-date-format",
+            "--log-file",
+            "--log-file-mode",
+            "--log-file-level",
+            "--log-file-format",
+            "--log-file-date-format",
+            "--log-auto-indent",
             "--log-disable",
         ],
         Arity::One,
         Target::Other,
     ),
     opt(&["--debug", "--cache-show"], Arity::Optional, Target::Other),
-    opt(&["-x", "-v", "-q", "-l", "-s", "-V", "-h"], Arity::Flag, Target::Other),
+    opt(
+        &["-x", "-v", "-q", "-l", "-s", "-V", "-h"],
+        Arity::Flag,
+        Target::Other,
+    ),
 ];
 
 /// Value-taking options of widely used plugins (xdist, rerunfailures, timeout,
@@ -132,15 +174,42 @@ const CORE: &[OptSpec] = &[
 const PLUGINS: &[OptSpec] = &[
     opt(
         &[
-            "-n", "--numprocesses", "--maxprocesses", "--dist", "--tx", "--rsyncdir",
-            "--rsyncignore", "--max-worker-restart", "--maxschedchunk", "--reruns",
-            "--reruns-delay", "--only-rerun", "--rerun-except", "--timeout",
-            "--timeout-method", "--timeout_method", "--randomly-seed",
-            "--random-order-seed", "--random-order-bucket", "--cov-report",
-            "--cov-config", "--cov-fail-under", "--cov-context", "--html", "--css",
-            "--json-report-file", "--json-report-indent", "--ds", "--dc",
-            "--asyncio-mode", "--count", "--repeat-scope", "--splits", "--group",
-            "--splitting-algorithm", "--durations-path",
+            "-n",
+            "--numprocesses",
+            "--maxprocesses",
+            "--dist",
+            "--tx",
+            "--rsyncdir",
+            "--rsyncignore",
+            "--max-worker-restart",
+            "--maxschedchunk",
+            "--reruns",
+            "--reruns-delay",
+            "--only-rerun",
+            "--rerun-except",
+            "--timeout",
+            "--timeout-method",
+            "--timeout_method",
+            "--randomly-seed",
+            "--random-order-seed",
+            "--random-order-bucket",
+            "--cov-report",
+            "--cov-config",
+            "--cov-fail-under",
+            "--cov-context",
+            "--html",
+            "--css",
+            "--json-report-file",
+            "--json-report-indent",
+            "--ds",
+            "--dc",
+            "--asyncio-mode",
+            "--count",
+            "--repeat-scope",
+            "--splits",
+            "--group",
+            "--splitting-algorithm",
+            "--durations-path",
         ],
         Arity::One,
         Target::Other,
@@ -181,12 +250,15 @@ fn looks_like_option(known: Known, token: &str) -> bool {
             return true;
         }
     }
-    if !token.starts_with("--") && token.get(..2).and_then(|short| find(known, short)).is_some() {
+    if !token.starts_with("--")
+        && token
+            .get(..2)
+            .and_then(|short| find(known, short))
+            .is_some()
+    {
         return true;
     }
-    let negative_number = token[1..]
-        .chars()
-        .all(|c| c.is_ascii_digit() || c == '.')
+    let negative_number = token[1..].chars().all(|c| c.is_ascii_digit() || c == '.')
         && token[1..].chars().any(|c| c.is_ascii_digit());
     !negative_number && !token.contains(' ')
 }
@@ -242,7 +314,9 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
                         let mut chars = rest.chars();
                         let next = format!("-{}", chars.next().unwrap_or_default());
                         let Some(next_spec) = find(known, &next) else {
-                            return Err(format!("argument {current_name}: ignored explicit argument '{rest}'"));
+                            return Err(format!(
+                                "argument {current_name}: ignored explicit argument '{rest}'"
+                            ));
                         };
                         let remainder = chars.as_str();
                         current = next_spec;
@@ -250,7 +324,9 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
                         explicit = (!remainder.is_empty()).then(|| remainder.to_owned());
                     }
                     Some(rest) => {
-                        return Err(format!("argument {current_name}: ignored explicit argument '{rest}'"));
+                        return Err(format!(
+                            "argument {current_name}: ignored explicit argument '{rest}'"
+                        ));
                     }
                 }
                 continue;
@@ -264,7 +340,12 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
                         Some(next.clone())
                     }
                     _ if current.arity == Arity::Optional => None,
-                    _ => return Err(format!("argument {}: expected one argument", spec.names.join("/"))),
+                    _ => {
+                        return Err(format!(
+                            "argument {}: expected one argument",
+                            spec.names.join("/")
+                        ))
+                    }
                 },
             };
             apply(&mut out, current.target, value, &written);
@@ -340,7 +421,10 @@ mod tests {
         assert_eq!(a.paths, ["3", "auto", "t"]);
         let a = parse_str("--reruns 3 -n auto --cov=src --cov t", Known::WithPlugins);
         assert_eq!(a.paths, Vec::<String>::new());
-        assert_eq!(a.other, ["--reruns", "3", "-n", "auto", "--cov=src", "--cov", "t"]);
+        assert_eq!(
+            a.other,
+            ["--reruns", "3", "-n", "auto", "--cov=src", "--cov", "t"]
+        );
     }
 
     #[test]
@@ -353,7 +437,10 @@ mod tests {
     #[test]
     fn missing_values_are_errors() {
         let tokens = crate::shlex::split("-m").unwrap();
-        assert_eq!(parse(&tokens, Known::Core), Err("argument -m: expected one argument".to_owned()));
+        assert_eq!(
+            parse(&tokens, Known::Core),
+            Err("argument -m: expected one argument".to_owned())
+        );
         let tokens = crate::shlex::split("--rootdir --strict").unwrap();
         assert!(parse(&tokens, Known::Core).is_err());
     }

@@ -80,7 +80,9 @@ pub(crate) fn determine_setup(input: &SetupArgs<'_>) -> Result<Setup, ConfigErro
             None => LoadedConfig::empty(&inipath, IniKind::NotAFile),
         };
         let rootdir = if inipath.is_file() {
-            inipath.parent().map_or_else(|| inipath.clone(), Path::to_path_buf)
+            inipath
+                .parent()
+                .map_or_else(|| inipath.clone(), Path::to_path_buf)
         } else {
             // A path that is not a regular file says nothing about where the
             // project lives (`-c /dev/null`).
@@ -123,15 +125,14 @@ pub(crate) fn determine_setup(input: &SetupArgs<'_>) -> Result<Setup, ConfigErro
                         found = again.rootdir;
                     }
                 }
-                setup.rootdir = match found {
-                    Some(rootdir) => rootdir,
-                    None => {
-                        let rootdir = common_ancestor(cwd, &[cwd.to_path_buf(), ancestor.clone()]);
-                        if paths::is_fs_root(&rootdir) {
-                            ancestor
-                        } else {
-                            rootdir
-                        }
+                setup.rootdir = if let Some(rootdir) = found {
+                    rootdir
+                } else {
+                    let rootdir = common_ancestor(cwd, &[cwd.to_path_buf(), ancestor.clone()]);
+                    if paths::is_fs_root(&rootdir) {
+                        ancestor
+                    } else {
+                        rootdir
                     }
                 };
             }
@@ -171,7 +172,8 @@ fn dirs_from_args(cwd: &Path, args: &[OsString]) -> Vec<PathBuf> {
             if path.is_dir() {
                 path
             } else {
-                path.parent().map_or_else(|| path.clone(), Path::to_path_buf)
+                path.parent()
+                    .map_or_else(|| path.clone(), Path::to_path_buf)
             }
         })
         .collect()
@@ -199,7 +201,9 @@ fn common_ancestor(cwd: &Path, paths: &[PathBuf]) -> PathBuf {
     }
     match common {
         None => cwd.to_path_buf(),
-        Some(path) if path.is_file() => path.parent().map_or_else(|| path.clone(), Path::to_path_buf),
+        Some(path) if path.is_file() => path
+            .parent()
+            .map_or_else(|| path.clone(), Path::to_path_buf),
         Some(path) => path,
     }
 }
@@ -269,13 +273,15 @@ fn shadowed_in_parents(inifile: &Path) -> Vec<LoadedConfig> {
     base.ancestors()
         .skip(1)
         .flat_map(|dir| {
-            CONFIG_NAMES.iter().filter_map(move |(name, loader): &(&str, Loader)| {
-                let path = dir.join(name);
-                if !path.is_file() {
-                    return None;
-                }
-                loaders::load(*loader, &path).ok().flatten()
-            })
+            CONFIG_NAMES
+                .iter()
+                .filter_map(move |(name, loader): &(&str, Loader)| {
+                    let path = dir.join(name);
+                    if !path.is_file() {
+                        return None;
+                    }
+                    loaders::load(*loader, &path).ok().flatten()
+                })
         })
         .collect()
 }

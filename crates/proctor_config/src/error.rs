@@ -101,10 +101,7 @@ impl fmt::Display for ConfigError {
                 .take(self.column.saturating_sub(1))
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
-            write!(
-                f,
-                "\n{gutter} |\n{number} | {excerpt}\n{gutter} | {pad}^"
-            )?;
+            write!(f, "\n{gutter} |\n{number} | {excerpt}\n{gutter} | {pad}^")?;
         }
         Ok(())
     }
@@ -148,7 +145,10 @@ mod tests {
     fn display_with_excerpt_puts_caret_under_column() {
         let error = ConfigError::at(
             Path::new("pytest.ini"),
-            Location { line: 12, column: 3 },
+            Location {
+                line: 12,
+                column: 3,
+            },
             "unexpected line: 'x'",
             Some("\tab x"),
         );

@@ -59,8 +59,22 @@ pub(crate) fn lines(text: &str) -> Vec<&str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     python::splitlines_keepends(text)
         .into_iter()
-        .map(|line| line.trim_end_matches(['\n', '\r', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\u{85}', '\u{2028}', '\u{2029}']))
+        .map(|line| {
+            line.trim_end_matches([
+                '\n', '\r', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\u{85}', '\u{2028}',
+                '\u{2029}',
+            ])
+        })
         .collect()
+}
+
+/// A line of `parse_lines`' output: a section header or a key with its value lines.
+struct Token {
+    line: usize,
+    section: Option<String>,
+    key: Option<String>,
+    value: Vec<String>,
+    has_value: bool,
 }
 
 /// Parses `text` as `iniconfig` does, with the same error precedence: errors
@@ -69,17 +83,13 @@ pub(crate) fn parse(text: &str) -> Result<IniFile, IniError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
 
     // Pass 1 (`parse_lines`): tokens of (line, section, key, value lines).
-    struct Token {
-        line: usize,
-        section: Option<String>,
-        key: Option<String>,
-        value: Vec<String>,
-        has_value: bool,
-    }
     let mut tokens: Vec<Token> = Vec::new();
     let mut section: Option<String> = None;
     for (lineno, raw) in python::splitlines_keepends(text).into_iter().enumerate() {
-        match parse_line(raw).map_err(|message| IniError { line: lineno, message })? {
+        match parse_line(raw).map_err(|message| IniError {
+            line: lineno,
+            message,
+        })? {
             Line::Blank => {}
             Line::Value(key, value) => tokens.push(Token {
                 line: lineno,
@@ -248,7 +258,10 @@ mod tests {
 
     #[test]
     fn unclosed_bracket_is_a_continuation() {
-        assert_eq!(values("[s]\nk = a\n[oops\n", "s"), pairs(&[("k", "a\n[oops")]));
+        assert_eq!(
+            values("[s]\nk = a\n[oops\n", "s"),
+            pairs(&[("k", "a\n[oops")])
+        );
     }
 
     #[test]
@@ -262,7 +275,10 @@ mod tests {
             }
         );
         assert_eq!(error("x = 1\n").message, "no section header defined");
-        assert_eq!(error("[s]\n  cont\n").message, "unexpected value continuation");
+        assert_eq!(
+            error("[s]\n  cont\n").message,
+            "unexpected value continuation"
+        );
         assert_eq!(error("[]\n").message, "empty section name");
         assert_eq!(error("[s]\n[s]\n").message, "duplicate section 's'");
         assert_eq!(error("[s]\na=1\na=2\n").line, 2);

@@ -1,1 +1,45 @@
-//! placeholder
+//! pytest configuration discovery, exactly as pytest 9.2 does it, plus
+//! proctor's own options, resolved into one [`Settings`].
+//!
+//! [`load`] mirrors `_pytest/config/findpaths.py` and `Config.parse`:
+//!
+//! - The positional arguments (cut at `::`) that exist decide a common
+//!   ancestor; without any, the working directory.
+//! - From there upwards, the first directory with one of `pytest.toml`,
+//!   `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`,
+//!   `setup.cfg` (in that order) that holds pytest configuration is the
+//!   rootdir, and that file the config file. `pytest.ini` and `pytest.toml`
+//!   count even when empty; `pyproject.toml` needs `[tool.pytest.ini_options]`
+//!   or a non-empty `[tool.pytest]` (both at once is an error); `tox.ini` needs
+//!   `[pytest]`; `setup.cfg` needs `[tool:pytest]` (a `[pytest]` section there
+//!   is an error).
+//! - Without one, a `pyproject.toml` seen on the way up fixes the rootdir (and
+//!   is reported as the config file), then a directory with `setup.py`, then
+//!   the arguments' own directories are searched, then the common ancestor of
+//!   the working directory and the arguments is the rootdir.
+//! - `-c` names the config file directly (its directory is the rootdir);
+//!   `--rootdir` replaces the rootdir, but not the config file.
+//!
+//! Every malformed file pytest would read is an error with `path:line:col`;
+//! nothing here prints.
+
+mod args;
+mod discovery;
+mod error;
+mod ini;
+mod loaders;
+mod paths;
+mod proctor_options;
+mod python;
+mod settings;
+mod shlex;
+mod source;
+mod toml_doc;
+mod values;
+
+pub use args::Addopts;
+pub use error::{ConfigError, ConfigWarning, Location};
+pub use loaders::IniKind;
+pub use proctor_options::{CollectOptions, ProctorOptions};
+pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
+pub use values::IniValue;

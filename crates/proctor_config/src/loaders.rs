@@ -194,7 +194,8 @@ pub(crate) fn load(loader: Loader, path: &Path) -> Result<Option<LoadedConfig>, 
             } else {
                 IniKind::OtherCfg
             };
-            if let Some(config) = ini_section(&source, &file, "tool:pytest", kind, "[tool:pytest]") {
+            if let Some(config) = ini_section(&source, &file, "tool:pytest", kind, "[tool:pytest]")
+            {
                 return Ok(Some(config));
             }
             if let Some(section) = file.section("pytest") {
@@ -431,7 +432,11 @@ mod tests {
     }
 
     fn keys(config: &LoadedConfig) -> Vec<(&str, &IniValue)> {
-        config.entries.iter().map(|e| (e.key.as_str(), &e.value)).collect()
+        config
+            .entries
+            .iter()
+            .map(|e| (e.key.as_str(), &e.value))
+            .collect()
     }
 
     #[test]
@@ -442,7 +447,10 @@ mod tests {
         assert_eq!(config.kind, IniKind::PytestIni);
         assert!(config.entries.is_empty());
         let path = write(dir.path(), ".pytest.ini", "[other]\nx=1\n");
-        assert_eq!(load(Loader::PytestIni, &path).unwrap().unwrap().kind, IniKind::DotPytestIni);
+        assert_eq!(
+            load(Loader::PytestIni, &path).unwrap().unwrap().kind,
+            IniKind::DotPytestIni
+        );
     }
 
     #[test]
@@ -450,7 +458,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let tox = write(dir.path(), "tox.ini", "[tox]\nenvlist = py3\n");
         assert!(load(Loader::IniFile, &tox).unwrap().is_none());
-        let cfg = write(dir.path(), "setup.cfg", "[metadata]\nname = x\n[tool:pytest]\ntestpaths = t\n");
+        let cfg = write(
+            dir.path(),
+            "setup.cfg",
+            "[metadata]\nname = x\n[tool:pytest]\ntestpaths = t\n",
+        );
         let config = load(Loader::CfgFile, &cfg).unwrap().unwrap();
         assert_eq!(config.kind, IniKind::SetupCfg);
         assert_eq!(config.table_location.line, 3);
@@ -473,7 +485,10 @@ mod tests {
         assert!(load(Loader::Pyproject, &path).unwrap().is_none());
 
         write(dir.path(), "pyproject.toml", "[tool.pytest]\n");
-        assert!(load(Loader::Pyproject, &path).unwrap().is_none(), "empty [tool.pytest] is no config");
+        assert!(
+            load(Loader::Pyproject, &path).unwrap().is_none(),
+            "empty [tool.pytest] is no config"
+        );
 
         write(dir.path(), "pyproject.toml", "[tool.pytest.ini_options]\n");
         let config = load(Loader::Pyproject, &path).unwrap().unwrap();
@@ -488,18 +503,33 @@ mod tests {
         assert_eq!(
             keys(&config),
             [
-                ("testpaths", &IniValue::List(vec![toml::Value::String("a".into())])),
+                (
+                    "testpaths",
+                    &IniValue::List(vec![toml::Value::String("a".into())])
+                ),
                 ("xfail_strict", &IniValue::Text("True".into())),
                 ("minversion", &IniValue::Text("6.0".into())),
             ]
         );
 
-        write(dir.path(), "pyproject.toml", "[tool.pytest]\ntestpaths = ['a']\n[tool.pytest.ini_options]\n");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.pytest]\ntestpaths = ['a']\n[tool.pytest.ini_options]\n",
+        );
         let config = load(Loader::Pyproject, &path).unwrap().unwrap();
-        assert_eq!(config.kind, IniKind::PyprojectNative, "an empty ini_options is ignored");
+        assert_eq!(
+            config.kind,
+            IniKind::PyprojectNative,
+            "an empty ini_options is ignored"
+        );
         assert_eq!(config.entries.len(), 1);
 
-        write(dir.path(), "pyproject.toml", "[tool.pytest]\na = 1\n[tool.pytest.ini_options]\nb = 2\n");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.pytest]\na = 1\n[tool.pytest.ini_options]\nb = 2\n",
+        );
         let error = load(Loader::Pyproject, &path).unwrap_err();
         assert!(error.message.contains("Cannot use both"), "{error}");
         assert_eq!(error.line, 3);
@@ -512,8 +542,15 @@ mod tests {
         assert!(load(Loader::Pyproject, &path).is_err());
         write(dir.path(), "pyproject.toml", "[tool]\npytest = 'x'\n");
         assert_eq!(load(Loader::Pyproject, &path).unwrap_err().line, 2);
-        write(dir.path(), "pyproject.toml", "[tool.pytest]\nini_options = 3\n");
-        assert!(load(Loader::Pyproject, &path).is_err(), "ini_options that is not a table");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.pytest]\nini_options = 3\n",
+        );
+        assert!(
+            load(Loader::Pyproject, &path).is_err(),
+            "ini_options that is not a table"
+        );
     }
 
     #[test]
@@ -524,27 +561,46 @@ mod tests {
         assert!(config.entries.is_empty());
         write(dir.path(), "pytest.toml", "testpaths = ['a']\n");
         let error = load(Loader::PytestToml, &path).unwrap_err();
-        assert!(error.message.contains("must be under a [pytest] table (found top-level options: testpaths)"));
+        assert!(error
+            .message
+            .contains("must be under a [pytest] table (found top-level options: testpaths)"));
         write(dir.path(), "pytest.toml", "[pytest]\ntestpaths = ['a']\n");
         let config = load(Loader::PytestToml, &path).unwrap().unwrap();
         assert_eq!(
             keys(&config),
-            [("testpaths", &IniValue::Native(toml::Value::Array(vec![toml::Value::String("a".into())])))]
+            [(
+                "testpaths",
+                &IniValue::Native(toml::Value::Array(vec![toml::Value::String("a".into())]))
+            )]
         );
     }
 
     #[test]
     fn custom_toml_accepts_either_style_but_not_both() {
         let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), "ci.toml", "[tool.pytest.ini_options]\nx = '1'\n");
-        assert_eq!(load(Loader::CustomToml, &path).unwrap().unwrap().kind, IniKind::PyprojectIniOptions);
-        write(dir.path(), "ci.toml", "[pytest]\nx = '1'\n[tool.pytest]\ny = 2\n");
+        let path = write(
+            dir.path(),
+            "ci.toml",
+            "[tool.pytest.ini_options]\nx = '1'\n",
+        );
+        assert_eq!(
+            load(Loader::CustomToml, &path).unwrap().unwrap().kind,
+            IniKind::PyprojectIniOptions
+        );
+        write(
+            dir.path(),
+            "ci.toml",
+            "[pytest]\nx = '1'\n[tool.pytest]\ny = 2\n",
+        );
         assert!(load(Loader::CustomToml, &path).is_err());
     }
 
     #[test]
     fn loaders_by_name_then_suffix() {
-        assert_eq!(loader_for(Path::new("a/pyproject.toml")), Some(Loader::Pyproject));
+        assert_eq!(
+            loader_for(Path::new("a/pyproject.toml")),
+            Some(Loader::Pyproject)
+        );
         assert_eq!(loader_for(Path::new("a/x.toml")), Some(Loader::CustomToml));
         assert_eq!(loader_for(Path::new("a/setup.cfg")), Some(Loader::CfgFile));
         assert_eq!(loader_for(Path::new("a/x.ini")), Some(Loader::IniFile));

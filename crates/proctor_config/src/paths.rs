@@ -63,7 +63,10 @@ pub(crate) fn nodeid_path(arg: &OsStr) -> PathBuf {
     {
         use std::os::unix::ffi::OsStrExt;
         let bytes = arg.as_bytes();
-        let end = bytes.windows(2).position(|w| w == b"::").unwrap_or(bytes.len());
+        let end = bytes
+            .windows(2)
+            .position(|w| w == b"::")
+            .unwrap_or(bytes.len());
         PathBuf::from(OsStr::from_bytes(&bytes[..end]))
     }
     #[cfg(not(unix))]
@@ -109,7 +112,7 @@ pub(crate) fn expandvars(text: &OsStr, lookup: impl Fn(&str) -> Option<OsString>
                 (Some(&after[..end]), end)
             }
         };
-        match name.and_then(|name| lookup(name)) {
+        match name.and_then(&lookup) {
             Some(value) => out.push(value),
             None => out.push(&rest[dollar..=dollar + consumed]),
         }
@@ -126,7 +129,10 @@ mod tests {
     #[test]
     fn abspath_is_lexical() {
         let cwd = Path::new("/work/proj");
-        assert_eq!(abspath(cwd, Path::new("tests/../src/./a")), Path::new("/work/proj/src/a"));
+        assert_eq!(
+            abspath(cwd, Path::new("tests/../src/./a")),
+            Path::new("/work/proj/src/a")
+        );
         assert_eq!(abspath(cwd, Path::new("../../../..")), Path::new("/"));
         assert_eq!(abspath(cwd, Path::new("/abs//x/")), Path::new("/abs/x"));
     }
@@ -137,15 +143,24 @@ mod tests {
             commonpath(Path::new("/a/b/c"), Path::new("/a/bc")),
             Some(PathBuf::from("/a"))
         );
-        assert_eq!(commonpath(Path::new("/a"), Path::new("/b")), Some(PathBuf::from("/")));
+        assert_eq!(
+            commonpath(Path::new("/a"), Path::new("/b")),
+            Some(PathBuf::from("/"))
+        );
         assert!(is_fs_root(Path::new("/")));
         assert!(!is_fs_root(Path::new("/a")));
     }
 
     #[test]
     fn nodeid_paths() {
-        assert_eq!(nodeid_path(OsStr::new("t/test_a.py::T::t[x::y]")), Path::new("t/test_a.py"));
-        assert_eq!(nodeid_path(OsStr::new("t/test[1].py")), Path::new("t/test[1].py"));
+        assert_eq!(
+            nodeid_path(OsStr::new("t/test_a.py::T::t[x::y]")),
+            Path::new("t/test_a.py")
+        );
+        assert_eq!(
+            nodeid_path(OsStr::new("t/test[1].py")),
+            Path::new("t/test[1].py")
+        );
     }
 
     #[test]
@@ -158,7 +173,10 @@ mod tests {
         let expand = |s: &str| expandvars(OsStr::new(s), lookup).into_string().unwrap();
         assert_eq!(expand("$HOME/p"), "/home/u/p");
         assert_eq!(expand("${A_1}y$A_1-"), "xyx-");
-        assert_eq!(expand("$NOPE/${NOPE}/$/${}/${open"), "$NOPE/${NOPE}/$/${}/${open");
+        assert_eq!(
+            expand("$NOPE/${NOPE}/$/${}/${open"),
+            "$NOPE/${NOPE}/$/${}/${open"
+        );
         assert_eq!(expand("$$HOME"), "$/home/u");
     }
 }

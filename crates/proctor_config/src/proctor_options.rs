@@ -54,7 +54,9 @@ fn positive_usize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u
 
 fn positive_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     match u64::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom("`max-file-size` must be at least 1 byte")),
+        0 => Err(serde::de::Error::custom(
+            "`max-file-size` must be at least 1 byte",
+        )),
         n => Ok(Some(n)),
     }
 }
@@ -77,6 +79,8 @@ pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, 
         let proctor_toml = dir.join("proctor.toml");
         if proctor_toml.is_file() {
             let source = SourceFile::read(&proctor_toml)?;
+            // Syntax errors first, with the same wording as for pytest's files.
+            TomlDoc::parse(&source)?;
             let options = deserialize::<ProctorOptions>(&source)?;
             return Ok(Some((proctor_toml, options)));
         }
@@ -121,8 +125,16 @@ mod tests {
     #[test]
     fn proctor_toml_wins_over_pyproject_in_the_same_directory() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = 'py'\n");
-        write(dir.path(), "proctor.toml", "[collect]\nthreads = 2\nmax-file-size = 10\n");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.proctor]\npython = 'py'\n",
+        );
+        write(
+            dir.path(),
+            "proctor.toml",
+            "[collect]\nthreads = 2\nmax-file-size = 10\n",
+        );
         let (path, options) = find(dir.path()).unwrap().unwrap();
         assert_eq!(path, dir.path().join("proctor.toml"));
         assert_eq!(
@@ -143,7 +155,11 @@ mod tests {
         let sub = dir.path().join("sub");
         std::fs::create_dir(&sub).unwrap();
         write(&sub, "pyproject.toml", "[project]\nname = 'x'\n");
-        write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = 'py'\n");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.proctor]\npython = 'py'\n",
+        );
         let (path, options) = find(&sub).unwrap().unwrap();
         assert_eq!(path, dir.path().join("pyproject.toml"));
         assert_eq!(options.python.as_deref(), Some("py"));
@@ -162,15 +178,29 @@ mod tests {
         check("pyhton = 'x'\n", 1, 1, "unknown field `pyhton`");
         check("[collect]\nthreads = 0\n", 2, 11, "at least 1");
         check("[collect]\nthreads = -2\n", 2, 11, "invalid value");
-        check("[collect]\n\nmax-file-size = '1MB'\n", 3, 17, "invalid type");
-        check("[collect]\nmax_file_size = 1\n", 2, 1, "unknown field `max_file_size`");
-        check("python = \n", 1, 10, "");
+        check(
+            "[collect]\n\nmax-file-size = '1MB'\n",
+            3,
+            17,
+            "invalid type",
+        );
+        check(
+            "[collect]\nmax_file_size = 1\n",
+            2,
+            1,
+            "unknown field `max_file_size`",
+        );
+        check("python = \n", 1, 10, "invalid TOML");
     }
 
     #[test]
     fn errors_in_pyproject_table_point_into_pyproject() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "pyproject.toml", "[project]\nname = 'x'\n\n[tool.proctor.collect]\nthreads = 'many'\n");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[project]\nname = 'x'\n\n[tool.proctor.collect]\nthreads = 'many'\n",
+        );
         let error = find(dir.path()).unwrap_err();
         assert_eq!(error.path, dir.path().join("pyproject.toml"));
         assert_eq!((error.line, error.column), (5, 11));

@@ -178,7 +178,11 @@ fn str_of_datetime(datetime: &toml::value::Datetime) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        let _ = write!(out, "{:02}:{:02}:{:02}", time.hour, time.minute, time.second);
+        let _ = write!(
+            out,
+            "{:02}:{:02}:{:02}",
+            time.hour, time.minute, time.second
+        );
         let micros = time.nanosecond / 1000;
         if micros != 0 {
             let _ = write!(out, ".{micros:06}");

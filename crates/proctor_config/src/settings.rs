@@ -17,8 +17,6 @@ use crate::values::IniValue;
 
 /// The pseudo-path of errors in the `PYTEST_ADDOPTS` environment variable.
 pub const PYTEST_ADDOPTS_PATH: &str = "$PYTEST_ADDOPTS";
-/// The pseudo-path of errors in [`LoadOptions::override_ini`].
-pub const COMMAND_LINE_PATH: &str = "<command line>";
 
 /// How pytest is (or would be) invoked.
 ///
@@ -43,8 +41,6 @@ pub struct LoadOptions {
     /// tokens come after the ini `addopts` and before the command line, and
     /// its `-c`, `--rootdir`, `-o` and paths take part in discovery.
     pub env_addopts: Option<String>,
-    /// `-o`/`--override-ini NAME=VALUE` values from the command line.
-    pub override_ini: Vec<String>,
 }
 
 /// Everything proctor knows about the configuration of one invocation.
@@ -142,12 +138,20 @@ impl Values<'_> {
         match (origin, self.config) {
             (Origin::File(location), Some(config)) => config.error(*location, message),
             (Origin::Override(path), _) => ConfigError::whole(path, message),
-            (Origin::File(_), None) => ConfigError::whole(Path::new(COMMAND_LINE_PATH), message),
+            // File origins only come from a config file; this arm is for
+            // completeness.
+            (Origin::File(location), None) => {
+                ConfigError::at(Path::new(PYTEST_ADDOPTS_PATH), *location, message, None)
+            }
         }
     }
 
     /// `parse_override_ini` followed by `inicfg.update`.
-    fn apply_overrides(&mut self, overrides: &[String], origin: &Origin) -> Result<(), ConfigError> {
+    fn apply_overrides(
+        &mut self,
+        overrides: &[String],
+        origin: &Origin,
+    ) -> Result<(), ConfigError> {
         for item in overrides {
             let Some((key, value)) = item.split_once('=') else {
                 return Err(self.error(
@@ -173,7 +177,9 @@ impl Values<'_> {
         default: &[&str],
     ) -> Result<Vec<String>, ConfigError> {
         match self.map.get(key) {
-            Some((value, origin)) => convert(value, key).map_err(|message| self.error(origin, message)),
+            Some((value, origin)) => {
+                convert(value, key).map_err(|message| self.error(origin, message))
+            }
             None => Ok(default.iter().map(|s| (*s).to_owned()).collect()),
         }
     }
@@ -188,15 +194,19 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
     let cwd = std::path::absolute(&opts.cwd)
         .map(|cwd| crate::paths::normpath(&cwd))
         .map_err(|err| {
-            ConfigError::whole(&opts.cwd, format!("cannot make the working directory absolute: {err}"))
+            ConfigError::whole(
+                &opts.cwd,
+                format!("cannot make the working directory absolute: {err}"),
+            )
         })?;
     let env_path = PathBuf::from(PYTEST_ADDOPTS_PATH);
-    let cli_path = PathBuf::from(COMMAND_LINE_PATH);
 
-    // 1. PYTEST_ADDOPTS comes before the command line; both decide discovery.
+    // 1. PYTEST_ADDOPTS comes before the command line; both take part in
+    //    discovery (the ini `addopts` come too late for that).
     let env_tokens = match opts.env_addopts.as_deref() {
-        Some(text) if !text.is_empty() => shlex::split(text)
-            .map_err(|err| ConfigError::whole(&env_path, err.message()))?,
+        Some(text) if !text.is_empty() => {
+            shlex::split(text).map_err(|err| ConfigError::whole(&env_path, err.message()))?
+        }
         _ => Vec::new(),
     };
     let env = args::parse(&env_tokens, Known::Core)
@@ -236,30 +246,24 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
         }
     }
     values.apply_overrides(&env.override_ini, &Origin::Override(env_path.clone()))?;
-    values.apply_overrides(&opts.override_ini, &Origin::Override(cli_path.clone()))?;
 
     // 3. addopts, then every override again (pytest does one more level).
     let ini_addopts = values.args("addopts", &[])?;
-    let addopts_origin = values
-        .map
-        .get("addopts")
-        .map_or_else(|| Origin::Override(env_path.clone()), |(_, origin)| origin.clone());
-    let mut addopts = ini_addopts.clone();
-    addopts.extend(env_tokens);
-    let addopts_parsed = args::parse(&addopts, Known::WithPlugins).map_err(|message| {
-        let origin = if args::parse(&ini_addopts, Known::WithPlugins).is_err() {
-            &addopts_origin
-        } else {
-            &Origin::Override(env_path.clone())
-        };
-        values.error(origin, message)
-    })?;
+    let addopts_origin = values.map.get("addopts").map_or_else(
+        || Origin::Override(env_path.clone()),
+        |(_, origin)| origin.clone(),
+    );
+    // pytest validates the ini `addopts` on their own, then parses them with
+    // `PYTEST_ADDOPTS` (and the command line) as one list.
     let from_ini = args::parse(&ini_addopts, Known::WithPlugins)
-        .map(|parsed| parsed.override_ini)
-        .unwrap_or_default();
+        .map_err(|message| values.error(&addopts_origin, message))?
+        .override_ini;
+    let mut addopts = ini_addopts;
+    addopts.extend(env_tokens);
+    let addopts_parsed = args::parse(&addopts, Known::WithPlugins)
+        .map_err(|message| ConfigError::whole(&env_path, message))?;
     values.apply_overrides(&from_ini, &addopts_origin)?;
     values.apply_overrides(&env.override_ini, &Origin::Override(env_path))?;
-    values.apply_overrides(&opts.override_ini, &Origin::Override(cli_path))?;
 
     let pytest = PytestConfig {
         testpaths: values.args("testpaths", &[])?,
@@ -336,6 +340,8 @@ fn shadow_warnings(setup: &Setup) -> Vec<ConfigWarning> {
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }

@@ -116,7 +116,11 @@ mod tests {
         let source = SourceFile::from_text("pyproject.toml", "[tool.pytest]\nx = [1,\ny = 2\n");
         let error = TomlDoc::parse(&source).err().unwrap();
         assert_eq!(error.line, 3);
-        assert!(error.message.starts_with("invalid TOML"), "{}", error.message);
+        assert!(
+            error.message.starts_with("invalid TOML"),
+            "{}",
+            error.message
+        );
         assert_eq!(error.excerpt.as_deref(), Some("y = 2"));
     }
 
@@ -128,7 +132,10 @@ mod tests {
 
     #[test]
     fn header_and_key_locations() {
-        let source = SourceFile::from_text("p", "a = 1\n\n[tool.pytest.ini_options]\n  testpaths = []\n");
+        let source = SourceFile::from_text(
+            "p",
+            "a = 1\n\n[tool.pytest.ini_options]\n  testpaths = []\n",
+        );
         let doc = TomlDoc::parse(&source).unwrap();
         let tool = doc.root().get("tool").unwrap();
         let pytest = tool.as_table_like().unwrap().get("pytest").unwrap();
@@ -138,6 +145,9 @@ mod tests {
             doc.key_location(ini.as_table_like().unwrap(), "testpaths"),
             Location { line: 4, column: 3 }
         );
-        assert_eq!(to_value(ini), Some(Value::Table(toml::from_str("testpaths = []").unwrap())));
+        assert_eq!(
+            to_value(ini),
+            Some(Value::Table(toml::from_str("testpaths = []").unwrap()))
+        );
     }
 }

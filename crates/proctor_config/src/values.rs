@@ -132,11 +132,17 @@ mod tests {
         );
         assert_eq!(
             IniValue::Native(Value::String("tests".into())).as_args("testpaths"),
-            Err("config option 'testpaths' expects a list for type 'args', got str: 'tests'".to_owned())
+            Err(
+                "config option 'testpaths' expects a list for type 'args', got str: 'tests'"
+                    .to_owned()
+            )
         );
         assert_eq!(
             IniValue::Native(Value::Array(vec![Value::Integer(1)])).as_args("x"),
-            Err("config option 'x' expects a list of strings, but item at index 0 is int: 1".to_owned())
+            Err(
+                "config option 'x' expects a list of strings, but item at index 0 is int: 1"
+                    .to_owned()
+            )
         );
         assert_eq!(
             IniValue::Text("'open".into()).as_args("addopts"),
@@ -157,7 +163,12 @@ mod tests {
         assert_eq!(IniValue::Text(" On ".into()).as_bool("x"), Ok(true));
         assert_eq!(IniValue::Text("False".into()).as_bool("x"), Ok(false));
         assert!(IniValue::Text("maybe".into()).as_bool("x").is_err());
-        assert_eq!(IniValue::Native(Value::Boolean(true)).as_bool("x"), Ok(true));
-        assert!(IniValue::Native(Value::String("true".into())).as_bool("x").is_err());
+        assert_eq!(
+            IniValue::Native(Value::Boolean(true)).as_bool("x"),
+            Ok(true)
+        );
+        assert!(IniValue::Native(Value::String("true".into()))
+            .as_bool("x")
+            .is_err());
     }
 }

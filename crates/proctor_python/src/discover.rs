@@ -191,7 +191,7 @@ fn read_collect_ignores(conftest: &Path, dir: &Path, settings: &CollectSettings)
     let file = SourceFile::load(conftest, settings.relative(conftest), settings.max_file_size);
     let mut out = ConftestIgnores::default();
     let Some(ast) = &file.ast else { return out };
-    let mut push = |name: &str, expr: &Expr, out: &mut ConftestIgnores| {
+    let push = |name: &str, expr: &Expr, out: &mut ConftestIgnores| {
         let strings = literal_strings(expr);
         match name {
             "collect_ignore" => out.paths.extend(strings.iter().map(|s| normalize(&dir.join(s)))),

@@ -166,7 +166,7 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         .zip(names.par_iter())
         .map(|(file, (_, package))| {
             let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
-            Module { file, body, package: package.clone(), ns: Namespace::build(body, package) }
+            Module { file, package: package.clone(), ns: Namespace::build(body, package) }
         })
         .collect();
     let mut by_dotted = HashMap::new();

@@ -12,7 +12,6 @@ use crate::value::{ContainerKind, PyValue};
 /// One parsed module with its name table.
 pub(crate) struct Module<'a> {
     pub(crate) file: &'a SourceFile,
-    pub(crate) body: &'a [ast::Stmt],
     /// Dotted package used for relative imports.
     pub(crate) package: String,
     pub(crate) ns: Namespace<'a>,

@@ -84,3 +84,16 @@ def test_redefined():  # noqa: F811
 # Binding another name to a test function collects it twice, once per name;
 # the alias's location (file/line) is test_sync's.
 test_alias = test_sync
+
+# A lambda bound to a test* name IS a function: collected as "test_lambda".
+test_lambda = lambda: None  # noqa: E731
+
+
+class CallableThing:
+    def __call__(self):
+        pass
+
+
+# Callable but not a function: pytest warns "cannot collect 'test_callable'
+# because it is not a function." and yields no item.
+test_callable = CallableThing()

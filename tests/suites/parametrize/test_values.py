@@ -39,16 +39,19 @@ def make_widget():
     "n", [0, 1, -1, -42, 1180591620717411303424, 0x10, 0o17, 0b11, 1_000]
 )
 def test_ints(n):
+    # Written in decimal whatever the literal: "16", "15", "3", "1000".
     pass
 
 
 @pytest.mark.parametrize("f", [0.1, 1e20, 1e-5, -0.0, 1.0, -2.5, 1.5e300, 3.14159])
 def test_floats(f):
+    # Python's repr: "0.1", "1e+20", "1e-05", "-0.0", "1.0", "-2.5", "1.5e+300".
     pass
 
 
 @pytest.mark.parametrize("c", [1j, -2j])
 def test_complex(c):
+    # str(): "1j", and "(-0-2j)" for -2j, which is -(2j), i.e. complex(-0.0, -2.0).
     pass
 
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Tiny benchmark harness: wall time and peak RSS of a command.
+
+    python3 bench/timeit.py --name NAME --cwd DIR --runs N [--warmup W]
+                            --out-dir DIR [--env K=V ...] -- CMD ARGS...
+
+Runs CMD W times (warmup, timed but not counted) and then N times, each as a
+direct child with stdout/stderr redirected to files (no pipes), and reaps it
+with os.wait4() so that ru_maxrss is the peak resident set size of that one
+process tree (the child and any descendants it waited for), not a running
+maximum over every child this harness ever had.
+
+Writes OUT_DIR/NAME.json::
+
+    {"name", "cmd", "cwd", "runs": [seconds...], "warmup": [seconds...],
+     "median_s", "min_s", "max_s", "peak_rss_kb", "rss_kb": [...],
+     "returncodes": [...], "stdout": "OUT_DIR/NAME.stdout",
+     "stderr": "OUT_DIR/NAME.stderr"}
+
+The stdout/stderr files hold the output of the last run.  Also prints one
+summary line.  Exit status is 0 even when the command fails: failures are
+data here (see "returncodes").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def run_once(cmd: list[str], cwd: str, env: dict, stdout: Path, stderr: Path):
+    with open(stdout, "wb") as out, open(stderr, "wb") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL)
+        _, status, rusage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, rusage.ru_maxrss, proc.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="wall time + peak RSS of a command")
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--cwd", default=".")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--out-dir", type=Path, required=True)
+    ap.add_argument("--env", action="append", default=[], help="K=V added to the environment")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    args = ap.parse_args(argv)
+    cmd = args.cmd[1:] if args.cmd and args.cmd[0] == "--" else args.cmd
+    if not cmd:
+        ap.error("no command given")
+    env = dict(os.environ)
+    for kv in args.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    stdout = args.out_dir / f"{args.name}.stdout"
+    stderr = args.out_dir / f"{args.name}.stderr"
+
+    warm, times, rss, rcs = [], [], [], []
+    for _ in range(args.warmup):
+        t, _, _ = run_once(cmd, args.cwd, env, stdout, stderr)
+        warm.append(t)
+    for _ in range(max(1, args.runs)):
+        t, r, rc = run_once(cmd, args.cwd, env, stdout, stderr)
+        times.append(t)
+        rss.append(r)
+        rcs.append(rc)
+
+    result = {
+        "name": args.name,
+        "cmd": cmd,
+        "cwd": os.path.abspath(args.cwd),
+        "runs": times,
+        "warmup": warm,
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "peak_rss_kb": max(rss),
+        "rss_kb": rss,
+        "returncodes": rcs,
+        "stdout": str(stdout),
+        "stderr": str(stderr),
+    }
+    (args.out_dir / f"{args.name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(f"{args.name:>16}: median {result['median_s'] * 1000:10.1f} ms  "
+          f"min {result['min_s'] * 1000:10.1f} ms  peak RSS {max(rss) / 1024:8.1f} MiB  "
+          f"runs {len(times)} (+{len(warm)} warmup)  rc {sorted(set(rcs))}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
