@@ -78,6 +78,15 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 continue;
             }
             let cond = matches!(binding, Binding::Func { cond: true, .. } | Binding::Class { cond: true, .. } | Binding::Value { cond: true, .. });
+            if m.ns.test_disabled.contains(&name) {
+                continue;
+            }
+            if let Binding::Value { expr: Expr::Lambda(lambda), .. } = binding {
+                if matches_prefix_or_glob(&self.settings.python_functions, name) {
+                    self.collect_lambda(name, lambda, &prefix, &[]);
+                }
+                continue;
+            }
             let entity = match binding {
                 Binding::Func { def, .. } => Entity::Func { module: self.module, def },
                 Binding::Class { def, .. } => Entity::Class { module: self.module, def },
@@ -194,7 +203,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 if !seen.insert(member_name) {
                     continue;
                 }
+                if ns.test_disabled.contains(&member_name) {
+                    continue;
+                }
                 match binding {
+                    Binding::Value { expr: Expr::Lambda(lambda), .. } => group.push((member_name, cm, Member::Lambda(lambda))),
                     Binding::Func { def: fdef, .. } => group.push((member_name, cm, Member::Func(fdef))),
                     Binding::Class { def: cdef2, .. } => group.push((member_name, cm, Member::Class(cdef2))),
                     Binding::Value { expr, .. } => match self.project.resolve_expr(cm, expr, 0) {
@@ -217,6 +230,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     }
                     Member::Class(kdef) => {
                         self.collect_class_entry(member_name, mm, kdef, &prefix, &chain, dynamic.clone())?;
+                    }
+                    Member::Lambda(lambda) => {
+                        if matches_prefix_or_glob(&self.settings.python_functions, member_name) {
+                            self.collect_lambda(member_name, lambda, &prefix, &chain);
+                        }
                     }
                 }
             }
@@ -257,6 +275,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 if !seen.insert(member_name) {
                     continue;
                 }
+                if ns.test_disabled.contains(&member_name) {
+                    continue;
+                }
                 let func = match binding {
                     Binding::Func { def: fdef, .. } => Some((cm, *fdef)),
                     Binding::Value { expr, .. } => match self.project.resolve_expr(cm, expr, 0) {
@@ -288,13 +309,28 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             self.items.push(RawItem {
                 nodeid: format!("{prefix}::{method_name}"),
                 file: self.rel().to_string(),
-                line: self.project.module(fm).file.line_of(fdef.name.range.start().to_u32()),
+                line: self.project.module(fm).file.line_of(fdef.range.start().to_u32()),
                 markers,
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 callspec: None,
                 class_key: Some(prefix.clone()),
             });
         }
+    }
+
+    /// A lambda bound to a test name: a plain function without marks of
+    /// its own.
+    fn collect_lambda(&mut self, name: &str, lambda: &'a ast::ExprLambda, prefix: &str, chain: &[ClassFrame<'a>]) {
+        let markers = self.markers(&[], &[], chain);
+        self.items.push(RawItem {
+            nodeid: format!("{prefix}::{name}"),
+            file: self.rel().to_string(),
+            line: self.project.module(self.module).file.line_of(lambda.range.start().to_u32()),
+            markers,
+            dynamic: self.module_dynamic.clone(),
+            callspec: None,
+            class_key: (!chain.is_empty()).then(|| prefix.to_string()),
+        });
     }
 
     fn collect_function(
@@ -309,14 +345,14 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         if is_generator(&def.body) {
             return Err(ModuleError(CollectError {
                 file: self.rel().to_string(),
-                line: self.project.module(fmodule).file.line_of(def.name.range.start().to_u32()),
+                line: self.project.module(fmodule).file.line_of(def.range.start().to_u32()),
                 column: 0,
                 message: format!("'yield' keyword is allowed in fixtures, but not in tests ({name})"),
             }));
         }
         let own = self.project.decorator_marks(fmodule, &def.decorator_list);
         let base_id = format!("{prefix}::{name}");
-        let line = self.project.module(fmodule).file.line_of(def.name.range.start().to_u32());
+        let line = self.project.module(fmodule).file.line_of(def.range.start().to_u32());
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
         let argnames = function_argnames(def, is_method);
@@ -409,6 +445,7 @@ pub(crate) fn to_marker<'a>(project: &Project<'a>, mark: &RawMark<'a>, source: M
 }
 
 enum Member<'a> {
+    Lambda(&'a ast::ExprLambda),
     Func(&'a ast::StmtFunctionDef),
     Class(&'a ast::StmtClassDef),
 }

@@ -32,6 +32,8 @@ pub(crate) struct Namespace<'a> {
     index: HashMap<&'a str, usize>,
     /// Modules of `from m import *` statements, in order.
     pub(crate) star_imports: Vec<String>,
+    /// Names switched off with `name.__test__ = False`.
+    pub(crate) test_disabled: Vec<&'a str>,
 }
 
 impl<'a> Namespace<'a> {
@@ -98,6 +100,15 @@ impl<'a> Namespace<'a> {
             Stmt::ClassDef(def) => self.insert(def.name.id.as_str(), Binding::Class { def, cond }),
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
+                    if let Expr::Attribute(attr) = target {
+                        if let (Expr::Name(owner), "__test__") = (attr.value.as_ref(), attr.attr.id.as_str()) {
+                            if matches!(assign.value.as_ref(), Expr::BooleanLiteral(b) if !b.value) {
+                                self.test_disabled.push(owner.id.as_str());
+                            } else {
+                                self.test_disabled.retain(|n| *n != owner.id.as_str());
+                            }
+                        }
+                    }
                     self.add_target(target, Some(&assign.value), cond);
                 }
             }
