@@ -7,7 +7,9 @@ Reads RESULTS_DIR/<tool>.json written by bench/timeit.py (and the captured
 stdout of each tool's last run) for the tools proctor-json, proctor, pytest,
 rtest (whichever are present), prints a Markdown report and writes it to
 RESULTS_DIR/results.md.  Full disagreement lists go to
-RESULTS_DIR/{pytest_only,proctor_only,rtest_pytest_only,rtest_only}.txt.
+RESULTS_DIR/{pytest_only,proctor_only,rtest_pytest_only,rtest_only}.txt and
+RESULTS_DIR/<tool>_functions_pytest_only.txt (test functions the tool missed
+entirely).
 
 Node-id agreement (proctor vs pytest):
   S = proctor JSON items whose "dynamic" is null; D = the functions (node id
@@ -17,7 +19,8 @@ Node-id agreement (proctor vs pytest):
   agreement = |S ∩ P| / |S ∪ P| on what is left.  "pytest items matched" is
   |S ∩ P| / |P| over all of pytest's items, dynamic ones included.
 rtest is scored the same way, its "rtest-cannot-expand" functions playing the
-role of D.
+role of D.  Function-level agreement compares the sets of node ids cut at "["
+(every item of each tool, dynamic ones included).
 """
 
 from __future__ import annotations
@@ -183,11 +186,19 @@ def main(argv=None) -> int:
 
     def report(label, static, dyn_bases, truth, tool_only_file, truth_only_file):
         a = agreement(static, dyn_bases, truth)
+        fb_tool = {base(i) for i in static} | dyn_bases
+        fb_truth = {base(i) for i in truth}
+        fb_common = len(fb_tool & fb_truth)
         w(f"**{label} vs pytest node ids**: agreement {a['agreement'] * 100:.2f}% "
           f"({a['common']:,} common, {len(a['truth_only']):,} only in pytest, "
           f"{len(a['tool_only']):,} only in {label}; {a['truth_excluded']:,} pytest items "
           f"excluded as belonging to {len(dyn_bases):,} dynamic/unexpandable functions); "
           f"{a['matched_of_truth'] * 100:.2f}% of all pytest items matched exactly.")
+        w(f"Function level (node id before '['): {fb_common:,} common, "
+          f"{len(fb_truth - fb_tool):,} only in pytest, {len(fb_tool - fb_truth):,} only in {label} "
+          f"({fb_common / len(fb_tool | fb_truth) * 100:.2f}% agreement).")
+        (R / f"{label}_functions_pytest_only.txt").write_text(
+            "".join(i + "\n" for i in sorted(fb_truth - fb_tool)))
         o = a["order"]
         w(f"Order: {o['files_same_order']:,}/{o['files']:,} files list their common items in "
           f"pytest's order; file order {'identical' if o['file_order_same'] else 'differs'}.")

@@ -17,7 +17,11 @@ use crate::settings::{matches_prefix_or_glob, CollectSettings};
 #[derive(Debug, Clone)]
 pub(crate) struct RawItem {
     pub(crate) nodeid: String,
+    /// The test module, as pytest's `item.path`.
     pub(crate) file: String,
+    /// The file that defines the test function (a base class's module for
+    /// inherited tests), as pytest's `item.location`.
+    pub(crate) def_file: String,
     pub(crate) line: usize,
     pub(crate) markers: Vec<Marker>,
     pub(crate) dynamic: Option<String>,
@@ -304,11 +308,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .collect();
         let methods = if methods.is_empty() { run_test.into_iter().collect() } else { methods };
         for (method_name, fm, fdef) in methods {
-            let own = self.project.decorator_marks(fm, &fdef.decorator_list);
+            let owner = owner_namespace(self.project, fdef, &chain);
+            let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner.as_ref());
             let markers = self.markers(&own, &[], &chain);
             self.items.push(RawItem {
                 nodeid: format!("{prefix}::{method_name}"),
                 file: self.rel().to_string(),
+                def_file: self.project.module(fm).file.rel.clone(),
                 line: self.project.module(fm).file.line_of(fdef.range.start().to_u32()),
                 markers,
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
@@ -325,6 +331,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         self.items.push(RawItem {
             nodeid: format!("{prefix}::{name}"),
             file: self.rel().to_string(),
+            def_file: self.rel().to_string(),
             line: self.project.module(self.module).file.line_of(lambda.range.start().to_u32()),
             markers,
             dynamic: self.module_dynamic.clone(),
@@ -350,10 +357,12 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 message: format!("'yield' keyword is allowed in fixtures, but not in tests ({name})"),
             }));
         }
-        let own = self.project.decorator_marks(fmodule, &def.decorator_list);
+        let owner = owner_namespace(self.project, def, chain);
+        let own = self.project.decorator_marks_in(fmodule, &def.decorator_list, owner.as_ref());
         let base_id = format!("{prefix}::{name}");
         let line = self.project.module(fmodule).file.line_of(def.range.start().to_u32());
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
+        let def_file = self.project.module(fmodule).file.rel.clone();
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
         let argnames = function_argnames(def, is_method);
         // All marks in iter_markers order, for parametrize and usefixtures.
@@ -371,6 +380,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 self.items.push(RawItem {
                     nodeid: base_id,
                     file: self.rel().to_string(),
+                    def_file: def_file.clone(),
                     line,
                     markers,
                     dynamic: Some(dynamic.unwrap_or(reason)),
@@ -383,7 +393,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             Ok(None) => {
                 let markers = self.markers(&own, &[], chain);
-                self.items.push(RawItem { nodeid: base_id, file: self.rel().to_string(), line, markers, dynamic, callspec: None, class_key });
+                self.items.push(RawItem { nodeid: base_id, file: self.rel().to_string(), def_file, line, markers, dynamic, callspec: None, class_key });
             }
             Ok(Some(callspecs)) => {
                 for callspec in callspecs {
@@ -392,6 +402,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     self.items.push(RawItem {
                         nodeid,
                         file: self.rel().to_string(),
+                        def_file: def_file.clone(),
                         line,
                         markers,
                         dynamic: dynamic.clone(),
@@ -590,6 +601,20 @@ fn linearize<'a>(
 
 fn same(a: (usize, &ast::StmtClassDef), b: (usize, &ast::StmtClassDef)) -> bool {
     a.0 == b.0 && std::ptr::eq(a.1, b.1)
+}
+
+/// The namespace of the class body that defines `def`, searched along the
+/// MRO of the innermost class of `chain`.
+fn owner_namespace<'a>(project: &Project<'a>, def: &'a ast::StmtFunctionDef, chain: &[ClassFrame<'a>]) -> Option<Namespace<'a>> {
+    let frame = chain.last()?;
+    let info_mro = linearize(project, frame.module, frame.def, &mut Vec::new(), 0);
+    for (cm, cdef) in info_mro {
+        let holds = cdef.body.iter().any(|stmt| matches!(stmt, Stmt::FunctionDef(f) if std::ptr::eq(f, def)));
+        if holds {
+            return Some(Namespace::build(&cdef.body, &project.module(cm).package));
+        }
+    }
+    None
 }
 
 fn is_false(expr: &Expr) -> bool {

@@ -18,6 +18,9 @@ use crate::source::SourceFile;
 pub(crate) struct Discovery {
     /// Test files in collection order (a file given twice is listed once).
     pub(crate) test_files: Vec<PathBuf>,
+    /// Text files collected by pytest's doctest plugin (`doctest_glob`,
+    /// default `test*.txt`), with the index in `test_files` they follow.
+    pub(crate) doctest_files: Vec<(usize, PathBuf)>,
     /// Every conftest.py met on the way, by directory.
     pub(crate) conftests: BTreeMap<PathBuf, PathBuf>,
     /// Problems met while walking (missing paths, symlink loops, unreadable
@@ -54,9 +57,11 @@ impl<'s> Walker<'s> {
                 self.walk_dir(path, &mut stack);
             } else if path.is_file() {
                 // A file given explicitly is collected whatever its name,
-                // as long as it is a Python file.
+                // as long as it is a Python file (or a .txt/.rst doctest).
                 if path.extension().is_some_and(|e| e == "py") {
                     self.add_file(path);
+                } else if path.extension().is_some_and(|e| e == "txt" || e == "rst") || self.is_doctest(path) {
+                    self.add_doctest(path);
                 }
             } else {
                 self.out.errors.push(CollectError {
@@ -68,6 +73,16 @@ impl<'s> Walker<'s> {
             }
         }
         self.out
+    }
+
+    fn is_doctest(&self, path: &Path) -> bool {
+        self.settings.doctest_glob.iter().any(|g| fnmatch_ex(g, path))
+    }
+
+    fn add_doctest(&mut self, path: &Path) {
+        if self.seen_files.insert(path.to_path_buf()) {
+            self.out.doctest_files.push((self.out.test_files.len(), path.to_path_buf()));
+        }
     }
 
     fn add_file(&mut self, path: &Path) {
@@ -135,13 +150,15 @@ impl<'s> Walker<'s> {
                 if !self.ignored(&path, true) {
                     self.walk_dir(&path, stack);
                 }
-            } else if path.is_file()
-                && path.extension().is_some_and(|e| e == "py")
-                && !self.ignored(&path, false)
-                && self.settings.python_files.iter().any(|p| fnmatch_ex(p, &path))
-            {
+            } else if path.is_file() && !self.ignored(&path, false) {
                 let _ = name;
-                self.add_file(&path);
+                if path.extension().is_some_and(|e| e == "py") {
+                    if self.settings.python_files.iter().any(|p| fnmatch_ex(p, &path)) {
+                        self.add_file(&path);
+                    }
+                } else if self.is_doctest(&path) {
+                    self.add_doctest(&path);
+                }
             }
         }
         stack.pop();

@@ -212,7 +212,6 @@ fn fixture_def<'a>(project: &Project<'a>, module: usize, def: &'a ast::StmtFunct
                 }
             }
         }
-        fixture.argnames.retain(|a| a != "request" || true);
         return Some(fixture);
     }
     None

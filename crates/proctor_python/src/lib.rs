@@ -200,11 +200,20 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         }
     }
 
-    let test_indices: Vec<usize> = discovery.test_files.iter().filter_map(|p| by_path.get(p.as_path()).copied()).collect();
-    let results: Vec<(Vec<RawItem>, Option<CollectError>)> = test_indices
-        .par_iter()
-        .map(|&idx| {
-            let module = project.module(idx);
+    for (dir, conftest) in &discovery.conftests {
+        let Some(&idx) = by_path.get(conftest.as_path()) else { continue };
+        let _ = dir;
+        if project.module(idx).ns.get("pytest_collection_modifyitems").is_some() {
+            collection.warnings.push(CollectError {
+                file: settings.relative(conftest),
+                line: 0,
+                column: 0,
+                message: "defines `pytest_collection_modifyitems`: pytest may reorder, deselect or re-mark items at run time".to_string(),
+            });
+        }
+    }
+
+    let collect_module = |idx: usize, module: &Module<'_>| -> (Vec<RawItem>, Option<CollectError>) {
             if let Some(error) = &module.file.error {
                 return (Vec::new(), Some(error.clone()));
             }
@@ -228,12 +237,41 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
                 Ok(items) => (items, None),
                 Err(collector::ModuleError(error)) => (Vec::new(), Some(error)),
             }
+    };
+    let test_indices: Vec<usize> = discovery.test_files.iter().filter_map(|p| by_path.get(p.as_path()).copied()).collect();
+    let results: Vec<(Vec<RawItem>, Option<CollectError>)> = test_indices
+        .par_iter()
+        .map(|&idx| {
+            let module = project.module(idx);
+            let mut doc_item = None;
+            if settings.doctest_modules && module.file.text.contains(">>>") {
+                doc_item = Some(RawItem {
+                    nodeid: module.file.rel.clone(),
+                    file: module.file.rel.clone(),
+                    def_file: module.file.rel.clone(),
+                    line: 0,
+                    markers: Vec::new(),
+                    dynamic: Some("--doctest-modules: docstring doctests are found at run time".to_string()),
+                    callspec: None,
+                    class_key: None,
+                });
+            }
+            let (mut items, error) = collect_module(idx, module);
+            items.extend(doc_item);
+            (items, error)
         })
         .collect();
     let mut raw: Vec<RawItem> = Vec::new();
-    for (items, error) in results {
+    let mut doctests = discovery.doctest_files.iter().peekable();
+    for (position, (items, error)) in results.into_iter().enumerate() {
+        while let Some((_, path)) = doctests.next_if(|(at, _)| *at <= position) {
+            raw.extend(doctest_item(settings, path));
+        }
         raw.extend(items);
         collection.errors.extend(error);
+    }
+    for (_, path) in doctests {
+        raw.extend(doctest_item(settings, path));
     }
     reorder::reorder_items(&mut raw);
 
@@ -243,10 +281,36 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         if !selectors.is_empty() && !selected(&item, &selectors, &whole_files) {
             continue;
         }
-        collection.items.push(Item { nodeid: item.nodeid, file: item.file, line: item.line, markers: item.markers, dynamic: item.dynamic });
+        collection.items.push(Item { nodeid: item.nodeid, file: item.def_file, line: item.line, markers: item.markers, dynamic: item.dynamic });
     }
     collection
 }
+
+/// The one item pytest's doctest plugin makes of a text file with examples.
+fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
+    let text = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let has_examples = text.lines().any(|line| {
+        let rest = line.trim_start_matches(' ');
+        rest == ">>>" || rest.starts_with(">>> ")
+    });
+    if !has_examples {
+        return None;
+    }
+    let rel = settings.relative(path);
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(RawItem {
+        nodeid: format!("{rel}::{name}"),
+        file: rel.clone(),
+        def_file: rel,
+        line: 0,
+        markers: Vec::new(),
+        dynamic: None,
+        callspec: None,
+        class_key: None,
+    })
+}
+
 
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
     let in_whole = whole.iter().any(|w| w == "." || item.file == *w || item.file.starts_with(&format!("{w}/")));

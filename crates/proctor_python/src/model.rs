@@ -38,9 +38,12 @@ pub struct Item {
     /// The node id exactly as pytest prints it. For a dynamic item whose
     /// parameters cannot be known, the id of the function without `[...]`.
     pub nodeid: String,
-    /// The file, relative to the rootdir, with `/` separators.
+    /// The file that defines the test, relative to the rootdir, with `/`
+    /// separators (a base class's module for an inherited test, as in
+    /// pytest's `item.location`).
     pub file: String,
-    /// 1-based line of the `def`.
+    /// 1-based line where the test is defined (its first decorator), or 0
+    /// when the item is a whole file.
     pub line: usize,
     /// Markers in `iter_markers()` order: function, then classes from the
     /// innermost outwards, then the module.
@@ -75,4 +78,7 @@ pub struct Collection {
     pub items: Vec<Item>,
     /// Collection errors, in the order of the files that caused them.
     pub errors: Vec<CollectError>,
+    /// Things in the suite that may change what pytest collects at run time
+    /// (conftest hooks that reorder, deselect or re-mark items).
+    pub warnings: Vec<CollectError>,
 }

@@ -247,10 +247,29 @@ impl<'a> Project<'a> {
     /// Marks of a decorator list, in the order pytest stores them
     /// (bottom decorator first).
     pub(crate) fn decorator_marks(&self, module: usize, decorators: &'a [ast::Decorator]) -> Vec<RawMark<'a>> {
+        self.decorator_marks_in(module, decorators, None)
+    }
+
+    /// Like [`Self::decorator_marks`], for a method whose class body binds
+    /// names the decorators may use (`known = pytest.mark.parametrize(...)`
+    /// in the class, then `@known` on a method).
+    pub(crate) fn decorator_marks_in(
+        &self,
+        module: usize,
+        decorators: &'a [ast::Decorator],
+        class_ns: Option<&Namespace<'a>>,
+    ) -> Vec<RawMark<'a>> {
         decorators
             .iter()
             .rev()
-            .filter_map(|d| self.as_mark(module, &d.expression, 0))
+            .filter_map(|d| {
+                if let (Expr::Name(name), Some(ns)) = (&d.expression, class_ns) {
+                    if let Some(Binding::Value { expr, .. }) = ns.get(name.id.as_str()) {
+                        return self.as_mark(module, expr, 1);
+                    }
+                }
+                self.as_mark(module, &d.expression, 0)
+            })
             .collect()
     }
 
@@ -430,6 +449,7 @@ impl<'a> Project<'a> {
         match self.resolve_expr(module, &call.func, depth + 1) {
             Entity::Builtin(name) => match name.as_str() {
                 "object" | "dict" | "list" | "set" | "tuple" | "frozenset" | "bytearray" => PyValue::Object,
+                n if n.ends_with("Error") || n.ends_with("Exception") || n.ends_with("Warning") => PyValue::Object,
                 _ => PyValue::Unknown(format!("result of `{name}(...)`")),
             },
             Entity::External(path) if path == "re.compile" => match call.arguments.args.first() {
@@ -570,10 +590,12 @@ fn number_value(number: &Number, negative: bool) -> PyValue {
         }
         Number::Float(f) => PyValue::Float(if negative { -f } else { *f }),
         Number::Complex { real, imag } => {
-            if *real == 0.0 && !negative {
-                PyValue::Imag(*imag)
-            } else {
+            if *real != 0.0 {
                 PyValue::Unknown("complex number".to_string())
+            } else if negative {
+                PyValue::NegImag(*imag)
+            } else {
+                PyValue::Imag(*imag)
             }
         }
     }

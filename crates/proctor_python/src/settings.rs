@@ -29,6 +29,11 @@ pub struct CollectSettings {
     /// `empty_parameter_set_mark`: `skip` (default), `xfail` or
     /// `fail_at_collect`.
     pub empty_parameter_set_mark: String,
+    /// `--doctest-glob` patterns (default `test*.txt`).
+    pub doctest_glob: Vec<String>,
+    /// `--doctest-modules`: docstring doctests of every module are collected
+    /// too (reported as dynamic items).
+    pub doctest_modules: bool,
     /// Options that change parametrize ids.
     pub ids: IdOptions,
     /// Files larger than this are reported instead of parsed.
@@ -54,6 +59,8 @@ impl CollectSettings {
             pythonpath: Vec::new(),
             collect_imported_tests: true,
             empty_parameter_set_mark: "skip".into(),
+            doctest_glob: vec!["test*.txt".into()],
+            doctest_modules: false,
             ids: IdOptions::default(),
             max_file_size: 16 * 1024 * 1024,
             threads: 0,

@@ -17,6 +17,8 @@ pub(crate) enum PyValue {
     Float(f64),
     /// An imaginary literal such as `2j` (real part +0).
     Imag(f64),
+    /// A negated imaginary literal such as `-2j`: `complex(-0.0, -2.0)`.
+    NegImag(f64),
     Str(String),
     Bytes(Vec<u8>),
     /// A list, tuple, set or dict literal; `elements` keeps literal contents
@@ -54,6 +56,7 @@ impl PyValue {
             PyValue::Int(digits) => Some(digits.clone()),
             PyValue::Float(f) => Some(float_repr(*f)),
             PyValue::Imag(f) => Some(imag_repr(*f)),
+            PyValue::NegImag(f) => Some(format!("(-0-{})", imag_repr(*f))),
             _ => None,
         }
     }

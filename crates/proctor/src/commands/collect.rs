@@ -24,12 +24,16 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
             "inifile": suite.config.pytest.inifile,
             "items": collection.items,
             "errors": collection.errors,
+            "warnings": collection.warnings,
         });
         serde_json::to_writer(&mut out, &doc)?;
         writeln!(out)?;
     } else {
         for warning in &suite.config.warnings {
             writeln!(out.err(), "warning: {warning}")?;
+        }
+        for warning in &collection.warnings {
+            writeln!(out.err(), "warning: {}: {}", warning.file, warning.message)?;
         }
         for item in &collection.items {
             match &item.dynamic {

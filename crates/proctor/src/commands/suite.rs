@@ -64,6 +64,11 @@ impl Suite {
         if let Some(value) = pytest.other.get("parametrize_long_str_id_strategy") {
             collect.ids.long_str_strategy = value.as_string("").ok();
         }
+        collect.doctest_modules = addopts.doctest_modules;
+        let globs = doctest_globs(&pytest.addopts);
+        if !globs.is_empty() {
+            collect.doctest_glob = globs;
+        }
         if let Some(size) = config.proctor.collect.max_file_size {
             collect.max_file_size = size;
         }
@@ -76,6 +81,20 @@ impl Suite {
     pub(crate) fn collect(&self) -> proctor_python::Collection {
         proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
     }
+}
+
+/// `--doctest-glob` values in addopts (repeatable; `=` or separate value).
+fn doctest_globs(addopts: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut tokens = addopts.iter();
+    while let Some(token) = tokens.next() {
+        if let Some(value) = token.strip_prefix("--doctest-glob=") {
+            out.push(value.to_string());
+        } else if token == "--doctest-glob" {
+            out.extend(tokens.next().cloned());
+        }
+    }
+    out
 }
 
 fn absolute(base: &Path, path: &str) -> PathBuf {
