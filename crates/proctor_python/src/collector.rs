@@ -33,10 +33,12 @@ pub(crate) struct RawItem {
 /// One class on the path from the module to an item.
 #[derive(Clone)]
 struct ClassFrame<'a> {
-    module: usize,
-    def: &'a ast::StmtClassDef,
     /// Marks of this class node (its MRO, base-most first).
     marks: Vec<RawMark<'a>>,
+    /// Suite classes of the MRO, most derived first.
+    mro: Vec<(usize, &'a ast::StmtClassDef)>,
+    /// Fixtures the class (and its bases) define.
+    fixtures: Vec<FixtureDef<'a>>,
 }
 
 pub(crate) struct ModuleCollector<'p, 'a> {
@@ -144,11 +146,6 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 }
             }
         }
-        if let Some(Binding::Value { expr, .. }) = Namespace::build(&def.body, "").get("__test__") {
-            if is_false(expr) {
-                return false;
-            }
-        }
         true
     }
 
@@ -177,7 +174,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             if info.is_abstract {
                 return Ok(());
             }
-            self.collect_unittest(name, module, def, &info, prefix, parents, dynamic);
+            self.collect_unittest(name, &info, prefix, parents, dynamic);
             return Ok(());
         }
         let dunder_test = info.dunder_test;
@@ -192,7 +189,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .as_ref()
                 .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
         });
-        let frame = ClassFrame { module, def, marks: info.marks.clone() };
+        let frame = ClassFrame {
+            marks: info.marks.clone(),
+            mro: info.mro.clone(),
+            fixtures: Fixtures::of_class(self.project, &info.mro),
+        };
         let mut chain = parents.to_vec();
         chain.push(frame);
         let prefix = format!("{prefix}::{name}");
@@ -201,7 +202,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let mut seen: HashSet<&'a str> = HashSet::new();
         let mut groups: Vec<Vec<(&'a str, usize, Member<'a>)>> = Vec::new();
         for &(cm, cdef) in &info.mro {
-            let ns = Namespace::build(&cdef.body, &self.project.module(cm).package);
+            let ns = self.project.class_ns(cdef);
             let mut group = Vec::new();
             for (member_name, binding) in ns.iter() {
                 if !seen.insert(member_name) {
@@ -246,12 +247,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         Ok(())
     }
 
-    #[expect(clippy::too_many_arguments, reason = "mirrors pytest's collector state")]
     fn collect_unittest(
         &mut self,
         name: &str,
-        module: usize,
-        def: &'a ast::StmtClassDef,
         info: &ClassInfo<'a>,
         prefix: &str,
         parents: &[ClassFrame<'a>],
@@ -266,7 +264,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
         });
         let mut chain = parents.to_vec();
-        chain.push(ClassFrame { module, def, marks: info.marks.clone() });
+        chain.push(ClassFrame { marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
         let prefix = format!("{prefix}::{name}");
         // TestLoader.getTestCaseNames: every attribute starting with "test"
         // across the MRO, sorted by name.
@@ -274,7 +272,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let mut seen = HashSet::new();
         let mut run_test = None;
         for &(cm, cdef) in &info.mro {
-            let ns = Namespace::build(&cdef.body, &self.project.module(cm).package);
+            let ns = self.project.class_ns(cdef);
             for (member_name, binding) in ns.iter() {
                 if !seen.insert(member_name) {
                     continue;
@@ -300,16 +298,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
         }
         methods.sort_by(|a, b| a.0.cmp(b.0));
-        let methods: Vec<_> = methods
-            .into_iter()
-            .filter(|(_, _, fdef)| {
-                !matches!(Namespace::build(&fdef.body, "").get("__test__"), Some(Binding::Value { expr, .. }) if is_false(expr))
-            })
-            .collect();
         let methods = if methods.is_empty() { run_test.into_iter().collect() } else { methods };
         for (method_name, fm, fdef) in methods {
             let owner = owner_namespace(self.project, fdef, &chain);
-            let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner.as_ref());
+            let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner);
             let markers = self.markers(&own, &[], &chain);
             self.items.push(RawItem {
                 nodeid: format!("{prefix}::{method_name}"),
@@ -358,7 +350,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }));
         }
         let owner = owner_namespace(self.project, def, chain);
-        let own = self.project.decorator_marks_in(fmodule, &def.decorator_list, owner.as_ref());
+        let own = self.project.decorator_marks_in(fmodule, &def.decorator_list, owner);
         let base_id = format!("{prefix}::{name}");
         let line = self.project.module(fmodule).file.line_of(def.range.start().to_u32());
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
@@ -367,11 +359,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let argnames = function_argnames(def, is_method);
         // All marks in iter_markers order, for parametrize and usefixtures.
         let all_marks = self.mark_order(&own, chain);
-        let class_fixtures: Vec<Vec<FixtureDef<'a>>> = chain
-            .iter()
-            .map(|frame| Fixtures::of_class(self.project, frame.module, frame.def, self))
-            .collect();
-        let fixtures = self.fixtures.with_classes(class_fixtures);
+        let fixtures = self.fixtures.with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
         let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
         let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
         match expansion {
@@ -506,7 +494,7 @@ impl<'a> ClassInfo<'a> {
                     }
                 }
             }
-            let ns = Namespace::build(&cdef.body, &project.module(cm).package);
+            let ns = project.class_ns(cdef);
             if ns.get("__init__").is_some() || ns.get("__new__").is_some() {
                 info.has_init = true;
             }
@@ -537,7 +525,7 @@ impl<'a> ClassInfo<'a> {
         }
         info.is_abstract = abc && !abstract_names.is_empty();
         for &(cm, cdef) in info.mro.iter().rev() {
-            let ns = Namespace::build(&cdef.body, &project.module(cm).package);
+            let ns = project.class_ns(cdef);
             if let Some(Binding::Value { expr, .. }) = ns.get("pytestmark") {
                 info.marks.extend(project.pytestmark_marks(cm, expr));
             }
@@ -605,13 +593,13 @@ fn same(a: (usize, &ast::StmtClassDef), b: (usize, &ast::StmtClassDef)) -> bool 
 
 /// The namespace of the class body that defines `def`, searched along the
 /// MRO of the innermost class of `chain`.
-fn owner_namespace<'a>(project: &Project<'a>, def: &'a ast::StmtFunctionDef, chain: &[ClassFrame<'a>]) -> Option<Namespace<'a>> {
+fn owner_namespace<'p, 'a>(project: &'p Project<'a>, def: &'a ast::StmtFunctionDef, chain: &[ClassFrame<'a>]) -> Option<&'p Namespace<'a>> {
     let frame = chain.last()?;
-    let info_mro = linearize(project, frame.module, frame.def, &mut Vec::new(), 0);
-    for (cm, cdef) in info_mro {
+    for &(cm, cdef) in &frame.mro {
         let holds = cdef.body.iter().any(|stmt| matches!(stmt, Stmt::FunctionDef(f) if std::ptr::eq(f, def)));
         if holds {
-            return Some(Namespace::build(&cdef.body, &project.module(cm).package));
+            let _ = cm;
+            return Some(project.class_ns(cdef));
         }
     }
     None

@@ -4,7 +4,7 @@
 
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::collector::{function_argnames, ModuleCollector};
+use crate::collector::function_argnames;
 use crate::namespace::{Binding, Namespace};
 use crate::project::{Entity, Project};
 
@@ -74,15 +74,15 @@ impl<'a> Fixtures<'a> {
         out
     }
 
-    pub(crate) fn of_class(project: &Project<'a>, module: usize, def: &'a ast::StmtClassDef, _collector: &ModuleCollector<'_, 'a>) -> Vec<FixtureDef<'a>> {
-        let info = crate::collector::ClassInfo::compute(project, module, def);
+    /// The fixtures a class and its bases define (`dir(instance)`).
+    pub(crate) fn of_class(project: &Project<'a>, mro: &[(usize, &'a ast::StmtClassDef)]) -> Vec<FixtureDef<'a>> {
         let mut out: Vec<FixtureDef<'a>> = Vec::new();
         // dir(instance) covers the whole MRO; a derived definition hides
         // a base one of the same attribute name.
         let mut seen = std::collections::HashSet::new();
-        for &(cm, cdef) in &info.mro {
-            let ns = Namespace::build(&cdef.body, &project.module(cm).package);
-            for fixture in Self::of_namespace(project, cm, &ns, true) {
+        for &(cm, cdef) in mro {
+            let ns = project.class_ns(cdef);
+            for fixture in Self::of_namespace(project, cm, ns, true) {
                 if seen.insert(fixture.name.clone()) {
                     out.push(fixture);
                 }
@@ -92,21 +92,28 @@ impl<'a> Fixtures<'a> {
         out
     }
 
-    /// These fixtures with the class layers appended.
-    pub(crate) fn with_classes(&self, classes: Vec<Vec<FixtureDef<'a>>>) -> Fixtures<'a> {
-        let mut layers = self.layers.clone();
+    /// A view of these fixtures with the class layers appended.
+    pub(crate) fn with_classes<'f>(&'f self, classes: impl IntoIterator<Item = &'f [FixtureDef<'a>]>) -> FixtureView<'f, 'a> {
+        let mut layers: Vec<&'f [FixtureDef<'a>]> = self.layers.iter().map(Vec::as_slice).collect();
         layers.extend(classes);
-        Fixtures { layers }
+        FixtureView { layers }
     }
+}
 
+/// The fixture layers visible to one test function, least specific first.
+pub(crate) struct FixtureView<'f, 'a> {
+    layers: Vec<&'f [FixtureDef<'a>]>,
+}
+
+impl<'f, 'a> FixtureView<'f, 'a> {
     /// Definitions of `name`, least specific first.
-    pub(crate) fn defs(&self, name: &str) -> Vec<&FixtureDef<'a>> {
-        self.layers.iter().flatten().filter(|f| f.name == name).collect()
+    pub(crate) fn defs(&self, name: &str) -> Vec<&'f FixtureDef<'a>> {
+        self.layers.iter().flat_map(|l| l.iter()).filter(|f| f.name == name).collect()
     }
 
     /// Autouse fixture names in pytest's order.
     pub(crate) fn autouse_names(&self) -> Vec<String> {
-        self.layers.iter().flatten().filter(|f| f.autouse).map(|f| f.name.clone()).collect()
+        self.layers.iter().flat_map(|l| l.iter()).filter(|f| f.autouse).map(|f| f.name.clone()).collect()
     }
 
     /// pytest's `getfixtureclosure`: a depth-first traversal of the

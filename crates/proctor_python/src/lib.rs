@@ -9,6 +9,7 @@ mod discover;
 mod fixtures;
 mod fnmatch;
 mod ids;
+mod imports;
 mod model;
 mod namespace;
 mod parametrize;
@@ -129,8 +130,9 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         .par_iter()
         .map(|path| SourceFile::load(path, settings.relative(path), settings.max_file_size))
         .collect();
-    let mut names: Vec<(String, String)> = loaded.iter().map(|f| module_names(&f.path)).collect();
-    let roots = import_roots(settings, &loaded);
+    let mut resolver = imports::Resolver::default();
+    let mut names: Vec<(String, String)> = loaded.iter().map(|f| resolver.module_names(&f.path)).collect();
+    let roots = resolver.import_roots(settings, &loaded);
     let mut known: HashSet<PathBuf> = loaded.iter().map(|f| f.path.clone()).collect();
     let mut frontier: Vec<usize> = (0..loaded.len()).collect();
     while !frontier.is_empty() {
@@ -138,7 +140,7 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         for &idx in &frontier {
             let Some(ast) = &loaded[idx].ast else { continue };
             for dotted in imported_modules(&ast.body, &names[idx].1) {
-                for (file, name) in find_module(&roots, &dotted) {
+                for (file, name) in resolver.find_module(&roots, &dotted) {
                     if known.insert(file.clone()) {
                         wanted.push((file, name));
                     }
@@ -173,7 +175,22 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
     for (idx, (dotted, _)) in names.iter().enumerate() {
         by_dotted.entry(dotted.clone()).or_insert(idx);
     }
-    let project = Project { modules, by_dotted };
+    let class_list: Vec<(usize, &ruff_python_ast::StmtClassDef)> = modules
+        .iter()
+        .enumerate()
+        .flat_map(|(idx, m)| {
+            let mut defs = Vec::new();
+            if let Some(ast) = &m.file.ast {
+                project::class_defs(&ast.body, &mut defs);
+            }
+            defs.into_iter().map(move |d| (idx, d))
+        })
+        .collect();
+    let classes: HashMap<usize, Namespace<'_>> = class_list
+        .par_iter()
+        .map(|&(idx, def)| (std::ptr::from_ref(def) as usize, Namespace::build(&def.body, &modules[idx].package)))
+        .collect();
+    let project = Project { modules, by_dotted, classes };
 
     let by_path: HashMap<&Path, usize> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_path(), i)).collect();
     let conftest_fixtures: HashMap<usize, Vec<fixtures::FixtureDef<'_>>> = discovery
@@ -331,31 +348,8 @@ fn conftest_chain(settings: &CollectSettings, file: &Path, conftests: &std::coll
         .collect()
 }
 
-/// The dotted module name of a file in pytest's default `prepend` import
-/// mode (from the first directory upwards without `__init__.py`), and the
-/// package used for its relative imports.
-fn module_names(path: &Path) -> (String, String) {
-    let mut parts: Vec<String> = Vec::new();
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let is_init = stem == "__init__";
-    if !is_init {
-        parts.push(stem);
-    }
-    let mut dir = path.parent();
-    while let Some(d) = dir {
-        if !d.join("__init__.py").is_file() {
-            break;
-        }
-        parts.push(d.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-        dir = d.parent();
-    }
-    parts.reverse();
-    let dotted = parts.join(".");
-    let package = package_of(path, &dotted);
-    (dotted, package)
-}
 
-fn package_of(path: &Path, dotted: &str) -> String {
+pub(crate) fn package_of(path: &Path, dotted: &str) -> String {
     if path.file_stem().is_some_and(|s| s == "__init__") {
         dotted.to_string()
     } else {
@@ -363,27 +357,6 @@ fn package_of(path: &Path, dotted: &str) -> String {
     }
 }
 
-/// Directories searched for `import x`: `pythonpath`, the base directories
-/// of the test files (prepend import mode), then the rootdir.
-fn import_roots(settings: &CollectSettings, files: &[SourceFile]) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = settings.pythonpath.clone();
-    for file in files {
-        let mut dir = file.path.parent();
-        while let Some(d) = dir {
-            if !d.join("__init__.py").is_file() {
-                if !roots.iter().any(|r| r == d) {
-                    roots.push(d.to_path_buf());
-                }
-                break;
-            }
-            dir = d.parent();
-        }
-    }
-    if !roots.contains(&settings.rootdir) {
-        roots.push(settings.rootdir.clone());
-    }
-    roots
-}
 
 /// Absolute module names a module imports (module level and class bodies).
 fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
@@ -426,33 +399,3 @@ fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
     out
 }
 
-/// Files of `dotted` and of its parent packages, under the first root that
-/// has it.
-fn find_module(roots: &[PathBuf], dotted: &str) -> Vec<(PathBuf, String)> {
-    let parts: Vec<&str> = dotted.split('.').collect();
-    for root in roots {
-        let mut found = Vec::new();
-        let mut dir = root.clone();
-        for (i, part) in parts.iter().enumerate() {
-            let name = parts[..=i].join(".");
-            let package = dir.join(part);
-            let init = package.join("__init__.py");
-            let file = dir.join(format!("{part}.py"));
-            if init.is_file() {
-                found.push((init, name));
-                dir = package;
-            } else if file.is_file() {
-                found.push((file, name));
-                break;
-            } else if package.is_dir() {
-                dir = package;
-            } else {
-                break;
-            }
-        }
-        if !found.is_empty() {
-            return found;
-        }
-    }
-    Vec::new()
-}

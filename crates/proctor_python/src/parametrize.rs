@@ -6,7 +6,7 @@ use ruff_python_ast::{self as ast, Expr};
 use serde_json::json;
 
 use crate::collector::to_marker;
-use crate::fixtures::{FixtureScope, Fixtures};
+use crate::fixtures::{FixtureScope, FixtureView};
 use crate::ids::{make_ids, ExplicitId, IdInput};
 use crate::model::{Marker, MarkerSource};
 use crate::project::{Project, RawMark};
@@ -50,7 +50,7 @@ struct ParamSet<'a> {
 pub(crate) fn expand<'a>(
     project: &Project<'a>,
     settings: &CollectSettings,
-    fixtures: &Fixtures<'a>,
+    fixtures: &FixtureView<'_, 'a>,
     marks: &[RawMark<'a>],
     argnames: &[String],
     func_name: &str,

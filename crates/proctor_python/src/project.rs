@@ -52,9 +52,49 @@ const MAX_DEPTH: usize = 24;
 pub(crate) struct Project<'a> {
     pub(crate) modules: Vec<Module<'a>>,
     pub(crate) by_dotted: HashMap<String, usize>,
+    /// Name tables of every class body, keyed by the class node's address.
+    pub(crate) classes: HashMap<usize, Namespace<'a>>,
+}
+
+/// Every class statement in a body (nested in classes, conditionals and
+/// `try` blocks, not in functions).
+pub(crate) fn class_defs<'a>(body: &'a [ast::Stmt], out: &mut Vec<&'a ast::StmtClassDef>) {
+    for stmt in body {
+        match stmt {
+            ast::Stmt::ClassDef(def) => {
+                out.push(def);
+                class_defs(&def.body, out);
+            }
+            ast::Stmt::If(s) => {
+                class_defs(&s.body, out);
+                for clause in &s.elif_else_clauses {
+                    class_defs(&clause.body, out);
+                }
+            }
+            ast::Stmt::Try(s) => {
+                class_defs(&s.body, out);
+                class_defs(&s.orelse, out);
+                class_defs(&s.finalbody, out);
+                for handler in &s.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    class_defs(&h.body, out);
+                }
+            }
+            ast::Stmt::With(s) => class_defs(&s.body, out),
+            ast::Stmt::For(s) => class_defs(&s.body, out),
+            ast::Stmt::While(s) => class_defs(&s.body, out),
+            _ => {}
+        }
+    }
 }
 
 impl<'a> Project<'a> {
+    /// The name table of a class body (built once, when the project is).
+    pub(crate) fn class_ns(&self, def: &'a ast::StmtClassDef) -> &Namespace<'a> {
+        static EMPTY: std::sync::LazyLock<Namespace<'static>> = std::sync::LazyLock::new(Namespace::default);
+        self.classes.get(&(std::ptr::from_ref(def) as usize)).unwrap_or(&EMPTY)
+    }
+
     pub(crate) fn module(&self, idx: usize) -> &Module<'a> {
         &self.modules[idx]
     }
@@ -140,7 +180,7 @@ impl<'a> Project<'a> {
                         self.attribute_of_module(&dotted, name, depth + 1)
                     }
                     Entity::Class { module: cm, def } => {
-                        let ns = Namespace::build(&def.body, &self.modules[cm].package);
+                        let ns = self.class_ns(def);
                         match ns.get(name) {
                             Some(Binding::Func { def, .. }) => Entity::Func { module: cm, def },
                             Some(Binding::Class { def, .. }) => Entity::Class { module: cm, def },
@@ -413,7 +453,7 @@ impl<'a> Project<'a> {
             if let Entity::Class { module: cm, def } = self.resolve_expr(module, &attr.value, depth + 1) {
                 if let Some(kind) = self.enum_kind(cm, def, 0) {
                     let member = attr.attr.id.as_str();
-                    let ns = Namespace::build(&def.body, &self.modules[cm].package);
+                    let ns = self.class_ns(def);
                     if let Some(Binding::Value { expr: value, .. }) = ns.get(member) {
                         return match kind {
                             EnumKind::Plain => PyValue::EnumMember {
@@ -474,7 +514,7 @@ impl<'a> Project<'a> {
         if depth > MAX_DEPTH {
             return false;
         }
-        let ns = Namespace::build(&def.body, &self.modules[module].package);
+        let ns = self.class_ns(def);
         if ns.get("__name__").is_some() {
             return false;
         }
