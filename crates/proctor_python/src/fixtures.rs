@@ -130,7 +130,7 @@ impl<'f, 'a> FixtureView<'f, 'a> {
             }
             self.defs(name).last().map_or(FixtureScope::Function, |d| d.scope)
         };
-        out.sort_by(|a, b| scope_of(b).cmp(&scope_of(a)));
+        out.sort_by_key(|name| std::cmp::Reverse(scope_of(name)));
         out
     }
 
@@ -190,11 +190,9 @@ fn fixture_def<'a>(project: &Project<'a>, module: usize, def: &'a ast::StmtFunct
             argnames: function_argnames(def, is_class && !is_static),
         };
         if let Some(arguments) = arguments {
-            if let Some(first) = arguments.args.first() {
-                if let Expr::StringLiteral(s) = first {
-                    if let Some(scope) = FixtureScope::parse(s.value.to_str()) {
-                        fixture.scope = scope;
-                    }
+            if let Some(Expr::StringLiteral(s)) = arguments.args.first() {
+                if let Some(scope) = FixtureScope::parse(s.value.to_str()) {
+                    fixture.scope = scope;
                 }
             }
             for keyword in &arguments.keywords {

@@ -96,7 +96,7 @@ pub(crate) fn expand<'a>(
                 if def.scope_dynamic {
                     return Err(ExpandError::Dynamic(format!("fixture `{argname}` has a computed scope")));
                 }
-                let sets = param_sets(project, settings, def.module, params, 1, true, &[argname.clone()], func_name)?;
+                let sets = param_sets(project, settings, def.module, params, 1, true, std::slice::from_ref(argname), func_name)?;
                 let ids_expr = def.ids.map(|e| (def.module, e));
                 let call = Parametrization { argnames: vec![argname.clone()], sets, ids: ids_expr, scope: def.scope };
                 calls = Some(apply(project, settings, calls, call, nodeid)?);

@@ -105,21 +105,18 @@ impl<'a> Project<'a> {
             return Entity::Unknown(format!("import cycle while resolving `{name}`"));
         }
         let m = &self.modules[module];
-        match m.ns.get(name) {
-            Some(binding) => self.resolve_binding(module, binding, depth),
-            None => {
-                for star in &m.ns.star_imports {
-                    if let Some(&target) = self.by_dotted.get(star) {
-                        if self.modules[target].ns.get(name).is_some() {
-                            return self.resolve_name(target, name, depth + 1);
-                        }
+        if let Some(binding) = m.ns.get(name) { self.resolve_binding(module, binding, depth) } else {
+            for star in &m.ns.star_imports {
+                if let Some(&target) = self.by_dotted.get(star) {
+                    if self.modules[target].ns.get(name).is_some() {
+                        return self.resolve_name(target, name, depth + 1);
                     }
                 }
-                if BUILTIN_CALLABLES.contains(&name) {
-                    Entity::Builtin(name.to_string())
-                } else {
-                    Entity::Unknown(format!("`{name}` is not bound statically"))
-                }
+            }
+            if BUILTIN_CALLABLES.contains(&name) {
+                Entity::Builtin(name.to_string())
+            } else {
+                Entity::Unknown(format!("`{name}` is not bound statically"))
             }
         }
     }
@@ -229,7 +226,7 @@ impl<'a> Project<'a> {
                 if let Expr::Attribute(attr) = call.func.as_ref() {
                     if attr.attr.id.as_str() == "with_args" {
                         if let Some(mark) = self.as_mark(module, &attr.value, depth + 1) {
-                            return Some(self.extend_mark(mark, module, &call.arguments));
+                            return Some(Self::extend_mark(mark, module, &call.arguments));
                         }
                     }
                 }
@@ -247,7 +244,7 @@ impl<'a> Project<'a> {
                         return None;
                     }
                 }
-                Some(self.extend_mark(mark, module, &call.arguments))
+                Some(Self::extend_mark(mark, module, &call.arguments))
             }
             Expr::Name(_) | Expr::Attribute(_) => match self.resolve_expr(module, expr, depth + 1) {
                 Entity::External(path) => mark_name(&path).map(|name| RawMark {
@@ -263,7 +260,7 @@ impl<'a> Project<'a> {
         }
     }
 
-    fn extend_mark(&self, mut mark: RawMark<'a>, module: usize, arguments: &'a ast::Arguments) -> RawMark<'a> {
+    fn extend_mark(mut mark: RawMark<'a>, module: usize, arguments: &'a ast::Arguments) -> RawMark<'a> {
         for arg in &arguments.args {
             if matches!(arg, Expr::Starred(_)) {
                 mark.opaque = true;
@@ -377,7 +374,6 @@ impl<'a> Project<'a> {
             Expr::NumberLiteral(n) => number_value(&n.value, false),
             Expr::StringLiteral(s) => PyValue::Str(s.value.to_str().to_string()),
             Expr::BytesLiteral(b) => PyValue::Bytes(b.value.bytes().collect()),
-            Expr::EllipsisLiteral(_) => PyValue::Object,
             Expr::UnaryOp(op) => match (op.op, op.operand.as_ref()) {
                 (UnaryOp::USub, Expr::NumberLiteral(n)) => number_value(&n.value, true),
                 (UnaryOp::UAdd, Expr::NumberLiteral(n)) => number_value(&n.value, false),
@@ -408,7 +404,7 @@ impl<'a> Project<'a> {
                     })
                     .collect(),
             },
-            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => PyValue::Object,
+            Expr::EllipsisLiteral(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => PyValue::Object,
             Expr::Lambda(_) => PyValue::Named("<lambda>".to_string()),
             Expr::FString(f) => {
                 let mut text = String::new();
@@ -433,8 +429,8 @@ impl<'a> Project<'a> {
             Expr::Call(call) => self.eval_call(module, call, depth),
             Expr::BinOp(binop) => eval_binop(
                 binop.op,
-                self.eval(module, &binop.left, depth + 1),
-                self.eval(module, &binop.right, depth + 1),
+                &self.eval(module, &binop.left, depth + 1),
+                &self.eval(module, &binop.right, depth + 1),
             ),
             _ => PyValue::Unknown("not a literal expression".to_string()),
         }
@@ -460,13 +456,7 @@ impl<'a> Project<'a> {
                                 display: format!("{}.{member}", def.name.id.as_str()),
                             },
                             EnumKind::ValueStr => match self.eval(cm, value, depth + 1) {
-                                v @ (PyValue::Int(_) | PyValue::Str(_)) => {
-                                    let display = match v {
-                                        PyValue::Int(d) | PyValue::Str(d) => d,
-                                        _ => unreachable!("matched above"),
-                                    };
-                                    PyValue::EnumMember { display }
-                                }
+                                PyValue::Int(display) | PyValue::Str(display) => PyValue::EnumMember { display },
                                 _ => PyValue::Unknown(format!("value of enum member `{member}`")),
                             },
                         };
@@ -554,19 +544,19 @@ impl<'a> Project<'a> {
 enum EnumKind {
     /// `str(member)` is `Class.NAME`.
     Plain,
-    /// `str(member)` is `str(member.value)` (IntEnum, StrEnum, IntFlag).
+    /// `str(member)` is `str(member.value)` (`IntEnum`, `StrEnum`, `IntFlag`).
     ValueStr,
 }
 
 /// Constant-folds the operations literal parameter lists commonly use:
 /// string and bytes concatenation and repetition, and integer arithmetic.
-fn eval_binop(op: ast::Operator, left: PyValue, right: PyValue) -> PyValue {
+fn eval_binop(op: ast::Operator, left: &PyValue, right: &PyValue) -> PyValue {
     let int = |v: &PyValue| match v {
         PyValue::Int(d) => d.parse::<i128>().ok(),
         PyValue::Bool(b) => Some(i128::from(*b)),
         _ => None,
     };
-    match (op, &left, &right) {
+    match (op, left, right) {
         (ast::Operator::Add, PyValue::Str(a), PyValue::Str(b)) => PyValue::Str(format!("{a}{b}")),
         (ast::Operator::Add, PyValue::Bytes(a), PyValue::Bytes(b)) => PyValue::Bytes([a.as_slice(), b].concat()),
         (ast::Operator::Mult, PyValue::Str(s), n) | (ast::Operator::Mult, n, PyValue::Str(s)) if int(n).is_some() => {

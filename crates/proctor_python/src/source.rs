@@ -100,7 +100,7 @@ impl SourceFile {
     }
 }
 
-/// Decodes Python source bytes as CPython would: UTF-8 (with or without a
+/// Decodes Python source bytes as `CPython` would: UTF-8 (with or without a
 /// BOM) unless a PEP 263 coding cookie on the first two lines says
 /// otherwise. Latin-1 cookies are supported; other encodings are reported.
 fn decode(bytes: &[u8]) -> Result<String, String> {
@@ -114,7 +114,7 @@ fn decode(bytes: &[u8]) -> Result<String, String> {
             .map(str::to_string)
             .map_err(|err| {
                 let offset = err.valid_up_to();
-                let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+                let line = bytes[..offset].split(|&b| b == b'\n').count();
                 format!(
                     "SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0x{:02x} in position {offset}: invalid start byte (line {line})",
                     bytes[offset]

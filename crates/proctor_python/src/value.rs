@@ -2,8 +2,10 @@
 //!
 //! Parametrize ids and marker arguments come from literal expressions in the
 //! source. This module holds the small value model they evaluate to and the
-//! exact text CPython's `str()` gives for each (float repr included), because
+//! exact text `CPython`'s `str()` gives for each (float repr included), because
 //! pytest builds node ids from that text.
+
+use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
@@ -98,7 +100,7 @@ impl PyValue {
     }
 }
 
-/// CPython's `repr(float)`: the shortest digits that round-trip, in fixed
+/// `CPython`'s `repr(float)`: the shortest digits that round-trip, in fixed
 /// notation for exponents in `-4..16` and scientific notation otherwise.
 pub(crate) fn float_repr(value: f64) -> String {
     if value.is_nan() {
@@ -121,9 +123,9 @@ pub(crate) fn float_repr(value: f64) -> String {
         let text = if point <= 0 {
             format!("0.{}{}", "0".repeat(point.unsigned_abs() as usize), digits)
         } else if point >= n_digits {
-            format!("{}{}.0", digits, "0".repeat((point - n_digits) as usize))
+            format!("{}{}.0", digits, "0".repeat(usize::try_from(point - n_digits).unwrap_or(0)))
         } else {
-            let (int, frac) = digits.split_at(point as usize);
+            let (int, frac) = digits.split_at(usize::try_from(point).unwrap_or(0));
             format!("{int}.{frac}")
         };
         format!("{sign}{text}")
@@ -139,7 +141,7 @@ pub(crate) fn float_repr(value: f64) -> String {
     }
 }
 
-/// CPython's `str(complex(0, imag))`: the imaginary part without a trailing
+/// `CPython`'s `str(complex(0, imag))`: the imaginary part without a trailing
 /// `.0`, followed by `j`.
 pub(crate) fn imag_repr(imag: f64) -> String {
     let text = float_repr(imag);
@@ -157,9 +159,15 @@ pub(crate) fn ascii_escape_str(value: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             ' '..='~' => out.push(c),
-            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+            c if (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
         }
     }
     out
@@ -175,7 +183,9 @@ pub(crate) fn ascii_escape_bytes(value: &[u8]) -> String {
             b'\n' => out.push_str("\\n"),
             b'\r' => out.push_str("\\r"),
             b' '..=b'~' => out.push(char::from(b)),
-            _ => out.push_str(&format!("\\x{b:02x}")),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
         }
     }
     out

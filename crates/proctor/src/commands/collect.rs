@@ -1,6 +1,7 @@
 //! `proctor collect`: the static collection, printed like
 //! `pytest --collect-only -q` or as versioned JSON.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::time::Instant;
 
@@ -54,11 +55,11 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
         let dynamic = collection.items.iter().filter(|i| i.dynamic.is_some()).count();
         let mut summary = format!("{} tests collected", collection.items.len() - dynamic);
         if dynamic > 0 {
-            summary.push_str(&format!(", {dynamic} dynamic"));
+            let _ = write!(summary, ", {dynamic} dynamic");
         }
         if !collection.errors.is_empty() {
             let n = collection.errors.len();
-            summary.push_str(&format!(", {n} error{}", if n == 1 { "" } else { "s" }));
+            let _ = write!(summary, ", {n} error{}", if n == 1 { "" } else { "s" });
         }
         writeln!(out)?;
         writeln!(out, "{summary} in {:.2}s", start.elapsed().as_secs_f64())?;
