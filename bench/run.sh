@@ -8,11 +8,13 @@
 # Options:
 #   --files N         test modules to generate (default 10000)
 #   --seed S          generator seed (default 1234)
-#   --runs N          timed runs for the fast tools (proctor, rtest; default 10)
-#   --warmup N        warmup runs for the fast tools (default 2)
-#   --pytest-runs N   timed runs for pytest (default 3 up to 2000 files, else 1);
+#   --runs N          timed runs for proctor and rtest (default 10; 3 above 2000 files)
+#   --warmup N        warmup runs for proctor and rtest (default 2; 1 above 2000 files)
+#   --pytest-runs N   timed runs for pytest (default 3; 1 above 2000 files);
 #                     pytest always gets 1 warmup (its first, cold run is reported)
-#   --no-hyperfine    skip the optional hyperfine cross-check of the fast tools
+#   --hyperfine / --no-hyperfine
+#                     cross-check proctor and rtest with hyperfine if installed
+#                     (default on up to 2000 files, off above)
 #
 # Needs: cargo, python3, the repo's .venv with pytest and rtest
 # (python3 -m venv .venv && .venv/bin/pip install pytest rtest).
@@ -23,12 +25,13 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ARGS="$*"
 FILES=10000
 SEED=1234
-RUNS=10
-WARMUP=2
+RUNS=""
+WARMUP=""
 PYTEST_RUNS=""
-HYPERFINE=1
+HYPERFINE=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --files) FILES="$2"; shift 2 ;;
@@ -37,12 +40,16 @@ while [[ $# -gt 0 ]]; do
         --warmup) WARMUP="$2"; shift 2 ;;
         --pytest-runs) PYTEST_RUNS="$2"; shift 2 ;;
         --no-hyperfine) HYPERFINE=0; shift ;;
-        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+        --hyperfine) HYPERFINE=1; shift ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
-if [[ -z "$PYTEST_RUNS" ]]; then
-    if (( FILES <= 2000 )); then PYTEST_RUNS=3; else PYTEST_RUNS=1; fi
+# Small suites: many repetitions.  Large ones: fewer (pytest alone takes minutes).
+if (( FILES <= 2000 )); then
+    : "${RUNS:=10}" "${WARMUP:=2}" "${PYTEST_RUNS:=3}" "${HYPERFINE:=1}"
+else
+    : "${RUNS:=3}" "${WARMUP:=1}" "${PYTEST_RUNS:=1}" "${HYPERFINE:=0}"
 fi
 
 TAG="$FILES"
@@ -61,10 +68,13 @@ if ! (cd "$ROOT" && cargo build --release -p proctor); then
     HAVE_PROCTOR=0
 fi
 
-if [[ ! -f "$SUITE/pyproject.toml" ]]; then
+# Regenerate when the generator changed since the suite was written.
+STAMP="$(sha256sum "$ROOT/bench/gen_suite.py" | cut -c1-16) --files $FILES --seed $SEED"
+if [[ ! -f "$SUITE/pyproject.toml" || "$(cat "$SUITE.stamp" 2>/dev/null)" != "$STAMP" ]]; then
     echo "== generate: $SUITE" >&2
     rm -rf "$SUITE"
     python3 "$ROOT/bench/gen_suite.py" "$SUITE" --files "$FILES" --seed "$SEED"
+    echo "$STAMP" > "$SUITE.stamp"
 else
     echo "== reuse suite: $SUITE" >&2
 fi
@@ -79,7 +89,7 @@ mkdir -p "$RESULTS"
     echo "pytest: $("$PY" -m pytest --version 2>&1 | head -1), $("$PY" --version 2>&1)"
     [[ -x "$RTEST" ]] && echo "rtest: $("$RTEST" --version 2>&1)"
     echo "suite: $SUITE ($FILES test modules, seed $SEED)"
-    echo "command: bench/run.sh $*"
+    echo "command: bench/run.sh${ARGS:+ $ARGS}"
 } | tee "$RESULTS/env.txt" >&2
 
 # The same cwd (suite root) for every tool; each discovers testpaths itself.

@@ -45,7 +45,9 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
         if !collection.errors.is_empty() {
             writeln!(out)?;
             for error in &collection.errors {
-                if error.line > 0 {
+                if error.line > 0 && error.column > 0 {
+                    writeln!(out, "ERROR {}:{}:{}: {}", error.file, error.line, error.column, error.message)?;
+                } else if error.line > 0 {
                     writeln!(out, "ERROR {}:{}: {}", error.file, error.line, error.message)?;
                 } else {
                     writeln!(out, "ERROR {}: {}", error.file, error.message)?;
