@@ -18,6 +18,10 @@ Node-id agreement (proctor vs pytest):
   sides (proctor says honestly it cannot know them), and
   agreement = |S ∩ P| / |S ∪ P| on what is left.  "pytest items matched" is
   |S ∩ P| / |P| over all of pytest's items, dynamic ones included.
+Marker agreement (only when RESULTS_DIR/pytest-dump.json exists, written by
+``bench/run.sh --markers`` through tests/harness/dump_items.py): per common
+static item, proctor's markers vs pytest's ``item.iter_markers()``, in order;
+a non-literal value on either side ({"expr": ...}) matches anything.
 rtest is scored the same way, its "rtest-cannot-expand" functions playing the
 role of D.  Function-level agreement compares the sets of node ids cut at "["
 (every item of each tool, dynamic ones included).
@@ -103,6 +107,61 @@ def order_agreement(a: list[str], b: list[str]):
     fa, fb = by_file(a), by_file(b)
     same = sum(1 for f in fa if fa[f] == fb.get(f))
     return {"files": len(fa), "files_same_order": same, "file_order_same": list(fa) == list(fb)}
+
+
+def has_expr(v) -> bool:
+    if isinstance(v, dict):
+        return set(v) == {"expr"} or any(has_expr(x) for x in v.values())
+    if isinstance(v, list):
+        return any(has_expr(x) for x in v)
+    return False
+
+
+def norm(v):
+    if isinstance(v, dict):
+        return tuple(sorted((k, norm(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return tuple(norm(x) for x in v)
+    return v
+
+
+def value_match(a, b) -> bool:
+    """A non-literal on either side ({"expr": ...}) matches anything."""
+    return has_expr(a) or has_expr(b) or norm(a) == norm(b)
+
+
+def marker_match(pm: dict, dm: dict) -> bool:
+    pa, da = pm.get("args", []), dm.get("args", [])
+    pk, dk = pm.get("kwargs", {}), dm.get("kwargs", {})
+    return (pm["name"] == dm["name"] and len(pa) == len(da)
+            and all(value_match(x, y) for x, y in zip(pa, da))
+            and set(pk) == set(dk) and all(value_match(pk[k], dk[k]) for k in pk))
+
+
+def marker_agreement(proctor_doc: dict, dump: dict):
+    """Compare each common static item's markers with pytest's iter_markers()."""
+    truth = {i["nodeid"]: i["markers"] for i in dump["items"]}
+    same = order_only = 0
+    differ = []
+    for item in proctor_doc["items"]:
+        if item.get("dynamic") is not None or item["nodeid"] not in truth:
+            continue
+        pm, dm = item["markers"], truth[item["nodeid"]]
+        if len(pm) == len(dm) and all(marker_match(a, b) for a, b in zip(pm, dm)):
+            same += 1
+            continue
+        rest, extra = list(dm), []
+        for a in pm:
+            for j, b in enumerate(rest):
+                if marker_match(a, b):
+                    rest.pop(j)
+                    break
+            else:
+                extra.append(a)
+        if not extra and not rest:
+            order_only += 1
+        differ.append((item["nodeid"], extra, rest))
+    return same, order_only, differ
 
 
 def fmt_ms(s: float) -> str:
@@ -227,6 +286,26 @@ def main(argv=None) -> int:
             w("proctor dynamic reasons: " + "; ".join(f"{v}× {k}" for k, v in
                                                      sorted(reasons.items(), key=lambda kv: -kv[1])))
             w("")
+    dump_path = R / "pytest-dump.json"
+    if p_static is not None and dump_path.exists():
+        same, order_only, differ = marker_agreement(doc, json.loads(dump_path.read_text()))
+        total = same + len(differ)
+        w(f"**proctor vs pytest markers** (common static items; pytest's "
+          f"`item.iter_markers()` via tests/harness/dump_items.py; a non-literal value "
+          f"on either side matches anything): {same:,}/{total:,} items identical "
+          f"({same / total * 100 if total else 100:.2f}%), {order_only:,} differ only in order, "
+          f"{len(differ) - order_only:,} differ in content.")
+        (R / "marker_diffs.txt").write_text("".join(
+            f"{n}\n  only proctor: {json.dumps(a)}\n  only pytest: {json.dumps(b)}\n"
+            for n, a, b in differ))
+        if differ:
+            w("")
+            w("Examples (marker_diffs.txt):")
+            w("```")
+            for n, a, b in differ[:: max(1, len(differ) // args.examples)][: args.examples]:
+                w(f"{n}\n  only proctor: {json.dumps(a)}\n  only pytest: {json.dumps(b)}")
+            w("```")
+        w("")
     if rt_ids is not None and py_ids is not None:
         report("rtest", rt_ids, {base(i) for i in rt_cannot}, py_ids,
                "rtest_only.txt", "rtest_pytest_only.txt")

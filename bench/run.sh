@@ -15,6 +15,8 @@
 #   --hyperfine / --no-hyperfine
 #                     cross-check proctor and rtest with hyperfine if installed
 #                     (default on up to 2000 files, off above)
+#   --markers         also compare markers: one extra, untimed pytest run with
+#                     tests/harness/dump_items.py (pytest's item.iter_markers())
 #
 # Needs: cargo, python3, the repo's .venv with pytest and rtest
 # (python3 -m venv .venv && .venv/bin/pip install pytest rtest).
@@ -32,6 +34,7 @@ RUNS=""
 WARMUP=""
 PYTEST_RUNS=""
 HYPERFINE=""
+MARKERS=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --files) FILES="$2"; shift 2 ;;
@@ -41,7 +44,8 @@ while [[ $# -gt 0 ]]; do
         --pytest-runs) PYTEST_RUNS="$2"; shift 2 ;;
         --no-hyperfine) HYPERFINE=0; shift ;;
         --hyperfine) HYPERFINE=1; shift ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        --markers) MARKERS=1; shift ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -109,6 +113,13 @@ fi
 # pytest last: its warmup writes __pycache__ (so its timed runs are warm).
 "${TIMEIT[@]}" --name pytest --cwd "$SUITE" --runs "$PYTEST_RUNS" --warmup 1 \
     --out-dir "$RESULTS" -- "$PY" -m pytest --collect-only -q -p no:cacheprovider
+
+if (( MARKERS )); then
+    echo "== markers: untimed pytest run with tests/harness/dump_items.py" >&2
+    (cd "$SUITE" && PYTHONPATH="$ROOT/tests/harness" PROCTOR_DUMP="$RESULTS/pytest-dump.json" \
+        "$PY" -m pytest --collect-only -q -p dump_items -p no:cacheprovider >/dev/null) \
+        || echo "!! marker dump run failed" >&2
+fi
 
 if (( HYPERFINE )) && command -v hyperfine >/dev/null; then
     echo "== hyperfine cross-check (fast tools, output to /dev/null)" >&2

@@ -280,9 +280,36 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         .collect();
     let mut raw: Vec<RawItem> = Vec::new();
     let mut doctests = discovery.doctest_files.iter().peekable();
+    // In pytest's default `prepend` import mode, two test modules with the
+    // same dotted name cannot both be imported: the later one fails.
+    let mut imported: HashMap<&str, &Path> = HashMap::new();
     for (position, (items, error)) in results.into_iter().enumerate() {
         while let Some((_, path)) = doctests.next_if(|(at, _)| *at <= position) {
             raw.extend(doctest_item(settings, path));
+        }
+        let idx = test_indices[position];
+        let file = &loaded[idx];
+        if settings.import_mode != "importlib" && file.error.is_none() {
+            let dotted = names[idx].0.as_str();
+            match imported.get(dotted) {
+                Some(first) if *first != file.path.as_path() => {
+                    collection.errors.push(CollectError {
+                        file: file.rel.clone(),
+                        line: 0,
+                        column: 0,
+                        message: format!(
+                            "import file mismatch:\nimported module '{dotted}' has this __file__ attribute:\n  {}\nwhich is not the same as the test file we want to collect:\n  {}\nHINT: remove __pycache__ / .pyc files and/or use a unique basename for your test file modules",
+                            first.display(),
+                            file.path.display()
+                        ),
+                    });
+                    continue;
+                }
+                Some(_) => {}
+                None => {
+                    imported.insert(dotted, file.path.as_path());
+                }
+            }
         }
         raw.extend(items);
         collection.errors.extend(error);

@@ -34,6 +34,8 @@ pub struct CollectSettings {
     /// `--doctest-modules`: docstring doctests of every module are collected
     /// too (reported as dynamic items).
     pub doctest_modules: bool,
+    /// `--import-mode`: `prepend` (default), `append` or `importlib`.
+    pub import_mode: String,
     /// Options that change parametrize ids.
     pub ids: IdOptions,
     /// Files larger than this are reported instead of parsed.
@@ -61,6 +63,7 @@ impl CollectSettings {
             empty_parameter_set_mark: "skip".into(),
             doctest_glob: vec!["test*.txt".into()],
             doctest_modules: false,
+            import_mode: "prepend".into(),
             ids: IdOptions::default(),
             max_file_size: 16 * 1024 * 1024,
             threads: 0,

@@ -55,7 +55,8 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
             }
         }
         let dynamic = collection.items.iter().filter(|i| i.dynamic.is_some()).count();
-        let mut summary = format!("{} tests collected", collection.items.len() - dynamic);
+        let collected = collection.items.len() - dynamic;
+        let mut summary = format!("{collected} test{} collected", if collected == 1 { "" } else { "s" });
         if dynamic > 0 {
             let _ = write!(summary, ", {dynamic} dynamic");
         }

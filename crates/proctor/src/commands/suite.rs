@@ -65,6 +65,9 @@ impl Suite {
             collect.ids.long_str_strategy = value.as_string("").ok();
         }
         collect.doctest_modules = addopts.doctest_modules;
+        if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
+            collect.import_mode = mode;
+        }
         let globs = doctest_globs(&pytest.addopts);
         if !globs.is_empty() {
             collect.doctest_glob = globs;
@@ -81,6 +84,22 @@ impl Suite {
     pub(crate) fn collect(&self) -> proctor_python::Collection {
         proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
     }
+}
+
+/// The last value of a long option in addopts (`--opt=value` or
+/// `--opt value`).
+fn option_value(addopts: &[String], option: &str) -> Option<String> {
+    let mut value = None;
+    let prefix = format!("{option}=");
+    let mut tokens = addopts.iter();
+    while let Some(token) = tokens.next() {
+        if let Some(v) = token.strip_prefix(&prefix) {
+            value = Some(v.to_string());
+        } else if token == option {
+            value = tokens.next().cloned();
+        }
+    }
+    value
 }
 
 /// `--doctest-glob` values in addopts (repeatable; `=` or separate value).
