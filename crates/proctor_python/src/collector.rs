@@ -184,11 +184,18 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         if info.is_abstract || dunder_test == Some(false) || info.has_init {
             return Ok(());
         }
-        let dynamic = dynamic.or_else(|| {
-            info.unknown_base
-                .as_ref()
-                .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
-        });
+        let dynamic = dynamic
+            .or_else(|| {
+                info.mro
+                    .iter()
+                    .any(|&(_, cdef)| self.project.class_ns(cdef).get("pytest_generate_tests").is_some())
+                    .then(|| format!("class `{name}` defines `pytest_generate_tests`: parametrization happens at run time"))
+            })
+            .or_else(|| {
+                info.unknown_base
+                    .as_ref()
+                    .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
+            });
         let frame = ClassFrame {
             marks: info.marks.clone(),
             mro: info.mro.clone(),

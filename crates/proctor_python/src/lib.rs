@@ -200,6 +200,22 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         .map(|idx| (idx, Fixtures::of_namespace(&project, idx, &project.module(idx).ns, false)))
         .collect();
 
+    // Fixtures of modules named in a conftest's `pytest_plugins`: visible to
+    // the whole session, registered before the conftests' own.
+    let mut plugin_layers: Vec<Vec<fixtures::FixtureDef<'_>>> = Vec::new();
+    let mut seen_plugins = HashSet::new();
+    for conftest in discovery.conftests.values() {
+        let Some(&idx) = by_path.get(conftest.as_path()) else { continue };
+        let Some(namespace::Binding::Value { expr, .. }) = project.module(idx).ns.get("pytest_plugins") else { continue };
+        for name in plugin_names(expr) {
+            if let Some(&plugin) = project.by_dotted.get(&name) {
+                if seen_plugins.insert(plugin) {
+                    plugin_layers.push(Fixtures::of_namespace(&project, plugin, &project.module(plugin).ns, false));
+                }
+            }
+        }
+    }
+
     // Conftest hooks that add items pytest will see but proctor cannot.
     for (dir, conftest) in &discovery.conftests {
         let Some(&idx) = by_path.get(conftest.as_path()) else { continue };
@@ -235,10 +251,8 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
                 return (Vec::new(), Some(error.clone()));
             }
             let chain = conftest_chain(settings, &module.file.path, &discovery.conftests, &by_path);
-            let mut layers: Vec<Vec<fixtures::FixtureDef<'_>>> = chain
-                .iter()
-                .map(|c| conftest_fixtures.get(c).cloned().unwrap_or_default())
-                .collect();
+            let mut layers: Vec<Vec<fixtures::FixtureDef<'_>>> = plugin_layers.clone();
+            layers.extend(chain.iter().map(|c| conftest_fixtures.get(c).cloned().unwrap_or_default()));
             layers.push(Fixtures::of_namespace(&project, idx, &module.ns, false));
             let mut module_dynamic = None;
             for &c in chain.iter().chain(std::iter::once(&idx)) {
@@ -419,6 +433,15 @@ fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
                 }
             }
             Stmt::ClassDef(c) => out.extend(imported_modules(&c.body, package)),
+            Stmt::Assign(assign) => {
+                let is_plugins = assign
+                    .targets
+                    .iter()
+                    .any(|t| matches!(t, ruff_python_ast::Expr::Name(n) if n.id.as_str() == "pytest_plugins"));
+                if is_plugins {
+                    out.extend(plugin_names(&assign.value));
+                }
+            }
             _ => {}
         }
     }
@@ -426,3 +449,14 @@ fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
     out
 }
 
+
+/// The module names of a literal `pytest_plugins` value.
+fn plugin_names(value: &ruff_python_ast::Expr) -> Vec<String> {
+    use ruff_python_ast::Expr;
+    match value {
+        Expr::StringLiteral(s) => vec![s.value.to_str().to_string()],
+        Expr::List(list) => list.elts.iter().flat_map(plugin_names).collect(),
+        Expr::Tuple(tuple) => tuple.elts.iter().flat_map(plugin_names).collect(),
+        _ => Vec::new(),
+    }
+}
