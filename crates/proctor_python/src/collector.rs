@@ -363,7 +363,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
         let def_file = self.project.module(fmodule).file.rel.clone();
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
-        let argnames = function_argnames(def, is_method);
+        let mut argnames = function_argnames(def, is_method);
+        self.drop_given_args(fmodule, def, is_method, &mut argnames);
         // All marks in iter_markers order, for parametrize and usefixtures.
         let all_marks = self.mark_order(&own, chain);
         let fixtures = self.fixtures.with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
@@ -408,6 +409,37 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// Hypothesis' `@given(...)` rewrites the test's signature: the
+    /// arguments its strategies fill are not fixtures. Positional strategies
+    /// fill the rightmost positional parameters, keyword strategies their
+    /// names.
+    fn drop_given_args(&self, module: usize, def: &'a ast::StmtFunctionDef, is_method: bool, argnames: &mut Vec<String>) {
+        for decorator in &def.decorator_list {
+            let Expr::Call(call) = &decorator.expression else { continue };
+            let Some(path) = self.project.external_path(module, &call.func) else { continue };
+            if path != "hypothesis.given" {
+                continue;
+            }
+            for keyword in &call.arguments.keywords {
+                if let Some(arg) = &keyword.arg {
+                    argnames.retain(|a| a != arg.id.as_str());
+                }
+            }
+            let positional: Vec<&str> = def
+                .parameters
+                .posonlyargs
+                .iter()
+                .chain(def.parameters.args.iter())
+                .skip(usize::from(is_method))
+                .map(|p| p.parameter.name.id.as_str())
+                .collect();
+            let n = call.arguments.args.len().min(positional.len());
+            for name in &positional[positional.len() - n..] {
+                argnames.retain(|a| a != name);
+            }
+        }
     }
 
     /// Marks in `iter_markers()` order: the function's own, then the

@@ -23,6 +23,9 @@ pub(crate) struct Discovery {
     pub(crate) doctest_files: Vec<(usize, PathBuf)>,
     /// Every conftest.py met on the way, by directory.
     pub(crate) conftests: BTreeMap<PathBuf, PathBuf>,
+    /// Files a conftest.py ignores only under a condition, with the reason
+    /// their items are reported as dynamic.
+    pub(crate) conditional: std::collections::HashMap<PathBuf, String>,
     /// Problems met while walking (missing paths, symlink loops, unreadable
     /// directories).
     pub(crate) errors: Vec<CollectError>,
@@ -32,8 +35,13 @@ pub(crate) struct Discovery {
 /// paths and patterns.
 #[derive(Debug, Default, Clone)]
 struct ConftestIgnores {
+    /// The conftest, relative to the rootdir, for messages.
+    conftest: String,
     paths: Vec<PathBuf>,
     globs: Vec<String>,
+    /// Entries added under a condition (`if`, `try`).
+    cond_paths: Vec<PathBuf>,
+    cond_globs: Vec<String>,
 }
 
 pub(crate) struct Walker<'s> {
@@ -165,7 +173,33 @@ impl<'s> Walker<'s> {
     }
 
     /// pytest's `pytest_ignore_collect`.
-    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+    fn ignored(&mut self, path: &Path, is_dir: bool) -> bool {
+        let ignored = self.ignored_for_sure(path, is_dir);
+        if !ignored {
+            self.note_conditional(path);
+        }
+        ignored
+    }
+
+    /// Records a path that a conftest ignores only under some condition.
+    fn note_conditional(&mut self, path: &Path) {
+        let parent = path.parent().unwrap_or(path);
+        let text = path.to_string_lossy();
+        for (dir, ignores) in &self.ignores {
+            if !parent.starts_with(dir) {
+                continue;
+            }
+            if ignores.cond_paths.iter().any(|p| p == path) || ignores.cond_globs.iter().any(|g| fnmatch(&text, g)) {
+                self.out.conditional.insert(
+                    path.to_path_buf(),
+                    format!("{} adds this path to collect_ignore under a condition known only at run time", ignores.conftest),
+                );
+                return;
+            }
+        }
+    }
+
+    fn ignored_for_sure(&self, path: &Path, is_dir: bool) -> bool {
         if path.file_name().is_some_and(|n| n == "__pycache__") {
             return true;
         }
@@ -203,70 +237,93 @@ impl<'s> Walker<'s> {
 
 /// Reads literal `collect_ignore` and `collect_ignore_glob` lists of a
 /// conftest.py (module level, including `+=`/`.append`/`.extend` of
-/// literals). Paths are relative to the conftest's directory.
+/// literals). Paths are relative to the conftest's directory. Entries added
+/// inside `if`/`try` blocks depend on the environment; they are kept apart
+/// so the files they name can be flagged instead of silently dropped.
 fn read_collect_ignores(conftest: &Path, dir: &Path, settings: &CollectSettings) -> ConftestIgnores {
     let file = SourceFile::load(conftest, settings.relative(conftest), settings.max_file_size);
-    let mut out = ConftestIgnores::default();
-    let Some(ast) = &file.ast else { return out };
+    let mut out = ConftestIgnores { conftest: file.rel.clone(), ..ConftestIgnores::default() };
+    if let Some(ast) = &file.ast {
+        scan_ignores(&ast.body, dir, false, &mut out);
+    }
+    out
+}
+
+fn scan_ignores(body: &[Stmt], dir: &Path, cond: bool, out: &mut ConftestIgnores) {
     let push = |name: &str, expr: &Expr, out: &mut ConftestIgnores| {
         let strings = literal_strings(expr);
-        match name {
-            "collect_ignore" => out.paths.extend(strings.iter().map(|s| normalize(&dir.join(s)))),
-            "collect_ignore_glob" => out.globs.extend(strings.iter().map(|s| dir.join(s).to_string_lossy().into_owned())),
+        let paths = strings.iter().map(|s| normalize(&dir.join(s)));
+        let globs = strings.iter().map(|s| dir.join(s).to_string_lossy().into_owned());
+        match (name, cond) {
+            ("collect_ignore", false) => out.paths.extend(paths),
+            ("collect_ignore", true) => out.cond_paths.extend(paths),
+            ("collect_ignore_glob", false) => out.globs.extend(globs),
+            ("collect_ignore_glob", true) => out.cond_globs.extend(globs),
             _ => {}
         }
     };
-    for stmt in &ast.body {
+    for stmt in body {
         match stmt {
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
                     if let Expr::Name(name) = target {
-                        match name.id.as_str() {
-                            "collect_ignore" => out.paths.clear(),
-                            "collect_ignore_glob" => out.globs.clear(),
-                            _ => {}
+                        if !cond {
+                            match name.id.as_str() {
+                                "collect_ignore" => out.paths.clear(),
+                                "collect_ignore_glob" => out.globs.clear(),
+                                _ => {}
+                            }
                         }
-                        push(name.id.as_str(), &assign.value, &mut out);
+                        push(name.id.as_str(), &assign.value, out);
                     }
                 }
             }
             Stmt::AnnAssign(assign) => {
                 if let (Expr::Name(name), Some(value)) = (assign.target.as_ref(), &assign.value) {
-                    push(name.id.as_str(), value, &mut out);
+                    push(name.id.as_str(), value, out);
                 }
             }
             Stmt::AugAssign(assign) => {
                 if let Expr::Name(name) = assign.target.as_ref() {
-                    push(name.id.as_str(), &assign.value, &mut out);
+                    push(name.id.as_str(), &assign.value, out);
                 }
             }
             Stmt::Expr(expr) => {
-                if let Expr::Call(call) = expr.value.as_ref() {
-                    if let Expr::Attribute(attr) = call.func.as_ref() {
-                        if let (Expr::Name(name), Some(arg)) = (attr.value.as_ref(), call.arguments.args.first()) {
-                            match attr.attr.id.as_str() {
-                                "append" => {
-                                    if let Expr::StringLiteral(s) = arg {
-                                        let list = Expr::List(ruff_python_ast::ExprList {
-                                            node_index: ruff_python_ast::AtomicNodeIndex::default(),
-                                            range: s.range,
-                                            elts: vec![arg.clone()],
-                                            ctx: ruff_python_ast::ExprContext::Load,
-                                        });
-                                        push(name.id.as_str(), &list, &mut out);
-                                    }
-                                }
-                                "extend" => push(name.id.as_str(), arg, &mut out),
-                                _ => {}
-                            }
+                let Expr::Call(call) = expr.value.as_ref() else { continue };
+                let Expr::Attribute(attr) = call.func.as_ref() else { continue };
+                let (Expr::Name(name), Some(arg)) = (attr.value.as_ref(), call.arguments.args.first()) else { continue };
+                match (attr.attr.id.as_str(), arg) {
+                    ("append", Expr::StringLiteral(s)) => {
+                        let text = s.value.to_str();
+                        match (name.id.as_str(), cond) {
+                            ("collect_ignore", false) => out.paths.push(normalize(&dir.join(text))),
+                            ("collect_ignore", true) => out.cond_paths.push(normalize(&dir.join(text))),
+                            ("collect_ignore_glob", false) => out.globs.push(dir.join(text).to_string_lossy().into_owned()),
+                            ("collect_ignore_glob", true) => out.cond_globs.push(dir.join(text).to_string_lossy().into_owned()),
+                            _ => {}
                         }
                     }
+                    ("extend", _) => push(name.id.as_str(), arg, out),
+                    _ => {}
                 }
+            }
+            Stmt::If(stmt_if) => {
+                scan_ignores(&stmt_if.body, dir, true, out);
+                for clause in &stmt_if.elif_else_clauses {
+                    scan_ignores(&clause.body, dir, true, out);
+                }
+            }
+            Stmt::Try(stmt_try) => {
+                scan_ignores(&stmt_try.body, dir, true, out);
+                for handler in &stmt_try.handlers {
+                    let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                    scan_ignores(&h.body, dir, true, out);
+                }
+                scan_ignores(&stmt_try.orelse, dir, true, out);
             }
             _ => {}
         }
     }
-    out
 }
 
 fn literal_strings(expr: &Expr) -> Vec<String> {

@@ -254,9 +254,14 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
             let mut layers: Vec<Vec<fixtures::FixtureDef<'_>>> = plugin_layers.clone();
             layers.extend(chain.iter().map(|c| conftest_fixtures.get(c).cloned().unwrap_or_default()));
             layers.push(Fixtures::of_namespace(&project, idx, &module.ns, false));
-            let mut module_dynamic = None;
+            let mut module_dynamic = module
+                .file
+                .path
+                .ancestors()
+                .take_while(|p| p.starts_with(&settings.rootdir))
+                .find_map(|p| discovery.conditional.get(p).cloned());
             for &c in chain.iter().chain(std::iter::once(&idx)) {
-                if project.module(c).ns.get("pytest_generate_tests").is_some() {
+                if module_dynamic.is_none() && project.module(c).ns.get("pytest_generate_tests").is_some() {
                     module_dynamic = Some(format!(
                         "{} defines `pytest_generate_tests`: parametrization happens at run time",
                         project.module(c).file.rel

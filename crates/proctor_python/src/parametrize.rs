@@ -238,7 +238,22 @@ fn param_sets<'a>(
         }
         let mut set = ParamSet { values: Vec::new(), evaluated: Vec::new(), explicit: None, hidden: false, marks: Vec::new() };
         if let Some(param) = project.as_param(vm, element) {
-            set.values = param.values.into_iter().map(|e| (vm, e)).collect();
+            for value in param.values {
+                if let Expr::Starred(starred) = value {
+                    // `pytest.param(*CASE, id=...)` with `CASE = (a, b)`.
+                    let (sm, target) = project.deref(vm, &starred.value);
+                    match target {
+                        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. })
+                            if !elts.iter().any(|e| matches!(e, Expr::Starred(_))) =>
+                        {
+                            set.values.extend(elts.iter().map(|e| (sm, e)));
+                        }
+                        _ => return Err(ExpandError::Dynamic("pytest.param(*values) of a non-literal sequence".into())),
+                    }
+                } else {
+                    set.values.push((vm, value));
+                }
+            }
             set.marks = param.marks.iter().map(|m| to_marker(project, m, MarkerSource::Param)).collect();
             if let Some(id) = param.id {
                 if project.external_path(vm, id).is_some_and(|p| p.ends_with("HIDDEN_PARAM")) {
