@@ -228,6 +228,25 @@ fn param_sets<'a>(
     let (vm, values) = project.deref(module, values);
     let elements: &'a [Expr] = match values {
         Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts,
+        Expr::Call(call) if force_tuple => {
+            if let Some(range) = literal_range(project, vm, call).filter(|r| !r.is_empty()) {
+                return Ok(range
+                    .into_iter()
+                    .map(|n| ParamSet {
+                        values: Vec::new(),
+                        evaluated: vec![PyValue::Int(n.to_string())],
+                        explicit: None,
+                        hidden: false,
+                        marks: Vec::new(),
+                    })
+                    .collect());
+            }
+            if literal_range(project, vm, call).is_some() {
+                &[]
+            } else {
+                return Err(ExpandError::Dynamic("parametrize argvalues are computed at runtime".into()));
+            }
+        }
         _ => return Err(ExpandError::Dynamic("parametrize argvalues are computed at runtime".into())),
     };
     let _ = func_name;
@@ -317,6 +336,41 @@ fn param_sets<'a>(
         });
     }
     Ok(sets)
+}
+
+/// The values of `range(...)` with literal integer arguments (at most a
+/// million of them), as parametrize argvalues.
+fn literal_range<'a>(project: &Project<'a>, module: usize, call: &'a ast::ExprCall) -> Option<Vec<i64>> {
+    if !matches!(project.resolve_expr(module, &call.func, 0), crate::project::Entity::Builtin(ref n) if n == "range") {
+        return None;
+    }
+    if !call.arguments.keywords.is_empty() {
+        return None;
+    }
+    let mut ints = Vec::new();
+    for arg in &call.arguments.args {
+        match project.eval(module, arg, 0) {
+            PyValue::Int(digits) => ints.push(digits.parse::<i64>().ok()?),
+            _ => return None,
+        }
+    }
+    let (start, stop, step) = match ints.as_slice() {
+        [stop] => (0, *stop, 1),
+        [start, stop] => (*start, *stop, 1),
+        [start, stop, step] if *step != 0 => (*start, *stop, *step),
+        _ => return None,
+    };
+    let len = if step > 0 { (stop - start + step - 1) / step } else { (start - stop - step - 1) / -step };
+    if len > 1_000_000 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(usize::try_from(len.max(0)).unwrap_or(0));
+    let mut n = start;
+    while (step > 0 && n < stop) || (step < 0 && n > stop) {
+        out.push(n);
+        n += step;
+    }
+    Some(out)
 }
 
 /// `Metafunc.parametrize`: multiplies the existing calls by the new sets.
