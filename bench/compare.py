@@ -248,7 +248,9 @@ def main(argv=None) -> int:
         fb_tool = {base(i) for i in static} | dyn_bases
         fb_truth = {base(i) for i in truth}
         fb_common = len(fb_tool & fb_truth)
-        w(f"**{label} vs pytest node ids**: agreement {a['agreement'] * 100:.2f}% "
+        pct = (f"{a['agreement'] * 100:.2f}%" if a["common"] or a["tool_only"]
+               else f"n/a (no statically expanded {label} items)")
+        w(f"**{label} vs pytest node ids**: agreement {pct} "
           f"({a['common']:,} common, {len(a['truth_only']):,} only in pytest, "
           f"{len(a['tool_only']):,} only in {label}; {a['truth_excluded']:,} pytest items "
           f"excluded as belonging to {len(dyn_bases):,} dynamic/unexpandable functions); "

@@ -342,7 +342,7 @@ fn string_of(expr: &Expr) -> Option<String> {
 }
 
 /// Lexically normalises `a/./b/../c` to `a/c`, as `os.path.normpath` would.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
+pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -27,6 +27,7 @@ use ruff_python_ast::Stmt;
 
 pub use ids::IdOptions;
 pub use model::{CollectError, Collection, Item, Marker, MarkerSource};
+pub use discover::normalize;
 pub use settings::CollectSettings;
 
 use collector::{ModuleCollector, RawItem};

@@ -355,9 +355,9 @@ fn literal_range<'a>(project: &Project<'a>, module: usize, call: &'a ast::ExprCa
         }
     }
     let (start, stop, step) = match ints.as_slice() {
-        [stop] => (0, *stop, 1),
-        [start, stop] => (*start, *stop, 1),
-        [start, stop, step] if *step != 0 => (*start, *stop, *step),
+        [end] => (0, *end, 1),
+        [begin, end] => (*begin, *end, 1),
+        [begin, end, by] if *by != 0 => (*begin, *end, *by),
         _ => return None,
     };
     let len = if step > 0 { (stop - start + step - 1) / step } else { (start - stop - step - 1) / -step };

@@ -117,16 +117,5 @@ fn doctest_globs(addopts: &[String]) -> Vec<String> {
 }
 
 fn absolute(base: &Path, path: &str) -> PathBuf {
-    let joined = base.join(path);
-    let mut out = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    proctor_python::normalize(&base.join(path))
 }
