@@ -342,6 +342,7 @@ fn string_of(expr: &Expr) -> Option<String> {
 }
 
 /// Lexically normalises `a/./b/../c` to `a/c`, as `os.path.normpath` would.
+#[must_use]
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
