@@ -354,21 +354,21 @@ fn literal_range<'a>(project: &Project<'a>, module: usize, call: &'a ast::ExprCa
             _ => return None,
         }
     }
-    let (first, stop, step) = match ints.as_slice() {
+    let (first, stop, stride) = match ints.as_slice() {
         [end] => (0, *end, 1),
         [begin, end] => (*begin, *end, 1),
         [begin, end, by] if *by != 0 => (*begin, *end, *by),
         _ => return None,
     };
-    let len = if step > 0 { (stop - first + step - 1) / step } else { (first - stop - step - 1) / -step };
+    let len = if stride > 0 { (stop - first + stride - 1) / stride } else { (first - stop - stride - 1) / -stride };
     if len > 1_000_000 {
         return None;
     }
     let mut out = Vec::with_capacity(usize::try_from(len.max(0)).unwrap_or(0));
     let mut n = first;
-    while (step > 0 && n < stop) || (step < 0 && n > stop) {
+    while (stride > 0 && n < stop) || (stride < 0 && n > stop) {
         out.push(n);
-        n += step;
+        n += stride;
     }
     Some(out)
 }
