@@ -142,12 +142,12 @@ fn dynamic_items_are_listed_with_their_reason() {
     write(
         dir.path(),
         "test_dyn.py",
-        "import pytest\n\n@pytest.mark.parametrize('x', range(3))\ndef test_range(x):\n    pass\n",
+        "import pytest\n\n@pytest.mark.parametrize('x', [i * 2 for i in range(3)])\ndef test_doubled(x):\n    pass\n",
     );
     insta::assert_snapshot!(run(dir.path(), &["collect"]), @r"
     exit: 0
     --- stdout
-    test_dyn.py::test_range  (dynamic: parametrize argvalues are computed at runtime)
+    test_dyn.py::test_doubled  (dynamic: parametrize argvalues are computed at runtime)
 
     0 tests collected, 1 dynamic in [TIME]
     --- stderr
