@@ -46,7 +46,6 @@ modules in non-package directories are imported by basename.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from dataclasses import dataclass, field
