@@ -3,6 +3,7 @@
 //! every level, and parametrization.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -23,7 +24,7 @@ pub(crate) struct RawItem {
     /// inherited tests), as pytest's `item.location`.
     pub(crate) def_file: String,
     pub(crate) line: usize,
-    pub(crate) markers: Vec<Marker>,
+    pub(crate) markers: Vec<Arc<Marker>>,
     pub(crate) dynamic: Option<String>,
     pub(crate) callspec: Option<CallSpec>,
     /// Node id of the innermost class, for class-scoped parameters.
@@ -35,6 +36,8 @@ pub(crate) struct RawItem {
 struct ClassFrame<'a> {
     /// Marks of this class node (its MRO, base-most first).
     marks: Vec<RawMark<'a>>,
+    /// The same marks, converted once for every item of the class.
+    markers: Vec<Arc<Marker>>,
     /// Suite classes of the MRO, most derived first.
     mro: Vec<(usize, &'a ast::StmtClassDef)>,
     /// Fixtures the class (and its bases) define.
@@ -51,6 +54,7 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     /// `pytest_generate_tests` hook).
     pub(crate) module_dynamic: Option<String>,
     module_marks: Vec<RawMark<'a>>,
+    module_markers: Vec<Arc<Marker>>,
     items: Vec<RawItem>,
 }
 
@@ -59,7 +63,7 @@ pub(crate) struct ModuleError(pub(crate) CollectError);
 
 impl<'p, 'a> ModuleCollector<'p, 'a> {
     pub(crate) fn new(project: &'p Project<'a>, settings: &'p CollectSettings, module: usize, fixtures: Fixtures<'a>, module_dynamic: Option<String>) -> Self {
-        ModuleCollector { project, settings, module, fixtures, module_dynamic, module_marks: Vec::new(), items: Vec::new() }
+        ModuleCollector { project, settings, module, fixtures, module_dynamic, module_marks: Vec::new(), module_markers: Vec::new(), items: Vec::new() }
     }
 
     fn rel(&self) -> &str {
@@ -77,6 +81,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         }
         if let Some(Binding::Value { expr, .. }) = m.ns.get("pytestmark") {
             self.module_marks = project.pytestmark_marks(self.module, expr);
+            self.module_markers = self.shared(&self.module_marks, MarkerSource::Module);
         }
         let prefix = self.rel().to_string();
         for (name, binding) in m.ns.iter() {
@@ -197,6 +202,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
             });
         let frame = ClassFrame {
+            markers: self.shared(&info.marks, MarkerSource::Class),
             marks: info.marks.clone(),
             mro: info.mro.clone(),
             fixtures: Fixtures::of_class(self.project, &info.mro),
@@ -271,7 +277,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
         });
         let mut chain = parents.to_vec();
-        chain.push(ClassFrame { marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
+        chain.push(ClassFrame { markers: self.shared(&info.marks, MarkerSource::Class), marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
         let prefix = format!("{prefix}::{name}");
         // TestLoader.getTestCaseNames: every attribute starting with "test"
         // across the MRO, sorted by name.
@@ -309,6 +315,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         for (method_name, fm, fdef) in methods {
             let owner = owner_namespace(self.project, fdef, &chain);
             let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner);
+            let own = self.shared(&own, MarkerSource::Function);
             let markers = self.markers(&own, &[], &chain);
             self.items.push(RawItem {
                 nodeid: format!("{prefix}::{method_name}"),
@@ -370,6 +377,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let fixtures = self.fixtures.with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
         let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
         let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
+        let own = self.shared(&own, MarkerSource::Function);
         match expansion {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers = self.markers(&own, &[], chain);
@@ -453,18 +461,22 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         all
     }
 
-    fn markers(&self, own: &[RawMark<'a>], params: &[Marker], chain: &[ClassFrame<'a>]) -> Vec<Marker> {
-        let mut out: Vec<Marker> = own.iter().map(|m| self.to_marker(m, MarkerSource::Function)).collect();
+    /// An item's markers: its own, its parameters', its classes' (innermost
+    /// first), then the module's.
+    fn markers(&self, own: &[Arc<Marker>], params: &[Arc<Marker>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Marker>> {
+        let mut out: Vec<Arc<Marker>> = Vec::with_capacity(own.len() + params.len() + self.module_markers.len());
+        out.extend(own.iter().cloned());
         out.extend(params.iter().cloned());
         for frame in chain.iter().rev() {
-            out.extend(frame.marks.iter().map(|m| self.to_marker(m, MarkerSource::Class)));
+            out.extend(frame.markers.iter().cloned());
         }
-        out.extend(self.module_marks.iter().map(|m| self.to_marker(m, MarkerSource::Module)));
+        out.extend(self.module_markers.iter().cloned());
         out
     }
 
-    pub(crate) fn to_marker(&self, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
-        to_marker(self.project, mark, source)
+    /// Converts marks once, to be shared by every item they apply to.
+    fn shared(&self, marks: &[RawMark<'a>], source: MarkerSource) -> Vec<Arc<Marker>> {
+        marks.iter().map(|m| Arc::new(to_marker(self.project, m, source))).collect()
     }
 }
 

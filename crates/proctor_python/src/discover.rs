@@ -44,6 +44,12 @@ struct ConftestIgnores {
     cond_globs: Vec<String>,
 }
 
+impl ConftestIgnores {
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.globs.is_empty() && self.cond_paths.is_empty() && self.cond_globs.is_empty()
+    }
+}
+
 pub(crate) struct Walker<'s> {
     settings: &'s CollectSettings,
     out: Discovery,
@@ -181,21 +187,25 @@ impl<'s> Walker<'s> {
         ignored
     }
 
+    /// The ignore lists of the conftests in `dir` and its ancestors (the
+    /// ones pytest consults for paths in `dir`).
+    fn applicable<'w>(&'w self, dir: &'w Path) -> impl Iterator<Item = &'w ConftestIgnores> + 'w {
+        dir.ancestors().filter_map(|d| self.ignores.get(d)).filter(|i| !i.is_empty())
+    }
+
     /// Records a path that a conftest ignores only under some condition.
     fn note_conditional(&mut self, path: &Path) {
         let parent = path.parent().unwrap_or(path);
         let text = path.to_string_lossy();
-        for (dir, ignores) in &self.ignores {
-            if !parent.starts_with(dir) {
-                continue;
-            }
-            if ignores.cond_paths.iter().any(|p| p == path) || ignores.cond_globs.iter().any(|g| fnmatch(&text, g)) {
-                self.out.conditional.insert(
-                    path.to_path_buf(),
-                    format!("{} adds this path to collect_ignore under a condition known only at run time", ignores.conftest),
-                );
-                return;
-            }
+        let conftest = self
+            .applicable(parent)
+            .find(|i| i.cond_paths.iter().any(|p| p == path) || i.cond_globs.iter().any(|g| fnmatch(&text, g)))
+            .map(|i| i.conftest.clone());
+        if let Some(conftest) = conftest {
+            self.out.conditional.insert(
+                path.to_path_buf(),
+                format!("{conftest} adds this path to collect_ignore under a condition known only at run time"),
+            );
         }
     }
 
@@ -204,10 +214,7 @@ impl<'s> Walker<'s> {
             return true;
         }
         let parent = path.parent().unwrap_or(path);
-        for (dir, ignores) in &self.ignores {
-            if !parent.starts_with(dir) {
-                continue;
-            }
+        for ignores in self.applicable(parent) {
             if ignores.paths.iter().any(|p| p == path) {
                 return true;
             }

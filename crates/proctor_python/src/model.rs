@@ -1,6 +1,8 @@
 //! The static collection result: items with markers and provenance, and
 //! collection errors. This is the model every later stage reads.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -46,8 +48,10 @@ pub struct Item {
     /// when the item is a whole file.
     pub line: usize,
     /// Markers in `iter_markers()` order: function, then classes from the
-    /// innermost outwards, then the module.
-    pub markers: Vec<Marker>,
+    /// innermost outwards, then the module. Markers written once and shared
+    /// by many items (a class's, a parametrize decorator's) are shared here
+    /// too.
+    pub markers: Vec<Arc<Marker>>,
     /// Why this item cannot be known statically, if it cannot.
     pub dynamic: Option<String>,
 }

@@ -3,6 +3,8 @@
 //! order), then `@pytest.mark.parametrize` marks in `iter_markers()` order.
 
 use ruff_python_ast::{self as ast, Expr};
+use std::sync::Arc;
+
 use serde_json::json;
 
 use crate::collector::to_marker;
@@ -18,7 +20,7 @@ use crate::value::{ContainerKind, PyValue};
 pub(crate) struct CallSpec {
     pub(crate) ids: Vec<String>,
     /// Marks from `pytest.param(marks=...)` and the empty-set mark.
-    pub(crate) marks: Vec<Marker>,
+    pub(crate) marks: Vec<Arc<Marker>>,
     pub(crate) params: Vec<ParamEntry>,
 }
 
@@ -43,7 +45,7 @@ struct ParamSet<'a> {
     evaluated: Vec<PyValue>,
     explicit: Option<ExplicitId>,
     hidden: bool,
-    marks: Vec<Marker>,
+    marks: Vec<Arc<Marker>>,
 }
 
 /// Expands one test function. `Ok(None)` means not parametrized.
@@ -273,7 +275,7 @@ fn param_sets<'a>(
                     set.values.push((vm, value));
                 }
             }
-            set.marks = param.marks.iter().map(|m| to_marker(project, m, MarkerSource::Param)).collect();
+            set.marks = param.marks.iter().map(|m| Arc::new(to_marker(project, m, MarkerSource::Param))).collect();
             if let Some(id) = param.id {
                 if project.external_path(vm, id).is_some_and(|p| p.ends_with("HIDDEN_PARAM")) {
                     set.hidden = true;
@@ -332,7 +334,7 @@ fn param_sets<'a>(
             evaluated: vec![PyValue::Object; n_names],
             explicit: Some(ExplicitId::Param("NOTSET".into())),
             hidden: false,
-            marks: vec![mark],
+            marks: vec![Arc::new(mark)],
         });
     }
     Ok(sets)

@@ -6,12 +6,25 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::Result;
-use serde_json::json;
+use std::path::Path;
+
+use serde::Serialize;
 
 use crate::args::CollectArgs;
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
+
+/// `collect --json`, version 1.
+#[derive(Serialize)]
+struct JsonDocument<'c> {
+    version: u32,
+    rootdir: &'c Path,
+    inifile: Option<&'c Path>,
+    items: &'c [proctor_python::Item],
+    errors: &'c [proctor_python::CollectError],
+    warnings: &'c [proctor_python::CollectError],
+}
 
 pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let start = Instant::now();
@@ -19,14 +32,16 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let collection = suite.collect();
     let mut out = Printer::stdout();
     if args.json {
-        let doc = json!({
-            "version": 1,
-            "rootdir": suite.collect.rootdir,
-            "inifile": suite.config.pytest.inifile,
-            "items": collection.items,
-            "errors": collection.errors,
-            "warnings": collection.warnings,
-        });
+        // Serialised straight from the collection, without an intermediate
+        // document: a large suite has hundreds of thousands of items.
+        let doc = JsonDocument {
+            version: 1,
+            rootdir: &suite.collect.rootdir,
+            inifile: suite.config.pytest.inifile.as_deref(),
+            items: &collection.items,
+            errors: &collection.errors,
+            warnings: &collection.warnings,
+        };
         serde_json::to_writer(&mut out, &doc)?;
         writeln!(out)?;
     } else {
