@@ -10,7 +10,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use crate::fixtures::{FixtureDef, FixtureScope, Fixtures};
 use crate::model::{CollectError, Marker, MarkerSource};
 use crate::namespace::{Binding, Namespace};
-use crate::parametrize::{expand, CallSpec};
+use crate::parametrize::{expand, ParamEntry};
 use crate::project::{Entity, Project, RawMark};
 use crate::settings::{matches_prefix_or_glob, CollectSettings};
 
@@ -26,7 +26,9 @@ pub(crate) struct RawItem {
     pub(crate) line: usize,
     pub(crate) markers: Vec<Arc<Marker>>,
     pub(crate) dynamic: Option<String>,
-    pub(crate) callspec: Option<CallSpec>,
+    /// Parameters of a scope wider than the function, for
+    /// `reorder_items`; empty for most items.
+    pub(crate) high_params: Vec<ParamEntry>,
     /// Node id of the innermost class, for class-scoped parameters.
     pub(crate) class_key: Option<String>,
 }
@@ -45,7 +47,7 @@ struct ClassFrame<'a> {
 }
 
 pub(crate) struct ModuleCollector<'p, 'a> {
-    pub(crate) project: &'p Project<'a>,
+    pub(crate) project: &'p Project<'p, 'a>,
     pub(crate) settings: &'p CollectSettings,
     pub(crate) module: usize,
     /// Fixtures visible from this module (conftest chain + module).
@@ -62,7 +64,7 @@ pub(crate) struct ModuleCollector<'p, 'a> {
 pub(crate) struct ModuleError(pub(crate) CollectError);
 
 impl<'p, 'a> ModuleCollector<'p, 'a> {
-    pub(crate) fn new(project: &'p Project<'a>, settings: &'p CollectSettings, module: usize, fixtures: Fixtures<'a>, module_dynamic: Option<String>) -> Self {
+    pub(crate) fn new(project: &'p Project<'p, 'a>, settings: &'p CollectSettings, module: usize, fixtures: Fixtures<'a>, module_dynamic: Option<String>) -> Self {
         ModuleCollector { project, settings, module, fixtures, module_dynamic, module_marks: Vec::new(), module_markers: Vec::new(), items: Vec::new() }
     }
 
@@ -324,7 +326,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 line: self.project.module(fm).file.line_of(fdef.range.start().to_u32()),
                 markers,
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
-                callspec: None,
+                high_params: Vec::new(),
                 class_key: Some(prefix.clone()),
             });
         }
@@ -341,7 +343,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             line: self.project.module(self.module).file.line_of(lambda.range.start().to_u32()),
             markers,
             dynamic: self.module_dynamic.clone(),
-            callspec: None,
+            high_params: Vec::new(),
             class_key: (!chain.is_empty()).then(|| prefix.to_string()),
         });
     }
@@ -388,7 +390,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     line,
                     markers,
                     dynamic: Some(dynamic.unwrap_or(reason)),
-                    callspec: None,
+                    high_params: Vec::new(),
                     class_key,
                 });
             }
@@ -397,7 +399,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             Ok(None) => {
                 let markers = self.markers(&own, &[], chain);
-                self.items.push(RawItem { nodeid: base_id, file: self.rel().to_string(), def_file, line, markers, dynamic, callspec: None, class_key });
+                self.items.push(RawItem { nodeid: base_id, file: self.rel().to_string(), def_file, line, markers, dynamic, high_params: Vec::new(), class_key });
             }
             Ok(Some(callspecs)) => {
                 for callspec in callspecs {
@@ -410,7 +412,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                         line,
                         markers,
                         dynamic: dynamic.clone(),
-                        callspec: Some(callspec),
+                        high_params: callspec.params.into_iter().filter(|p| !p.scope.is_function()).collect(),
                         class_key: class_key.clone(),
                     });
                 }
@@ -481,7 +483,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 }
 
 /// Converts a statically found mark to its output form.
-pub(crate) fn to_marker<'a>(project: &Project<'a>, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
+pub(crate) fn to_marker<'a>(project: &Project<'_, 'a>, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
     let json = |module: usize, expr: &'a Expr| {
         let text = project.module(module).file.slice(expr);
         project.eval(module, expr, 0).to_json(text)
@@ -516,7 +518,7 @@ pub(crate) struct ClassInfo<'a> {
 }
 
 impl<'a> ClassInfo<'a> {
-    pub(crate) fn compute(project: &Project<'a>, module: usize, def: &'a ast::StmtClassDef) -> Self {
+    pub(crate) fn compute(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtClassDef) -> Self {
         let mut info = ClassInfo { mro: Vec::new(), unittest: false, has_init: false, is_abstract: false, dunder_test: None, unknown_base: None, marks: Vec::new() };
         let mut externals = Vec::new();
         info.mro = linearize(project, module, def, &mut externals, 0);
@@ -589,7 +591,7 @@ impl<'a> ClassInfo<'a> {
 /// A C3 linearisation of the suite classes of `def`'s MRO; bases outside
 /// the suite are recorded in `externals`.
 fn linearize<'a>(
-    project: &Project<'a>,
+    project: &Project<'_, 'a>,
     module: usize,
     def: &'a ast::StmtClassDef,
     externals: &mut Vec<String>,
@@ -644,7 +646,7 @@ fn same(a: (usize, &ast::StmtClassDef), b: (usize, &ast::StmtClassDef)) -> bool 
 
 /// The namespace of the class body that defines `def`, searched along the
 /// MRO of the innermost class of `chain`.
-fn owner_namespace<'p, 'a>(project: &'p Project<'a>, def: &'a ast::StmtFunctionDef, chain: &[ClassFrame<'a>]) -> Option<&'p Namespace<'a>> {
+fn owner_namespace<'p, 'a>(project: &Project<'p, 'a>, def: &'a ast::StmtFunctionDef, chain: &[ClassFrame<'a>]) -> Option<&'p Namespace<'a>> {
     let frame = chain.last()?;
     for &(cm, cdef) in &frame.mro {
         let holds = cdef.body.iter().any(|stmt| matches!(stmt, Stmt::FunctionDef(f) if std::ptr::eq(f, def)));

@@ -54,7 +54,7 @@ pub(crate) struct Fixtures<'a> {
 impl<'a> Fixtures<'a> {
     /// The fixtures a module's namespace defines or imports, in `dir()`
     /// (sorted) order.
-    pub(crate) fn of_namespace(project: &Project<'a>, module: usize, ns: &Namespace<'a>, is_class: bool) -> Vec<FixtureDef<'a>> {
+    pub(crate) fn of_namespace(project: &Project<'_, 'a>, module: usize, ns: &Namespace<'a>, is_class: bool) -> Vec<FixtureDef<'a>> {
         let mut names: Vec<(&str, &Binding<'a>)> = ns.iter().collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
         let mut out = Vec::new();
@@ -75,7 +75,7 @@ impl<'a> Fixtures<'a> {
     }
 
     /// The fixtures a class and its bases define (`dir(instance)`).
-    pub(crate) fn of_class(project: &Project<'a>, mro: &[(usize, &'a ast::StmtClassDef)]) -> Vec<FixtureDef<'a>> {
+    pub(crate) fn of_class(project: &Project<'_, 'a>, mro: &[(usize, &'a ast::StmtClassDef)]) -> Vec<FixtureDef<'a>> {
         let mut out: Vec<FixtureDef<'a>> = Vec::new();
         // dir(instance) covers the whole MRO; a derived definition hides
         // a base one of the same attribute name.
@@ -168,7 +168,7 @@ impl<'f, 'a> FixtureView<'f, 'a> {
 }
 
 /// Reads `@pytest.fixture(...)` on `def`, if present.
-fn fixture_def<'a>(project: &Project<'a>, module: usize, def: &'a ast::StmtFunctionDef, is_class: bool) -> Option<FixtureDef<'a>> {
+fn fixture_def<'a>(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtFunctionDef, is_class: bool) -> Option<FixtureDef<'a>> {
     for decorator in &def.decorator_list {
         let (target, arguments) = match &decorator.expression {
             Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),

@@ -8,7 +8,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::settings::CollectSettings;
-use crate::source::SourceFile;
 
 /// Cached directory listings and module lookups.
 #[derive(Default)]
@@ -68,17 +67,17 @@ impl Resolver {
         }
         parts.reverse();
         let dotted = parts.join(".");
-        let package = crate::package_of(path, &dotted);
+        let package = crate::session::package_of(path, &dotted);
         (dotted, package)
     }
 
     /// Directories searched for `import x`: `pythonpath`, the base
     /// directories of the test files, then the rootdir.
-    pub(crate) fn import_roots(&mut self, settings: &CollectSettings, files: &[SourceFile]) -> Vec<PathBuf> {
+    pub(crate) fn import_roots<'f>(&mut self, settings: &CollectSettings, files: impl IntoIterator<Item = &'f Path>) -> Vec<PathBuf> {
         let mut roots: Vec<PathBuf> = settings.pythonpath.clone();
         let mut seen: HashSet<PathBuf> = roots.iter().cloned().collect();
         for file in files {
-            let mut dir = file.path.parent();
+            let mut dir = file.parent();
             while let Some(d) = dir {
                 if !self.has_init(d) {
                     if seen.insert(d.to_path_buf()) {
@@ -131,5 +130,98 @@ impl Resolver {
         }
         self.found.insert(dotted.to_string(), result.clone());
         result
+    }
+}
+
+/// The modules a source text may import, found without parsing: every
+/// `import a.b` and `from .x import y` statement at the start of a line (at
+/// any indentation), as absolute dotted names, together with `x.y` for
+/// each imported name (which may be a submodule). A superset is harmless —
+/// names that are not modules of the suite are simply not found — so
+/// imports inside functions or docstrings do no harm.
+pub(crate) fn scan_imports(text: &str, package: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        let is_import = trimmed.starts_with("import ") || trimmed.starts_with("import\t");
+        let is_from = trimmed.starts_with("from ") || trimmed.starts_with("from\t");
+        if !is_import && !is_from {
+            continue;
+        }
+        let mut statement = strip_comment(trimmed).to_string();
+        // Backslash continuations and parenthesised name lists.
+        loop {
+            let open = statement.matches('(').count() > statement.matches(')').count();
+            let continued = statement.trim_end().ends_with('\\');
+            if !open && !continued {
+                break;
+            }
+            let Some(next) = lines.next() else { break };
+            if continued {
+                let end = statement.trim_end().len() - 1;
+                statement.truncate(end);
+            }
+            statement.push(' ');
+            statement.push_str(strip_comment(next));
+        }
+        let statement = statement.split(';').next().unwrap_or_default();
+        if is_import {
+            for part in statement[6..].split(',') {
+                if let Some(name) = part.split_whitespace().next() {
+                    if is_dotted(name) {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+        } else {
+            let rest = &statement[4..];
+            let Some((module, names)) = rest.split_once(" import ") else { continue };
+            let module = module.trim();
+            let level = module.chars().take_while(|&c| c == '.').count();
+            let name = &module[level..];
+            if !name.is_empty() && !is_dotted(name) {
+                continue;
+            }
+            let level = u32::try_from(level).unwrap_or(u32::MAX);
+            let base = crate::namespace::absolute_module(package, level, (!name.is_empty()).then_some(name));
+            for part in names.replace(['(', ')'], " ").split(',') {
+                if let Some(imported) = part.split_whitespace().next() {
+                    if imported != "*" && is_dotted(imported) {
+                        out.push(if base.is_empty() { imported.to_string() } else { format!("{base}.{imported}") });
+                    }
+                }
+            }
+            if !base.is_empty() {
+                out.push(base);
+            }
+        }
+    }
+    out
+}
+
+fn strip_comment(line: &str) -> &str {
+    line.split('#').next().unwrap_or_default()
+}
+
+fn is_dotted(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c == '_' || c.is_alphanumeric()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_imports;
+
+    #[test]
+    fn finds_every_import_form() {
+        let text = "import os, a.b as c\nfrom .base import (\n    Mixin,  # comment\n    Other,\n)\nfrom .. import sibling\nfrom x \\\n    import y\nif True:\n    from z import *\n";
+        let found = scan_imports(text, "pkg.sub");
+        assert_eq!(
+            found,
+            ["os", "a.b", "pkg.sub.base.Mixin", "pkg.sub.base.Other", "pkg.sub.base", "pkg.sibling", "pkg", "x.y", "x", "z"]
+        );
     }
 }

@@ -50,7 +50,7 @@ struct ParamSet<'a> {
 
 /// Expands one test function. `Ok(None)` means not parametrized.
 pub(crate) fn expand<'a>(
-    project: &Project<'a>,
+    project: &Project<'_, 'a>,
     settings: &CollectSettings,
     fixtures: &FixtureView<'_, 'a>,
     marks: &[RawMark<'a>],
@@ -157,7 +157,7 @@ enum Indirect {
 }
 
 impl<'a> ParametrizeCall<'a> {
-    fn parse(project: &Project<'a>, mark: &RawMark<'a>) -> Result<Self, ExpandError> {
+    fn parse(project: &Project<'_, 'a>, mark: &RawMark<'a>) -> Result<Self, ExpandError> {
         if mark.opaque {
             return Err(ExpandError::Dynamic("parametrize called with *args or **kwargs".into()));
         }
@@ -218,7 +218,7 @@ impl<'a> ParametrizeCall<'a> {
 /// Reads the argvalues list into parameter sets.
 #[expect(clippy::too_many_arguments, reason = "mirrors ParameterSet._for_parametrize")]
 fn param_sets<'a>(
-    project: &Project<'a>,
+    project: &Project<'_, 'a>,
     settings: &CollectSettings,
     module: usize,
     values: &'a Expr,
@@ -342,7 +342,7 @@ fn param_sets<'a>(
 
 /// The values of `range(...)` with literal integer arguments (at most a
 /// million of them), as parametrize argvalues.
-fn literal_range<'a>(project: &Project<'a>, module: usize, call: &'a ast::ExprCall) -> Option<Vec<i64>> {
+fn literal_range<'a>(project: &Project<'_, 'a>, module: usize, call: &'a ast::ExprCall) -> Option<Vec<i64>> {
     if !matches!(project.resolve_expr(module, &call.func, 0), crate::project::Entity::Builtin(ref n) if n == "range") {
         return None;
     }
@@ -377,7 +377,7 @@ fn literal_range<'a>(project: &Project<'a>, module: usize, call: &'a ast::ExprCa
 
 /// `Metafunc.parametrize`: multiplies the existing calls by the new sets.
 fn apply<'a>(
-    project: &Project<'a>,
+    project: &Project<'_, 'a>,
     settings: &CollectSettings,
     calls: Option<Vec<CallSpec>>,
     mut call: Parametrization<'a>,
@@ -421,7 +421,8 @@ fn apply<'a>(
                 if next.params.iter().any(|p| &p.argname == argname) {
                     return Err(ExpandError::Collect(format!("{nodeid}: duplicate parametrization of '{argname}'")));
                 }
-                next.params.push(ParamEntry { argname: argname.clone(), scope: call.scope, key: value_key(value, index) });
+                let key = if call.scope.is_function() { String::new() } else { value_key(value, index) };
+                next.params.push(ParamEntry { argname: argname.clone(), scope: call.scope, key });
             }
             if !set.hidden {
                 next.ids.push(id.clone());

@@ -12,6 +12,8 @@ use crate::value::{ContainerKind, PyValue};
 /// One parsed module with its name table.
 pub(crate) struct Module<'a> {
     pub(crate) file: &'a SourceFile,
+    /// Dotted module name (pytest's `prepend` import mode).
+    pub(crate) dotted: String,
     /// Dotted package used for relative imports.
     pub(crate) package: String,
     pub(crate) ns: Namespace<'a>,
@@ -49,12 +51,38 @@ pub(crate) struct Param<'a> {
 
 const MAX_DEPTH: usize = 24;
 
-pub(crate) struct Project<'a> {
+/// The modules every test module may refer to — conftests, the suite's
+/// helper modules, and test modules that others import — parsed once and
+/// kept for the whole collection.
+pub(crate) struct Shared<'a> {
     pub(crate) modules: Vec<Module<'a>>,
     pub(crate) by_dotted: HashMap<String, usize>,
     /// Name tables of every class body, keyed by the class node's address.
     pub(crate) classes: HashMap<usize, Namespace<'a>>,
 }
+
+/// A module parsed for one collection task only (a test module nothing
+/// imports), with its class name tables. Its index is one past the shared
+/// modules.
+pub(crate) struct Local<'p, 'a> {
+    pub(crate) module: &'p Module<'a>,
+    pub(crate) classes: &'p HashMap<usize, Namespace<'a>>,
+}
+
+/// The suite as one collection task sees it: the shared modules, plus
+/// possibly one local module.
+#[derive(Clone, Copy)]
+pub(crate) struct Project<'p, 'a> {
+    shared: &'p Shared<'a>,
+    local: Option<Local<'p, 'a>>,
+}
+
+impl<'p, 'a> Clone for Local<'p, 'a> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<'p, 'a> Copy for Local<'p, 'a> {}
 
 /// Every class statement in a body (nested in classes, conditionals and
 /// `try` blocks, not in functions).
@@ -88,15 +116,39 @@ pub(crate) fn class_defs<'a>(body: &'a [ast::Stmt], out: &mut Vec<&'a ast::StmtC
     }
 }
 
-impl<'a> Project<'a> {
-    /// The name table of a class body (built once, when the project is).
-    pub(crate) fn class_ns(&self, def: &'a ast::StmtClassDef) -> &Namespace<'a> {
-        static EMPTY: std::sync::LazyLock<Namespace<'static>> = std::sync::LazyLock::new(Namespace::default);
-        self.classes.get(&(std::ptr::from_ref(def) as usize)).unwrap_or(&EMPTY)
+impl<'p, 'a> Project<'p, 'a> {
+    pub(crate) fn new(shared: &'p Shared<'a>, local: Option<Local<'p, 'a>>) -> Self {
+        Project { shared, local }
     }
 
-    pub(crate) fn module(&self, idx: usize) -> &Module<'a> {
-        &self.modules[idx]
+    /// The index a local module has.
+    pub(crate) fn local_index(&self) -> usize {
+        self.shared.modules.len()
+    }
+
+    /// The module with index `dotted`, among the shared ones.
+    pub(crate) fn by_dotted(&self, dotted: &str) -> Option<usize> {
+        self.shared.by_dotted.get(dotted).copied()
+    }
+
+    /// The name table of a class body (built once per module).
+    pub(crate) fn class_ns(&self, def: &'a ast::StmtClassDef) -> &'p Namespace<'a> {
+        static EMPTY: std::sync::LazyLock<Namespace<'static>> = std::sync::LazyLock::new(Namespace::default);
+        let key = std::ptr::from_ref(def) as usize;
+        if let Some(ns) = self.local.and_then(|l| l.classes.get(&key)) {
+            return ns;
+        }
+        self.shared.classes.get(&key).unwrap_or(&EMPTY)
+    }
+
+    pub(crate) fn module(&self, idx: usize) -> &'p Module<'a> {
+        match (self.shared.modules.get(idx), self.local) {
+            (Some(module), _) => module,
+            (None, Some(local)) => local.module,
+            // Indices only come from this project; an out-of-range one is a
+            // bug, reported rather than a panic on users' input.
+            (None, None) => unreachable!("module index {idx} out of range"),
+        }
     }
 
     /// Resolves `name` as seen from module `module`.
@@ -104,11 +156,11 @@ impl<'a> Project<'a> {
         if depth > MAX_DEPTH {
             return Entity::Unknown(format!("import cycle while resolving `{name}`"));
         }
-        let m = &self.modules[module];
+        let m = self.module(module);
         if let Some(binding) = m.ns.get(name) { self.resolve_binding(module, binding, depth) } else {
             for star in &m.ns.star_imports {
-                if let Some(&target) = self.by_dotted.get(star) {
-                    if self.modules[target].ns.get(name).is_some() {
+                if let Some(target) = self.by_dotted(star) {
+                    if self.module(target).ns.get(name).is_some() {
                         return self.resolve_name(target, name, depth + 1);
                     }
                 }
@@ -133,16 +185,16 @@ impl<'a> Project<'a> {
     }
 
     fn module_entity(&self, dotted: &str) -> Entity<'a> {
-        match self.by_dotted.get(dotted) {
-            Some(&idx) => Entity::SuiteModule(idx),
+        match self.by_dotted(dotted) {
+            Some(idx) => Entity::SuiteModule(idx),
             None => Entity::External(dotted.to_string()),
         }
     }
 
     fn attribute_of_module(&self, dotted: &str, name: &str, depth: usize) -> Entity<'a> {
-        match self.by_dotted.get(dotted) {
-            Some(&idx) => {
-                let target = &self.modules[idx];
+        match self.by_dotted(dotted) {
+            Some(idx) => {
+                let target = self.module(idx);
                 if target.ns.get(name).is_some() || !target.ns.star_imports.is_empty() {
                     let entity = self.resolve_name(idx, name, depth + 1);
                     if !matches!(entity, Entity::Unknown(_)) {
@@ -150,8 +202,8 @@ impl<'a> Project<'a> {
                     }
                 }
                 let sub = format!("{dotted}.{name}");
-                match self.by_dotted.get(&sub) {
-                    Some(&sub_idx) => Entity::SuiteModule(sub_idx),
+                match self.by_dotted(&sub) {
+                    Some(sub_idx) => Entity::SuiteModule(sub_idx),
                     None => Entity::Unknown(format!("`{name}` not found in module `{dotted}`")),
                 }
             }
@@ -200,11 +252,7 @@ impl<'a> Project<'a> {
     }
 
     fn dotted_of(&self, idx: usize) -> String {
-        self.by_dotted
-            .iter()
-            .find(|(_, &i)| i == idx)
-            .map(|(k, _)| k.clone())
-            .unwrap_or_default()
+        self.module(idx).dotted.clone()
     }
 
     /// The external dotted path `expr` refers to, if it refers outside the

@@ -12,7 +12,6 @@ const HIGH_SCOPES: [FixtureScope; 4] = [FixtureScope::Session, FixtureScope::Pac
 type ArgKey = (String, String, Option<String>, Option<String>);
 
 fn argkeys(item: &RawItem, scope: FixtureScope) -> Vec<ArgKey> {
-    let Some(callspec) = &item.callspec else { return Vec::new() };
     let (path, class) = match scope {
         FixtureScope::Session => (None, None),
         FixtureScope::Package => (Some(item.file.rsplit_once('/').map_or("", |(d, _)| d).to_string()), None),
@@ -21,7 +20,7 @@ fn argkeys(item: &RawItem, scope: FixtureScope) -> Vec<ArgKey> {
         FixtureScope::Function => return Vec::new(),
     };
     let mut out: Vec<ArgKey> = Vec::new();
-    for param in &callspec.params {
+    for param in &item.high_params {
         if param.scope != scope {
             continue;
         }
@@ -49,7 +48,7 @@ struct State {
 
 /// Reorders `items` in place when any of them has a higher-scoped param.
 pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
-    let any_high = items.iter().any(|i| i.callspec.as_ref().is_some_and(|c| c.params.iter().any(|p| !p.scope.is_function())));
+    let any_high = items.iter().any(|i| !i.high_params.is_empty());
     if !any_high {
         return;
     }

@@ -1,0 +1,414 @@
+//! One collection session, in pytest's order: discovery, then the shared
+//! modules (conftests, the suite's helpers and any test module another one
+//! imports) parsed once and kept, then every other test module parsed,
+//! collected and dropped in parallel — so memory holds the shared modules
+//! and one module per thread, not the whole suite. Finally the session-wide
+//! steps: pytest's import-name clashes, doctest files and `reorder_items`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use ruff_python_ast::Stmt;
+
+use crate::collector::{self, ModuleCollector, RawItem};
+use crate::discover::{self, Discovery};
+use crate::fixtures::{FixtureDef, Fixtures};
+use crate::imports::{scan_imports, Resolver};
+use crate::model::{CollectError, Collection, Item};
+use crate::namespace::{absolute_module, Binding, Namespace};
+use crate::project::{self, Local, Module, Project, Shared};
+use crate::reorder;
+use crate::settings::CollectSettings;
+use crate::source::SourceFile;
+
+/// Runs discovery and collection from `paths`; returns the collection
+/// (errors, warnings and conftest-level dynamic items) and the items in
+/// pytest's order.
+pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection, Vec<RawItem>) {
+    let discovery = discover::Walker::new(settings).run(paths);
+    let mut resolver = Resolver::default();
+    let test_names: Vec<(String, String)> = discovery.test_files.iter().map(|p| resolver.module_names(p)).collect();
+    let roots = resolver.import_roots(
+        settings,
+        discovery.test_files.iter().chain(discovery.conftests.values()).map(PathBuf::as_path),
+    );
+
+    // The shared modules: conftests, and what test modules import (found by
+    // a quick scan, without parsing), then what those import in turn.
+    let scans: Vec<Vec<String>> = discovery
+        .test_files
+        .par_iter()
+        .zip(test_names.par_iter())
+        .map(|(path, (_, package))| {
+            std::fs::read(path).map_or_else(|_| Vec::new(), |bytes| scan_imports(&String::from_utf8_lossy(&bytes), package))
+        })
+        .collect();
+    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+    let mut known: HashSet<PathBuf> = HashSet::new();
+    for conftest in discovery.conftests.values() {
+        if known.insert(conftest.clone()) {
+            wanted.push((conftest.clone(), resolver.module_names(conftest).0));
+        }
+    }
+    for names in &scans {
+        for dotted in names {
+            for (file, name) in resolver.find_module(&roots, dotted) {
+                if known.insert(file.clone()) {
+                    wanted.push((file, name));
+                }
+            }
+        }
+    }
+    drop(scans);
+    let mut loaded: Vec<SourceFile> = Vec::new();
+    let mut names: Vec<(String, String)> = Vec::new();
+    while !wanted.is_empty() {
+        let start = loaded.len();
+        let new: Vec<SourceFile> = wanted
+            .par_iter()
+            .map(|(path, _)| SourceFile::load(path, settings.relative(path), settings.max_file_size))
+            .collect();
+        for (file, (_, dotted)) in new.into_iter().zip(wanted.drain(..)) {
+            let package = package_of(&file.path, &dotted);
+            names.push((dotted, package));
+            loaded.push(file);
+        }
+        for idx in start..loaded.len() {
+            let Some(ast) = &loaded[idx].ast else { continue };
+            for dotted in imported_modules(&ast.body, &names[idx].1) {
+                for (file, name) in resolver.find_module(&roots, &dotted) {
+                    if known.insert(file.clone()) {
+                        wanted.push((file, name));
+                    }
+                }
+            }
+        }
+    }
+    let shared = build_shared(&loaded, &names);
+    let project = Project::new(&shared, None);
+    let by_path: HashMap<&Path, usize> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_path(), i)).collect();
+
+    let mut collection = Collection::default();
+    collection.errors.extend(discovery.errors.iter().cloned());
+    let session = SessionFixtures::new(&project, &discovery, &by_path);
+    conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
+
+    let results: Vec<ModuleResult> = discovery
+        .test_files
+        .par_iter()
+        .zip(test_names.par_iter())
+        .map(|(path, (dotted, package))| match by_path.get(path.as_path()) {
+            Some(&idx) => collect_module(settings, &project, idx, &discovery, &session, &by_path),
+            None => {
+                let file = SourceFile::load(path, settings.relative(path), settings.max_file_size);
+                let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
+                let module = Module { file: &file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) };
+                let classes = class_tables(&module);
+                let local = Project::new(&shared, Some(Local { module: &module, classes: &classes }));
+                collect_module(settings, &local, local.local_index(), &discovery, &session, &by_path)
+            }
+        })
+        .collect();
+
+    let mut raw: Vec<RawItem> = Vec::new();
+    let mut doctests = discovery.doctest_files.iter().peekable();
+    // In pytest's default `prepend` import mode, two test modules with the
+    // same dotted name cannot both be imported: the later one fails.
+    let mut imported: HashMap<&str, &Path> = HashMap::new();
+    for (position, result) in results.into_iter().enumerate() {
+        while let Some((_, path)) = doctests.next_if(|(at, _)| *at <= position) {
+            raw.extend(doctest_item(settings, path));
+        }
+        let path = discovery.test_files[position].as_path();
+        if settings.import_mode != "importlib" && result.parsed {
+            let dotted = test_names[position].0.as_str();
+            match imported.get(dotted) {
+                Some(first) if *first != path => {
+                    collection.errors.push(import_mismatch(settings, dotted, first, path));
+                    continue;
+                }
+                Some(_) => {}
+                None => {
+                    imported.insert(dotted, path);
+                }
+            }
+        }
+        raw.extend(result.items);
+        collection.errors.extend(result.error);
+    }
+    for (_, path) in doctests {
+        raw.extend(doctest_item(settings, path));
+    }
+    reorder::reorder_items(&mut raw);
+    (collection, raw)
+}
+
+/// What collecting one test module produced.
+struct ModuleResult {
+    items: Vec<RawItem>,
+    error: Option<CollectError>,
+    /// The file was read and parsed (so pytest would import it).
+    parsed: bool,
+}
+
+fn import_mismatch(settings: &CollectSettings, dotted: &str, first: &Path, path: &Path) -> CollectError {
+    CollectError {
+        file: settings.relative(path),
+        line: 0,
+        column: 0,
+        message: format!(
+            "import file mismatch:\nimported module '{dotted}' has this __file__ attribute:\n  {}\nwhich is not the same as the test file we want to collect:\n  {}\nHINT: remove __pycache__ / .pyc files and/or use a unique basename for your test file modules",
+            first.display(),
+            path.display()
+        ),
+    }
+}
+
+/// Name tables of every class body of a module.
+fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
+    let mut defs = Vec::new();
+    if let Some(ast) = &module.file.ast {
+        project::class_defs(&ast.body, &mut defs);
+    }
+    defs.into_iter()
+        .map(|def| (std::ptr::from_ref(def) as usize, Namespace::build(&def.body, &module.package)))
+        .collect()
+}
+
+fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Shared<'a> {
+    let modules: Vec<Module<'a>> = loaded
+        .par_iter()
+        .zip(names.par_iter())
+        .map(|(file, (dotted, package))| {
+            let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
+            Module { file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) }
+        })
+        .collect();
+    let mut by_dotted = HashMap::new();
+    for (idx, (dotted, _)) in names.iter().enumerate() {
+        by_dotted.entry(dotted.clone()).or_insert(idx);
+    }
+    let classes = modules.par_iter().flat_map_iter(class_tables).collect();
+    Shared { modules, by_dotted, classes }
+}
+
+/// Fixtures every test module sees: `pytest_plugins` modules and each
+/// conftest's own, computed once.
+struct SessionFixtures<'a> {
+    plugins: Vec<Vec<FixtureDef<'a>>>,
+    conftests: HashMap<usize, Vec<FixtureDef<'a>>>,
+}
+
+impl<'a> SessionFixtures<'a> {
+    fn new(project: &Project<'_, 'a>, discovery: &Discovery, by_path: &HashMap<&Path, usize>) -> Self {
+        let conftest_indices: Vec<usize> = discovery.conftests.values().filter_map(|p| by_path.get(p.as_path()).copied()).collect();
+        let conftests = conftest_indices
+            .iter()
+            .map(|&idx| (idx, Fixtures::of_namespace(project, idx, &project.module(idx).ns, false)))
+            .collect();
+        // Modules named in a conftest's `pytest_plugins` are visible to the
+        // whole session, registered before the conftests' own fixtures.
+        let mut plugins = Vec::new();
+        let mut seen = HashSet::new();
+        for &idx in &conftest_indices {
+            let Some(Binding::Value { expr, .. }) = project.module(idx).ns.get("pytest_plugins") else { continue };
+            for name in plugin_names(expr) {
+                if let Some(plugin) = project.by_dotted(&name) {
+                    if seen.insert(plugin) {
+                        plugins.push(Fixtures::of_namespace(project, plugin, &project.module(plugin).ns, false));
+                    }
+                }
+            }
+        }
+        SessionFixtures { plugins, conftests }
+    }
+}
+
+/// Conftest hooks pytest runs that proctor cannot: ones that create items
+/// become dynamic items, `pytest_collection_modifyitems` a warning.
+fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discovery: &Discovery, by_path: &HashMap<&Path, usize>, collection: &mut Collection) {
+    for (dir, conftest) in &discovery.conftests {
+        let Some(&idx) = by_path.get(conftest.as_path()) else { continue };
+        let ns = &project.module(idx).ns;
+        let rel = settings.relative(conftest);
+        for hook in ["pytest_collect_file", "pytest_pycollect_makeitem", "pytest_collect_directory", "pytest_pycollect_makemodule"] {
+            if ns.get(hook).is_some() {
+                let nodeid = settings.relative(dir);
+                collection.items.push(Item {
+                    nodeid: if nodeid == "." { String::new() } else { nodeid },
+                    file: rel.clone(),
+                    line: 0,
+                    markers: Vec::new(),
+                    dynamic: Some(format!("{rel} defines `{hook}`: the items it creates are only known at run time")),
+                });
+            }
+        }
+        if ns.get("pytest_collection_modifyitems").is_some() {
+            collection.warnings.push(CollectError {
+                file: rel,
+                line: 0,
+                column: 0,
+                message: "defines `pytest_collection_modifyitems`: pytest may reorder, deselect or re-mark items at run time".to_string(),
+            });
+        }
+    }
+}
+
+/// Collects one test module (module index `idx` in `project`).
+fn collect_module<'a>(
+    settings: &CollectSettings,
+    project: &Project<'_, 'a>,
+    idx: usize,
+    discovery: &Discovery,
+    session: &SessionFixtures<'a>,
+    by_path: &HashMap<&Path, usize>,
+) -> ModuleResult {
+    let module = project.module(idx);
+    if let Some(error) = &module.file.error {
+        return ModuleResult { items: Vec::new(), error: Some(error.clone()), parsed: false };
+    }
+    let chain = conftest_chain(settings, &module.file.path, &discovery.conftests, by_path);
+    let mut layers: Vec<Vec<FixtureDef<'a>>> = session.plugins.clone();
+    layers.extend(chain.iter().map(|c| session.conftests.get(c).cloned().unwrap_or_default()));
+    layers.push(Fixtures::of_namespace(project, idx, &module.ns, false));
+    let mut module_dynamic = module
+        .file
+        .path
+        .ancestors()
+        .take_while(|p| p.starts_with(&settings.rootdir))
+        .find_map(|p| discovery.conditional.get(p).cloned());
+    for &c in chain.iter().chain(std::iter::once(&idx)) {
+        if module_dynamic.is_none() && project.module(c).ns.get("pytest_generate_tests").is_some() {
+            module_dynamic = Some(format!(
+                "{} defines `pytest_generate_tests`: parametrization happens at run time",
+                project.module(c).file.rel
+            ));
+        }
+    }
+    let mut doc_item = None;
+    if settings.doctest_modules && module.file.text.contains(">>>") {
+        doc_item = Some(RawItem {
+            nodeid: module.file.rel.clone(),
+            file: module.file.rel.clone(),
+            def_file: module.file.rel.clone(),
+            line: 0,
+            markers: Vec::new(),
+            dynamic: Some("--doctest-modules: docstring doctests are found at run time".to_string()),
+            high_params: Vec::new(),
+            class_key: None,
+        });
+    }
+    let collector = ModuleCollector::new(project, settings, idx, Fixtures { layers }, module_dynamic);
+    match collector.collect() {
+        Ok(mut items) => {
+            items.extend(doc_item);
+            ModuleResult { items, error: None, parsed: true }
+        }
+        Err(collector::ModuleError(error)) => ModuleResult { items: Vec::new(), error: Some(error), parsed: true },
+    }
+}
+
+/// The one item pytest's doctest plugin makes of a text file with examples.
+fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
+    let text = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let has_examples = text.lines().any(|line| {
+        let rest = line.trim_start_matches(' ');
+        rest == ">>>" || rest.starts_with(">>> ")
+    });
+    if !has_examples {
+        return None;
+    }
+    let rel = settings.relative(path);
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(RawItem {
+        nodeid: format!("{rel}::{name}"),
+        file: rel.clone(),
+        def_file: rel,
+        line: 0,
+        markers: Vec::new(),
+        dynamic: None,
+        high_params: Vec::new(),
+        class_key: None,
+    })
+}
+
+/// Conftest modules from the rootdir down to `file`'s directory.
+fn conftest_chain(settings: &CollectSettings, file: &Path, conftests: &BTreeMap<PathBuf, PathBuf>, by_path: &HashMap<&Path, usize>) -> Vec<usize> {
+    let mut dirs: Vec<&Path> = file.parent().map(|p| p.ancestors().take_while(|d| d.starts_with(&settings.rootdir)).collect()).unwrap_or_default();
+    dirs.reverse();
+    dirs.into_iter()
+        .filter_map(|d| conftests.get(d))
+        .filter_map(|c| by_path.get(c.as_path()).copied())
+        .collect()
+}
+
+pub(crate) fn package_of(path: &Path, dotted: &str) -> String {
+    if path.file_stem().is_some_and(|s| s == "__init__") {
+        dotted.to_string()
+    } else {
+        dotted.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
+    }
+}
+
+/// Absolute module names a module imports (module level and class bodies).
+fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for stmt in body {
+        match stmt {
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    out.push(alias.name.id.as_str().to_string());
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                let base = absolute_module(package, import.level, import.module.as_ref().map(|m| m.id.as_str()));
+                for alias in &import.names {
+                    if alias.name.id.as_str() != "*" {
+                        out.push(if base.is_empty() { alias.name.id.as_str().to_string() } else { format!("{base}.{}", alias.name.id.as_str()) });
+                    }
+                }
+                out.push(base);
+            }
+            Stmt::If(s) => {
+                out.extend(imported_modules(&s.body, package));
+                for clause in &s.elif_else_clauses {
+                    out.extend(imported_modules(&clause.body, package));
+                }
+            }
+            Stmt::Try(s) => {
+                out.extend(imported_modules(&s.body, package));
+                out.extend(imported_modules(&s.orelse, package));
+                for handler in &s.handlers {
+                    let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                    out.extend(imported_modules(&h.body, package));
+                }
+            }
+            Stmt::ClassDef(c) => out.extend(imported_modules(&c.body, package)),
+            Stmt::Assign(assign) => {
+                let is_plugins = assign
+                    .targets
+                    .iter()
+                    .any(|t| matches!(t, ruff_python_ast::Expr::Name(n) if n.id.as_str() == "pytest_plugins"));
+                if is_plugins {
+                    out.extend(plugin_names(&assign.value));
+                }
+            }
+            _ => {}
+        }
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+/// The module names of a literal `pytest_plugins` value.
+fn plugin_names(value: &ruff_python_ast::Expr) -> Vec<String> {
+    use ruff_python_ast::Expr;
+    match value {
+        Expr::StringLiteral(s) => vec![s.value.to_str().to_string()],
+        Expr::List(list) => list.elts.iter().flat_map(plugin_names).collect(),
+        Expr::Tuple(tuple) => tuple.elts.iter().flat_map(plugin_names).collect(),
+        _ => Vec::new(),
+    }
+}
