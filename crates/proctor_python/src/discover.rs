@@ -13,6 +13,16 @@ use crate::model::CollectError;
 use crate::settings::CollectSettings;
 use crate::source::SourceFile;
 
+/// What a directory entry is, following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dir,
+    /// A symlink to a directory: resolved, so loops are caught.
+    LinkedDir,
+    File,
+    Other,
+}
+
 /// The result of discovery.
 #[derive(Debug, Default)]
 pub(crate) struct Discovery {
@@ -68,7 +78,7 @@ impl<'s> Walker<'s> {
             self.visit_conftests_above(path);
             if path.is_dir() {
                 let mut stack = Vec::new();
-                self.walk_dir(path, &mut stack);
+                self.walk_dir(path, None, &mut stack);
             } else if path.is_file() {
                 // A file given explicitly is collected whatever its name,
                 // as long as it is a Python file (or a .txt/.rst doctest).
@@ -128,8 +138,11 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn walk_dir(&mut self, dir: &Path, stack: &mut Vec<PathBuf>) {
-        let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    /// Walks `dir`. `canonical` is its resolved path when known without a
+    /// system call (a plain subdirectory of an already resolved parent);
+    /// only symlinks need resolving, and only they can make a loop.
+    fn walk_dir(&mut self, dir: &Path, canonical: Option<PathBuf>, stack: &mut Vec<PathBuf>) {
+        let canonical = canonical.unwrap_or_else(|| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
         if stack.contains(&canonical) {
             self.out.errors.push(CollectError {
                 file: self.settings.relative(dir),
@@ -141,10 +154,21 @@ impl<'s> Walker<'s> {
         }
         stack.push(canonical);
         self.visit_conftest(dir);
-        let mut entries: Vec<(String, PathBuf)> = match std::fs::read_dir(dir) {
+        let mut entries: Vec<(String, PathBuf, Kind)> = match std::fs::read_dir(dir) {
             Ok(rd) => rd
                 .filter_map(Result::ok)
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .map(|e| {
+                    let path = e.path();
+                    let kind = match e.file_type() {
+                        Ok(t) if t.is_dir() => Kind::Dir,
+                        Ok(t) if t.is_file() => Kind::File,
+                        // Symlinks (and odd types) are followed, as pytest does.
+                        _ if path.is_dir() => Kind::LinkedDir,
+                        _ if path.is_file() => Kind::File,
+                        _ => Kind::Other,
+                    };
+                    (e.file_name().to_string_lossy().into_owned(), path, kind)
+                })
                 .collect(),
             Err(err) => {
                 self.out.errors.push(CollectError {
@@ -159,20 +183,31 @@ impl<'s> Walker<'s> {
         };
         // pytest sorts by name, with `__init__.py` first.
         entries.sort_by(|a, b| (a.0 != "__init__.py", &a.0).cmp(&(b.0 != "__init__.py", &b.0)));
-        for (name, path) in entries {
-            if path.is_dir() {
-                if !self.ignored(&path, true) {
-                    self.walk_dir(&path, stack);
-                }
-            } else if path.is_file() && !self.ignored(&path, false) {
-                let _ = name;
-                if path.extension().is_some_and(|e| e == "py") {
-                    if self.settings.python_files.iter().any(|p| fnmatch_ex(p, &path)) {
-                        self.add_file(&path);
+        let parent_canonical = stack.last().cloned().unwrap_or_default();
+        for (name, path, kind) in entries {
+            match kind {
+                Kind::Dir | Kind::LinkedDir => {
+                    if !self.ignored(&path, true) {
+                        let canonical = (kind == Kind::Dir).then(|| parent_canonical.join(&name));
+                        self.walk_dir(&path, canonical, stack);
                     }
-                } else if self.is_doctest(&path) {
-                    self.add_doctest(&path);
                 }
+                Kind::File => {
+                    let is_py = path.extension().is_some_and(|e| e == "py");
+                    let wanted = if is_py {
+                        self.settings.python_files.iter().any(|p| fnmatch_ex(p, &path))
+                    } else {
+                        self.is_doctest(&path)
+                    };
+                    if wanted && !self.ignored(&path, false) {
+                        if is_py {
+                            self.add_file(&path);
+                        } else {
+                            self.add_doctest(&path);
+                        }
+                    }
+                }
+                Kind::Other => {}
             }
         }
         stack.pop();

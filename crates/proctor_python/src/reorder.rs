@@ -1,6 +1,7 @@
 //! pytest's `reorder_items`: items sharing a higher-scoped parameter
 //! (module, class, package or session scope) are grouped together so the
-//! parameter is set up once. A port of `_pytest.fixtures.reorder_items`.
+//! parameter is set up once. A port of `_pytest.fixtures.reorder_items`,
+//! with parameter keys interned to integers.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -9,27 +10,16 @@ use crate::fixtures::FixtureScope;
 
 const HIGH_SCOPES: [FixtureScope; 4] = [FixtureScope::Session, FixtureScope::Package, FixtureScope::Module, FixtureScope::Class];
 
-type ArgKey = (String, String, Option<String>, Option<String>);
+/// An interned `ParamArgKey`: argname, value key, scoped path and class.
+type Key = u32;
 
-fn argkeys(item: &RawItem, scope: FixtureScope) -> Vec<ArgKey> {
-    let (path, class) = match scope {
-        FixtureScope::Session => (None, None),
-        FixtureScope::Package => (Some(item.file.rsplit_once('/').map_or("", |(d, _)| d).to_string()), None),
-        FixtureScope::Module => (Some(item.file.clone()), None),
-        FixtureScope::Class => (Some(item.file.clone()), item.class_key.clone()),
-        FixtureScope::Function => return Vec::new(),
-    };
-    let mut out: Vec<ArgKey> = Vec::new();
-    for param in &item.high_params {
-        if param.scope != scope {
-            continue;
-        }
-        let key = (param.argname.clone(), param.key.clone(), path.clone(), class.clone());
-        if !out.contains(&key) {
-            out.push(key);
-        }
+fn scope_slot(scope: FixtureScope) -> usize {
+    match scope {
+        FixtureScope::Session => 0,
+        FixtureScope::Package => 1,
+        FixtureScope::Module => 2,
+        FixtureScope::Class | FixtureScope::Function => 3,
     }
-    out
 }
 
 fn lower(scope: FixtureScope) -> FixtureScope {
@@ -42,27 +32,41 @@ fn lower(scope: FixtureScope) -> FixtureScope {
 }
 
 struct State {
-    argkeys_by_item: HashMap<FixtureScope, HashMap<usize, Vec<ArgKey>>>,
-    items_by_argkey: HashMap<FixtureScope, HashMap<ArgKey, Vec<usize>>>,
+    /// Per scope slot: item -> its keys in order (`OrderedSet`).
+    keys_by_item: [HashMap<usize, Vec<Key>>; 4],
+    /// Per scope slot: key -> items in order (`OrderedDict`).
+    items_by_key: [HashMap<Key, Vec<usize>>; 4],
 }
 
 /// Reorders `items` in place when any of them has a higher-scoped param.
 pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
-    let any_high = items.iter().any(|i| !i.high_params.is_empty());
-    if !any_high {
+    if items.iter().all(|i| i.high_params.is_empty()) {
         return;
     }
-    let mut state = State { argkeys_by_item: HashMap::new(), items_by_argkey: HashMap::new() };
+    let mut interner: HashMap<(&str, &str, &str, &str), Key> = HashMap::new();
+    let mut state = State { keys_by_item: Default::default(), items_by_key: Default::default() };
     for scope in HIGH_SCOPES {
-        let by_item = state.argkeys_by_item.entry(scope).or_default();
-        let by_key = state.items_by_argkey.entry(scope).or_default();
+        let slot = scope_slot(scope);
         for (idx, item) in items.iter().enumerate() {
-            let keys = argkeys(item, scope);
-            if !keys.is_empty() {
-                for key in &keys {
-                    by_key.entry(key.clone()).or_default().push(idx);
+            let (path, class): (&str, &str) = match scope {
+                FixtureScope::Session => ("", ""),
+                FixtureScope::Package => (item.file.rsplit_once('/').map_or("", |(d, _)| d), ""),
+                FixtureScope::Module => (&item.file, ""),
+                FixtureScope::Class | FixtureScope::Function => (&item.file, item.class_key.as_deref().unwrap_or("")),
+            };
+            let mut keys: Vec<Key> = Vec::new();
+            for param in item.high_params.iter().filter(|p| p.scope == scope) {
+                let next = Key::try_from(interner.len()).unwrap_or(Key::MAX);
+                let key = *interner.entry((&param.argname, &param.key, path, class)).or_insert(next);
+                if !keys.contains(&key) {
+                    keys.push(key);
                 }
-                by_item.insert(idx, keys);
+            }
+            if !keys.is_empty() {
+                for &key in &keys {
+                    state.items_by_key[slot].entry(key).or_default().push(idx);
+                }
+                state.keys_by_item[slot].insert(idx, keys);
             }
         }
     }
@@ -76,51 +80,53 @@ fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> V
     if scope == FixtureScope::Function || items.len() < 3 {
         return items.to_vec();
     }
+    let slot = scope_slot(scope);
     let in_items: HashSet<usize> = items.iter().copied().collect();
-    let mut ignore: HashSet<ArgKey> = HashSet::new();
+    let mut ignore: HashSet<Key> = HashSet::new();
     let mut deque: VecDeque<usize> = items.iter().copied().collect();
     let mut done: Vec<usize> = Vec::new();
     let mut done_set: HashSet<usize> = HashSet::new();
     while !deque.is_empty() {
-        let mut no_argkey: Vec<usize> = Vec::new();
-        let mut no_argkey_set: HashSet<usize> = HashSet::new();
+        let mut no_key: Vec<usize> = Vec::new();
+        let mut no_key_set: HashSet<usize> = HashSet::new();
         let mut slicing = None;
         while let Some(item) = deque.pop_front() {
-            if done_set.contains(&item) || no_argkey_set.contains(&item) {
+            if done_set.contains(&item) || no_key_set.contains(&item) {
                 continue;
             }
-            let keys: Vec<ArgKey> = state.argkeys_by_item[&scope]
+            // `dict.popitem()` takes the last key not ignored.
+            let key = state.keys_by_item[slot]
                 .get(&item)
-                .map(|ks| ks.iter().filter(|k| !ignore.contains(*k)).cloned().collect())
+                .and_then(|keys| keys.iter().rev().find(|k| !ignore.contains(k)).copied());
+            let Some(key) = key else {
+                no_key.push(item);
+                no_key_set.insert(item);
+                continue;
+            };
+            let matching: Vec<usize> = state.items_by_key[slot]
+                .get(&key)
+                .map(|v| v.iter().copied().filter(|i| in_items.contains(i)).collect())
                 .unwrap_or_default();
-            if keys.is_empty() {
-                no_argkey.push(item);
-                no_argkey_set.insert(item);
-            } else {
-                // `dict.popitem()` takes the last key.
-                let key = keys[keys.len() - 1].clone();
-                let matching: Vec<usize> = state.items_by_argkey[&scope]
-                    .get(&key)
-                    .map(|v| v.iter().copied().filter(|i| in_items.contains(i)).collect())
-                    .unwrap_or_default();
-                for &i in matching.iter().rev() {
-                    deque.push_front(i);
-                    for other in HIGH_SCOPES {
-                        let keys_of_i: Vec<ArgKey> = state.argkeys_by_item[&other].get(&i).cloned().unwrap_or_default();
-                        let by_key = state.items_by_argkey.get_mut(&other).expect("all high scopes present");
-                        for argkey in keys_of_i {
-                            let list = by_key.entry(argkey).or_default();
-                            list.retain(|&x| x != i);
-                            list.insert(0, i);
+            for &i in matching.iter().rev() {
+                deque.push_front(i);
+                // Move `i` to the front of every key's item list, as pytest
+                // does with `move_to_end(last=False)`.
+                for other in 0..HIGH_SCOPES.len() {
+                    let Some(keys) = state.keys_by_item[other].get(&i) else { continue };
+                    for key in keys.clone() {
+                        let list = state.items_by_key[other].entry(key).or_default();
+                        if let Some(pos) = list.iter().position(|&x| x == i) {
+                            list.remove(pos);
                         }
+                        list.insert(0, i);
                     }
                 }
-                slicing = Some(key);
-                break;
             }
+            slicing = Some(key);
+            break;
         }
-        if !no_argkey.is_empty() {
-            for i in reorder_atscope(&no_argkey, state, lower(scope)) {
+        if !no_key.is_empty() {
+            for i in reorder_atscope(&no_key, state, lower(scope)) {
                 if done_set.insert(i) {
                     done.push(i);
                 }
