@@ -12,6 +12,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Return freed memory to the system promptly: collection frees each
+    // module's syntax tree as soon as the module is done, and without this
+    // mimalloc keeps those pages, raising peak memory by about half.
+    // SAFETY: sets a process-wide allocator option before any thread starts;
+    // 15 is `mi_option_purge_delay` in mimalloc v2's `mi_option_t`.
+    unsafe { libmimalloc_sys::mi_option_set(15, 0) };
     let cli = args::Cli::parse();
     let result = match &cli.command {
         args::Command::Collect(collect) => commands::collect::run(collect),
@@ -35,3 +41,8 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// mimalloc: collection allocates many small nodes from several threads;
+/// it is measurably faster than the system allocator here (bench/).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
