@@ -64,6 +64,7 @@ pub(crate) struct Shared<'a> {
 /// A module parsed for one collection task only (a test module nothing
 /// imports), with its class name tables. Its index is one past the shared
 /// modules.
+#[derive(Clone, Copy)]
 pub(crate) struct Local<'p, 'a> {
     pub(crate) module: &'p Module<'a>,
     pub(crate) classes: &'p HashMap<usize, Namespace<'a>>,
@@ -77,12 +78,6 @@ pub(crate) struct Project<'p, 'a> {
     local: Option<Local<'p, 'a>>,
 }
 
-impl<'p, 'a> Clone for Local<'p, 'a> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<'p, 'a> Copy for Local<'p, 'a> {}
 
 /// Every class statement in a body (nested in classes, conditionals and
 /// `try` blocks, not in functions).
