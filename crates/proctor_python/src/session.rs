@@ -98,16 +98,18 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .test_files
         .par_iter()
         .zip(test_names.par_iter())
-        .map(|(path, (dotted, package))| match by_path.get(path.as_path()) {
-            Some(&idx) => collect_module(settings, &project, idx, &discovery, &session, &by_path),
-            None => {
-                let file = SourceFile::load(path, settings.relative(path), settings.max_file_size);
-                let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
-                let module = Module { file: &file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) };
-                let classes = class_tables(&module);
-                let local = Project::new(&shared, Some(Local { module: &module, classes: &classes }));
-                collect_module(settings, &local, local.local_index(), &discovery, &session, &by_path)
+        .map(|(path, (dotted, package))| {
+            if let Some(&idx) = by_path.get(path.as_path()) {
+                return collect_module(settings, &project, idx, &discovery, &session, &by_path);
             }
+            // A test module nothing imports: parsed for this task only and
+            // dropped when its items are made.
+            let file = SourceFile::load(path, settings.relative(path), settings.max_file_size);
+            let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
+            let module = Module { file: &file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) };
+            let classes = class_tables(&module);
+            let local = Project::new(&shared, Some(Local { module: &module, classes: &classes }));
+            collect_module(settings, &local, local.local_index(), &discovery, &session, &by_path)
         })
         .collect();
 
