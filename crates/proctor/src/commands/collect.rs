@@ -6,7 +6,9 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::Result;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -15,15 +17,64 @@ use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
 
-/// `collect --json`, version 1.
+/// The header of `collect --json`, version 1.
 #[derive(Serialize)]
-struct JsonDocument<'c> {
+struct JsonHeader<'c> {
     version: u32,
     rootdir: &'c Path,
     inifile: Option<&'c Path>,
-    items: &'c [proctor_python::Item],
-    errors: &'c [proctor_python::CollectError],
-    warnings: &'c [proctor_python::CollectError],
+}
+
+/// One item of `collect --json`, with its markers already serialised.
+#[derive(Serialize)]
+struct JsonItem<'c> {
+    nodeid: &'c str,
+    file: &'c str,
+    line: usize,
+    markers: Vec<&'c serde_json::value::RawValue>,
+    dynamic: Option<&'c str>,
+}
+
+/// Writes `collect --json` straight from the collection. Markers shared by
+/// many items (a parametrize decorator, a class's marks) are serialised once.
+fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::Collection) -> Result<()> {
+    let header = serde_json::to_string(&JsonHeader {
+        version: 1,
+        rootdir: &suite.collect.rootdir,
+        inifile: suite.config.pytest.inifile.as_deref(),
+    })?;
+    // Reopen the header object to append the item list.
+    out.write_all(&header.as_bytes()[..header.len() - 1])?;
+    out.write_all(b",\"items\":[")?;
+    let mut cache: HashMap<*const proctor_python::Marker, Box<serde_json::value::RawValue>> = HashMap::new();
+    for item in &collection.items {
+        for marker in &item.markers {
+            let key = Arc::as_ptr(marker);
+            if !cache.contains_key(&key) {
+                let raw = serde_json::value::to_raw_value(marker.as_ref())?;
+                cache.insert(key, raw);
+            }
+        }
+    }
+    for (i, item) in collection.items.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        let json_item = JsonItem {
+            nodeid: &item.nodeid,
+            file: &item.file,
+            line: item.line,
+            markers: item.markers.iter().map(|m| cache[&Arc::as_ptr(m)].as_ref()).collect(),
+            dynamic: item.dynamic.as_deref(),
+        };
+        serde_json::to_writer(&mut *out, &json_item)?;
+    }
+    out.write_all(b"],\"errors\":")?;
+    serde_json::to_writer(&mut *out, &collection.errors)?;
+    out.write_all(b",\"warnings\":")?;
+    serde_json::to_writer(&mut *out, &collection.warnings)?;
+    out.write_all(b"}")?;
+    Ok(())
 }
 
 pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
@@ -32,17 +83,7 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let collection = suite.collect();
     let mut out = Printer::stdout();
     if args.json {
-        // Serialised straight from the collection, without an intermediate
-        // document: a large suite has hundreds of thousands of items.
-        let doc = JsonDocument {
-            version: 1,
-            rootdir: &suite.collect.rootdir,
-            inifile: suite.config.pytest.inifile.as_deref(),
-            items: &collection.items,
-            errors: &collection.errors,
-            warnings: &collection.warnings,
-        };
-        serde_json::to_writer(&mut out, &doc)?;
+        write_json(&mut out, &suite, &collection)?;
         writeln!(out)?;
     } else {
         for warning in &suite.config.warnings {
