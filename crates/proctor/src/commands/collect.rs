@@ -49,10 +49,8 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
     let mut cache: HashMap<*const proctor_python::Marker, Box<serde_json::value::RawValue>> = HashMap::new();
     for item in &collection.items {
         for marker in &item.markers {
-            let key = Arc::as_ptr(marker);
-            if !cache.contains_key(&key) {
-                let raw = serde_json::value::to_raw_value(marker.as_ref())?;
-                cache.insert(key, raw);
+            if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(Arc::as_ptr(marker)) {
+                slot.insert(serde_json::value::to_raw_value(marker.as_ref())?);
             }
         }
     }
