@@ -81,17 +81,27 @@ fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> V
         return items.to_vec();
     }
     let slot = scope_slot(scope);
-    let in_items: HashSet<usize> = items.iter().copied().collect();
+    if state.keys_by_item[slot].is_empty() {
+        // No item has a parameter of this scope: every item lands in the
+        // "no key" group, which pytest reorders at the next scope down.
+        return reorder_atscope(items, state, lower(scope));
+    }
+    // Item indices are dense, so flags live in vectors, not hash sets.
+    let size = items.iter().copied().max().map_or(0, |m| m + 1);
+    let mut in_items = vec![false; size];
+    for &i in items {
+        in_items[i] = true;
+    }
+    let mut done_flag = vec![false; size];
     let mut ignore: HashSet<Key> = HashSet::new();
     let mut deque: VecDeque<usize> = items.iter().copied().collect();
     let mut done: Vec<usize> = Vec::new();
-    let mut done_set: HashSet<usize> = HashSet::new();
     while !deque.is_empty() {
         let mut no_key: Vec<usize> = Vec::new();
-        let mut no_key_set: HashSet<usize> = HashSet::new();
+        let mut no_key_flag: HashSet<usize> = HashSet::new();
         let mut slicing = None;
         while let Some(item) = deque.pop_front() {
-            if done_set.contains(&item) || no_key_set.contains(&item) {
+            if done_flag[item] || no_key_flag.contains(&item) {
                 continue;
             }
             // `dict.popitem()` takes the last key not ignored.
@@ -100,12 +110,12 @@ fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> V
                 .and_then(|keys| keys.iter().rev().find(|k| !ignore.contains(k)).copied());
             let Some(key) = key else {
                 no_key.push(item);
-                no_key_set.insert(item);
+                no_key_flag.insert(item);
                 continue;
             };
             let matching: Vec<usize> = state.items_by_key[slot]
                 .get(&key)
-                .map(|v| v.iter().copied().filter(|i| in_items.contains(i)).collect())
+                .map(|v| v.iter().copied().filter(|&i| i < size && in_items[i]).collect())
                 .unwrap_or_default();
             for &i in matching.iter().rev() {
                 deque.push_front(i);
@@ -127,7 +137,8 @@ fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> V
         }
         if !no_key.is_empty() {
             for i in reorder_atscope(&no_key, state, lower(scope)) {
-                if done_set.insert(i) {
+                if !done_flag[i] {
+                    done_flag[i] = true;
                     done.push(i);
                 }
             }
