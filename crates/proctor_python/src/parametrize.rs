@@ -403,6 +403,26 @@ fn apply<'a>(
                 }
             }
             Expr::NoneLiteral(_) => {}
+            _ if matches!(project.resolve_expr(im, ids_expr, 0), crate::project::Entity::Builtin(ref n) if n == "str") => {
+                // `ids=str`: each value's id is `str(value)`, escaped.
+                for set in &mut call.sets {
+                    if set.explicit.is_some() || set.hidden {
+                        continue;
+                    }
+                    let mut parts = Vec::with_capacity(set.evaluated.len());
+                    for value in &set.evaluated {
+                        let text = match value {
+                            PyValue::Str(s) => s.clone(),
+                            PyValue::EnumMember { display } => display.clone(),
+                            other => other
+                                .scalar_str()
+                                .ok_or_else(|| ExpandError::Dynamic("ids=str of a value whose str() is not known statically".into()))?,
+                        };
+                        parts.push(text);
+                    }
+                    set.explicit = Some(ExplicitId::Param(parts.join("-")));
+                }
+            }
             _ => return Err(ExpandError::Dynamic("ids are computed by a callable or at runtime".into())),
         }
     }

@@ -1,4 +1,4 @@
-"""range() with literal arguments is known statically: ids are the ints."""
+"""Builtins known statically: range() with literal arguments (ids are the ints) and ids=str."""
 
 import pytest
 
@@ -27,4 +27,16 @@ def test_range_empty(n):
 @pytest.mark.parametrize("n", range(2))
 @pytest.mark.parametrize("s", ["a", "b"])
 def test_range_stacked(n, s):
+    pass
+
+
+@pytest.mark.parametrize("v", ["a b", 1, 2.5, None, True, "é"], ids=str)
+def test_ids_str(v):
+    # ids=str: pytest calls str() on each value and escapes the result.
+    pass
+
+
+@pytest.mark.parametrize("a, b", [(1, "x"), (2, "y")], ids=str)
+def test_ids_str_pairs(a, b):
+    # One str() per value, joined with "-".
     pass
