@@ -34,6 +34,7 @@ mod python;
 mod settings;
 mod shlex;
 mod source;
+mod taxonomy_options;
 mod toml_doc;
 mod values;
 
@@ -42,4 +43,8 @@ pub use error::{ConfigError, ConfigWarning, Location};
 pub use loaders::IniKind;
 pub use proctor_options::{CollectOptions, ProctorOptions};
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
+pub use taxonomy_options::{
+    build_path_glob, AxisOptions, Cardinality, KeyPath, KeySegment, MarkerOptions, MarkerScope,
+    PathRuleOptions, TaxonomyOptions, TaxonomyProblem,
+};
 pub use values::IniValue;

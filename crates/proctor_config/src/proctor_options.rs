@@ -3,8 +3,8 @@
 //! then in its parents; the first directory that has either wins, and in it
 //! `proctor.toml` wins over `pyproject.toml`.
 //!
-//! Keys are kebab-case; unknown keys and bad values are errors with their
-//! position.
+//! Keys are kebab-case; unknown keys, bad values and invalid taxonomies are
+//! errors with their position.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +12,9 @@ use serde::{Deserialize, Deserializer};
 
 use crate::error::ConfigError;
 use crate::source::SourceFile;
+use crate::taxonomy_options::{
+    ordered_table, AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions,
+};
 use crate::toml_doc::TomlDoc;
 
 /// proctor's options as written in `proctor.toml` or `[tool.proctor]`.
@@ -22,14 +25,58 @@ use crate::toml_doc::TomlDoc;
 /// [collect]
 /// threads = 4
 /// max-file-size = 2_000_000
+///
+/// [axes.tier]
+/// markers = ["unit", "integration", "e2e"]
+/// default = "unit"
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(from = "RawOptions")]
 pub struct ProctorOptions {
     /// The Python interpreter that runs pytest (`python`).
     pub python: Option<String>,
     /// Static collection (`[collect]`).
     pub collect: CollectOptions,
+    /// Axes, marker rules and path rules (`[axes.*]`, `[markers.*]`,
+    /// `[[paths]]`), validated.
+    pub taxonomy: TaxonomyOptions,
+}
+
+/// The options as written: the taxonomy's tables sit at the top level.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+struct RawOptions {
+    python: Option<String>,
+    collect: CollectOptions,
+    #[serde(deserialize_with = "ordered_table")]
+    axes: Vec<(String, AxisOptions)>,
+    #[serde(deserialize_with = "ordered_table")]
+    markers: Vec<(String, MarkerOptions)>,
+    paths: Vec<PathRuleOptions>,
+    /// Reserved: refused with a message until the collector reports
+    /// decorators that are not marks.
+    #[serde(deserialize_with = "not_supported_yet")]
+    decorators: (),
+}
+
+impl From<RawOptions> for ProctorOptions {
+    fn from(raw: RawOptions) -> Self {
+        ProctorOptions {
+            python: raw.python,
+            collect: raw.collect,
+            taxonomy: TaxonomyOptions {
+                axes: raw.axes,
+                markers: raw.markers,
+                paths: raw.paths,
+            },
+        }
+    }
+}
+
+fn not_supported_yet<'de, D: Deserializer<'de>>(_deserializer: D) -> Result<(), D::Error> {
+    Err(serde::de::Error::custom(
+        "`decorators` is not supported yet: static collection does not report decorators that are not marks, so the mapping could not be applied",
+    ))
 }
 
 /// Options of static collection (`[collect]`).
@@ -80,8 +127,9 @@ pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, 
         if proctor_toml.is_file() {
             let source = SourceFile::read(&proctor_toml)?;
             // Syntax errors first, with the same wording as for pytest's files.
-            TomlDoc::parse(&source)?;
+            let doc = TomlDoc::parse(&source)?;
             let options = deserialize::<ProctorOptions>(&source)?;
+            validate(&doc, &[], &options)?;
             return Ok(Some((proctor_toml, options)));
         }
         let pyproject = dir.join("pyproject.toml");
@@ -99,11 +147,31 @@ pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, 
                     .tool
                     .and_then(|tool| tool.proctor)
                     .unwrap_or_default();
+                validate(&doc, &["tool", "proctor"], &options)?;
                 return Ok(Some((pyproject, options)));
             }
         }
     }
     Ok(None)
+}
+
+/// Checks what serde cannot: the taxonomy's consistency. Of several
+/// problems, the first in the file is reported.
+fn validate(
+    doc: &TomlDoc<'_>,
+    prefix: &[&str],
+    options: &ProctorOptions,
+) -> Result<(), ConfigError> {
+    let first = options
+        .taxonomy
+        .problems()
+        .into_iter()
+        .map(|problem| (doc.locate(prefix, &problem.key), problem.message))
+        .min_by_key(|(location, _)| *location);
+    match first {
+        Some((location, message)) => Err(doc.error(location, message)),
+        None => Ok(()),
+    }
 }
 
 fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, ConfigError> {
@@ -144,7 +212,8 @@ mod tests {
                 collect: CollectOptions {
                     threads: Some(2),
                     max_file_size: Some(10)
-                }
+                },
+                taxonomy: TaxonomyOptions::default(),
             }
         );
     }

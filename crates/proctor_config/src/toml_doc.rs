@@ -8,6 +8,7 @@ use toml_edit::{ImDocument, Item, TableLike};
 
 use crate::error::{ConfigError, Location};
 use crate::source::SourceFile;
+use crate::taxonomy_options::{KeyPath, KeySegment};
 
 /// A parsed TOML document borrowing its source.
 pub(crate) struct TomlDoc<'a> {
@@ -61,9 +62,79 @@ impl<'a> TomlDoc<'a> {
         Location::START
     }
 
+    /// The position of the value at `prefix` + `path` (an array element, a
+    /// string), or of the key that names it when it is a table; when the
+    /// path does not resolve all the way, the deepest position found.
+    pub(crate) fn locate(&self, prefix: &[&str], path: &KeyPath) -> Location {
+        let segments = prefix
+            .iter()
+            .map(|key| KeySegment::Key((*key).to_owned()))
+            .chain(path.0.iter().cloned());
+        let mut node = Node::Item(self.doc.as_item());
+        let mut location = Location::START;
+        for segment in segments {
+            let next = match &segment {
+                KeySegment::Key(key) => node.table_like().and_then(|table| {
+                    let item = table.get(key)?;
+                    location = self.key_location(table, key);
+                    Some(Node::Item(item))
+                }),
+                KeySegment::Index(index) => node.element(*index),
+            };
+            let Some(next) = next else {
+                return location;
+            };
+            node = next;
+            if let Some(start) = node.value_start() {
+                location = self.source.location(start);
+            }
+        }
+        location
+    }
+
     /// An error at `location`, with the source line as excerpt.
     pub(crate) fn error(&self, location: Location, message: impl Into<String>) -> ConfigError {
         self.source.error_at_location(location, message)
+    }
+}
+
+/// A step of [`TomlDoc::locate`]: table items, array elements and the tables
+/// of an array of tables are three different types in `toml_edit`.
+#[derive(Clone, Copy)]
+enum Node<'d> {
+    Item(&'d Item),
+    Value(&'d toml_edit::Value),
+    Table(&'d toml_edit::Table),
+}
+
+impl<'d> Node<'d> {
+    fn table_like(self) -> Option<&'d dyn TableLike> {
+        match self {
+            Node::Item(item) => item.as_table_like(),
+            Node::Value(value) => value.as_inline_table().map(|table| table as &dyn TableLike),
+            Node::Table(table) => Some(table as &dyn TableLike),
+        }
+    }
+
+    fn element(self, index: usize) -> Option<Node<'d>> {
+        match self {
+            Node::Item(Item::ArrayOfTables(array)) => array.get(index).map(Node::Table),
+            Node::Item(Item::Value(toml_edit::Value::Array(array)))
+            | Node::Value(toml_edit::Value::Array(array)) => array.get(index).map(Node::Value),
+            _ => None,
+        }
+    }
+
+    /// Where a plain value starts; `None` for tables, which are located by
+    /// their key.
+    fn value_start(self) -> Option<usize> {
+        let (Node::Item(Item::Value(value)) | Node::Value(value)) = self else {
+            return None;
+        };
+        if value.is_inline_table() {
+            return None;
+        }
+        value.span().map(|span| span.start)
     }
 }
 

@@ -1,0 +1,605 @@
+//! The taxonomy part of proctor's options: marker axes (`[axes.<name>]`),
+//! marker rules (`[markers.<name>]`) and path rules (`[[paths]]`).
+//!
+//! This module owns every rule about what a *valid* taxonomy is
+//! ([`TaxonomyOptions::problems`]); the loader turns each problem into an
+//! error at its line and column, and `proctor_taxonomy` reuses the same
+//! check for options built in code. Applying the taxonomy to test items is
+//! `proctor_taxonomy`'s job.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+/// The taxonomy: axes, marker rules and path rules, in file order.
+///
+/// ```toml
+/// [axes.tier]
+/// markers = ["unit", "integration", "e2e"]
+/// cardinality = "exactly-one"
+/// default = "unit"
+///
+/// [markers.llm]
+/// alias-of = "e2e"
+/// deprecated = true
+///
+/// [[paths]]
+/// glob = "tests/integration/**"
+/// markers = ["integration"]
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaxonomyOptions {
+    /// `[axes.<name>]` tables, in file order.
+    pub axes: Vec<(String, AxisOptions)>,
+    /// `[markers.<name>]` tables, in file order.
+    pub markers: Vec<(String, MarkerOptions)>,
+    /// `[[paths]]` entries, in file order.
+    pub paths: Vec<PathRuleOptions>,
+}
+
+/// A family of markers (`[axes.<name>]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AxisOptions {
+    /// The markers of the axis (`markers`, required, at least one).
+    pub markers: Vec<String>,
+    /// How many markers of the axis an item may carry (`cardinality`,
+    /// default `any`).
+    #[serde(default)]
+    pub cardinality: Cardinality,
+    /// The marker added to items that carry none of the axis (`default`).
+    #[serde(default)]
+    pub default: Option<String>,
+    /// Whether writing the default explicitly is allowed (`write-default`,
+    /// default `true`; only meaningful with a `default`).
+    #[serde(default)]
+    pub write_default: Option<bool>,
+}
+
+impl AxisOptions {
+    /// Whether writing the default marker explicitly is allowed.
+    #[must_use]
+    pub fn write_default_allowed(&self) -> bool {
+        self.write_default.unwrap_or(true)
+    }
+}
+
+/// How many markers of one axis an item may carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cardinality {
+    /// Exactly one (`exactly-one`).
+    ExactlyOne,
+    /// None or one (`at-most-one`).
+    AtMostOne,
+    /// Any number (`any`).
+    #[default]
+    Any,
+}
+
+/// Where a marker may be written (`scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarkerScope {
+    /// On the test function (a decorator).
+    Function,
+    /// On a class (a decorator or the class's `pytestmark`).
+    Class,
+    /// In the module's `pytestmark`.
+    Module,
+    /// In `pytest.param(..., marks=...)`.
+    Param,
+}
+
+/// The rules of one marker (`[markers.<name>]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MarkerOptions {
+    /// The marker this one stands for (`alias-of`): it is replaced by its
+    /// target, whose rules then apply.
+    pub alias_of: Option<String>,
+    /// Writing this marker is a finding (`deprecated`).
+    pub deprecated: Option<bool>,
+    /// Writing this marker is a finding with this message (`removed`).
+    pub removed: Option<String>,
+    /// Markers added to every item that has this one (`implies`).
+    pub implies: Vec<String>,
+    /// The item must also have one of these (`requires-any`).
+    pub requires_any: Option<Vec<String>>,
+    /// This marker is only allowed on items that also have one of these
+    /// (`only-with`).
+    pub only_with: Option<Vec<String>>,
+    /// Markers that must not be on the same item (`conflicts`).
+    pub conflicts: Vec<String>,
+    /// Where the marker may be written (`scope`); `None` means anywhere.
+    pub scope: Option<Vec<MarkerScope>>,
+    /// The marker must sit next to a justifying comment (`needs-comment`).
+    pub needs_comment: Option<bool>,
+}
+
+impl MarkerOptions {
+    /// Whether writing the marker is a finding of its own.
+    #[must_use]
+    pub fn is_deprecated(&self) -> bool {
+        self.deprecated.unwrap_or(false)
+    }
+}
+
+/// Markers applied to every item collected from matching files
+/// (`[[paths]]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PathRuleOptions {
+    /// A `globset` pattern relative to the rootdir (`glob`).
+    pub glob: String,
+    /// The markers to apply (`markers`, at least one).
+    pub markers: Vec<String>,
+}
+
+/// Builds the glob matcher of a path rule. The one place that decides the
+/// glob dialect, so that validation and matching agree: `*` and `?` do not
+/// cross `/`, `**` does.
+pub fn build_path_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+}
+
+/// One step of a [`KeyPath`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySegment {
+    /// A table key.
+    Key(String),
+    /// An index into an array or an array of tables.
+    Index(usize),
+}
+
+/// Where in the options a problem is, relative to proctor's table: a key
+/// path such as `axes.tier.markers[2]`. The loader turns it into a line and
+/// column: a value's position, or a table's key when the path ends at a table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyPath(pub Vec<KeySegment>);
+
+impl KeyPath {
+    fn key(mut self, key: &str) -> KeyPath {
+        self.0.push(KeySegment::Key(key.to_owned()));
+        self
+    }
+
+    fn index(mut self, index: usize) -> KeyPath {
+        self.0.push(KeySegment::Index(index));
+        self
+    }
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                KeySegment::Key(key) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    let bare = !key.is_empty()
+                        && key
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    if bare {
+                        f.write_str(key)?;
+                    } else {
+                        write!(f, "{key:?}")?;
+                    }
+                }
+                KeySegment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A taxonomy that proctor refuses, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaxonomyProblem {
+    /// The value (or table) at fault.
+    pub key: KeyPath,
+    /// What is wrong, in lowercase.
+    pub message: String,
+}
+
+impl fmt::Display for TaxonomyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+impl TaxonomyOptions {
+    /// Whether nothing is configured.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.axes.is_empty() && self.markers.is_empty() && self.paths.is_empty()
+    }
+
+    /// The axis named `name`.
+    #[must_use]
+    pub fn axis(&self, name: &str) -> Option<&AxisOptions> {
+        self.axes.iter().find(|(n, _)| n == name).map(|(_, a)| a)
+    }
+
+    /// The rules of marker `name`.
+    #[must_use]
+    pub fn marker(&self, name: &str) -> Option<&MarkerOptions> {
+        self.markers.iter().find(|(n, _)| n == name).map(|(_, m)| m)
+    }
+
+    /// Every reason to refuse these options, in the order of the tables
+    /// (axes, markers, paths); empty when they are valid.
+    ///
+    /// The rules: marker names are identifiers; an axis has markers, each
+    /// listed once and in one axis only, none an alias or removed; a default
+    /// is one of its axis's markers and implies nothing (defaults are applied
+    /// last); `write-default` needs a `default`; an alias points at a marker
+    /// that is neither an alias (no chains, no cycles) nor removed, and
+    /// carries no rules that its target would shadow; rules name no aliases
+    /// and not the marker itself; `requires-any`, `only-with` and `scope`
+    /// are not empty; `removed` has a message; globs parse and are relative.
+    #[must_use]
+    pub fn problems(&self) -> Vec<TaxonomyProblem> {
+        let mut check = Checker {
+            options: self,
+            aliases: self
+                .markers
+                .iter()
+                .filter_map(|(name, m)| Some((name.as_str(), m.alias_of.as_deref()?)))
+                .collect(),
+            problems: Vec::new(),
+        };
+        check.axes();
+        check.markers();
+        check.paths();
+        check.problems
+    }
+}
+
+struct Checker<'a> {
+    options: &'a TaxonomyOptions,
+    /// Alias name → target.
+    aliases: HashMap<&'a str, &'a str>,
+    problems: Vec<TaxonomyProblem>,
+}
+
+impl Checker<'_> {
+    fn report(&mut self, key: KeyPath, message: impl Into<String>) {
+        self.problems.push(TaxonomyProblem {
+            key,
+            message: message.into(),
+        });
+    }
+
+    fn removed(&self, name: &str) -> bool {
+        self.options
+            .marker(name)
+            .is_some_and(|m| m.removed.is_some())
+    }
+
+    /// Checks a marker named in a rule: an identifier, not an alias, not
+    /// removed. `what` names the step that aliases are resolved before.
+    fn reference(&mut self, key: KeyPath, name: &str, what: &str) -> bool {
+        if !self.name(key.clone(), name) {
+            return false;
+        }
+        if let Some(target) = self.aliases.get(name) {
+            let target = *target;
+            self.report(
+                key,
+                format!(
+                    "`{name}` is an alias of `{target}`, and aliases are replaced before {what}; write `{target}`"
+                ),
+            );
+            return false;
+        }
+        if self.removed(name) {
+            self.report(key, format!("`{name}` is a removed marker"));
+            return false;
+        }
+        true
+    }
+
+    fn name(&mut self, key: KeyPath, name: &str) -> bool {
+        if is_marker_name(name) {
+            return true;
+        }
+        self.report(
+            key,
+            format!(
+                "`{name}` is not a marker name (a Python identifier, as in `pytest.mark.{{name}}`)"
+            ),
+        );
+        false
+    }
+
+    fn axes(&mut self) {
+        let options = self.options;
+        let mut owner: HashMap<&str, &str> = HashMap::new();
+        for (axis_name, axis) in &options.axes {
+            let at = KeyPath::default().key("axes").key(axis_name);
+            if axis.markers.is_empty() {
+                self.report(
+                    at.clone().key("markers"),
+                    "an axis needs at least one marker",
+                );
+            }
+            for (i, marker) in axis.markers.iter().enumerate() {
+                let key = at.clone().key("markers").index(i);
+                if axis.markers[..i].contains(marker) {
+                    self.report(key, format!("`{marker}` is listed twice"));
+                    continue;
+                }
+                if let Some(first) = owner.get(marker.as_str()) {
+                    let first = *first;
+                    self.report(
+                        key,
+                        format!(
+                            "`{marker}` is already in axis `{first}`; a marker belongs to at most one axis"
+                        ),
+                    );
+                    continue;
+                }
+                if self.reference(key, marker, "axes are looked at") {
+                    owner.insert(marker, axis_name);
+                }
+            }
+            match &axis.default {
+                Some(default) if !axis.markers.contains(default) => {
+                    let listed = axis
+                        .markers
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    self.report(
+                        at.clone().key("default"),
+                        format!(
+                            "the default `{default}` is not one of the axis's markers ({listed})"
+                        ),
+                    );
+                }
+                Some(default) => {
+                    let implies = options
+                        .marker(default)
+                        .is_some_and(|m| !m.implies.is_empty());
+                    if implies {
+                        self.report(
+                            at.clone().key("default"),
+                            format!(
+                                "the default `{default}` has `implies`, but defaults are applied after implications and imply nothing; imply from the markers that need it instead"
+                            ),
+                        );
+                    }
+                }
+                None => {
+                    if axis.write_default.is_some() {
+                        self.report(
+                            at.clone().key("write-default"),
+                            "`write-default` needs a `default`",
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn markers(&mut self) {
+        let options = self.options;
+        for (name, rule) in &options.markers {
+            let at = KeyPath::default().key("markers").key(name);
+            if !self.name(at.clone(), name) {
+                continue;
+            }
+            if let Some(target) = &rule.alias_of {
+                self.alias(&at, name, target, rule);
+            }
+            if rule.removed.as_deref().is_some_and(|m| m.trim().is_empty()) {
+                self.report(
+                    at.clone().key("removed"),
+                    "`removed` is the message shown where the marker is written: say what to use instead",
+                );
+            }
+            for (i, target) in rule.implies.iter().enumerate() {
+                let key = at.clone().key("implies").index(i);
+                if target == name {
+                    self.report(key, format!("`{name}` cannot imply itself"));
+                } else {
+                    self.reference(key, target, "implications");
+                }
+            }
+            for (list_key, list) in [
+                ("requires-any", &rule.requires_any),
+                ("only-with", &rule.only_with),
+            ] {
+                let Some(list) = list else { continue };
+                if list.is_empty() {
+                    self.report(
+                        at.clone().key(list_key),
+                        format!("`{list_key}` needs at least one marker: an empty list can never be satisfied"),
+                    );
+                }
+                for (i, other) in list.iter().enumerate() {
+                    let key = at.clone().key(list_key).index(i);
+                    if other == name {
+                        self.report(key, format!("`{name}` cannot name itself"));
+                    } else {
+                        self.reference(key, other, "rules are checked");
+                    }
+                }
+            }
+            for (i, other) in rule.conflicts.iter().enumerate() {
+                let key = at.clone().key("conflicts").index(i);
+                if other == name {
+                    self.report(key, format!("`{name}` cannot conflict with itself"));
+                } else {
+                    self.reference(key, other, "rules are checked");
+                }
+            }
+            if rule.scope.as_ref().is_some_and(Vec::is_empty) {
+                self.report(
+                    at.clone().key("scope"),
+                    "`scope` needs at least one of `function`, `class`, `module`, `param`",
+                );
+            }
+        }
+    }
+
+    fn alias(&mut self, at: &KeyPath, name: &str, target: &str, rule: &MarkerOptions) {
+        let key = at.clone().key("alias-of");
+        if target == name {
+            self.report(key, format!("`{name}` cannot be an alias of itself"));
+            return;
+        }
+        if !self.name(key.clone(), target) {
+            return;
+        }
+        if let Some(next) = self.aliases.get(target) {
+            // Follow the chain to say whether it is a cycle.
+            let mut chain = vec![name, target];
+            let mut current = *next;
+            loop {
+                if chain.contains(&current) {
+                    chain.push(current);
+                    let shown = chain
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(" -> ");
+                    self.report(key, format!("alias cycle: {shown}"));
+                    return;
+                }
+                chain.push(current);
+                match self.aliases.get(current) {
+                    Some(after) => current = after,
+                    None => break,
+                }
+            }
+            let last = chain[chain.len() - 1];
+            self.report(
+                key,
+                format!(
+                    "`{target}` is itself an alias (of `{next}`); an alias must point at a marker that is not one: write `alias-of = \"{last}\"`"
+                ),
+            );
+            return;
+        }
+        if self.removed(target) {
+            self.report(key, format!("`{target}` is a removed marker"));
+            return;
+        }
+        let shadowed = [
+            ("removed", rule.removed.is_some()),
+            ("implies", !rule.implies.is_empty()),
+            ("requires-any", rule.requires_any.is_some()),
+            ("only-with", rule.only_with.is_some()),
+            ("conflicts", !rule.conflicts.is_empty()),
+        ];
+        for (rule_key, present) in shadowed {
+            if present {
+                self.report(
+                    at.clone().key(rule_key),
+                    format!(
+                        "`{rule_key}` has no effect on an alias: `{name}` is replaced by `{target}`, whose rules apply; put it in `[markers.{target}]`"
+                    ),
+                );
+            }
+        }
+    }
+
+    fn paths(&mut self) {
+        let options = self.options;
+        for (i, rule) in options.paths.iter().enumerate() {
+            let at = KeyPath::default().key("paths").index(i);
+            let glob_key = at.clone().key("glob");
+            if rule.glob.starts_with('/') || rule.glob.starts_with("./") {
+                self.report(
+                    glob_key,
+                    "globs are matched against paths relative to the rootdir: drop the leading `/` or `./`",
+                );
+            } else if let Err(err) = build_path_glob(&rule.glob) {
+                self.report(glob_key, format!("invalid glob: {}", err.kind()));
+            }
+            if rule.markers.is_empty() {
+                self.report(
+                    at.clone().key("markers"),
+                    "a path rule needs at least one marker",
+                );
+            }
+            for (j, marker) in rule.markers.iter().enumerate() {
+                self.reference(
+                    at.clone().key("markers").index(j),
+                    marker,
+                    "path rules apply",
+                );
+            }
+        }
+    }
+}
+
+/// Whether `name` can be written as `pytest.mark.<name>`: a Python
+/// identifier.
+fn is_marker_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// Deserialises a table into its entries in file order.
+pub(crate) fn ordered_table<'de, D, T>(deserializer: D) -> Result<Vec<(String, T)>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Entries<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Entries<T> {
+        type Value = Vec<(String, T)>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a table")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut entries = Vec::new();
+            while let Some((key, value)) = map.next_entry::<String, T>()? {
+                entries.push((key, value));
+            }
+            Ok(entries)
+        }
+    }
+
+    deserializer.deserialize_map(Entries(std::marker::PhantomData))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_paths_quote_keys_that_are_not_bare() {
+        let path = KeyPath::default()
+            .key("markers")
+            .key("a.b")
+            .key("implies")
+            .index(2);
+        assert_eq!(path.to_string(), "markers.\"a.b\".implies[2]");
+    }
+
+    #[test]
+    fn marker_names_are_identifiers() {
+        assert!(is_marker_name("e2e"));
+        assert!(is_marker_name("_private"));
+        assert!(is_marker_name("ünïcode"));
+        assert!(!is_marker_name(""));
+        assert!(!is_marker_name("2e"));
+        assert!(!is_marker_name("slow fast"));
+        assert!(!is_marker_name("a.b"));
+    }
+}
