@@ -22,6 +22,63 @@ pub(crate) enum Command {
     /// known statically (ids from a callable, `pytest_generate_tests`, ...)
     /// are listed as dynamic with the reason.
     Collect(CollectArgs),
+    /// Print the node ids a selection picks (`-m`, `-k`, paths, profiles).
+    ///
+    /// The default selection (`[select] default`, else the `-m` of pytest's
+    /// `addopts`), a profile's expressions and the command line's are combined by `and`:
+    /// an explicit `-m` never silently replaces the default. The effective
+    /// expressions are printed on stderr.
+    Select(SelectArgs),
+    /// Show why an item has its markers, and which selections pick it.
+    Explain(ExplainArgs),
+}
+
+/// `-m`, `-k` and profile options, shared by the commands that select.
+#[derive(Debug, Args)]
+pub(crate) struct SelectionArgs {
+    /// Only items whose markers match this expression (pytest's `-m`).
+    #[arg(short = 'm', value_name = "MARKEXPR")]
+    pub(crate) markers: Option<String>,
+    /// Only items whose names match this expression (pytest's `-k`).
+    #[arg(short = 'k', value_name = "EXPRESSION")]
+    pub(crate) keywords: Option<String>,
+    /// Apply a profile from `[profiles.<NAME>]`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+    /// Do not apply the default selection.
+    #[arg(long)]
+    pub(crate) no_default_select: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SelectArgs {
+    #[command(flatten)]
+    pub(crate) suite: SuiteArgs,
+    #[command(flatten)]
+    pub(crate) selection: SelectionArgs,
+    /// Print versioned JSON: the expressions, selected and deselected items.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also write the selected node ids to FILE, one per line, for
+    /// `pytest @FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) args_file: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExplainArgs {
+    /// Node ids to explain; a function's id without `[...]` explains all of
+    /// its parametrized items.
+    #[arg(required = true)]
+    pub(crate) nodeids: Vec<String>,
+    /// Use this rootdir, like pytest's `--rootdir`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) rootdir: Option<PathBuf>,
+    /// Use this pytest config file, like pytest's `-c`.
+    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
+    pub(crate) config_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) selection: SelectionArgs,
 }
 
 /// Options shared by every command that reads the suite.

@@ -21,6 +21,8 @@ fn main() -> ExitCode {
     let cli = args::Cli::parse();
     let result = match &cli.command {
         args::Command::Collect(collect) => commands::collect::run(collect),
+        args::Command::Select(select) => commands::select::run(select),
+        args::Command::Explain(explain) => commands::explain::run(explain),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -40,6 +40,46 @@ pub struct ProctorOptions {
     /// Axes, marker rules and path rules (`[axes.*]`, `[markers.*]`,
     /// `[[paths]]`), validated.
     pub taxonomy: TaxonomyOptions,
+    /// The default selection (`[select]`).
+    pub select: SelectOptions,
+    /// Named selections (`[profiles.<name>]`), in file order.
+    pub profiles: Vec<(String, ProfileOptions)>,
+}
+
+/// The selection every command starts from (`[select]`).
+///
+/// ```toml
+/// [select]
+/// default = "not slow and not credentialed"
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SelectOptions {
+    /// A `-m` expression combined by `and` with every explicit `-m` (`default`). When
+    /// absent, the `-m` of pytest's `addopts` plays this role, so proctor
+    /// selects what bare pytest would.
+    pub default: Option<String>,
+}
+
+/// A named selection, chosen with `--profile NAME` (`[profiles.<name>]`).
+///
+/// ```toml
+/// [profiles.ci]
+/// description = "what the pull-request job runs"
+/// markers = "not qualitative"
+/// env = { CICD = "1" }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProfileOptions {
+    /// What the profile is for, shown by `proctor explain`.
+    pub description: Option<String>,
+    /// A `-m` expression combined by `and` with the default and an explicit `-m`.
+    pub markers: Option<String>,
+    /// A `-k` expression combined by `and` with an explicit `-k`.
+    pub keywords: Option<String>,
+    /// Environment variables the profile sets for runs (names and values).
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 /// The options as written: the taxonomy's tables sit at the top level.
@@ -53,6 +93,9 @@ struct RawOptions {
     #[serde(deserialize_with = "ordered_table")]
     markers: Vec<(String, MarkerOptions)>,
     paths: Vec<PathRuleOptions>,
+    select: SelectOptions,
+    #[serde(deserialize_with = "ordered_table")]
+    profiles: Vec<(String, ProfileOptions)>,
     /// Reserved: refused with a message until the collector reports
     /// decorators that are not marks.
     #[serde(deserialize_with = "not_supported_yet")]
@@ -69,6 +112,8 @@ impl From<RawOptions> for ProctorOptions {
                 markers: raw.markers,
                 paths: raw.paths,
             },
+            select: raw.select,
+            profiles: raw.profiles,
         }
     }
 }
@@ -214,6 +259,8 @@ mod tests {
                     max_file_size: Some(10)
                 },
                 taxonomy: TaxonomyOptions::default(),
+                select: SelectOptions::default(),
+                profiles: Vec::new(),
             }
         );
     }

@@ -27,8 +27,10 @@
 
 mod effective;
 mod error;
+mod select;
 mod taxonomy;
 
 pub use effective::{Effective, EffectiveMarker, Note, Provenance};
 pub use error::TaxonomyError;
+pub use select::{describe_provenance, Decision, Origin, Part, Selection, SelectionError};
 pub use taxonomy::{Axis, Taxonomy};

@@ -1,4 +1,7 @@
 //! One module per command.
 
 pub(crate) mod collect;
+pub(crate) mod explain;
+pub(crate) mod select;
+pub(crate) mod selection;
 pub(crate) mod suite;

@@ -1,0 +1,113 @@
+//! `proctor explain NODEID`: an item's effective markers with where each
+//! comes from, and which selections pick it.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use proctor_taxonomy::{describe_provenance, Decision, Note, Origin, Selection};
+
+use crate::args::{ExplainArgs, SelectionArgs, SuiteArgs};
+use crate::commands::selection::Selecting;
+use crate::commands::suite::Suite;
+use crate::exit;
+use crate::printer::Printer;
+
+pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
+    // Collect only the files the node ids name.
+    let mut paths: Vec<String> = args.nodeids.iter().map(|n| n.split("::").next().unwrap_or(n).to_string()).collect();
+    paths.dedup();
+    let suite_args = SuiteArgs {
+        paths,
+        rootdir: args.rootdir.clone(),
+        config_file: args.config_file.clone(),
+        ignore: Vec::new(),
+        ignore_glob: Vec::new(),
+        threads: None,
+    };
+    let suite = Suite::load(&suite_args)?;
+    let selecting = Selecting::new(&suite, &args.selection)?;
+    let collection = suite.collect();
+    let mut out = Printer::stdout();
+    let mut found = 0;
+    for wanted in &args.nodeids {
+        let wanted = relative_nodeid(&suite, wanted);
+        let items: Vec<_> = collection
+            .items
+            .iter()
+            .filter(|i| i.nodeid == wanted || i.nodeid.strip_prefix(&wanted).is_some_and(|rest| rest.starts_with('[') || rest.starts_with("::")))
+            .collect();
+        if items.is_empty() {
+            writeln!(out.err(), "proctor: no item matches {wanted}")?;
+            continue;
+        }
+        for item in items {
+            found += 1;
+            let effective = selecting.taxonomy.effective(item);
+            writeln!(out, "{}", item.nodeid)?;
+            writeln!(out, "  defined at {}:{}", item.file, item.line)?;
+            if let Some(reason) = &item.dynamic {
+                writeln!(out, "  dynamic: {reason}")?;
+            }
+            writeln!(out, "  markers:")?;
+            if effective.markers.is_empty() {
+                writeln!(out, "    (none)")?;
+            }
+            let width = effective.markers.iter().map(|m| m.name.len()).max().unwrap_or(0);
+            for marker in &effective.markers {
+                writeln!(out, "    {:width$}  {}", marker.name, describe_provenance(&marker.provenance))?;
+            }
+            for note in &effective.notes {
+                writeln!(out, "  note: {}", describe_note(note))?;
+            }
+            writeln!(out, "  selection:")?;
+            writeln!(out, "    {}: {}", selecting.describe(), verdict(&selecting.selection, item, &effective)?)?;
+            for (name, profile) in &suite.config.proctor.profiles {
+                if args.selection.profile.as_deref() == Some(name.as_str()) {
+                    continue;
+                }
+                let alternative = SelectionArgs {
+                    markers: args.selection.markers.clone(),
+                    keywords: args.selection.keywords.clone(),
+                    profile: Some(name.clone()),
+                    no_default_select: args.selection.no_default_select,
+                };
+                let other = Selecting::new(&suite, &alternative)?;
+                let label = profile.description.as_deref().map_or_else(|| format!("profile {name}"), |d| format!("profile {name} ({d})"));
+                writeln!(out, "    {label}, {}: {}", other.describe(), verdict(&other.selection, item, &effective)?)?;
+            }
+        }
+    }
+    out.flush()?;
+    if found == 0 {
+        bail!("no item matches {}", args.nodeids.join(", "));
+    }
+    Ok(exit::OK)
+}
+
+fn verdict(selection: &Selection, item: &proctor_python::Item, effective: &proctor_taxonomy::Effective) -> Result<&'static str> {
+    Ok(match selection.decide(item, effective)? {
+        Decision::Selected => "selected",
+        Decision::DeselectedByKeyword => "deselected by -k",
+        Decision::DeselectedByMarker => "deselected by -m",
+    })
+}
+
+fn describe_note(note: &Note) -> String {
+    serde_json::to_string(note).unwrap_or_default()
+}
+
+/// A node id as given on the command line, relative to the rootdir (the
+/// way node ids are written) when it was given relative to the current
+/// directory.
+fn relative_nodeid(suite: &Suite, wanted: &str) -> String {
+    let (path, rest) = wanted.split_once("::").map_or((wanted, None), |(p, r)| (p, Some(r)));
+    let absolute = proctor_python::normalize(&suite.cwd.join(path));
+    let relative = suite.collect.relative(&absolute);
+    let _ = PathBuf::new;
+    let _ = Origin::CommandLine;
+    match rest {
+        Some(rest) => format!("{relative}::{rest}"),
+        None => relative,
+    }
+}

@@ -1,0 +1,191 @@
+//! Selection: which items a `-m` / `-k` request picks, evaluated over the
+//! effective markers. Defaults compose with explicit expressions by AND —
+//! the default selection (`[select] default`, else pytest's `addopts -m`),
+//! a profile's, and the command line's are all applied, never replacing
+//! each other (the pitfall of the `MASEval` seed, where `-m` silently dropped
+//! `addopts`).
+
+use proctor_expr::{keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher, MarkMatcher};
+use proctor_python::{Item, MarkerSource};
+use serde::Serialize;
+
+use crate::effective::{Effective, Provenance};
+
+/// Where one part of a selection comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Origin {
+    /// `[select] default` in proctor's config.
+    ConfigDefault,
+    /// `-m` in pytest's `addopts` (used when `[select] default` is absent).
+    Addopts,
+    /// A profile chosen with `--profile`.
+    Profile {
+        /// The profile's name.
+        name: String,
+    },
+    /// `-m` / `-k` on the command line.
+    CommandLine,
+}
+
+/// One expression of a selection.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// The expression as written.
+    pub text: String,
+    /// Where it comes from.
+    pub origin: Origin,
+    expression: Expression,
+}
+
+/// Why an expression could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid -{option} expression {text:?} ({origin}): {message}")]
+pub struct SelectionError {
+    /// `m` or `k`.
+    pub option: char,
+    /// The expression.
+    pub text: String,
+    /// Where it comes from, in words.
+    pub origin: String,
+    /// pytest's message for it.
+    pub message: String,
+}
+
+/// The `-m` and `-k` parts that apply, all combined by `and`.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `-m` parts.
+    pub markers: Vec<Part>,
+    /// `-k` parts.
+    pub keywords: Vec<Part>,
+}
+
+/// What a selection does with one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// Picked.
+    Selected,
+    /// Left out by a `-k` expression (pytest applies `-k` first).
+    DeselectedByKeyword,
+    /// Left out by a `-m` expression.
+    DeselectedByMarker,
+}
+
+impl Selection {
+    /// Adds a `-m` expression (pytest's reading: an empty value selects
+    /// everything and adds nothing).
+    pub fn add_markers(&mut self, text: &str, origin: Origin) -> Result<(), SelectionError> {
+        match parse_mark_option(text) {
+            Ok(Some(expression)) => {
+                self.markers.push(Part { text: text.to_string(), origin, expression });
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(error) => Err(SelectionError {
+                option: 'm',
+                text: text.to_string(),
+                origin: describe(&origin),
+                message: error.to_string(),
+            }),
+        }
+    }
+
+    /// Adds a `-k` expression.
+    pub fn add_keywords(&mut self, text: &str, origin: Origin) -> Result<(), SelectionError> {
+        match parse_keyword_option(text) {
+            Ok(Some(expression)) => {
+                self.keywords.push(Part { text: text.to_string(), origin, expression });
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(error) => Err(SelectionError {
+                option: 'k',
+                text: text.to_string(),
+                origin: describe(&origin),
+                message: error.to_string(),
+            }),
+        }
+    }
+
+    /// The effective `-m` expression, as one string (`None` when there is
+    /// no `-m` part).
+    #[must_use]
+    pub fn markers_text(&self) -> Option<String> {
+        conjunction(&self.markers)
+    }
+
+    /// The effective `-k` expression, as one string.
+    #[must_use]
+    pub fn keywords_text(&self) -> Option<String> {
+        conjunction(&self.keywords)
+    }
+
+    /// Whether the selection has no expression at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.markers.is_empty() && self.keywords.is_empty()
+    }
+
+    /// Decides one item. `-k` runs first, as in pytest; a `-k` identifier
+    /// called with arguments is an error there and here.
+    pub fn decide(&self, item: &Item, effective: &Effective) -> Result<Decision, proctor_expr::KeywordCallError> {
+        if !self.keywords.is_empty() {
+            let names: Vec<&str> = effective.markers.iter().map(|m| m.name.as_str()).collect();
+            // Function attributes: pytest ignores `pytestmark` (what mark
+            // decorators leave) and private names; others are not known
+            // statically and rarely matter.
+            let matcher = KeywordMatcher::new(keyword_names(&item.nodeid, &names, &[], &[]));
+            for part in &self.keywords {
+                if !part.expression.try_evaluate(|name: &str, kwargs: Option<&proctor_expr::Kwargs>| matcher.matches(name, kwargs))? {
+                    return Ok(Decision::DeselectedByKeyword);
+                }
+            }
+        }
+        if !self.markers.is_empty() {
+            let matcher = MarkMatcher::new(effective.markers.iter().map(|m| (m.name.clone(), m.kwargs.clone())));
+            for part in &self.markers {
+                if !part.expression.evaluate(&mut |name, kwargs| matcher.matches(name, kwargs)) {
+                    return Ok(Decision::DeselectedByMarker);
+                }
+            }
+        }
+        Ok(Decision::Selected)
+    }
+}
+
+fn conjunction(parts: &[Part]) -> Option<String> {
+    match parts {
+        [] => None,
+        [one] => Some(one.text.trim().to_string()),
+        many => Some(many.iter().map(|p| format!("({})", p.text.trim())).collect::<Vec<_>>().join(" and ")),
+    }
+}
+
+fn describe(origin: &Origin) -> String {
+    match origin {
+        Origin::ConfigDefault => "[select] default".to_string(),
+        Origin::Addopts => "pytest addopts".to_string(),
+        Origin::Profile { name } => format!("profile `{name}`"),
+        Origin::CommandLine => "command line".to_string(),
+    }
+}
+
+/// A written marker's provenance, for messages (`written on the class`).
+#[must_use]
+pub fn describe_provenance(provenance: &Provenance) -> String {
+    let place = |source: &MarkerSource| match source {
+        MarkerSource::Function => "the function",
+        MarkerSource::Class => "the class",
+        MarkerSource::Module => "the module (pytestmark)",
+        MarkerSource::Param => "a parameter set",
+    };
+    match provenance {
+        Provenance::Written { source } => format!("written on {}", place(source)),
+        Provenance::PathRule { glob } => format!("path rule `{glob}`"),
+        Provenance::Alias { written, source } => format!("`{written}` (an alias) written on {}", place(source)),
+        Provenance::Implied { by } => format!("implied by `{by}`"),
+        Provenance::AxisDefault { axis } => format!("default of axis `{axis}`"),
+    }
+}
