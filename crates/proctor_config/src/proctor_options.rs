@@ -96,10 +96,8 @@ struct RawOptions {
     select: SelectOptions,
     #[serde(deserialize_with = "ordered_table")]
     profiles: Vec<(String, ProfileOptions)>,
-    /// Reserved: refused with a message until the collector reports
-    /// decorators that are not marks.
-    #[serde(deserialize_with = "not_supported_yet")]
-    decorators: (),
+    #[serde(deserialize_with = "ordered_table")]
+    decorators: Vec<(String, String)>,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -111,6 +109,7 @@ impl From<RawOptions> for ProctorOptions {
                 axes: raw.axes,
                 markers: raw.markers,
                 paths: raw.paths,
+                decorators: raw.decorators,
             },
             select: raw.select,
             profiles: raw.profiles,
@@ -118,11 +117,7 @@ impl From<RawOptions> for ProctorOptions {
     }
 }
 
-fn not_supported_yet<'de, D: Deserializer<'de>>(_deserializer: D) -> Result<(), D::Error> {
-    Err(serde::de::Error::custom(
-        "`decorators` is not supported yet: static collection does not report decorators that are not marks, so the mapping could not be applied",
-    ))
-}
+
 
 /// Options of static collection (`[collect]`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]

@@ -37,6 +37,9 @@ pub struct TaxonomyOptions {
     pub markers: Vec<(String, MarkerOptions)>,
     /// `[[paths]]` entries, in file order.
     pub paths: Vec<PathRuleOptions>,
+    /// `[decorators]`: the dotted path of a decorator that is not a pytest
+    /// mark (`"transformers.testing_utils.slow"`) → the marker it stands for.
+    pub decorators: Vec<(String, String)>,
 }
 
 /// A family of markers (`[axes.<name>]`).
@@ -258,6 +261,7 @@ impl TaxonomyOptions {
         check.axes();
         check.markers();
         check.paths();
+        check.decorators();
         check.problems
     }
 }
@@ -539,6 +543,17 @@ impl Checker<'_> {
                     "path rules apply",
                 );
             }
+        }
+    }
+
+    fn decorators(&mut self) {
+        let options = self.options;
+        for (path, marker) in &options.decorators {
+            let at = KeyPath::default().key("decorators").key(path);
+            if path.is_empty() || path.split('.').any(|part| !is_marker_name(part)) {
+                self.report(at.clone(), "a decorator is named by its dotted path, such as `transformers.testing_utils.slow`");
+            }
+            self.reference(at, marker, "decorators stand for");
         }
     }
 }

@@ -150,6 +150,7 @@ fn every_key_reads_into_the_options_in_file_order() {
             glob: "tests/integration/**".to_owned(),
             markers: strings(&["integration"]),
         }],
+        decorators: Vec::new(),
     };
     assert_eq!(taxonomy, expected);
     assert!(taxonomy.problems().is_empty());
@@ -235,12 +236,16 @@ fn unknown_keys_and_bad_values_are_located() {
 }
 
 #[test]
-fn decorators_are_refused_until_collection_reports_them() {
-    assert_error(
-        "[decorators]\n\"transformers.testing_utils.slow\" = \"slow\"\n",
-        1,
-        1,
-        "`decorators` is not supported yet",
+fn decorators_map_paths_to_markers() {
+    let tree = Tree::new();
+    tree.file("proctor.toml", "[decorators]\n\"transformers.testing_utils.slow\" = \"slow\"\n\"tests.predicates.require_gpu\" = \"gpu\"\n");
+    let taxonomy = tree.ok("", &[]).proctor.taxonomy;
+    assert_eq!(
+        taxonomy.decorators,
+        vec![
+            ("transformers.testing_utils.slow".to_owned(), "slow".to_owned()),
+            ("tests.predicates.require_gpu".to_owned(), "gpu".to_owned()),
+        ]
     );
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::fixtures::{FixtureDef, FixtureScope, Fixtures};
-use crate::model::{CollectError, Marker, MarkerSource};
+use crate::model::{CollectError, Decorator, Marker, MarkerSource};
 use crate::namespace::{Binding, Namespace};
 use crate::parametrize::{expand, ParamEntry};
 use crate::project::{Entity, Project, RawMark};
@@ -26,6 +26,8 @@ pub(crate) struct RawItem {
     pub(crate) line: usize,
     pub(crate) markers: Vec<Arc<Marker>>,
     pub(crate) dynamic: Option<String>,
+    /// Non-mark decorators of the function, then of its classes.
+    pub(crate) decorators: Vec<Arc<Decorator>>,
     /// Parameters of a scope wider than the function, for
     /// `reorder_items`; empty for most items.
     pub(crate) high_params: Vec<ParamEntry>,
@@ -40,6 +42,8 @@ struct ClassFrame<'a> {
     marks: Vec<RawMark<'a>>,
     /// The same marks, converted once for every item of the class.
     markers: Vec<Arc<Marker>>,
+    /// The class's own decorators that are not marks.
+    decorators: Vec<Arc<Decorator>>,
     /// Suite classes of the MRO, most derived first.
     mro: Vec<(usize, &'a ast::StmtClassDef)>,
     /// Fixtures the class (and its bases) define.
@@ -204,6 +208,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
             });
         let frame = ClassFrame {
+            decorators: self.decorators(module, &def.decorator_list, None, MarkerSource::Class),
             markers: self.shared(&info.marks, MarkerSource::Class),
             marks: info.marks.clone(),
             mro: info.mro.clone(),
@@ -279,7 +284,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
         });
         let mut chain = parents.to_vec();
-        chain.push(ClassFrame { markers: self.shared(&info.marks, MarkerSource::Class), marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
+        let class_decorators = info.mro.first().map(|&(cm, cdef)| self.decorators(cm, &cdef.decorator_list, None, MarkerSource::Class)).unwrap_or_default();
+        chain.push(ClassFrame { decorators: class_decorators, markers: self.shared(&info.marks, MarkerSource::Class), marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
         let prefix = format!("{prefix}::{name}");
         // TestLoader.getTestCaseNames: every attribute starting with "test"
         // across the MRO, sorted by name.
@@ -319,7 +325,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner);
             let own = self.shared(&own, MarkerSource::Function);
             let markers = self.markers(&own, &[], &chain);
+            let own_decorators = self.decorators(fm, &fdef.decorator_list, None, MarkerSource::Function);
+            let decorators = self.item_decorators(&own_decorators, &chain);
             self.items.push(RawItem {
+                decorators,
                 nodeid: format!("{prefix}::{method_name}"),
                 file: self.rel().to_string(),
                 def_file: self.project.module(fm).file.rel.clone(),
@@ -336,7 +345,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// its own.
     fn collect_lambda(&mut self, name: &str, lambda: &'a ast::ExprLambda, prefix: &str, chain: &[ClassFrame<'a>]) {
         let markers = self.markers(&[], &[], chain);
+        let decorators = self.item_decorators(&[], chain);
         self.items.push(RawItem {
+            decorators,
             nodeid: format!("{prefix}::{name}"),
             file: self.rel().to_string(),
             def_file: self.rel().to_string(),
@@ -380,10 +391,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
         let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
         let own = self.shared(&own, MarkerSource::Function);
+        let own_decorators = self.decorators(fmodule, &def.decorator_list, None, MarkerSource::Function);
+        let decorators = self.item_decorators(&own_decorators, chain);
         match expansion {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers = self.markers(&own, &[], chain);
                 self.items.push(RawItem {
+                    decorators: decorators.clone(),
                     nodeid: base_id,
                     file: self.rel().to_string(),
                     def_file: def_file.clone(),
@@ -399,13 +413,24 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             Ok(None) => {
                 let markers = self.markers(&own, &[], chain);
-                self.items.push(RawItem { nodeid: base_id, file: self.rel().to_string(), def_file, line, markers, dynamic, high_params: Vec::new(), class_key });
+                self.items.push(RawItem {
+                    nodeid: base_id,
+                    file: self.rel().to_string(),
+                    def_file,
+                    line,
+                    markers,
+                    dynamic,
+                    high_params: Vec::new(),
+                    class_key,
+                    decorators,
+                });
             }
             Ok(Some(callspecs)) => {
                 for callspec in callspecs {
                     let nodeid = if callspec.ids.is_empty() { base_id.clone() } else { format!("{base_id}[{}]", callspec.ids.join("-")) };
                     let markers = self.markers(&own, &callspec.marks, chain);
                     self.items.push(RawItem {
+                        decorators: decorators.clone(),
                         nodeid,
                         file: self.rel().to_string(),
                         def_file: def_file.clone(),
@@ -473,6 +498,42 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             out.extend(frame.markers.iter().cloned());
         }
         out.extend(self.module_markers.iter().cloned());
+        out
+    }
+
+    /// The decorators of a function or class that are not marks, followed
+    /// (for a function) by those of its classes, innermost first.
+    fn decorators(&self, module: usize, list: &'a [ast::Decorator], owner: Option<&Namespace<'a>>, source: MarkerSource) -> Vec<Arc<Decorator>> {
+        let _ = owner;
+        list.iter()
+            .filter_map(|d| {
+                let (path, arguments) = self.project.decorator_path(module, &d.expression)?;
+                let json = |expr: &'a Expr| {
+                    let text = self.project.module(module).file.slice(expr);
+                    self.project.eval(module, expr, 0).to_json(text)
+                };
+                let (args, kwargs) = arguments.map_or_else(
+                    || (Vec::new(), serde_json::Map::new()),
+                    |a| {
+                        let args = a.args.iter().map(json).collect();
+                        let kwargs = a
+                            .keywords
+                            .iter()
+                            .filter_map(|k| k.arg.as_ref().map(|name| (name.id.as_str().to_string(), json(&k.value))))
+                            .collect();
+                        (args, kwargs)
+                    },
+                );
+                Some(Arc::new(Decorator { path, args, kwargs, source }))
+            })
+            .collect()
+    }
+
+    fn item_decorators(&self, own: &[Arc<Decorator>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Decorator>> {
+        let mut out = own.to_vec();
+        for frame in chain.iter().rev() {
+            out.extend(frame.decorators.iter().cloned());
+        }
         out
     }
 

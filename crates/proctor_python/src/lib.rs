@@ -23,7 +23,7 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use ids::IdOptions;
-pub use model::{CollectError, Collection, Item, Marker, MarkerSource};
+pub use model::{CollectError, Collection, Decorator, Item, Marker, MarkerSource};
 pub use discover::normalize;
 pub use settings::CollectSettings;
 
@@ -121,7 +121,7 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
         if !selectors.is_empty() && !selected(&item, &selectors, &whole_files) {
             continue;
         }
-        collection.items.push(Item { nodeid: item.nodeid, file: item.def_file, line: item.line, markers: item.markers, dynamic: item.dynamic });
+        collection.items.push(Item { nodeid: item.nodeid, file: item.def_file, line: item.line, markers: item.markers, dynamic: item.dynamic, decorators: item.decorators });
     }
     collection
 }

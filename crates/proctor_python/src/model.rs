@@ -54,6 +54,26 @@ pub struct Item {
     pub markers: Vec<Arc<Marker>>,
     /// Why this item cannot be known statically, if it cannot.
     pub dynamic: Option<String>,
+    /// Decorators that are not pytest marks (`@slow`, `@require_gpu(8)`),
+    /// on the function and then its classes, innermost first; a taxonomy
+    /// can map them to markers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decorators: Vec<Arc<Decorator>>,
+}
+
+/// A decorator that is not a pytest mark, resolved to the dotted path of
+/// what it calls (`transformers.testing_utils.slow`, or the suite's own
+/// `tests.predicates.require_gpu`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decorator {
+    /// The dotted path of the decorator (or of the function it calls).
+    pub path: String,
+    /// Positional arguments when called, encoded like marker arguments.
+    pub args: Vec<Json>,
+    /// Keyword arguments when called.
+    pub kwargs: serde_json::Map<String, Json>,
+    /// `function` or `class`.
+    pub source: MarkerSource,
 }
 
 /// A file that pytest would fail to collect, or that proctor could not read.

@@ -372,6 +372,29 @@ impl<'p, 'a> Project<'p, 'a> {
         }
     }
 
+    /// The dotted path a decorator that is not a mark calls, with its call
+    /// arguments: `@slow` imported from `transformers.testing_utils` gives
+    /// `transformers.testing_utils.slow`; a helper of the suite gives its
+    /// module's dotted name. Builtins (`staticmethod`, ...) and pytest's own
+    /// decorators give `None`.
+    pub(crate) fn decorator_path(&self, module: usize, expr: &'a Expr) -> Option<(String, Option<&'a ast::Arguments>)> {
+        if self.as_mark(module, expr, 0).is_some() {
+            return None;
+        }
+        let (target, arguments) = match expr {
+            Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
+            other => (other, None),
+        };
+        let path = match self.resolve_expr(module, target, 0) {
+            Entity::External(path) if path == "pytest" || path.starts_with("pytest.") || path.starts_with("_pytest.") => return None,
+            Entity::External(path) => path,
+            Entity::Func { module: fm, def } => qualified(&self.module(fm).dotted, def.name.id.as_str()),
+            Entity::Class { module: cm, def } => qualified(&self.module(cm).dotted, def.name.id.as_str()),
+            _ => return None,
+        };
+        Some((path, arguments))
+    }
+
     /// Recognises `pytest.param(*values, id=..., marks=...)`.
     pub(crate) fn as_param(&self, module: usize, expr: &'a Expr) -> Option<Param<'a>> {
         let Expr::Call(call) = expr else { return None };
@@ -632,6 +655,14 @@ fn eval_binop(op: ast::Operator, left: &PyValue, right: &PyValue) -> PyValue {
             result.map_or(PyValue::Unknown("integer overflow".to_string()), |r| PyValue::Int(r.to_string()))
         }
         _ => PyValue::Unknown("an operation on non-literal values".to_string()),
+    }
+}
+
+fn qualified(module: &str, name: &str) -> String {
+    if module.is_empty() {
+        name.to_string()
+    } else {
+        format!("{module}.{name}")
     }
 }
 

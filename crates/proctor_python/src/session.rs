@@ -243,6 +243,7 @@ fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discove
                     line: 0,
                     markers: Vec::new(),
                     dynamic: Some(format!("{rel} defines `{hook}`: the items it creates are only known at run time")),
+                    decorators: Vec::new(),
                 });
             }
         }
@@ -298,6 +299,7 @@ fn collect_module<'a>(
             markers: Vec::new(),
             dynamic: Some("--doctest-modules: docstring doctests are found at run time".to_string()),
             high_params: Vec::new(),
+            decorators: Vec::new(),
             class_key: None,
         });
     }
@@ -332,6 +334,7 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
         markers: Vec::new(),
         dynamic: None,
         high_params: Vec::new(),
+        decorators: Vec::new(),
         class_key: None,
     })
 }

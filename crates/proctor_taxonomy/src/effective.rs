@@ -75,6 +75,11 @@ pub enum Provenance {
         /// The axis's name.
         axis: String,
     },
+    /// A decorator mapped to this marker in `[decorators]`.
+    Decorator {
+        /// The decorator's dotted path.
+        path: String,
+    },
 }
 
 /// Something the taxonomy resolved on an item that lint and `explain`

@@ -10,13 +10,15 @@
 //!    (duplicates too, as pytest keeps every written mark). A marker that is
 //!    an alias is replaced in place by its target, with its arguments and a
 //!    [`Provenance::Alias`].
-//! 2. **Path rules**, in file order: each marker of each rule whose glob
+//! 2. **Decorators** mapped in `[decorators]` (the function's, then its
+//!    classes'), unless the item already has the marker.
+//! 3. **Path rules**, in file order: each marker of each rule whose glob
 //!    matches the item's file, unless the item already has it.
-//! 3. **Implications**, breadth-first and transitively: each marker implied
+//! 4. **Implications**, breadth-first and transitively: each marker implied
 //!    by one already present is added once, attributed to the marker that
 //!    implies it directly. Cycles are allowed and end because nothing is
 //!    added twice.
-//! 4. **Axis defaults**, in axis order: the default of each axis that none of
+//! 5. **Axis defaults**, in axis order: the default of each axis that none of
 //!    the above gave a marker of. Defaults imply nothing (the options refuse
 //!    a default with `implies`).
 //!

@@ -187,5 +187,6 @@ pub fn describe_provenance(provenance: &Provenance) -> String {
         Provenance::Alias { written, source } => format!("`{written}` (an alias) written on {}", place(source)),
         Provenance::Implied { by } => format!("implied by `{by}`"),
         Provenance::AxisDefault { axis } => format!("default of axis `{axis}`"),
+        Provenance::Decorator { path } => format!("decorator `{path}`"),
     }
 }

@@ -38,6 +38,8 @@ pub struct Taxonomy {
     paths: Vec<PathRuleOptions>,
     /// One glob per entry of `paths`, same index.
     globs: GlobSet,
+    /// Decorator path → the marker it stands for.
+    decorators: HashMap<String, String>,
 }
 
 impl Taxonomy {
@@ -77,6 +79,7 @@ impl Taxonomy {
             rules: options.markers.iter().cloned().collect(),
             paths: options.paths.clone(),
             globs,
+            decorators: options.decorators.iter().cloned().collect(),
         })
     }
 
@@ -179,7 +182,21 @@ impl Taxonomy {
             });
         }
 
-        // 2. Path rules, matched against the file the item is collected
+        // 2. Decorators that stand for markers (`@slow` from
+        //    transformers.testing_utils), function first, then classes.
+        for decorator in &item.decorators {
+            if let Some(name) = self.decorators.get(&decorator.path) {
+                add(
+                    &mut out.markers,
+                    name,
+                    Provenance::Decorator {
+                        path: decorator.path.clone(),
+                    },
+                );
+            }
+        }
+
+        // 3. Path rules, matched against the file the item is collected
         //    from (what a conftest hook sees as `item.path`).
         for rule in self.path_rules_for(collected_file(&item.nodeid)) {
             for name in &rule.markers {
@@ -193,7 +210,7 @@ impl Taxonomy {
             }
         }
 
-        // 3. Implications, breadth-first; the list grows as it is walked.
+        // 4. Implications, breadth-first; the list grows as it is walked.
         let mut index = 0;
         while index < out.markers.len() {
             if let Some(rule) = self.rules.get(&out.markers[index].name) {
@@ -205,7 +222,7 @@ impl Taxonomy {
             index += 1;
         }
 
-        // 4. Defaults of the axes the item has no marker of.
+        // 5. Defaults of the axes the item has no marker of.
         for (axis_index, axis) in self.axes.iter().enumerate() {
             let Some(default) = &axis.default else {
                 continue;

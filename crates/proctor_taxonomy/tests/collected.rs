@@ -227,3 +227,68 @@ markers = ["integration"]
         .unwrap();
     assert_eq!(shared.file, "tests/common/mixins.py");
 }
+
+/// The Transformers seed: `@slow` and `@require_torch` are plain decorators
+/// imported from `transformers.testing_utils`, and a project helper
+/// returning a mark stands for `gpu`, which implies `slow`.
+#[test]
+fn a_transformers_style_suite_maps_decorators_to_markers() {
+    let (_dir, root) = root();
+    let taxonomy = taxonomy_in(
+        &root,
+        r#"
+[markers.gpu]
+implies = ["slow"]
+
+[decorators]
+"transformers.testing_utils.slow" = "slow"
+"transformers.testing_utils.require_torch" = "torch"
+"predicates.require_gpu" = "gpu"
+"#,
+    );
+    let (found, _) = effective_markers(
+        &root,
+        &taxonomy,
+        &[
+            (
+                "tests/predicates.py",
+                "import pytest\n\
+                 def require_gpu(min_vram_gb):\n    return pytest.mark.skipif(True, reason='gpu')\n",
+            ),
+            (
+                "tests/test_model.py",
+                "import unittest\n\
+                 from transformers.testing_utils import require_torch, slow\n\
+                 from predicates import require_gpu\n\
+                 \n\
+                 @require_torch\n\
+                 class ModelTest(unittest.TestCase):\n    @slow\n    def test_generate(self):\n        pass\n\
+                 \n    def test_config(self):\n        pass\n\
+                 \n\
+                 @require_gpu(min_vram_gb=8)\n\
+                 def test_big_model():\n    pass\n",
+            ),
+        ],
+    );
+    let expected: BTreeMap<String, Vec<String>> = [
+        (
+            "tests/test_model.py::ModelTest::test_config",
+            &["torch <- decorator transformers.testing_utils.require_torch"][..],
+        ),
+        (
+            "tests/test_model.py::ModelTest::test_generate",
+            &[
+                "slow <- decorator transformers.testing_utils.slow",
+                "torch <- decorator transformers.testing_utils.require_torch",
+            ],
+        ),
+        (
+            "tests/test_model.py::test_big_model",
+            &["gpu <- decorator predicates.require_gpu", "slow <- implied by gpu"],
+        ),
+    ]
+    .into_iter()
+    .map(|(id, markers)| (id.to_string(), markers.iter().map(ToString::to_string).collect()))
+    .collect();
+    assert_eq!(found, expected);
+}

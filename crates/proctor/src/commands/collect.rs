@@ -33,6 +33,8 @@ struct JsonItem<'c> {
     line: usize,
     markers: Vec<&'c serde_json::value::RawValue>,
     dynamic: Option<&'c str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    decorators: &'c [Arc<proctor_python::Decorator>],
 }
 
 /// Writes `collect --json` straight from the collection. Markers shared by
@@ -64,6 +66,7 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
             line: item.line,
             markers: item.markers.iter().map(|m| cache[&Arc::as_ptr(m)].as_ref()).collect(),
             dynamic: item.dynamic.as_deref(),
+            decorators: &item.decorators,
         };
         serde_json::to_writer(&mut *out, &json_item)?;
     }

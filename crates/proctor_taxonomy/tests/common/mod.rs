@@ -52,6 +52,7 @@ pub(crate) fn item(nodeid: &str, markers: Vec<Arc<Marker>>) -> Item {
         line: 1,
         markers,
         dynamic: None,
+        decorators: Vec::new(),
     }
 }
 
@@ -69,6 +70,7 @@ pub(crate) fn show(effective: &Effective) -> Vec<String> {
                 }
                 Provenance::Implied { by } => format!("implied by {by}"),
                 Provenance::AxisDefault { axis } => format!("default of {axis}"),
+                Provenance::Decorator { path } => format!("decorator {path}"),
             };
             format!("{} <- {why}", marker.name)
         })
