@@ -208,7 +208,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
             });
         let frame = ClassFrame {
-            decorators: self.decorators(module, &def.decorator_list, None, MarkerSource::Class),
+            decorators: self.decorators(module, &def.decorator_list, MarkerSource::Class),
             markers: self.shared(&info.marks, MarkerSource::Class),
             marks: info.marks.clone(),
             mro: info.mro.clone(),
@@ -284,7 +284,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
         });
         let mut chain = parents.to_vec();
-        let class_decorators = info.mro.first().map(|&(cm, cdef)| self.decorators(cm, &cdef.decorator_list, None, MarkerSource::Class)).unwrap_or_default();
+        let class_decorators = info.mro.first().map(|&(cm, cdef)| self.decorators(cm, &cdef.decorator_list, MarkerSource::Class)).unwrap_or_default();
         chain.push(ClassFrame { decorators: class_decorators, markers: self.shared(&info.marks, MarkerSource::Class), marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
         let prefix = format!("{prefix}::{name}");
         // TestLoader.getTestCaseNames: every attribute starting with "test"
@@ -325,8 +325,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner);
             let own = self.shared(&own, MarkerSource::Function);
             let markers = self.markers(&own, &[], &chain);
-            let own_decorators = self.decorators(fm, &fdef.decorator_list, None, MarkerSource::Function);
-            let decorators = self.item_decorators(&own_decorators, &chain);
+            let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
+            let decorators = Self::item_decorators(&own_decorators, &chain);
             self.items.push(RawItem {
                 decorators,
                 nodeid: format!("{prefix}::{method_name}"),
@@ -345,7 +345,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// its own.
     fn collect_lambda(&mut self, name: &str, lambda: &'a ast::ExprLambda, prefix: &str, chain: &[ClassFrame<'a>]) {
         let markers = self.markers(&[], &[], chain);
-        let decorators = self.item_decorators(&[], chain);
+        let decorators = Self::item_decorators(&[], chain);
         self.items.push(RawItem {
             decorators,
             nodeid: format!("{prefix}::{name}"),
@@ -391,8 +391,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
         let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
         let own = self.shared(&own, MarkerSource::Function);
-        let own_decorators = self.decorators(fmodule, &def.decorator_list, None, MarkerSource::Function);
-        let decorators = self.item_decorators(&own_decorators, chain);
+        let own_decorators = self.decorators(fmodule, &def.decorator_list, MarkerSource::Function);
+        let decorators = Self::item_decorators(&own_decorators, chain);
         match expansion {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers = self.markers(&own, &[], chain);
@@ -501,10 +501,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         out
     }
 
-    /// The decorators of a function or class that are not marks, followed
-    /// (for a function) by those of its classes, innermost first.
-    fn decorators(&self, module: usize, list: &'a [ast::Decorator], owner: Option<&Namespace<'a>>, source: MarkerSource) -> Vec<Arc<Decorator>> {
-        let _ = owner;
+    /// The decorators of a function or class that are not marks, in source
+    /// order.
+    fn decorators(&self, module: usize, list: &'a [ast::Decorator], source: MarkerSource) -> Vec<Arc<Decorator>> {
         list.iter()
             .filter_map(|d| {
                 let (path, arguments) = self.project.decorator_path(module, &d.expression)?;
@@ -529,7 +528,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .collect()
     }
 
-    fn item_decorators(&self, own: &[Arc<Decorator>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Decorator>> {
+    /// A function's decorators followed by its classes', innermost first.
+    fn item_decorators(own: &[Arc<Decorator>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Decorator>> {
         let mut out = own.to_vec();
         for frame in chain.iter().rev() {
             out.extend(frame.decorators.iter().cloned());
