@@ -2,10 +2,9 @@
 //! comes from, and which selections pick it.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use proctor_taxonomy::{describe_provenance, Decision, Note, Origin, Selection};
+use proctor_taxonomy::{describe_provenance, Decision, Note, Selection};
 
 use crate::args::{ExplainArgs, SelectionArgs, SuiteArgs};
 use crate::commands::selection::Selecting;
@@ -94,7 +93,11 @@ fn verdict(selection: &Selection, item: &proctor_python::Item, effective: &proct
 }
 
 fn describe_note(note: &Note) -> String {
-    serde_json::to_string(note).unwrap_or_default()
+    match note {
+        Note::Alias { written, target, .. } => format!("`{written}` is an alias of `{target}`"),
+        Note::Deprecated { name, .. } => format!("`{name}` is deprecated"),
+        Note::Removed { name, message, .. } => format!("`{name}` was removed: {message}"),
+    }
 }
 
 /// A node id as given on the command line, relative to the rootdir (the
@@ -104,8 +107,6 @@ fn relative_nodeid(suite: &Suite, wanted: &str) -> String {
     let (path, rest) = wanted.split_once("::").map_or((wanted, None), |(p, r)| (p, Some(r)));
     let absolute = proctor_python::normalize(&suite.cwd.join(path));
     let relative = suite.collect.relative(&absolute);
-    let _ = PathBuf::new;
-    let _ = Origin::CommandLine;
     match rest {
         Some(rest) => format!("{relative}::{rest}"),
         None => relative,
