@@ -2,7 +2,11 @@
 //! real binary over temporary projects, snapshotted with paths and timings
 //! filtered out.
 
+mod common;
+
 use std::path::Path;
+
+use common::write;
 use std::process::Command;
 
 /// Runs proctor in `dir` and renders exit code, stdout and stderr.
@@ -38,12 +42,6 @@ fn run(dir: &Path, args: &[&str]) -> String {
         filter(&output.stdout),
         filter(&output.stderr)
     )
-}
-
-fn write(dir: &Path, path: &str, text: &str) {
-    let path = dir.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn project() -> tempfile::TempDir {

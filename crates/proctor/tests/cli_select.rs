@@ -3,7 +3,11 @@
 //! `llm` alias, a path rule, a decorator mapped to a marker, a default
 //! selection from `addopts` and a profile.
 
+mod common;
+
 use std::path::Path;
+
+use common::write;
 use std::process::Command;
 
 fn run(dir: &Path, args: &[&str]) -> String {
@@ -19,12 +23,6 @@ fn run(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
-}
-
-fn write(dir: &Path, path: &str, text: &str) {
-    let path = dir.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn project() -> tempfile::TempDir {
