@@ -111,7 +111,7 @@ fn collect_json_has_markers_with_provenance() {
         .output()
         .unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
-    insta::assert_snapshot!(serde_json::to_string(&doc["items"][2]["markers"]).unwrap(), @r#"[{"name":"parametrize","args":["n, expected",{"expr":"[(1, 1), (2, 4), pytest.param(3, 9, id=\"three\")]"}],"kwargs":{},"source":"function"},{"name":"slow","args":[],"kwargs":{},"source":"function"}]"#);
+    insta::assert_snapshot!(serde_json::to_string(&doc["items"][2]["markers"]).unwrap(), @r#"[{"name":"parametrize","args":["n, expected",{"expr":"[(1, 1), (2, 4), pytest.param(3, 9, id=\"three\")]"}],"kwargs":{},"source":"function","location":{"file":"tests/test_math.py","line":5,"column":2,"end_line":5,"end_column":90}},{"name":"slow","args":[],"kwargs":{},"source":"function","location":{"file":"tests/test_math.py","line":4,"column":2,"end_line":4,"end_column":18}}]"#);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::fixtures::{FixtureDef, FixtureScope, Fixtures};
-use crate::model::{CollectError, Decorator, Marker, MarkerSource};
+use crate::model::{CollectError, Decorator, Location, Marker, MarkerSource};
 use crate::namespace::{Binding, Namespace};
 use crate::parametrize::{expand, ParamEntry};
 use crate::project::{Entity, Project, RawMark};
@@ -549,11 +549,18 @@ pub(crate) fn to_marker<'a>(project: &Project<'_, 'a>, mark: &RawMark<'a>, sourc
         let text = project.module(module).file.slice(expr);
         project.eval(module, expr, 0).to_json(text)
     };
+    let location = mark.at.map(|(module, range)| {
+        let file = project.module(module).file;
+        let start = file.line_index.line_column(&file.text, range.start().to_u32());
+        let end = file.line_index.line_column(&file.text, range.end().to_u32());
+        Location { file: file.rel.clone(), line: start.line, column: start.column, end_line: end.line, end_column: end.column }
+    });
     Marker {
         name: mark.name.clone(),
         args: mark.args.iter().map(|&(m, e)| json(m, e)).collect(),
         kwargs: mark.kwargs.iter().map(|(k, m, e)| (k.clone(), json(*m, e))).collect(),
         source,
+        location,
     }
 }
 

@@ -23,7 +23,7 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use ids::IdOptions;
-pub use model::{CollectError, Collection, Decorator, Item, Marker, MarkerSource};
+pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
 pub use discover::normalize;
 pub use settings::CollectSettings;
 

@@ -32,6 +32,25 @@ pub struct Marker {
     pub kwargs: serde_json::Map<String, Json>,
     /// Where the marker was written.
     pub source: MarkerSource,
+    /// The file, line and column where the marker is written, when it is
+    /// written (not for the empty-parameter-set mark pytest adds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// A place in a file: 1-based line and column of the start and the end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// The file, relative to the rootdir.
+    pub file: String,
+    /// 1-based line of the start.
+    pub line: usize,
+    /// 1-based column of the start.
+    pub column: usize,
+    /// 1-based line of the end.
+    pub end_line: usize,
+    /// 1-based column just past the end.
+    pub end_column: usize,
 }
 
 /// One test item.

@@ -318,6 +318,7 @@ fn param_sets<'a>(
                 args: vec![],
                 kwargs: [("reason".to_string(), json!(reason)), ("run".to_string(), json!(false))].into_iter().collect(),
                 source: MarkerSource::Param,
+                location: None,
             },
             "fail_at_collect" => {
                 return Err(ExpandError::Collect(format!("Empty parameter set in '{func_name}'")));
@@ -327,6 +328,7 @@ fn param_sets<'a>(
                 args: vec![],
                 kwargs: [("reason".to_string(), json!(reason))].into_iter().collect(),
                 source: MarkerSource::Param,
+                location: None,
             },
         };
         sets.push(ParamSet {

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use ruff_python_ast::{self as ast, Expr, Number, UnaryOp};
+use ruff_text_size::Ranged;
 
 use crate::namespace::{Binding, Namespace, BUILTIN_CALLABLES};
 use crate::source::SourceFile;
@@ -40,6 +41,9 @@ pub(crate) struct RawMark<'a> {
     pub(crate) kwargs: Vec<(String, usize, &'a Expr)>,
     /// `*args` or `**kwargs` were passed.
     pub(crate) opaque: bool,
+    /// Where the mark is written (the decorator or list element), by module
+    /// and byte range.
+    pub(crate) at: Option<(usize, ruff_text_size::TextRange)>,
 }
 
 /// A `pytest.param(...)` call.
@@ -295,6 +299,7 @@ impl<'p, 'a> Project<'p, 'a> {
                     args: Vec::new(),
                     kwargs: Vec::new(),
                     opaque: false,
+                    at: None,
                 }),
                 Entity::Value { module: vm, expr: value } => self.as_mark(vm, value, depth + 1),
                 _ => None,
@@ -343,12 +348,13 @@ impl<'p, 'a> Project<'p, 'a> {
             .iter()
             .rev()
             .filter_map(|d| {
+                let at = Some((module, d.expression.range()));
                 if let (Expr::Name(name), Some(ns)) = (&d.expression, class_ns) {
                     if let Some(Binding::Value { expr, .. }) = ns.get(name.id.as_str()) {
-                        return self.as_mark(module, expr, 1);
+                        return self.as_mark(module, expr, 1).map(|m| RawMark { at, ..m });
                     }
                 }
-                self.as_mark(module, &d.expression, 0)
+                self.as_mark(module, &d.expression, 0).map(|m| RawMark { at, ..m })
             })
             .collect()
     }
@@ -358,7 +364,7 @@ impl<'p, 'a> Project<'p, 'a> {
         match expr {
             Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts
                 .iter()
-                .filter_map(|e| self.as_mark(module, e, 0))
+                .filter_map(|e| self.as_mark(module, e, 0).map(|m| RawMark { at: Some((module, e.range())), ..m }))
                 .collect(),
             Expr::Name(_) => match self.resolve_expr(module, expr, 0) {
                 Entity::Value { module: vm, expr: value }
@@ -366,9 +372,9 @@ impl<'p, 'a> Project<'p, 'a> {
                 {
                     self.pytestmark_marks(vm, value)
                 }
-                _ => self.as_mark(module, expr, 0).into_iter().collect(),
+                _ => self.as_mark(module, expr, 0).map(|m| RawMark { at: Some((module, expr.range())), ..m }).into_iter().collect(),
             },
-            _ => self.as_mark(module, expr, 0).into_iter().collect(),
+            _ => self.as_mark(module, expr, 0).map(|m| RawMark { at: Some((module, expr.range())), ..m }).into_iter().collect(),
         }
     }
 

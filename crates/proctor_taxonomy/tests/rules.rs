@@ -153,6 +153,7 @@ fn written_arguments_are_kept_and_derived_markers_have_none() {
         args: vec![json!("granite"), json!({"expr": "MODEL"})],
         kwargs,
         source: Function,
+        location: None,
     });
     let effective = taxonomy.effective(&item("tests/test_a.py::test_b", vec![written]));
     assert_eq!(effective.markers[0].name, "e2e");

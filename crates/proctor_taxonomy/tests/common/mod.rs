@@ -40,6 +40,7 @@ pub(crate) fn mark(name: &str, source: MarkerSource) -> Arc<Marker> {
         args: Vec::new(),
         kwargs: serde_json::Map::new(),
         source,
+        location: None,
     })
 }
 
