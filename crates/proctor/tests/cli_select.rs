@@ -148,8 +148,8 @@ fn explain_shows_provenance_and_verdicts() {
     test/test_core.py::test_answer_quality
       defined at test/test_core.py:9
       markers:
-        qualitative  written on the function
-        e2e          `llm` (an alias) written on the function
+        qualitative  written on the function (test/test_core.py:10)
+        e2e          `llm` (an alias) written on the function (test/test_core.py:9)
       note: `llm` is an alias of `e2e`
       note: `llm` is deprecated
       selection:

@@ -42,6 +42,9 @@ pub struct EffectiveMarker {
     pub kwargs: Map<String, Json>,
     /// Why the item has it.
     pub provenance: Provenance,
+    /// Where it is written, for written markers and aliases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<proctor_python::Location>,
 }
 
 /// Why an item has a marker.

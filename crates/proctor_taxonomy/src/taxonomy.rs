@@ -179,6 +179,7 @@ impl Taxonomy {
                 args: marker.args.clone(),
                 kwargs: marker.kwargs.clone(),
                 provenance,
+                location: marker.location.clone(),
             });
         }
 
@@ -257,6 +258,7 @@ fn derived(name: &str, provenance: Provenance) -> EffectiveMarker {
         args: Vec::new(),
         kwargs: Map::new(),
         provenance,
+        location: None,
     }
 }
 

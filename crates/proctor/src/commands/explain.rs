@@ -54,7 +54,8 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             }
             let width = effective.markers.iter().map(|m| m.name.len()).max().unwrap_or(0);
             for marker in &effective.markers {
-                writeln!(out, "    {:width$}  {}", marker.name, describe_provenance(&marker.provenance))?;
+                let at = marker.location.as_ref().map(|l| format!(" ({}:{})", l.file, l.line)).unwrap_or_default();
+                writeln!(out, "    {:width$}  {}{at}", marker.name, describe_provenance(&marker.provenance))?;
             }
             for note in &effective.notes {
                 writeln!(out, "  note: {}", describe_note(note))?;
