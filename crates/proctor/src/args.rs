@@ -31,6 +31,66 @@ pub(crate) enum Command {
     Select(SelectArgs),
     /// Show why an item has its markers, and which selections pick it.
     Explain(ExplainArgs),
+    /// Lint the suite against its taxonomy.
+    ///
+    /// Exit status: 0 when nothing (but information) is found, 1 when there
+    /// are findings, 2 when the check could not run or a file could not be
+    /// collected. Suppress one finding with `# proctor: ignore[CODE]` on its
+    /// line.
+    Check(CheckArgs),
+    /// Print the documentation of a lint rule, or list every rule.
+    Rule(RuleArgs),
+}
+
+/// How `proctor check` prints its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum OutputFormat {
+    /// Each finding with a code frame and help.
+    Full,
+    /// One line per finding.
+    Concise,
+    /// A JSON array.
+    Json,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Files, directories or node ids to check, as for pytest.
+    pub(crate) paths: Vec<String>,
+    /// Use this rootdir, like pytest's `--rootdir`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) rootdir: Option<PathBuf>,
+    /// Use this pytest config file, like pytest's `-c`.
+    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
+    pub(crate) config_file: Option<PathBuf>,
+    /// How to print findings.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
+    pub(crate) format: OutputFormat,
+    /// Only these rules: codes or code prefixes, comma-separated (`PRC00`,
+    /// `PRC004`, `ALL`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub(crate) select: Vec<String>,
+    /// Not these rules: codes or code prefixes, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub(crate) ignore: Vec<String>,
+    /// Apply the safe fixes (marked `[*]`), then report what is left.
+    #[arg(long)]
+    pub(crate) fix: bool,
+    /// Parser threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub(crate) threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RuleArgs {
+    /// The rule's code (`PRC004`).
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub(crate) code: Option<String>,
+    /// List every rule: code, name, summary.
+    #[arg(long)]
+    pub(crate) all: bool,
 }
 
 /// `-m`, `-k` and profile options, shared by the commands that select.

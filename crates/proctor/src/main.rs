@@ -23,7 +23,11 @@ fn main() -> ExitCode {
         args::Command::Collect(collect) => commands::collect::run(collect),
         args::Command::Select(select) => commands::select::run(select),
         args::Command::Explain(explain) => commands::explain::run(explain),
+        args::Command::Check(check) => commands::check::run(check),
+        args::Command::Rule(rule) => commands::rule::run(rule),
     };
+    // `check` has its own exit codes, like ruff's.
+    let error_code = if matches!(cli.command, args::Command::Check(_)) { commands::check::ERROR } else { exit::USAGE };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
@@ -39,7 +43,7 @@ fn main() -> ExitCode {
             for cause in err.chain().skip(1) {
                 let _ = writeln!(stderr, "  caused by: {cause}");
             }
-            ExitCode::from(exit::USAGE)
+            ExitCode::from(error_code)
         }
     }
 }

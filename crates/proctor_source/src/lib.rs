@@ -2,7 +2,18 @@
 //! reports a location to users.
 //!
 //! Everything inside proctor carries byte offsets; lines and columns are only
-//! computed when a location is rendered, through a [`LineIndex`].
+//! computed when a location is rendered, through a [`LineIndex`]. Findings
+//! are [`Diagnostic`]s, rendered by [`render`] in one of the [`Format`]s.
+
+mod diagnostic;
+mod fix;
+mod render;
+mod sources;
+
+pub use diagnostic::{Diagnostic, Edit, Fix, Severity};
+pub use fix::{apply_fixes, FixedFile};
+pub use render::{render, Format};
+pub use sources::{SourceFile, Sources};
 
 /// Maps byte offsets of one source text to 1-based lines and columns.
 #[derive(Debug, Clone)]
@@ -13,7 +24,7 @@ pub struct LineIndex {
 
 /// A 1-based line and column, where the column counts Unicode scalar values
 /// from the start of the line (as editors and pytest show them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct LineColumn {
     /// 1-based line number.
     pub line: usize,
@@ -68,6 +79,18 @@ impl LineIndex {
         LineColumn { line, column }
     }
 
+    /// The byte offset of `position` in `text` (the text this index was
+    /// built from), clamped to the end of its line (and of the text).
+    #[must_use]
+    pub fn offset(&self, text: &str, position: LineColumn) -> usize {
+        let Some(&start) = self.line_starts.get(position.line.wrapping_sub(1)) else {
+            return text.len();
+        };
+        let line = self.line_text(text, position.line);
+        let within = line.char_indices().nth(position.column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
+        start as usize + within
+    }
+
     /// The text of 1-based `line`, without its line ending.
     #[must_use]
     pub fn line_text<'a>(&self, text: &'a str, line: usize) -> &'a str {
@@ -103,5 +126,8 @@ mod tests {
         assert_eq!(index.line(11), 4);
         assert_eq!(index.line_text(text, 2), "cdé");
         assert_eq!(index.line_text(text, 9), "");
+        assert_eq!(index.offset(text, LineColumn { line: 2, column: 3 }), 5);
+        assert_eq!(index.offset(text, LineColumn { line: 2, column: 9 }), 7);
+        assert_eq!(index.offset(text, LineColumn { line: 4, column: 1 }), 11);
     }
 }

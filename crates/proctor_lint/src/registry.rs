@@ -1,0 +1,85 @@
+//! The central table: stable codes to rules. Codes are never reused; a
+//! retired rule keeps its code out of circulation.
+
+use proctor_source::Severity;
+
+use crate::context::{ItemContext, Sink};
+use crate::rules::taxonomy::{
+    conflicting_markers, default_marker_written, deprecated_marker, dynamic_item, marker_outside_allowed_company,
+    marker_without_comment, marker_without_required_companion, missing_axis_marker, removed_marker,
+    too_many_axis_markers, wrong_marker_scope,
+};
+
+/// One lint rule.
+pub struct Rule {
+    /// The stable code (`PRC004`).
+    pub code: &'static str,
+    /// The kebab-case name of the pattern it flags.
+    pub name: &'static str,
+    /// The severity of its findings.
+    pub severity: Severity,
+    /// One line for `proctor rule --all`.
+    pub summary: &'static str,
+    /// The documentation `proctor rule CODE` prints: what it does, why is
+    /// this bad, example, use instead (Markdown).
+    pub doc: &'static str,
+    pub(crate) check: fn(&ItemContext<'_>, &mut Sink<'_>),
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule").field("code", &self.code).field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+macro_rules! rule {
+    ($code:literal, $module:ident, $severity:ident, $summary:literal) => {
+        Rule {
+            code: $code,
+            name: $module::NAME,
+            severity: Severity::$severity,
+            summary: $summary,
+            doc: $module::DOC,
+            check: $module::check,
+        }
+    };
+}
+
+/// Every rule, by code.
+pub static RULES: &[Rule] = &[
+    rule!("PRC001", missing_axis_marker, Error, "a test has no marker of an exactly-one axis that has no default"),
+    rule!("PRC002", too_many_axis_markers, Error, "a test has several markers of an exactly-one or at-most-one axis"),
+    rule!("PRC003", default_marker_written, Error, "an axis default is written although `write-default = false`"),
+    rule!("PRC004", deprecated_marker, Warning, "a deprecated marker or alias is written"),
+    rule!("PRC005", removed_marker, Error, "a removed marker is written"),
+    rule!("PRC006", marker_without_required_companion, Error, "a marker lacks a companion its `requires-any` asks for"),
+    rule!("PRC007", marker_outside_allowed_company, Error, "a marker is on a test without any marker its `only-with` allows"),
+    rule!("PRC008", wrong_marker_scope, Error, "a marker is written where its `scope` forbids"),
+    rule!("PRC009", conflicting_markers, Error, "a test has two markers that conflict"),
+    rule!("PRC010", marker_without_comment, Error, "a `needs-comment` marker has no justifying comment"),
+    rule!("PRC900", dynamic_item, Info, "a test proctor cannot see statically"),
+];
+
+/// The rule with `code` (case-insensitive).
+#[must_use]
+pub fn rule(code: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.code.eq_ignore_ascii_case(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULES;
+
+    #[test]
+    fn codes_are_unique_and_docs_have_the_fixed_shape() {
+        for (i, rule) in RULES.iter().enumerate() {
+            assert!(RULES[..i].iter().all(|r| r.code != rule.code && r.name != rule.name), "{} is listed twice", rule.code);
+            let mut at = 0;
+            for heading in ["## What it does", "## Why is this bad?", "## Example", "## Use instead"] {
+                let found = rule.doc[at..].find(heading);
+                assert!(found.is_some(), "{}: `{heading}` missing or out of order", rule.code);
+                at += found.unwrap_or(0);
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Runs each rule over its fixture suite under `tests/lint/<CODE>/` and
+//! checks that exactly the lines marked `# Error` are flagged with that
+//! code; snapshots the full rendering of the findings, and the files with
+//! the fixes applied for rules that have fixes.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use proctor_config::LoadOptions;
+use proctor_lint::{check, RuleSelection, RULES};
+use proctor_python::CollectSettings;
+use proctor_source::{apply_fixes, render, Diagnostic, Format, Sources};
+use proctor_taxonomy::Taxonomy;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/lint")
+}
+
+/// Lints the fixture suite of `code` with only that rule enabled.
+fn lint(code: &str) -> (Vec<Diagnostic>, Sources) {
+    let root = proctor_python::normalize(&fixtures().join(code));
+    let options = LoadOptions { cwd: root.clone(), args: Vec::new(), rootdir: Some(root.clone()), inifile: None, env_addopts: None };
+    let config = proctor_config::load(&options).unwrap_or_else(|e| panic!("{code}: {e}"));
+    let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
+    settings.threads = 1;
+    let collection = proctor_python::collect(&settings, &[], &root, &config.pytest.testpaths);
+    assert!(collection.errors.is_empty(), "{code}: {:?}", collection.errors);
+    let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
+    let selection = RuleSelection::new(&[code.to_owned()], &[]).unwrap();
+    let mut sources = Sources::new(root);
+    let diagnostics = check(&collection.items, &taxonomy, &selection, &mut sources);
+    (diagnostics, sources)
+}
+
+/// The `(file, line)` pairs marked `# Error` in the fixture's test files.
+fn expected(code: &str) -> BTreeSet<(String, usize)> {
+    let root = fixtures().join(code);
+    let mut out = BTreeSet::new();
+    let mut stack = vec![root.join("tests")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "py") {
+                continue;
+            }
+            let file = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let trimmed = line.trim_start();
+                let standalone = trimmed.starts_with('#');
+                if !(trimmed.contains("# Error") || standalone && trimmed.starts_with("# Error")) {
+                    continue;
+                }
+                let target = if standalone {
+                    lines.iter().enumerate().skip(i + 1).find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')).map(|(j, _)| j)
+                } else {
+                    Some(i)
+                };
+                out.insert((file.clone(), target.expect("an `# Error` comment before some code") + 1));
+            }
+        }
+    }
+    out
+}
+
+fn assert_fixture(code: &str) {
+    let (diagnostics, sources) = lint(code);
+    assert!(diagnostics.iter().all(|d| d.code == code));
+    let flagged: BTreeSet<(String, usize)> = diagnostics.iter().map(|d| (d.file.clone(), d.start.line)).collect();
+    assert_eq!(flagged.len(), diagnostics.len(), "{code}: one finding per line");
+    assert_eq!(flagged, expected(code), "{code}: flagged lines (left) differ from the `# Error` lines (right)");
+    insta::assert_snapshot!(code, render(Format::Full, &diagnostics, &sources));
+    // The fixed files, for rules with fixes.
+    let fixed = apply_fixes(&diagnostics, &sources);
+    if !fixed.is_empty() {
+        let mut text = String::new();
+        for file in &fixed {
+            let _ = writeln!(text, "--- {} ({} fixed)", file.file, file.fixed);
+            text.push_str(&file.text);
+        }
+        insta::assert_snapshot!(format!("{code}_fixed"), text);
+    }
+}
+
+macro_rules! fixture_tests {
+    ($($name:ident: $code:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                assert_fixture($code);
+            }
+        )*
+
+        #[test]
+        fn every_rule_has_a_fixture() {
+            let tested = [$($code),*];
+            for rule in RULES {
+                assert!(tested.contains(&rule.code), "{} has no fixture test", rule.code);
+            }
+        }
+    };
+}
+
+fixture_tests! {
+    prc001_missing_axis_marker: "PRC001",
+    prc002_too_many_axis_markers: "PRC002",
+    prc003_default_marker_written: "PRC003",
+    prc004_deprecated_marker: "PRC004",
+    prc005_removed_marker: "PRC005",
+    prc006_marker_without_required_companion: "PRC006",
+    prc007_marker_outside_allowed_company: "PRC007",
+    prc008_wrong_marker_scope: "PRC008",
+    prc009_conflicting_markers: "PRC009",
+    prc010_marker_without_comment: "PRC010",
+    prc900_dynamic_item: "PRC900",
+}
+
+/// `docs/check.md` lists every rule with its code, name and severity.
+#[test]
+fn the_docs_list_every_rule() {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/check.md")).unwrap();
+    for rule in RULES {
+        let row = format!("| {} | {} | {} |", rule.code, rule.name, rule.severity.as_str());
+        assert!(docs.contains(&row), "docs/check.md lacks `{row}`");
+    }
+}

@@ -1,0 +1,2 @@
+def test_from_a_path_rule():  # OK
+    pass
