@@ -78,6 +78,10 @@ pub(crate) struct CheckArgs {
     /// Apply the safe fixes (marked `[*]`), then report what is left.
     #[arg(long)]
     pub(crate) fix: bool,
+    /// Print what `--fix` would change as a unified diff, and write
+    /// nothing; exits 1 when there is something to fix.
+    #[arg(long)]
+    pub(crate) diff: bool,
     /// Parser threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,

@@ -321,6 +321,15 @@ fn rule_prints_the_documentation_and_lists_the_rules() {
     PRC008  wrong-marker-scope                  a marker is written where its `scope` forbids
     PRC009  conflicting-markers                 a test has two markers that conflict
     PRC010  marker-without-comment              a `needs-comment` marker has no justifying comment
+    PRC101  unregistered-marker                 a marker is used but not registered with pytest nor declared in the taxonomy
+    PRC102  unused-registered-marker            a marker registered with pytest is used by no test
+    PRC103  unknown-marker-in-expression        a `-m` expression in the configuration names a marker nobody has or registered
+    PRC201  ignored-config-table                a pytest configuration table is ignored because another file wins
+    PRC202  addopts-markexpr                    `addopts` has `-m`, which an explicit `-m` replaces under bare pytest
+    PRC301  unmirrored-test-file                a test file does not mirror an existing module (`[check] mirror`)
+    PRC302  test-name-shape                     a test name does not have the shape of `[check] test-name`
+    PRC303  multi-claim-test-name               a test name claims two things with `_and_` (`[check] one-claim`)
+    PRC304  test-file-name                      a test file name does not match `[check] file-name`
     PRC900  dynamic-item                        a test proctor cannot see statically
     --- stderr
     "##);
@@ -363,6 +372,104 @@ fn fix_applies_the_safe_fixes_and_reports_the_rest() {
 
     @pytest.mark.parametrize("x", make())
     def test_dynamic(x):
+        pass
+    "##);
+}
+
+#[test]
+fn diff_prints_what_fix_would_change_and_writes_nothing() {
+    let dir = project();
+    let before = std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap();
+    insta::assert_snapshot!(run(dir.path(), &["check", "--diff"]), @r##"
+    exit: 1
+    --- stdout
+    --- a/test/test_chat.py
+    +++ b/test/test_chat.py
+    @@ -3,12 +3,11 @@
+     pytestmark = pytest.mark.qualitative
+     
+     
+    -@pytest.mark.llm
+    +@pytest.mark.e2e
+     def test_answer():
+         pass
+     
+     
+    -@pytest.mark.unit
+     @pytest.mark.requires_gpu  # proctor: ignore[PRC005]
+     def test_parse():
+         pass
+    --- stderr
+    Would fix 2 findings.
+    "##);
+    assert_eq!(std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(), before);
+    insta::assert_snapshot!(run(dir.path(), &["check", "--diff", "test/test_clean.py"]), @r##"
+    exit: 0
+    --- stdout
+    --- stderr
+    No fixes available.
+    "##);
+}
+
+#[test]
+fn a_fix_that_would_break_the_syntax_is_refused() {
+    let dir = project();
+    // `pytest.mark.class` is a syntax error: renaming the alias would break
+    // the file.
+    write(dir.path(), "proctor.toml", "[markers.llm]\nalias-of = \"class\"\ndeprecated = true\n");
+    let before = std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap();
+    insta::assert_snapshot!(run(dir.path(), &["check", "--fix", "--format", "concise", "--select", "PRC004"]), @r##"
+    exit: 1
+    --- stdout
+    test/test_chat.py:6:2: PRC004 [*] `llm` is a deprecated alias of `class`
+    Fixed 0 findings.
+    Found 1 finding (1 warning).
+    --- stderr
+    error: test/test_chat.py: 1 fix would break the file (6:14: SyntaxError: Expected an identifier, but found a keyword `class` that cannot be used here); it is left unchanged. Please report this as a proctor bug.
+    "##);
+    assert_eq!(std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(), before);
+    insta::assert_snapshot!(run(dir.path(), &["check", "--diff", "--select", "PRC004"]), @r##"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: test/test_chat.py: 1 fix would break the file (6:14: SyntaxError: Expected an identifier, but found a keyword `class` that cannot be used here); it is left unchanged. Please report this as a proctor bug.
+    "##);
+    assert_eq!(std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(), before);
+}
+
+#[test]
+fn fix_replaces_a_removed_marker_that_has_a_replacement() {
+    let dir = project();
+    write(
+        dir.path(),
+        "proctor.toml",
+        "[axes.hardware]\nmarkers = [\"gpu\"]\n\n[markers.requires_gpu]\nremoved = \"use `gpu` instead\"\nreplaced-by = \"gpu\"\n",
+    );
+    write(
+        dir.path(),
+        "test/test_gpu.py",
+        "import pytest\n\n\n@pytest.mark.requires_gpu(min_vram_gb=8)\ndef test_big():\n    pass\n",
+    );
+    insta::assert_snapshot!(run(dir.path(), &["check", "--format", "concise", "test/test_gpu.py"]), @r##"
+    exit: 1
+    --- stdout
+    test/test_gpu.py:4:2: PRC005 [*] `requires_gpu` was removed
+    Found 1 finding (1 error).
+    --- stderr
+    "##);
+    insta::assert_snapshot!(run(dir.path(), &["check", "--fix", "--format", "concise", "test/test_gpu.py"]), @r##"
+    exit: 0
+    --- stdout
+    Fixed 1 finding.
+    All checks passed.
+    --- stderr
+    "##);
+    insta::assert_snapshot!(std::fs::read_to_string(dir.path().join("test/test_gpu.py")).unwrap(), @r##"
+    import pytest
+
+
+    @pytest.mark.gpu(min_vram_gb=8)
+    def test_big():
         pass
     "##);
 }

@@ -41,7 +41,10 @@ mod values;
 pub use args::Addopts;
 pub use error::{ConfigError, ConfigWarning, Location};
 pub use loaders::IniKind;
-pub use proctor_options::{CollectOptions, ProctorOptions, ProfileOptions, SelectOptions};
+pub use proctor_options::{
+    CheckOptions, CollectOptions, MirrorOptions, ProctorOptions, ProfileOptions, SelectOptions,
+    TestNamePattern,
+};
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
 pub use taxonomy_options::{
     build_path_glob, AxisOptions, Cardinality, KeyPath, KeySegment, MarkerOptions, MarkerScope,

@@ -44,6 +44,123 @@ pub struct ProctorOptions {
     pub select: SelectOptions,
     /// Named selections (`[profiles.<name>]`), in file order.
     pub profiles: Vec<(String, ProfileOptions)>,
+    /// Opt-in conventions that `proctor check` enforces (`[check]`).
+    pub check: CheckOptions,
+}
+
+/// Opt-in conventions for `proctor check` (`[check]`); each is off until
+/// its key is set.
+///
+/// ```toml
+/// [check]
+/// mirror = { tests = "tests/unit", source = "src/pkg" }
+/// test-name = "test_<subject>_<scenario>"
+/// one-claim = true
+/// file-name = "test_*.py"
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CheckOptions {
+    /// Test files under `tests` mirror modules under `source` (`mirror`, PRC301).
+    pub mirror: Option<MirrorOptions>,
+    /// The shape of test function names (`test-name`, PRC302).
+    #[serde(deserialize_with = "test_name_pattern")]
+    pub test_name: Option<TestNamePattern>,
+    /// Test names must not contain `_and_` (`one-claim`, PRC303).
+    pub one_claim: bool,
+    /// Test file names must match this glob, e.g. `test_*.py` (`file-name`,
+    /// PRC304).
+    #[serde(deserialize_with = "file_name_glob")]
+    pub file_name: Option<String>,
+}
+
+fn file_name_glob<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.contains('/') {
+        return Err(serde::de::Error::custom("`file-name` is matched against a file's name: it cannot contain `/`"));
+    }
+    globset::Glob::new(&text).map_err(|err| serde::de::Error::custom(format!("invalid glob: {}", err.kind())))?;
+    Ok(Some(text))
+}
+
+/// Where tests mirror sources: `tests/unit/store/test_jsonl.py` tests
+/// `src/pkg/store/jsonl.py` (both directories relative to the rootdir).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MirrorOptions {
+    /// The directory of the mirroring test files (`tests`).
+    pub tests: String,
+    /// The directory of the mirrored modules (`source`).
+    pub source: String,
+}
+
+/// A test name pattern such as `test_<subject>_<scenario>`: `_`-separated
+/// words, first literal words (a required prefix), then `<placeholder>`s,
+/// each of which stands for at least one non-empty word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestNamePattern {
+    /// The pattern as written.
+    pub text: String,
+    /// The literal words the name starts with (`["test"]`).
+    pub prefix: Vec<String>,
+    /// The placeholders, in order (`["subject", "scenario"]`).
+    pub placeholders: Vec<String>,
+}
+
+impl TestNamePattern {
+    /// Parses a pattern; the message says what is wrong.
+    ///
+    /// # Errors
+    /// A pattern without placeholders, with a literal word after a
+    /// placeholder, or with an empty word.
+    pub fn parse(text: &str) -> Result<TestNamePattern, String> {
+        let mut prefix = Vec::new();
+        let mut placeholders = Vec::new();
+        for word in text.split('_') {
+            if let Some(name) = word.strip_prefix('<').and_then(|w| w.strip_suffix('>')) {
+                if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '-') {
+                    return Err(format!("`test-name`: bad placeholder `{word}` in `{text}`"));
+                }
+                placeholders.push(name.to_owned());
+            } else if word.is_empty() || word.contains(['<', '>']) {
+                return Err(format!("`test-name`: empty or malformed word in `{text}` (words are separated by one `_`)"));
+            } else if !placeholders.is_empty() {
+                return Err(format!("`test-name`: literal word `{word}` after a placeholder in `{text}` (literal words must come first)"));
+            } else {
+                prefix.push(word.to_owned());
+            }
+        }
+        if placeholders.is_empty() {
+            return Err(format!("`test-name`: `{text}` has no `<placeholder>`"));
+        }
+        Ok(TestNamePattern {
+            text: text.to_owned(),
+            prefix,
+            placeholders,
+        })
+    }
+
+    /// Whether `name` starts with the prefix words and has at least one
+    /// non-empty word per placeholder after them.
+    #[must_use]
+    pub fn matches(&self, name: &str) -> bool {
+        let words: Vec<&str> = name.split('_').collect();
+        if words.len() < self.prefix.len() + self.placeholders.len() {
+            return false;
+        }
+        let (head, rest) = words.split_at(self.prefix.len());
+        head.iter().zip(&self.prefix).all(|(w, p)| w == p)
+            && rest.iter().filter(|w| !w.is_empty()).count() >= self.placeholders.len()
+    }
+}
+
+fn test_name_pattern<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<TestNamePattern>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    TestNamePattern::parse(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 /// The selection every command starts from (`[select]`).
@@ -98,6 +215,7 @@ struct RawOptions {
     profiles: Vec<(String, ProfileOptions)>,
     #[serde(deserialize_with = "ordered_table")]
     decorators: Vec<(String, String)>,
+    check: CheckOptions,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -113,11 +231,10 @@ impl From<RawOptions> for ProctorOptions {
             },
             select: raw.select,
             profiles: raw.profiles,
+            check: raw.check,
         }
     }
 }
-
-
 
 /// Options of static collection (`[collect]`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -256,6 +373,7 @@ mod tests {
                 taxonomy: TaxonomyOptions::default(),
                 select: SelectOptions::default(),
                 profiles: Vec::new(),
+                check: CheckOptions::default(),
             }
         );
     }
@@ -302,6 +420,37 @@ mod tests {
             "unknown field `max_file_size`",
         );
         check("python = \n", 1, 10, "invalid TOML");
+        check(
+            "[check]\ntest-name = 'test_<a>_x'\n",
+            2,
+            13,
+            "literal word `x`",
+        );
+        check(
+            "[check]\nmirror = { tests = 'tests' }\n",
+            2,
+            10,
+            "missing field `source`",
+        );
+        check(
+            "[check]\none_claim = true\n",
+            2,
+            1,
+            "unknown field `one_claim`",
+        );
+    }
+
+    #[test]
+    fn test_name_patterns_need_prefix_words_then_placeholders() {
+        let pattern = TestNamePattern::parse("test_<subject>_<scenario>").unwrap();
+        assert_eq!(pattern.prefix, ["test"]);
+        assert!(pattern.matches("test_store_empty"));
+        assert!(pattern.matches("test_store_empty_returns_none"));
+        assert!(!pattern.matches("test_store"));
+        assert!(!pattern.matches("check_store_empty"));
+        assert!(!pattern.matches("test__store"));
+        assert!(TestNamePattern::parse("test_plain").is_err());
+        assert!(TestNamePattern::parse("test__<a>").is_err());
     }
 
     #[test]

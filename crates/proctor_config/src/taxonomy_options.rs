@@ -107,6 +107,10 @@ pub struct MarkerOptions {
     pub deprecated: Option<bool>,
     /// Writing this marker is a finding with this message (`removed`).
     pub removed: Option<String>,
+    /// The marker that replaces this removed one (`replaced-by`): `proctor
+    /// check --fix` rewrites the name, keeping the written arguments. Only
+    /// with `removed`.
+    pub replaced_by: Option<String>,
     /// Markers added to every item that has this one (`implies`).
     pub implies: Vec<String>,
     /// The item must also have one of these (`requires-any`).
@@ -246,7 +250,9 @@ impl TaxonomyOptions {
     /// that is neither an alias (no chains, no cycles) nor removed, and
     /// carries no rules that its target would shadow; rules name no aliases
     /// and not the marker itself; `requires-any`, `only-with` and `scope`
-    /// are not empty; `removed` has a message; globs parse and are relative.
+    /// are not empty; `removed` has a message; `replaced-by` comes with
+    /// `removed` and names a marker that is neither an alias nor removed;
+    /// globs parse and are relative.
     #[must_use]
     pub fn problems(&self) -> Vec<TaxonomyProblem> {
         let mut check = Checker {
@@ -409,6 +415,16 @@ impl Checker<'_> {
                     at.clone().key("removed"),
                     "`removed` is the message shown where the marker is written: say what to use instead",
                 );
+            }
+            if let Some(replacement) = &rule.replaced_by {
+                let key = at.clone().key("replaced-by");
+                if rule.removed.is_none() {
+                    self.report(key, "`replaced-by` needs `removed`: only a removed marker is replaced; for a synonym, use `alias-of`");
+                } else if replacement == name {
+                    self.report(key, format!("`{name}` cannot be replaced by itself"));
+                } else {
+                    self.reference(key, replacement, "`replaced-by` is applied");
+                }
             }
             for (i, target) in rule.implies.iter().enumerate() {
                 let key = at.clone().key("implies").index(i);

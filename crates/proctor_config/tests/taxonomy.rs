@@ -515,3 +515,46 @@ fn problems_name_their_key() {
         "`axes.tier.default`: the default `e2e` is not one of the axis's markers (`unit`)"
     );
 }
+
+#[test]
+fn replaced_by_reads_and_is_checked() {
+    let tree = Tree::new();
+    tree.file(
+        "proctor.toml",
+        "[markers.requires_gpu]\nremoved = 'use `gpu`'\nreplaced-by = 'gpu'\n",
+    );
+    let settings = tree.ok("", &[]);
+    let rule = settings.proctor.taxonomy.marker("requires_gpu").expect("a rule");
+    assert_eq!(rule.replaced_by.as_deref(), Some("gpu"));
+
+    assert_error(
+        "[markers.old]\nreplaced-by = 'gpu'\n",
+        2,
+        15,
+        "`replaced-by` needs `removed`: only a removed marker is replaced; for a synonym, use `alias-of`",
+    );
+    assert_error(
+        "[markers.old]\nremoved = 'gone'\nreplaced-by = 'old'\n",
+        3,
+        15,
+        "`old` cannot be replaced by itself",
+    );
+    assert_error(
+        "[markers.old]\nremoved = 'gone'\nreplaced-by = 'g p u'\n",
+        3,
+        15,
+        "`g p u` is not a marker name",
+    );
+    assert_error(
+        "[markers.old]\nremoved = 'gone'\nreplaced-by = 'llm'\n[markers.llm]\nalias-of = 'e2e'\n",
+        3,
+        15,
+        "`llm` is an alias of `e2e`, and aliases are replaced before `replaced-by` is applied; write `e2e`",
+    );
+    assert_error(
+        "[markers.old]\nremoved = 'gone'\nreplaced-by = 'older'\n[markers.older]\nremoved = 'also gone'\n",
+        3,
+        15,
+        "`older` is a removed marker",
+    );
+}

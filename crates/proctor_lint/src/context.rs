@@ -1,6 +1,9 @@
 //! What a rule sees of one item, and where it reports.
 
-use proctor_config::MarkerOptions;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use proctor_config::{MarkerOptions, Settings};
 use proctor_python::{Item, Marker};
 use proctor_source::{Diagnostic, Edit, LineColumn, Sources};
 use proctor_taxonomy::{Effective, EffectiveMarker, Taxonomy};
@@ -10,9 +13,9 @@ use crate::Rule;
 /// A range of a file that a finding points at.
 #[derive(Debug, Clone)]
 pub(crate) struct Span {
-    file: String,
-    start: LineColumn,
-    end: LineColumn,
+    pub(crate) file: String,
+    pub(crate) start: LineColumn,
+    pub(crate) end: LineColumn,
 }
 
 /// One item, its effective markers and the taxonomy.
@@ -205,4 +208,186 @@ pub(crate) fn trailing_comment(line: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The whole collection and the configuration, for rules about the suite
+/// rather than one test (registration of markers, config files, layout).
+pub(crate) struct SuiteContext<'a> {
+    pub(crate) items: &'a [Item],
+    pub(crate) settings: &'a Settings,
+    pub(crate) taxonomy: &'a Taxonomy,
+    pub(crate) sources: &'a Sources,
+}
+
+/// The marks pytest registers itself.
+pub(crate) const BUILTIN_MARKS: &[&str] = &["skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"];
+
+impl<'a> SuiteContext<'a> {
+    /// Runs `f` with the [`ItemContext`] of every item.
+    pub(crate) fn for_each_item(&self, mut f: impl FnMut(&ItemContext<'_>)) {
+        for item in self.items {
+            let effective = self.taxonomy.effective(item);
+            f(&ItemContext::new(item, &effective, self.taxonomy, self.sources));
+        }
+    }
+
+    /// The names in pytest's `markers`, each with its raw line.
+    pub(crate) fn registered(&self) -> Vec<(&'a str, &'a str)> {
+        self.settings
+            .pytest
+            .markers
+            .iter()
+            .filter_map(|line| {
+                let name = line.split([':', '(']).next().unwrap_or("").trim();
+                (!name.is_empty()).then_some((name, line.as_str()))
+            })
+            .collect()
+    }
+
+    /// The markers the taxonomy declares: every axis marker and every
+    /// `[markers.<name>]`.
+    pub(crate) fn declared(&self) -> Vec<&'a str> {
+        let options = &self.settings.proctor.taxonomy;
+        let axes = options.axes.iter().flat_map(|(_, axis)| axis.markers.iter().map(String::as_str));
+        axes.chain(options.markers.iter().map(|(name, _)| name.as_str())).collect()
+    }
+
+    /// Every marker pytest knows: pytest's builtin marks, the names in
+    /// `markers`, those registered by `conftest.py` files with
+    /// `config.addinivalue_line("markers", ...)`, and those the taxonomy
+    /// declares. Markers that plugins register are not known.
+    pub(crate) fn known(&self) -> HashSet<String> {
+        let mut known: HashSet<String> = BUILTIN_MARKS.iter().map(|&name| name.to_owned()).collect();
+        known.extend(self.registered().into_iter().map(|(name, _)| name.to_owned()));
+        known.extend(self.declared().into_iter().map(str::to_owned));
+        known.extend(self.conftest_registered());
+        known
+    }
+
+    /// The markers registered in the `conftest.py` files of the rootdir and
+    /// of the directories of the collected files.
+    fn conftest_registered(&self) -> Vec<String> {
+        let rootdir = &self.settings.pytest.rootdir;
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for item in self.items {
+            let file = rootdir.join(&item.file);
+            for dir in file.ancestors().skip(1) {
+                if !dir.starts_with(rootdir) || dirs.iter().any(|d| d == dir) {
+                    break;
+                }
+                dirs.push(dir.to_path_buf());
+            }
+        }
+        if dirs.is_empty() {
+            dirs.push(rootdir.clone());
+        }
+        let mut names = Vec::new();
+        for dir in dirs {
+            if let Ok(text) = std::fs::read_to_string(dir.join("conftest.py")) {
+                names.extend(addinivalue_markers(&text));
+            }
+        }
+        names
+    }
+
+    /// Every marker name some item has, written or effective.
+    pub(crate) fn used(&self) -> HashSet<String> {
+        let mut used = HashSet::new();
+        self.for_each_item(|cx| {
+            used.extend(cx.item.markers.iter().map(|m| m.name.clone()));
+            used.extend(cx.names().into_iter().map(str::to_owned));
+        });
+        used
+    }
+
+    /// `path` relative to the rootdir, with `/` separators (as the sources
+    /// are keyed), or as given when it is outside.
+    pub(crate) fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.settings.pytest.rootdir).unwrap_or(path).to_string_lossy().replace('\\', "/")
+    }
+
+    /// pytest's config file, relative.
+    pub(crate) fn inifile(&self) -> Option<String> {
+        self.settings.pytest.inifile.as_deref().map(|p| self.relative(p))
+    }
+
+    /// The line `line` of `file` from its first non-blank character to its
+    /// end (without a comment), or `1:1` when the file was not read.
+    pub(crate) fn line_span(&self, file: &str, line: usize) -> Span {
+        let (start, end) = self.sources.get(file).map_or((1, 1), |source| {
+            let text = source.line(line);
+            let code = trailing_comment(text).map_or(text, |comment| &text[..text.len() - comment.len()]);
+            let indent = code.chars().take_while(|c| c.is_whitespace()).count();
+            (indent + 1, code.trim_end().chars().count().max(indent) + 1)
+        });
+        Span { file: file.to_owned(), start: LineColumn { line: line.max(1), column: start }, end: LineColumn { line: line.max(1), column: end } }
+    }
+
+    /// The first occurrence of `needle` in `file` at or after line `from`,
+    /// as a span, when it is there.
+    pub(crate) fn find(&self, file: &str, needle: &str, from: usize) -> Option<Span> {
+        let source = self.sources.get(file)?;
+        (from.max(1)..=source.line_count()).find_map(|line| {
+            let text = source.line(line);
+            let at = text.find(needle)?;
+            let column = text[..at].chars().count() + 1;
+            Some(Span {
+                file: file.to_owned(),
+                start: LineColumn { line, column },
+                end: LineColumn { line, column: column + needle.chars().count() },
+            })
+        })
+    }
+
+    /// A span at a located point of `file`, covering the rest of its line.
+    pub(crate) fn at(&self, file: &str, line: usize, column: usize) -> Span {
+        let mut span = self.line_span(file, line);
+        span.start.column = column.max(1);
+        span.end.column = span.end.column.max(span.start.column);
+        span
+    }
+}
+
+impl Span {
+    /// The line the span starts on.
+    pub(crate) fn line(&self) -> usize {
+        self.start.line
+    }
+}
+
+/// The names of the markers that `text` (a `conftest.py`) registers with
+/// `config.addinivalue_line("markers", "name: description")`.
+fn addinivalue_markers(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, call) in text.match_indices("addinivalue_line(") {
+        let rest = text[at + call.len()..].trim_start();
+        let Some(rest) = rest.strip_prefix("\"markers\"").or_else(|| rest.strip_prefix("'markers'")) else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix(',') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        let line = &rest[1..];
+        let end = line.find([quote, ':', '(', '\n']).unwrap_or(line.len());
+        let name = line[..end].trim();
+        if !name.is_empty() {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::addinivalue_markers;
+
+    #[test]
+    fn conftest_registrations_are_read() {
+        let text = "def pytest_configure(config):\n    config.addinivalue_line(\"markers\", \"slow: takes long\")\n    config.addinivalue_line(\n        'markers', 'env(name): needs an environment'\n    )\n    config.addinivalue_line(\"filterwarnings\", \"error\")\n";
+        assert_eq!(addinivalue_markers(text), ["slow", "env"]);
+    }
 }

@@ -3,7 +3,10 @@
 
 use proctor_source::Severity;
 
-use crate::context::{ItemContext, Sink};
+use crate::context::{ItemContext, Sink, SuiteContext};
+use crate::rules::config::{addopts_markexpr, ignored_config_table};
+use crate::rules::conventions::{multi_claim_test_name, test_file_name, test_name_shape, unmirrored_test_file};
+use crate::rules::registry::{unknown_marker_in_expression, unregistered_marker, unused_registered_marker};
 use crate::rules::taxonomy::{
     conflicting_markers, default_marker_written, deprecated_marker, dynamic_item, marker_outside_allowed_company,
     marker_without_comment, marker_without_required_companion, missing_axis_marker, removed_marker,
@@ -23,7 +26,16 @@ pub struct Rule {
     /// The documentation `proctor rule CODE` prints: what it does, why is
     /// this bad, example, use instead (Markdown).
     pub doc: &'static str,
-    pub(crate) check: fn(&ItemContext<'_>, &mut Sink<'_>),
+    pub(crate) check: Check,
+}
+
+/// What a rule looks at.
+#[derive(Clone, Copy)]
+pub(crate) enum Check {
+    /// One item at a time, with its effective markers.
+    Item(fn(&ItemContext<'_>, &mut Sink<'_>)),
+    /// The whole collection and the configuration at once.
+    Suite(fn(&SuiteContext<'_>, &mut Sink<'_>)),
 }
 
 impl std::fmt::Debug for Rule {
@@ -40,7 +52,17 @@ macro_rules! rule {
             severity: Severity::$severity,
             summary: $summary,
             doc: $module::DOC,
-            check: $module::check,
+            check: Check::Item($module::check),
+        }
+    };
+    (suite $code:literal, $module:ident, $severity:ident, $summary:literal) => {
+        Rule {
+            code: $code,
+            name: $module::NAME,
+            severity: Severity::$severity,
+            summary: $summary,
+            doc: $module::DOC,
+            check: Check::Suite($module::check),
         }
     };
 }
@@ -57,6 +79,15 @@ pub static RULES: &[Rule] = &[
     rule!("PRC008", wrong_marker_scope, Error, "a marker is written where its `scope` forbids"),
     rule!("PRC009", conflicting_markers, Error, "a test has two markers that conflict"),
     rule!("PRC010", marker_without_comment, Error, "a `needs-comment` marker has no justifying comment"),
+    rule!(suite "PRC101", unregistered_marker, Warning, "a marker is used but not registered with pytest nor declared in the taxonomy"),
+    rule!(suite "PRC102", unused_registered_marker, Warning, "a marker registered with pytest is used by no test"),
+    rule!(suite "PRC103", unknown_marker_in_expression, Error, "a `-m` expression in the configuration names a marker nobody has or registered"),
+    rule!(suite "PRC201", ignored_config_table, Error, "a pytest configuration table is ignored because another file wins"),
+    rule!(suite "PRC202", addopts_markexpr, Info, "`addopts` has `-m`, which an explicit `-m` replaces under bare pytest"),
+    rule!(suite "PRC301", unmirrored_test_file, Error, "a test file does not mirror an existing module (`[check] mirror`)"),
+    rule!(suite "PRC302", test_name_shape, Error, "a test name does not have the shape of `[check] test-name`"),
+    rule!(suite "PRC303", multi_claim_test_name, Error, "a test name claims two things with `_and_` (`[check] one-claim`)"),
+    rule!(suite "PRC304", test_file_name, Error, "a test file name does not match `[check] file-name`"),
     rule!("PRC900", dynamic_item, Info, "a test proctor cannot see statically"),
 ];
 

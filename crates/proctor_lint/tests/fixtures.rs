@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use proctor_config::LoadOptions;
-use proctor_lint::{check, RuleSelection, RULES};
+use proctor_lint::{check_suite, RuleSelection, RULES};
 use proctor_python::CollectSettings;
 use proctor_source::{apply_fixes, render, Diagnostic, Format, Sources};
 use proctor_taxonomy::Taxonomy;
@@ -29,41 +29,47 @@ fn lint(code: &str) -> (Vec<Diagnostic>, Sources) {
     let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
     let selection = RuleSelection::new(&[code.to_owned()], &[]).unwrap();
     let mut sources = Sources::new(root);
-    let diagnostics = check(&collection.items, &taxonomy, &selection, &mut sources);
+    let diagnostics = check_suite(&collection.items, &config, &taxonomy, &selection, &mut sources);
     (diagnostics, sources)
 }
 
-/// The `(file, line)` pairs marked `# Error` in the fixture's test files.
+/// The configuration files at the root of a fixture that may carry
+/// `# Error` comments (for rules about the configuration).
+const CONFIG_FILES: &[&str] = &["pytest.ini", "pyproject.toml", "proctor.toml", "tox.ini", "setup.cfg"];
+
+/// The `(file, line)` pairs marked `# Error` in the fixture's test files
+/// and configuration files.
 fn expected(code: &str) -> BTreeSet<(String, usize)> {
     let root = fixtures().join(code);
     let mut out = BTreeSet::new();
+    let mut files: Vec<PathBuf> = CONFIG_FILES.iter().map(|name| root.join(name)).filter(|path| path.is_file()).collect();
     let mut stack = vec![root.join("tests")];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "py") {
+                files.push(path);
+            }
+        }
+    }
+    for path in files {
+        let file = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            let standalone = trimmed.starts_with('#');
+            if !(trimmed.contains("# Error") || standalone && trimmed.starts_with("# Error")) {
                 continue;
             }
-            if path.extension().is_none_or(|e| e != "py") {
-                continue;
-            }
-            let file = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-            let text = std::fs::read_to_string(&path).unwrap();
-            let lines: Vec<&str> = text.lines().collect();
-            for (i, line) in lines.iter().enumerate() {
-                let trimmed = line.trim_start();
-                let standalone = trimmed.starts_with('#');
-                if !(trimmed.contains("# Error") || standalone && trimmed.starts_with("# Error")) {
-                    continue;
-                }
-                let target = if standalone {
-                    lines.iter().enumerate().skip(i + 1).find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')).map(|(j, _)| j)
-                } else {
-                    Some(i)
-                };
-                out.insert((file.clone(), target.expect("an `# Error` comment before some code") + 1));
-            }
+            let target = if standalone {
+                lines.iter().enumerate().skip(i + 1).find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')).map(|(j, _)| j)
+            } else {
+                Some(i)
+            };
+            out.insert((file.clone(), target.expect("an `# Error` comment before some code") + 1));
         }
     }
     out
@@ -118,6 +124,15 @@ fixture_tests! {
     prc008_wrong_marker_scope: "PRC008",
     prc009_conflicting_markers: "PRC009",
     prc010_marker_without_comment: "PRC010",
+    prc101_unregistered_marker: "PRC101",
+    prc102_unused_registered_marker: "PRC102",
+    prc103_unknown_marker_in_expression: "PRC103",
+    prc201_ignored_config_table: "PRC201",
+    prc202_addopts_markexpr: "PRC202",
+    prc301_unmirrored_test_file: "PRC301",
+    prc302_test_name_shape: "PRC302",
+    prc303_multi_claim_test_name: "PRC303",
+    prc304_test_file_name: "PRC304",
     prc900_dynamic_item: "PRC900",
 }
 

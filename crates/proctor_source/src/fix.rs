@@ -1,5 +1,5 @@
-//! Applying the fixes of diagnostics to source texts. Pure: the caller
-//! writes the new texts.
+//! Applying the fixes of diagnostics to source texts, and refusing the
+//! results that no longer parse. Pure: the caller parses and writes.
 
 use std::collections::BTreeMap;
 
@@ -70,6 +70,34 @@ pub fn apply_fixes(diagnostics: &[Diagnostic], sources: &Sources) -> Vec<FixedFi
         .collect()
 }
 
+/// A fixed file whose new text does not parse: it must not be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedFix {
+    /// The file, relative to the rootdir.
+    pub file: String,
+    /// How many fixes were refused with it.
+    pub fixed: usize,
+    /// Why its new text does not parse.
+    pub error: String,
+}
+
+/// Splits `files` into those whose new text `parses` accepts and those it
+/// refuses. A fix is only as good as the rule that built it: this is the
+/// net that keeps a wrong edit from breaking a test file (every file with
+/// findings parsed before it was fixed).
+#[must_use]
+pub fn verify_fixes(files: Vec<FixedFile>, parses: impl Fn(&str) -> Result<(), String>) -> (Vec<FixedFile>, Vec<RejectedFix>) {
+    let mut accepted = Vec::with_capacity(files.len());
+    let mut rejected = Vec::new();
+    for file in files {
+        match parses(&file.text) {
+            Ok(()) => accepted.push(file),
+            Err(error) => rejected.push(RejectedFix { file: file.file, fixed: file.fixed, error }),
+        }
+    }
+    (accepted, rejected)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +119,19 @@ mod tests {
         sources.insert("t.py", "@pytest.mark.llm\n@pytest.mark.llm\n".to_owned());
         let fixed = apply_fixes(&[fixing(1, 14, 17, "e2e"), fixing(2, 14, 17, "e2e"), fixing(2, 13, 16, "x")], &sources);
         assert_eq!(fixed, [FixedFile { file: "t.py".into(), text: "@pytest.mark.e2e\n@pytest.mark.e2e\n".into(), fixed: 2 }]);
+    }
+
+    #[test]
+    fn fixes_that_do_not_parse_are_refused() {
+        let mut sources = Sources::default();
+        sources.insert("t.py", "@pytest.mark.llm\ndef test_a():\n    pass\n".to_owned());
+        // A rename into a keyword: `pytest.mark.class` is a syntax error.
+        let fixed = apply_fixes(&[fixing(1, 14, 17, "class")], &sources);
+        let parses = |text: &str| if text.contains(".class") { Err("1:14: SyntaxError: invalid syntax".to_owned()) } else { Ok(()) };
+        let (accepted, rejected) = verify_fixes(fixed, parses);
+        assert_eq!(accepted, []);
+        assert_eq!(rejected, [RejectedFix { file: "t.py".into(), fixed: 1, error: "1:14: SyntaxError: invalid syntax".into() }]);
+        let (accepted, rejected) = verify_fixes(apply_fixes(&[fixing(1, 14, 17, "e2e")], &sources), parses);
+        assert_eq!((accepted.len(), rejected.len()), (1, 0));
     }
 }

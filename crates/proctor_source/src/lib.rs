@@ -6,12 +6,14 @@
 //! are [`Diagnostic`]s, rendered by [`render`] in one of the [`Format`]s.
 
 mod diagnostic;
+mod diff;
 mod fix;
 mod render;
 mod sources;
 
 pub use diagnostic::{Diagnostic, Edit, Fix, Severity};
-pub use fix::{apply_fixes, FixedFile};
+pub use diff::unified_diff;
+pub use fix::{apply_fixes, verify_fixes, FixedFile, RejectedFix};
 pub use render::{render, Format};
 pub use sources::{SourceFile, Sources};
 

@@ -1,11 +1,13 @@
 //! `proctor check`: lints the suite against its taxonomy and prints the
-//! findings in one of the renderers' formats.
+//! findings in one of the renderers' formats. `--fix` writes the safe fixes
+//! and `--diff` shows them, both only for files that still parse once fixed.
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use proctor_lint::RuleSelection;
-use proctor_source::{render, Format, Severity, Sources};
+use proctor_source::{render, Diagnostic, FixedFile, Format, RejectedFix, Severity, Sources};
 use proctor_taxonomy::Taxonomy;
 
 use crate::args::{CheckArgs, OutputFormat, SuiteArgs};
@@ -33,13 +35,15 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let suite = Suite::load(&suite_args)?;
     let taxonomy = Taxonomy::new(&suite.config.proctor.taxonomy).context("invalid taxonomy")?;
     let (mut collection, mut diagnostics, mut sources) = lint(&suite, &taxonomy, &selection);
+    let mut out = Printer::stdout();
+    if args.diff {
+        return diff(&suite, &collection, &diagnostics, &sources, &mut out);
+    }
     let mut fixed = 0;
     if args.fix {
-        for file in proctor_source::apply_fixes(&diagnostics, &sources) {
-            let path = suite.collect.rootdir.join(&file.file);
-            std::fs::write(&path, &file.text).with_context(|| format!("cannot write the fixes to {}", path.display()))?;
-            fixed += file.fixed;
-        }
+        let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(&diagnostics, &sources), proctor_python::parses);
+        report_rejected(&rejected, &mut out)?;
+        fixed = write_fixes(&suite.collect.rootdir, &files)?;
         if fixed > 0 {
             (collection, diagnostics, sources) = lint(&suite, &taxonomy, &selection);
         }
@@ -50,17 +54,10 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
         OutputFormat::Json => Format::Json,
         OutputFormat::Github => Format::Github,
     };
-    let mut out = Printer::stdout();
     for warning in &suite.config.warnings {
         writeln!(out.err(), "warning: {warning}")?;
     }
-    for error in &collection.errors {
-        match (error.line, error.column) {
-            (0, _) => writeln!(out.err(), "error: {}: {}", error.file, error.message)?,
-            (line, 0) => writeln!(out.err(), "error: {}:{line}: {}", error.file, error.message)?,
-            (line, column) => writeln!(out.err(), "error: {}:{line}:{column}: {}", error.file, error.message)?,
-        }
-    }
+    report_collect_errors(&collection, &mut out)?;
     out.write_all(render(format, &diagnostics, &sources).as_bytes())?;
     if matches!(format, Format::Full | Format::Concise) {
         if args.fix {
@@ -70,20 +67,88 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     }
     out.flush()?;
     let failing = diagnostics.iter().any(|d| d.severity != Severity::Info);
-    Ok(if !collection.errors.is_empty() {
+    Ok(exit_code(&collection, failing))
+}
+
+fn exit_code(collection: &proctor_python::Collection, failing: bool) -> u8 {
+    if !collection.errors.is_empty() {
         ERROR
     } else if failing {
         FINDINGS
     } else {
         CLEAN
-    })
+    }
+}
+
+/// `--diff`: prints the unified diff of every file `--fix` would change
+/// (stdout, so that it can be piped to `git apply`) and a count (stderr);
+/// writes nothing. One pass of fixes: overlapping fixes that `--fix` would
+/// apply on its second lint are not shown.
+fn diff(suite: &Suite, collection: &proctor_python::Collection, diagnostics: &[Diagnostic], sources: &Sources, out: &mut Printer) -> Result<u8> {
+    for warning in &suite.config.warnings {
+        writeln!(out.err(), "warning: {warning}")?;
+    }
+    report_collect_errors(collection, out)?;
+    let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(diagnostics, sources), proctor_python::parses);
+    report_rejected(&rejected, out)?;
+    let mut fixable = 0;
+    for file in &files {
+        let Some(source) = sources.get(&file.file) else { continue };
+        out.write_all(proctor_source::unified_diff(&file.file, &source.text, &file.text).as_bytes())?;
+        fixable += file.fixed;
+    }
+    out.flush()?;
+    if fixable > 0 {
+        writeln!(out.err(), "Would fix {fixable} finding{}.", if fixable == 1 { "" } else { "s" })?;
+    } else if rejected.is_empty() {
+        writeln!(out.err(), "No fixes available.")?;
+    }
+    Ok(exit_code(collection, fixable > 0 || !rejected.is_empty()))
+}
+
+/// Writes the fixed files; returns how many findings they fix.
+fn write_fixes(rootdir: &Path, files: &[FixedFile]) -> Result<usize> {
+    let mut fixed = 0;
+    for file in files {
+        let path = rootdir.join(&file.file);
+        std::fs::write(&path, &file.text).with_context(|| format!("cannot write the fixes to {}", path.display()))?;
+        fixed += file.fixed;
+    }
+    Ok(fixed)
+}
+
+/// Reports the files whose fixes were refused because the fixed text would
+/// not parse: a bug in a rule's fix, so the file is left as it is.
+fn report_rejected(rejected: &[RejectedFix], out: &mut Printer) -> Result<()> {
+    for file in rejected {
+        let n = file.fixed;
+        writeln!(
+            out.err(),
+            "error: {}: {n} fix{} would break the file ({}); it is left unchanged. Please report this as a proctor bug.",
+            file.file,
+            if n == 1 { "" } else { "es" },
+            file.error
+        )?;
+    }
+    Ok(())
+}
+
+fn report_collect_errors(collection: &proctor_python::Collection, out: &mut Printer) -> Result<()> {
+    for error in &collection.errors {
+        match (error.line, error.column) {
+            (0, _) => writeln!(out.err(), "error: {}: {}", error.file, error.message)?,
+            (line, 0) => writeln!(out.err(), "error: {}:{line}: {}", error.file, error.message)?,
+            (line, column) => writeln!(out.err(), "error: {}:{line}:{column}: {}", error.file, error.message)?,
+        }
+    }
+    Ok(())
 }
 
 /// Collects the suite and checks it, reading the files findings are in.
 fn lint(suite: &Suite, taxonomy: &Taxonomy, selection: &RuleSelection) -> (proctor_python::Collection, Vec<proctor_source::Diagnostic>, Sources) {
     let collection = suite.collect();
     let mut sources = Sources::new(suite.collect.rootdir.clone());
-    let diagnostics = proctor_lint::check(&collection.items, taxonomy, selection, &mut sources);
+    let diagnostics = proctor_lint::check_suite(&collection.items, &suite.config, taxonomy, selection, &mut sources);
     (collection, diagnostics, sources)
 }
 

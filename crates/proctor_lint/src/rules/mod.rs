@@ -1,5 +1,8 @@
 //! The rules, one file each, grouped by what they check.
 
+pub(crate) mod config;
+pub(crate) mod conventions;
+pub(crate) mod registry;
 pub(crate) mod taxonomy;
 
 /// Declares a rule's documentation once: as the `DOC` constant that

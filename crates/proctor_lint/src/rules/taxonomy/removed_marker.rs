@@ -1,5 +1,7 @@
 //! PRC005: a removed marker written.
 
+use proctor_source::Fix;
+
 use crate::context::{ItemContext, Sink};
 use crate::rules::rule_doc;
 
@@ -8,7 +10,8 @@ pub(crate) const NAME: &str = "removed-marker";
 rule_doc!(
     r#"## What it does
 Checks for markers declared `removed` where they are still written. The
-configured message, which says what to use instead, is the help.
+configured message, which says what to use instead, is the help. With
+`replaced-by`, the finding has a fix.
 
 ## Why is this bad?
 A removed marker no longer does anything: the hook that acted on it is
@@ -33,13 +36,26 @@ def test_generate():
 def test_generate():
     ...
 ```
+
+## Fix safety
+When the marker has `replaced-by = "name"`, `--fix` replaces the marker's
+name with `name` and keeps its arguments (`@pytest.mark.old_gpu(8)` becomes
+`@pytest.mark.gpu(8)`): safe, since `replaced-by` declares the marker that
+now means what the removed one meant. Without it there is no fix.
 "#
 );
 
 pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
     for (marker, _) in cx.written() {
-        if let Some(message) = cx.taxonomy.rule(&marker.name).and_then(|r| r.removed.as_ref()) {
-            sink.report(cx.marker_span(marker), format!("`{}` was removed", marker.name), Some(message.clone()));
+        let Some(rule) = cx.taxonomy.rule(&marker.name) else {
+            continue;
+        };
+        let Some(message) = &rule.removed else {
+            continue;
+        };
+        let diagnostic = sink.report(cx.marker_span(marker), format!("`{}` was removed", marker.name), Some(message.clone()));
+        if let Some(replacement) = &rule.replaced_by {
+            diagnostic.fix = cx.rename_edit(marker, replacement).map(|edit| Fix { description: format!("Replace `{}` with `{replacement}`", marker.name), edits: vec![edit] });
         }
     }
 }

@@ -1,0 +1,5 @@
+"""Tests of src/pkg/config.py, which does not exist."""  # Error
+
+
+def test_defaults():
+    pass

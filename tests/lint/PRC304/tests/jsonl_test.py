@@ -1,0 +1,2 @@
+def test_roundtrip():  # Error: named *_test.py, the project wants test_*.py
+    pass
