@@ -268,18 +268,22 @@ impl<'a> SuiteContext<'a> {
     /// of the directories of the collected files.
     fn conftest_registered(&self) -> Vec<String> {
         let rootdir = &self.settings.pytest.rootdir;
-        let mut dirs: Vec<PathBuf> = Vec::new();
+        // Every directory from the items' files up to the rootdir, once.
+        let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+        let mut files: HashSet<&str> = HashSet::new();
         for item in self.items {
+            if !files.insert(item.file.as_str()) {
+                continue;
+            }
             let file = rootdir.join(&item.file);
             for dir in file.ancestors().skip(1) {
-                if !dir.starts_with(rootdir) || dirs.iter().any(|d| d == dir) {
+                if !dir.starts_with(rootdir) || !dirs.insert(dir.to_path_buf()) {
                     break;
                 }
-                dirs.push(dir.to_path_buf());
             }
         }
         if dirs.is_empty() {
-            dirs.push(rootdir.clone());
+            dirs.insert(rootdir.clone());
         }
         let mut names = Vec::new();
         for dir in dirs {
