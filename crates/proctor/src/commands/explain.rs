@@ -28,6 +28,9 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
     let selecting = Selecting::new(&suite, &args.selection)?;
     let collection = suite.collect();
     let mut out = Printer::stdout();
+    for error in &collection.errors {
+        writeln!(out.err(), "error: {}: {}", error.file, error.message)?;
+    }
     let mut found = 0;
     for wanted in &args.nodeids {
         let wanted = relative_nodeid(&suite, wanted);
@@ -37,7 +40,11 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             .filter(|i| i.nodeid == wanted || i.nodeid.strip_prefix(&wanted).is_some_and(|rest| rest.starts_with('[') || rest.starts_with("::")))
             .collect();
         if items.is_empty() {
-            writeln!(out.err(), "proctor: no item matches {wanted}")?;
+            // With one node id, the error below says it; with several, say
+            // which ones match nothing.
+            if args.nodeids.len() > 1 {
+                writeln!(out.err(), "proctor: no item matches {wanted}")?;
+            }
             continue;
         }
         for item in items {
