@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::fixtures::{FixtureDef, FixtureScope, Fixtures};
+use crate::fixtures::{FixtureDef, Fixtures};
 use crate::model::{CollectError, Decorator, Location, Marker, MarkerSource};
 use crate::namespace::{Binding, Namespace};
 use crate::parametrize::{expand, ParamEntry};
@@ -110,10 +110,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 Binding::Value { expr, .. } if matches!(expr, Expr::Name(_) | Expr::Attribute(_)) => {
                     project.resolve_expr(self.module, expr, 0)
                 }
-                Binding::From { .. } | Binding::Module { .. } => match m.ns.get(name) {
-                    Some(b) => self.resolve_import(name, b),
-                    None => continue,
-                },
+                Binding::From { .. } | Binding::Module { .. } => project.resolve_name(self.module, name, 0),
                 _ => continue,
             };
             let dynamic = cond.then(|| format!("`{name}` is defined inside a conditional block"));
@@ -138,17 +135,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         Ok(self.items)
     }
 
-    fn resolve_import(&self, name: &str, _binding: &Binding<'a>) -> Entity<'a> {
-        self.project.resolve_name(self.module, name, 0)
-    }
-
     /// pytest's `istestfunction` for a statically known function.
     fn is_test_function(&self, name: &str, module: usize, def: &'a ast::StmtFunctionDef) -> bool {
         if !matches_prefix_or_glob(&self.settings.python_functions, name) {
             return false;
         }
         for decorator in &def.decorator_list {
-            if self.is_fixture_decorator(module, &decorator.expression) {
+            if self.project.fixture_decorator(module, &decorator.expression).is_some() {
                 return false;
             }
             if let Expr::Name(n) = &decorator.expression {
@@ -158,17 +151,6 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
         }
         true
-    }
-
-    pub(crate) fn is_fixture_decorator(&self, module: usize, expr: &'a Expr) -> bool {
-        let target = match expr {
-            Expr::Call(call) => &call.func,
-            other => other,
-        };
-        matches!(
-            self.project.external_path(module, target).as_deref(),
-            Some("pytest.fixture" | "_pytest.fixtures.fixture" | "pytest.yield_fixture")
-        )
     }
 
     fn collect_class_entry(
@@ -730,7 +712,8 @@ fn is_false(expr: &Expr) -> bool {
     matches!(expr, Expr::BooleanLiteral(b) if !b.value)
 }
 
-fn has_decorator(def: &ast::StmtFunctionDef, name: &str) -> bool {
+/// Whether `def` is decorated with the builtin `name` (`staticmethod`).
+pub(crate) fn has_decorator(def: &ast::StmtFunctionDef, name: &str) -> bool {
     def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == name))
 }
 
@@ -779,8 +762,3 @@ pub(crate) fn is_generator(body: &[Stmt]) -> bool {
     finder.0
 }
 
-impl FixtureScope {
-    pub(crate) fn is_function(self) -> bool {
-        matches!(self, FixtureScope::Function)
-    }
-}

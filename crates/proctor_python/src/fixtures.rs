@@ -4,7 +4,7 @@
 
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::collector::function_argnames;
+use crate::collector::{function_argnames, has_decorator};
 use crate::namespace::{Binding, Namespace};
 use crate::project::{Entity, Project};
 
@@ -19,6 +19,10 @@ pub(crate) enum FixtureScope {
 }
 
 impl FixtureScope {
+    pub(crate) fn is_function(self) -> bool {
+        matches!(self, FixtureScope::Function)
+    }
+
     pub(crate) fn parse(text: &str) -> Option<Self> {
         Some(match text {
             "function" => FixtureScope::Function,
@@ -170,15 +174,10 @@ impl<'f, 'a> FixtureView<'f, 'a> {
 /// Reads `@pytest.fixture(...)` on `def`, if present.
 fn fixture_def<'a>(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtFunctionDef, is_class: bool) -> Option<FixtureDef<'a>> {
     for decorator in &def.decorator_list {
-        let (target, arguments) = match &decorator.expression {
-            Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
-            other => (other, None),
-        };
-        let path = project.external_path(module, target);
-        if !matches!(path.as_deref(), Some("pytest.fixture" | "_pytest.fixtures.fixture" | "pytest.yield_fixture")) {
+        let Some(arguments) = project.fixture_decorator(module, &decorator.expression) else {
             continue;
-        }
-        let is_static = def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+        };
+        let is_static = has_decorator(def, "staticmethod");
         let mut fixture = FixtureDef {
             name: def.name.id.as_str().to_string(),
             module,

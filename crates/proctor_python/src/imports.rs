@@ -67,7 +67,7 @@ impl Resolver {
         }
         parts.reverse();
         let dotted = parts.join(".");
-        let package = crate::session::package_of(path, &dotted);
+        let package = package_of(path, &dotted);
         (dotted, package)
     }
 
@@ -130,6 +130,16 @@ impl Resolver {
         }
         self.found.insert(dotted.to_string(), result.clone());
         result
+    }
+}
+
+/// The package a module's relative imports start from: the module itself
+/// for an `__init__.py`, else its parent package.
+pub(crate) fn package_of(path: &Path, dotted: &str) -> String {
+    if path.file_stem().is_some_and(|s| s == "__init__") {
+        dotted.to_string()
+    } else {
+        dotted.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
     }
 }
 

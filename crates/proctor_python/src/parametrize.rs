@@ -277,7 +277,7 @@ fn param_sets<'a>(
             }
             set.marks = param.marks.iter().map(|m| Arc::new(to_marker(project, m, MarkerSource::Param))).collect();
             if let Some(id) = param.id {
-                if project.external_path(vm, id).is_some_and(|p| p.ends_with("HIDDEN_PARAM")) {
+                if project.is_hidden_param(vm, id) {
                     set.hidden = true;
                 } else {
                     match project.eval(vm, id, 0) {
@@ -393,7 +393,7 @@ fn apply<'a>(
                     if set.explicit.is_some() || set.hidden {
                         continue;
                     }
-                    if project.external_path(im, id).is_some_and(|p| p.ends_with("HIDDEN_PARAM")) {
+                    if project.is_hidden_param(im, id) {
                         set.hidden = true;
                         continue;
                     }

@@ -401,6 +401,26 @@ impl<'p, 'a> Project<'p, 'a> {
         Some((path, arguments))
     }
 
+    /// Recognises `@pytest.fixture` / `@pytest.fixture(...)`: `Some` with the
+    /// call's arguments (if called) when `expr` is one.
+    pub(crate) fn fixture_decorator(&self, module: usize, expr: &'a Expr) -> Option<Option<&'a ast::Arguments>> {
+        let (target, arguments) = match expr {
+            Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
+            other => (other, None),
+        };
+        matches!(
+            self.external_path(module, target).as_deref(),
+            Some("pytest.fixture" | "_pytest.fixtures.fixture" | "pytest.yield_fixture")
+        )
+        .then_some(arguments)
+    }
+
+    /// Whether `expr` is `pytest.HIDDEN_PARAM` (an id that hides a
+    /// parameter set from the node id).
+    pub(crate) fn is_hidden_param(&self, module: usize, expr: &'a Expr) -> bool {
+        self.external_path(module, expr).is_some_and(|p| p.ends_with("HIDDEN_PARAM"))
+    }
+
     /// Recognises `pytest.param(*values, id=..., marks=...)`.
     pub(crate) fn as_param(&self, module: usize, expr: &'a Expr) -> Option<Param<'a>> {
         let Expr::Call(call) = expr else { return None };

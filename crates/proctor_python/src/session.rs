@@ -14,7 +14,7 @@ use ruff_python_ast::Stmt;
 use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
-use crate::imports::{scan_imports, Resolver};
+use crate::imports::{package_of, scan_imports, Resolver};
 use crate::model::{CollectError, Collection, Item};
 use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared};
@@ -349,13 +349,6 @@ fn conftest_chain(settings: &CollectSettings, file: &Path, conftests: &BTreeMap<
         .collect()
 }
 
-pub(crate) fn package_of(path: &Path, dotted: &str) -> String {
-    if path.file_stem().is_some_and(|s| s == "__init__") {
-        dotted.to_string()
-    } else {
-        dotted.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
-    }
-}
 
 /// Absolute module names a module imports (module level and class bodies).
 fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
