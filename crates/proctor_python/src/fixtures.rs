@@ -6,7 +6,7 @@ use ruff_python_ast::{self as ast, Expr};
 
 use crate::collector::{function_argnames, has_decorator};
 use crate::namespace::{Binding, Namespace};
-use crate::project::{Entity, Project};
+use crate::project::{Entity, FixtureDecorator, Project};
 
 /// A fixture scope, ordered from narrowest to widest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -174,7 +174,7 @@ impl<'f, 'a> FixtureView<'f, 'a> {
 /// Reads `@pytest.fixture(...)` on `def`, if present.
 fn fixture_def<'a>(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtFunctionDef, is_class: bool) -> Option<FixtureDef<'a>> {
     for decorator in &def.decorator_list {
-        let Some(arguments) = project.fixture_decorator(module, &decorator.expression) else {
+        let Some(FixtureDecorator { arguments }) = project.fixture_decorator(module, &decorator.expression) else {
             continue;
         };
         let is_static = has_decorator(def, "staticmethod");

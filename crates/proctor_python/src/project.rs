@@ -33,6 +33,11 @@ pub(crate) enum Entity<'a> {
     Unknown(String),
 }
 
+/// A `@pytest.fixture` decorator, with the call's arguments when called.
+pub(crate) struct FixtureDecorator<'a> {
+    pub(crate) arguments: Option<&'a ast::Arguments>,
+}
+
 /// A mark decorator found statically.
 #[derive(Debug, Clone)]
 pub(crate) struct RawMark<'a> {
@@ -401,9 +406,8 @@ impl<'p, 'a> Project<'p, 'a> {
         Some((path, arguments))
     }
 
-    /// Recognises `@pytest.fixture` / `@pytest.fixture(...)`: `Some` with the
-    /// call's arguments (if called) when `expr` is one.
-    pub(crate) fn fixture_decorator(&self, module: usize, expr: &'a Expr) -> Option<Option<&'a ast::Arguments>> {
+    /// Recognises `@pytest.fixture` / `@pytest.fixture(...)`.
+    pub(crate) fn fixture_decorator(&self, module: usize, expr: &'a Expr) -> Option<FixtureDecorator<'a>> {
         let (target, arguments) = match expr {
             Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
             other => (other, None),
@@ -412,7 +416,7 @@ impl<'p, 'a> Project<'p, 'a> {
             self.external_path(module, target).as_deref(),
             Some("pytest.fixture" | "_pytest.fixtures.fixture" | "pytest.yield_fixture")
         )
-        .then_some(arguments)
+        .then_some(FixtureDecorator { arguments })
     }
 
     /// Whether `expr` is `pytest.HIDDEN_PARAM` (an id that hides a
