@@ -214,6 +214,10 @@ pub(crate) fn trailing_comment(line: &str) -> Option<&str> {
 /// rather than one test (registration of markers, config files, layout).
 pub(crate) struct SuiteContext<'a> {
     pub(crate) items: &'a [Item],
+    /// `known()`, computed once for the rules that ask (it reads conftests).
+    pub(crate) known: std::sync::OnceLock<HashSet<String>>,
+    /// `used()`, computed once (it walks every item's effective markers).
+    pub(crate) used: std::sync::OnceLock<HashSet<String>>,
     pub(crate) settings: &'a Settings,
     pub(crate) taxonomy: &'a Taxonomy,
     pub(crate) sources: &'a Sources,
@@ -256,12 +260,14 @@ impl<'a> SuiteContext<'a> {
     /// `markers`, those registered by `conftest.py` files with
     /// `config.addinivalue_line("markers", ...)`, and those the taxonomy
     /// declares. Markers that plugins register are not known.
-    pub(crate) fn known(&self) -> HashSet<String> {
-        let mut known: HashSet<String> = BUILTIN_MARKS.iter().map(|&name| name.to_owned()).collect();
-        known.extend(self.registered().into_iter().map(|(name, _)| name.to_owned()));
-        known.extend(self.declared().into_iter().map(str::to_owned));
-        known.extend(self.conftest_registered());
-        known
+    pub(crate) fn known(&self) -> &HashSet<String> {
+        self.known.get_or_init(|| {
+            let mut known: HashSet<String> = BUILTIN_MARKS.iter().map(|&name| name.to_owned()).collect();
+            known.extend(self.registered().into_iter().map(|(name, _)| name.to_owned()));
+            known.extend(self.declared().into_iter().map(str::to_owned));
+            known.extend(self.conftest_registered());
+            known
+        })
     }
 
     /// The markers registered in the `conftest.py` files of the rootdir and
@@ -295,13 +301,15 @@ impl<'a> SuiteContext<'a> {
     }
 
     /// Every marker name some item has, written or effective.
-    pub(crate) fn used(&self) -> HashSet<String> {
-        let mut used = HashSet::new();
-        self.for_each_item(|cx| {
-            used.extend(cx.item.markers.iter().map(|m| m.name.clone()));
-            used.extend(cx.names().into_iter().map(str::to_owned));
-        });
-        used
+    pub(crate) fn used(&self) -> &HashSet<String> {
+        self.used.get_or_init(|| {
+            let mut used = HashSet::new();
+            self.for_each_item(|cx| {
+                used.extend(cx.item.markers.iter().map(|m| m.name.clone()));
+                used.extend(cx.names().into_iter().map(str::to_owned));
+            });
+            used
+        })
     }
 
     /// `path` relative to the rootdir, with `/` separators (as the sources

@@ -90,7 +90,7 @@ fn run(items: &[Item], settings: Option<&Settings>, taxonomy: &Taxonomy, selecti
         })
         .collect();
     if let Some(settings) = settings {
-        let cx = SuiteContext { items, settings, taxonomy, sources };
+        let cx = SuiteContext { items, known: std::sync::OnceLock::new(), used: std::sync::OnceLock::new(), settings, taxonomy, sources };
         let mut suite = Vec::new();
         for rule in &enabled {
             if let Check::Suite(check) = rule.check {
