@@ -4,31 +4,9 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
 
-use common::write;
+use common::{run, write};
 
-fn run(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .expect("proctor runs");
-    let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let filter = |text: &[u8]| {
-        String::from_utf8_lossy(text)
-            .replace(&root.display().to_string(), "[ROOT]")
-            .replace(&dir.display().to_string(), "[ROOT]")
-    };
-    format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        output.status.code().unwrap_or(-1),
-        filter(&output.stdout),
-        filter(&output.stderr)
-    )
-}
 
 const TAXONOMY: &str = r#"
 [axes.tier]

@@ -9,39 +9,9 @@ use std::path::Path;
 use common::write;
 use std::process::Command;
 
-/// Runs proctor in `dir` and renders exit code, stdout and stderr.
+/// Runs proctor in `dir`, with durations filtered out.
 fn run(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .expect("proctor runs");
-    let root = dir.canonicalize().unwrap();
-    let filter = |text: &[u8]| {
-        let text = String::from_utf8_lossy(text)
-            .replace(&root.display().to_string(), "[ROOT]")
-            .replace(&dir.display().to_string(), "[ROOT]");
-        // Durations vary from run to run.
-        let mut out = String::new();
-        for line in text.lines() {
-            match line.rsplit_once(" in ") {
-                Some((head, tail)) if tail.ends_with('s') && tail[..tail.len() - 1].parse::<f64>().is_ok() => {
-                    out.push_str(head);
-                    out.push_str(" in [TIME]");
-                }
-                _ => out.push_str(line),
-            }
-            out.push('\n');
-        }
-        out
-    };
-    format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        output.status.code().unwrap_or(-1),
-        filter(&output.stdout),
-        filter(&output.stderr)
-    )
+    common::without_timings(&common::run(dir, args))
 }
 
 fn project() -> tempfile::TempDir {

@@ -5,25 +5,9 @@
 
 mod common;
 
-use std::path::Path;
 
-use common::write;
-use std::process::Command;
+use common::{run, write};
 
-fn run(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .expect("proctor runs");
-    format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

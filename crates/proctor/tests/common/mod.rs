@@ -1,10 +1,52 @@
 //! Helpers shared by the CLI tests.
 
 use std::path::Path;
+use std::process::Command;
 
 /// Writes `text` to `path` under `dir`, creating directories.
 pub(crate) fn write(dir: &Path, path: &str, text: &str) {
     let path = dir.join(path);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
+}
+
+/// Runs proctor in `dir` and renders exit code, stdout and stderr, with the
+/// temporary directory replaced by `[ROOT]`.
+pub(crate) fn run(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .expect("proctor runs");
+    let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let filter = |text: &[u8]| {
+        String::from_utf8_lossy(text)
+            .replace(&root.display().to_string(), "[ROOT]")
+            .replace(&dir.display().to_string(), "[ROOT]")
+    };
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code().unwrap_or(-1),
+        filter(&output.stdout),
+        filter(&output.stderr)
+    )
+}
+
+/// Replaces durations at the end of summary lines (`... in 0.01s`) with
+/// `[TIME]`: they vary from run to run.
+#[allow(dead_code, reason = "used by some of the test binaries that include this module")]
+pub(crate) fn without_timings(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        match line.rsplit_once(" in ") {
+            Some((head, tail)) if tail.ends_with('s') && tail[..tail.len() - 1].parse::<f64>().is_ok() => {
+                out.push_str(head);
+                out.push_str(" in [TIME]");
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
