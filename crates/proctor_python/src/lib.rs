@@ -145,11 +145,15 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
 
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
     let in_whole = whole.iter().any(|w| w == "." || item.file == *w || item.file.starts_with(&format!("{w}/")));
-    in_whole
-        || selectors.iter().any(|s| {
-            item.nodeid == *s
-                || item.nodeid.strip_prefix(s).is_some_and(|rest| rest.starts_with("::") || rest.starts_with('['))
-        })
+    in_whole || selectors.iter().any(|s| nodeid_matches(&item.nodeid, s))
+}
+
+/// Whether `nodeid` is picked by a node-id argument `selector`, as pytest
+/// reads one: the item itself, or everything below it (a class, a
+/// function's parametrized items).
+#[must_use]
+pub fn nodeid_matches(nodeid: &str, selector: &str) -> bool {
+    nodeid == selector || nodeid.strip_prefix(selector).is_some_and(|rest| rest.starts_with("::") || rest.starts_with('['))
 }
 
 

@@ -27,6 +27,21 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
     let suite = Suite::load(&suite_args)?;
     let selecting = Selecting::new(&suite, &args.selection)?;
     let collection = suite.collect();
+    // The verdict of every other profile, with the same -m / -k.
+    let mut alternatives = Vec::new();
+    for (name, profile) in &suite.config.proctor.profiles {
+        if args.selection.profile.as_deref() == Some(name.as_str()) {
+            continue;
+        }
+        let alternative = SelectionArgs {
+            markers: args.selection.markers.clone(),
+            keywords: args.selection.keywords.clone(),
+            profile: Some(name.clone()),
+            no_default_select: args.selection.no_default_select,
+        };
+        let label = profile.description.as_deref().map_or_else(|| format!("profile {name}"), |d| format!("profile {name} ({d})"));
+        alternatives.push((label, Selecting::new(&suite, &alternative)?));
+    }
     let mut out = Printer::stdout();
     for error in &collection.errors {
         writeln!(out.err(), "error: {}: {}", error.file, error.message)?;
@@ -37,7 +52,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
         let items: Vec<_> = collection
             .items
             .iter()
-            .filter(|i| i.nodeid == wanted || i.nodeid.strip_prefix(&wanted).is_some_and(|rest| rest.starts_with('[') || rest.starts_with("::")))
+            .filter(|i| proctor_python::nodeid_matches(&i.nodeid, &wanted))
             .collect();
         if items.is_empty() {
             // With one node id, the error below says it; with several, say
@@ -69,18 +84,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             }
             writeln!(out, "  selection:")?;
             writeln!(out, "    {}: {}", selecting.describe(), verdict(&selecting.selection, item, &effective)?)?;
-            for (name, profile) in &suite.config.proctor.profiles {
-                if args.selection.profile.as_deref() == Some(name.as_str()) {
-                    continue;
-                }
-                let alternative = SelectionArgs {
-                    markers: args.selection.markers.clone(),
-                    keywords: args.selection.keywords.clone(),
-                    profile: Some(name.clone()),
-                    no_default_select: args.selection.no_default_select,
-                };
-                let other = Selecting::new(&suite, &alternative)?;
-                let label = profile.description.as_deref().map_or_else(|| format!("profile {name}"), |d| format!("profile {name} ({d})"));
+            for (label, other) in &alternatives {
                 writeln!(out, "    {label}, {}: {}", other.describe(), verdict(&other.selection, item, &effective)?)?;
             }
         }
