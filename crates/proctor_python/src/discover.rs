@@ -33,6 +33,9 @@ pub(crate) struct Discovery {
     pub(crate) doctest_files: Vec<(usize, PathBuf)>,
     /// Every conftest.py met on the way, by directory.
     pub(crate) conftests: BTreeMap<PathBuf, PathBuf>,
+    /// The same conftests read and parsed (for their `collect_ignore`), in
+    /// the order met, so that collection does not parse them again.
+    pub(crate) conftest_sources: Vec<SourceFile>,
     /// Files a conftest.py ignores only under a condition, with the reason
     /// their items are reported as dynamic.
     pub(crate) conditional: std::collections::HashMap<PathBuf, String>,
@@ -133,8 +136,9 @@ impl<'s> Walker<'s> {
         let conftest = dir.join("conftest.py");
         if conftest.is_file() {
             self.out.conftests.insert(dir.to_path_buf(), conftest.clone());
-            let ignores = read_collect_ignores(&conftest, dir, self.settings);
-            self.ignores.insert(dir.to_path_buf(), ignores);
+            let file = SourceFile::load(&conftest, self.settings.relative(&conftest), self.settings.max_file_size);
+            self.ignores.insert(dir.to_path_buf(), read_collect_ignores(&file, dir));
+            self.out.conftest_sources.push(file);
         }
     }
 
@@ -282,8 +286,7 @@ impl<'s> Walker<'s> {
 /// literals). Paths are relative to the conftest's directory. Entries added
 /// inside `if`/`try` blocks depend on the environment; they are kept apart
 /// so the files they name can be flagged instead of silently dropped.
-fn read_collect_ignores(conftest: &Path, dir: &Path, settings: &CollectSettings) -> ConftestIgnores {
-    let file = SourceFile::load(conftest, settings.relative(conftest), settings.max_file_size);
+fn read_collect_ignores(file: &SourceFile, dir: &Path) -> ConftestIgnores {
     let mut out = ConftestIgnores { conftest: file.rel.clone(), ..ConftestIgnores::default() };
     if let Some(ast) = &file.ast {
         scan_ignores(&ast.body, dir, false, &mut out);

@@ -26,7 +26,7 @@ use crate::source::SourceFile;
 /// (errors, warnings and conftest-level dynamic items) and the items in
 /// pytest's order.
 pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection, Vec<RawItem>) {
-    let discovery = discover::Walker::new(settings).run(paths);
+    let mut discovery = discover::Walker::new(settings).run(paths);
     let mut resolver = Resolver::default();
     let test_names: Vec<(String, String)> = discovery.test_files.iter().map(|p| resolver.module_names(p)).collect();
     let roots = resolver.import_roots(
@@ -44,13 +44,17 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             std::fs::read(path).map_or_else(|_| Vec::new(), |bytes| scan_imports(&String::from_utf8_lossy(&bytes), package))
         })
         .collect();
-    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+    let mut loaded: Vec<SourceFile> = Vec::new();
+    let mut names: Vec<(String, String)> = Vec::new();
     let mut known: HashSet<PathBuf> = HashSet::new();
-    for conftest in discovery.conftests.values() {
-        if known.insert(conftest.clone()) {
-            wanted.push((conftest.clone(), resolver.module_names(conftest).0));
+    // Discovery already parsed the conftests (for `collect_ignore`).
+    for file in std::mem::take(&mut discovery.conftest_sources) {
+        if known.insert(file.path.clone()) {
+            names.push(resolver.module_names(&file.path));
+            loaded.push(file);
         }
     }
+    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
     for names in &scans {
         for dotted in names {
             for (file, name) in resolver.find_module(&roots, dotted) {
@@ -61,19 +65,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         }
     }
     drop(scans);
-    let mut loaded: Vec<SourceFile> = Vec::new();
-    let mut names: Vec<(String, String)> = Vec::new();
-    while !wanted.is_empty() {
-        let start = loaded.len();
-        let new: Vec<SourceFile> = wanted
-            .par_iter()
-            .map(|(path, _)| SourceFile::load(path, settings.relative(path), settings.max_file_size))
-            .collect();
-        for (file, (_, dotted)) in new.into_iter().zip(wanted.drain(..)) {
-            let package = package_of(&file.path, &dotted);
-            names.push((dotted, package));
-            loaded.push(file);
-        }
+    let mut start = 0;
+    loop {
+        // What the modules loaded since `start` import in turn.
         for idx in start..loaded.len() {
             let Some(ast) = &loaded[idx].ast else { continue };
             for dotted in imported_modules(&ast.body, &names[idx].1) {
@@ -83,6 +77,19 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
                     }
                 }
             }
+        }
+        if wanted.is_empty() {
+            break;
+        }
+        start = loaded.len();
+        let new: Vec<SourceFile> = wanted
+            .par_iter()
+            .map(|(path, _)| SourceFile::load(path, settings.relative(path), settings.max_file_size))
+            .collect();
+        for (file, (_, dotted)) in new.into_iter().zip(wanted.drain(..)) {
+            let package = package_of(&file.path, &dotted);
+            names.push((dotted, package));
+            loaded.push(file);
         }
     }
     let shared = build_shared(&loaded, &names);
