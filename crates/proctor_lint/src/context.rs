@@ -24,11 +24,13 @@ pub(crate) struct ItemContext<'a> {
     pub(crate) effective: &'a Effective,
     pub(crate) taxonomy: &'a Taxonomy,
     pub(crate) sources: &'a Sources,
+    /// `names()`, computed once for the rules that ask.
+    names: std::cell::OnceCell<Vec<&'a str>>,
 }
 
 impl<'a> ItemContext<'a> {
     pub(crate) fn new(item: &'a Item, effective: &'a Effective, taxonomy: &'a Taxonomy, sources: &'a Sources) -> Self {
-        ItemContext { item, effective, taxonomy, sources }
+        ItemContext { item, effective, taxonomy, sources, names: std::cell::OnceCell::new() }
     }
 
     /// The written markers with their effective counterparts (an alias's
@@ -45,14 +47,16 @@ impl<'a> ItemContext<'a> {
     }
 
     /// The distinct names of the effective markers, in order.
-    pub(crate) fn names(&self) -> Vec<&'a str> {
-        let mut names: Vec<&str> = Vec::new();
-        for name in self.effective.names() {
-            if !names.contains(&name) {
-                names.push(name);
+    pub(crate) fn names(&self) -> &[&'a str] {
+        self.names.get_or_init(|| {
+            let mut names: Vec<&str> = Vec::with_capacity(self.effective.markers.len());
+            for name in self.effective.names() {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
             }
-        }
-        names
+            names
+        })
     }
 
     /// The first written marker whose effective name is `name`.
@@ -213,11 +217,17 @@ pub(crate) fn trailing_comment(line: &str) -> Option<&str> {
 /// The whole collection and the configuration, for rules about the suite
 /// rather than one test (registration of markers, config files, layout).
 pub(crate) struct SuiteContext<'a> {
+    /// Every collected item.
     pub(crate) items: &'a [Item],
+    /// The `conftest.py` files of the collection (absolute).
+    pub(crate) conftests: &'a [PathBuf],
+    /// The distinct items (see `distinct` in the crate root) with their
+    /// effective markers.
+    pub(crate) linted: &'a [crate::Linted<'a>],
     /// `known()`, computed once for the rules that ask (it reads conftests).
     pub(crate) known: std::sync::OnceLock<HashSet<String>>,
     /// `used()`, computed once (it walks every item's effective markers).
-    pub(crate) used: std::sync::OnceLock<HashSet<String>>,
+    pub(crate) used: std::sync::OnceLock<HashSet<&'a str>>,
     pub(crate) settings: &'a Settings,
     pub(crate) taxonomy: &'a Taxonomy,
     pub(crate) sources: &'a Sources,
@@ -227,11 +237,12 @@ pub(crate) struct SuiteContext<'a> {
 pub(crate) const BUILTIN_MARKS: &[&str] = &["skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"];
 
 impl<'a> SuiteContext<'a> {
-    /// Runs `f` with the [`ItemContext`] of every item.
+    /// Runs `f` with the [`ItemContext`] of every distinct item (the
+    /// instances of a parametrized test that share its markers count
+    /// once).
     pub(crate) fn for_each_item(&self, mut f: impl FnMut(&ItemContext<'_>)) {
-        for item in self.items {
-            let effective = self.taxonomy.effective(item);
-            f(&ItemContext::new(item, &effective, self.taxonomy, self.sources));
+        for (item, effective) in self.linted {
+            f(&ItemContext::new(item, effective, self.taxonomy, self.sources));
         }
     }
 
@@ -270,30 +281,11 @@ impl<'a> SuiteContext<'a> {
         })
     }
 
-    /// The markers registered in the `conftest.py` files of the rootdir and
-    /// of the directories of the collected files.
+    /// The markers registered in the collection's `conftest.py` files.
     fn conftest_registered(&self) -> Vec<String> {
-        let rootdir = &self.settings.pytest.rootdir;
-        // Every directory from the items' files up to the rootdir, once.
-        let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
-        let mut files: HashSet<&str> = HashSet::new();
-        for item in self.items {
-            if !files.insert(item.file.as_str()) {
-                continue;
-            }
-            let file = rootdir.join(&item.file);
-            for dir in file.ancestors().skip(1) {
-                if !dir.starts_with(rootdir) || !dirs.insert(dir.to_path_buf()) {
-                    break;
-                }
-            }
-        }
-        if dirs.is_empty() {
-            dirs.insert(rootdir.clone());
-        }
         let mut names = Vec::new();
-        for dir in dirs {
-            if let Ok(text) = std::fs::read_to_string(dir.join("conftest.py")) {
+        for conftest in self.conftests {
+            if let Ok(text) = std::fs::read_to_string(conftest) {
                 names.extend(addinivalue_markers(&text));
             }
         }
@@ -301,13 +293,13 @@ impl<'a> SuiteContext<'a> {
     }
 
     /// Every marker name some item has, written or effective.
-    pub(crate) fn used(&self) -> &HashSet<String> {
+    pub(crate) fn used(&self) -> &HashSet<&'a str> {
         self.used.get_or_init(|| {
             let mut used = HashSet::new();
-            self.for_each_item(|cx| {
-                used.extend(cx.item.markers.iter().map(|m| m.name.clone()));
-                used.extend(cx.names().into_iter().map(str::to_owned));
-            });
+            for (item, effective) in self.linted {
+                used.extend(item.markers.iter().map(|m| m.name.as_str()));
+                used.extend(effective.names());
+            }
             used
         })
     }

@@ -22,9 +22,10 @@ mod selection;
 mod suppression;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use proctor_config::Settings;
-use proctor_python::Item;
+use proctor_python::{Collection, Item};
 use rayon::prelude::*;
 use proctor_source::{Diagnostic, Sources};
 use proctor_taxonomy::Taxonomy;
@@ -41,23 +42,29 @@ use registry::Check;
 /// `sources` (once each), which the renderers then draw code frames from.
 #[must_use]
 pub fn check(items: &[Item], taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    run(items, None, taxonomy, selection, sources)
+    run(items, &[], None, taxonomy, selection, sources)
 }
 
-/// Like [`check`], and also runs the suite-level rules over the whole
-/// collection and `settings`; reads the configuration files they point into.
+/// Like [`check`] over the collection's items, and also runs the
+/// suite-level rules over the whole collection and `settings`; reads the
+/// configuration files they point into. The collection may hold test
+/// definitions rather than pytest's items (`definitions_only`): findings
+/// are the same.
 #[must_use]
-pub fn check_suite(items: &[Item], settings: &Settings, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    run(items, Some(settings), taxonomy, selection, sources)
+pub fn check_suite(collection: &Collection, settings: &Settings, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
+    run(&collection.items, &collection.conftests, Some(settings), taxonomy, selection, sources)
 }
 
-fn run(items: &[Item], settings: Option<&Settings>, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    for item in items {
-        sources.load(&item.file);
-        for marker in &item.markers {
-            if let Some(location) = &marker.location {
-                sources.load(&location.file);
-            }
+fn run(items: &[Item], conftests: &[std::path::PathBuf], settings: Option<&Settings>, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
+    // Files are read when a rule or a renderer first needs them: a clean
+    // file is never read again after collection.
+    // Items come in runs of one file: announce each file once per run.
+    let mut last: Option<&str> = None;
+    let files = items.iter().flat_map(|item| std::iter::once(&item.file).chain(item.markers.iter().filter_map(|m| m.location.as_ref().map(|l| &l.file))));
+    for file in files {
+        if last != Some(file.as_str()) {
+            sources.load(file);
+            last = Some(file);
         }
     }
     if let Some(settings) = settings {
@@ -71,15 +78,18 @@ fn run(items: &[Item], settings: Option<&Settings>, taxonomy: &Taxonomy, selecti
     }
     let enabled: Vec<&'static Rule> = RULES.iter().filter(|rule| selection.enabled(rule.code)).collect();
     let sources: &Sources = sources;
-    // Items are independent: check them in parallel, in chunks so that
-    // each thread reuses its buffer, then deduplicate in item order.
-    let mut found: Vec<Vec<Diagnostic>> = items
+    // Items are independent: the effective markers of each distinct item
+    // are computed once, in parallel, and shared by every rule.
+    let distinct = distinct(items);
+    let linted: Vec<Linted<'_>> = distinct.par_iter().map(|&item| (item, taxonomy.effective(item))).collect();
+    // Item rules, in parallel chunks so that each thread reuses its
+    // buffer; deduplicated in item order below.
+    let mut found: Vec<Vec<Diagnostic>> = linted
         .par_chunks(256)
         .map(|chunk| {
             let mut found = Vec::new();
-            for item in chunk {
-                let effective = taxonomy.effective(item);
-                let cx = ItemContext::new(item, &effective, taxonomy, sources);
+            for (item, effective) in chunk {
+                let cx = ItemContext::new(item, effective, taxonomy, sources);
                 for rule in &enabled {
                     if let Check::Item(check) = rule.check {
                         check(&cx, &mut Sink::new(rule, &mut found));
@@ -90,7 +100,7 @@ fn run(items: &[Item], settings: Option<&Settings>, taxonomy: &Taxonomy, selecti
         })
         .collect();
     if let Some(settings) = settings {
-        let cx = SuiteContext { items, known: std::sync::OnceLock::new(), used: std::sync::OnceLock::new(), settings, taxonomy, sources };
+        let cx = SuiteContext { items, conftests, linted: &linted, known: std::sync::OnceLock::new(), used: std::sync::OnceLock::new(), settings, taxonomy, sources };
         let mut suite = Vec::new();
         for rule in &enabled {
             if let Check::Suite(check) = rule.check {
@@ -99,14 +109,53 @@ fn run(items: &[Item], settings: Option<&Settings>, taxonomy: &Taxonomy, selecti
         }
         found.push(suite);
     }
-    let mut diagnostics = Vec::new();
     let mut seen = HashSet::new();
-    for diagnostic in found.into_iter().flatten() {
-        let key = (diagnostic.code, diagnostic.file.clone(), diagnostic.start, diagnostic.end);
-        if seen.insert(key) && !suppression::suppressed(&diagnostic, sources) {
-            diagnostics.push(diagnostic);
-        }
-    }
+    let unique: Vec<Diagnostic> = found
+        .into_iter()
+        .flatten()
+        .filter(|d| seen.insert((d.code, d.file.clone(), d.start, d.end)))
+        .collect();
+    // Suppression comments are read from the files with findings, which
+    // may not have been read yet: in parallel.
+    let mut diagnostics: Vec<Diagnostic> = unique.into_par_iter().filter(|d| !suppression::suppressed(d, sources)).collect();
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     diagnostics
+}
+
+/// An item and its effective markers.
+pub(crate) type Linted<'a> = (&'a Item, proctor_taxonomy::Effective);
+
+/// The items that can have findings of their own, in order: the instances
+/// of a parametrized test share its definition, name, markers and
+/// decorators (the same `Arc`s) and so its findings, except for instances
+/// with marks of their own (`pytest.param(..., marks=...)`), which differ
+/// in their marker list. One of each is enough. Only neighbours are
+/// compared (pytest's order may separate instances): a repeat that is not
+/// caught here is linted again, and its findings are deduplicated with
+/// the others.
+fn distinct(items: &[Item]) -> Vec<&Item> {
+    fn function(item: &Item) -> &str {
+        item.nodeid.split_once('[').map_or(item.nodeid.as_str(), |(base, _)| base)
+    }
+    fn same(a: &Item, b: &Item) -> bool {
+        a.file == b.file
+            && a.line == b.line
+            && a.dynamic == b.dynamic
+            && a.markers.len() == b.markers.len()
+            && a.markers.iter().zip(&b.markers).all(|(x, y)| Arc::ptr_eq(x, y))
+            && a.decorators.len() == b.decorators.len()
+            && a.decorators.iter().zip(&b.decorators).all(|(x, y)| Arc::ptr_eq(x, y))
+    }
+    let mut kept: Vec<&Item> = Vec::with_capacity(items.len());
+    // Where the kept items of the current function begin.
+    let mut run = 0;
+    for item in items {
+        if kept.last().is_some_and(|last| function(last) != function(item)) {
+            run = kept.len();
+        }
+        if !kept[run..].iter().any(|k| same(k, item)) {
+            kept.push(item);
+        }
+    }
+    kept
 }

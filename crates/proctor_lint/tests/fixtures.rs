@@ -17,19 +17,27 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/lint")
 }
 
-/// Lints the fixture suite of `code` with only that rule enabled.
+/// Lints the fixture suite of `code` with only that rule enabled, over
+/// test definitions as `proctor check` does.
 fn lint(code: &str) -> (Vec<Diagnostic>, Sources) {
+    lint_collected(code, true)
+}
+
+/// Lints the fixture suite of `code` over pytest's items, or over test
+/// definitions (`definitions_only`).
+fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sources) {
     let root = proctor_python::normalize(&fixtures().join(code));
     let options = LoadOptions { cwd: root.clone(), args: Vec::new(), rootdir: Some(root.clone()), inifile: None, env_addopts: None };
     let config = proctor_config::load(&options).unwrap_or_else(|e| panic!("{code}: {e}"));
     let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
     settings.threads = 1;
+    settings.definitions_only = definitions_only;
     let collection = proctor_python::collect(&settings, &[], &root, &config.pytest.testpaths);
     assert!(collection.errors.is_empty(), "{code}: {:?}", collection.errors);
     let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
     let selection = RuleSelection::new(&[code.to_owned()], &[]).unwrap();
     let mut sources = Sources::new(root);
-    let diagnostics = check_suite(&collection.items, &config, &taxonomy, &selection, &mut sources);
+    let diagnostics = check_suite(&collection, &config, &taxonomy, &selection, &mut sources);
     (diagnostics, sources)
 }
 
@@ -143,5 +151,21 @@ fn the_docs_list_every_rule() {
     for rule in RULES {
         let row = format!("| {} | {} | {} |", rule.code, rule.name, rule.severity.as_str());
         assert!(docs.contains(&row), "docs/check.md lacks `{row}`");
+    }
+}
+
+/// `proctor check` lints test definitions, not pytest's items: the same
+/// findings, rendered the same, for every rule's fixture.
+#[test]
+fn definitions_give_the_findings_of_items() {
+    for rule in RULES {
+        let (by_definition, sources) = lint_collected(rule.code, true);
+        let (by_item, _) = lint_collected(rule.code, false);
+        assert_eq!(
+            render(Format::Concise, &by_definition, &sources),
+            render(Format::Concise, &by_item, &sources),
+            "{}: findings differ between definitions and items",
+            rule.code
+        );
     }
 }

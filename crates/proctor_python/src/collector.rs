@@ -408,8 +408,20 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 });
             }
             Ok(Some(callspecs)) => {
+                let mut unmarked_seen = false;
                 for callspec in callspecs {
-                    let nodeid = if callspec.ids.is_empty() { base_id.clone() } else { format!("{base_id}[{}]", callspec.ids.join("-")) };
+                    if self.settings.definitions_only {
+                        // One item for the instances without marks of
+                        // their own, one per instance with marks.
+                        if callspec.marks.is_empty() && std::mem::replace(&mut unmarked_seen, true) {
+                            continue;
+                        }
+                    }
+                    let nodeid = if callspec.ids.is_empty() || self.settings.definitions_only {
+                        base_id.clone()
+                    } else {
+                        format!("{base_id}[{}]", callspec.ids.join("-"))
+                    };
                     let markers = self.markers(&own, &callspec.marks, chain);
                     self.items.push(RawItem {
                         decorators: decorators.clone(),

@@ -137,7 +137,10 @@ impl<'s> Walker<'s> {
         if conftest.is_file() {
             self.out.conftests.insert(dir.to_path_buf(), conftest.clone());
             let file = SourceFile::load(&conftest, self.settings.relative(&conftest), self.settings.max_file_size);
-            self.ignores.insert(dir.to_path_buf(), read_collect_ignores(&file, dir));
+            let ignores = read_collect_ignores(&file, dir);
+            if !ignores.is_empty() {
+                self.ignores.insert(dir.to_path_buf(), ignores);
+            }
             self.out.conftest_sources.push(file);
         }
     }
@@ -228,8 +231,11 @@ impl<'s> Walker<'s> {
 
     /// The ignore lists of the conftests in `dir` and its ancestors (the
     /// ones pytest consults for paths in `dir`).
+    /// Only conftests with ignore lists are kept, so a suite without any
+    /// pays nothing per path.
     fn applicable<'w>(&'w self, dir: &'w Path) -> impl Iterator<Item = &'w ConftestIgnores> + 'w {
-        dir.ancestors().filter_map(|d| self.ignores.get(d)).filter(|i| !i.is_empty())
+        let ancestors = if self.ignores.is_empty() { None } else { Some(dir.ancestors()) };
+        ancestors.into_iter().flatten().filter_map(|d| self.ignores.get(d))
     }
 
     /// Records a path that a conftest ignores only under some condition.

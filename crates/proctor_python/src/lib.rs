@@ -141,8 +141,6 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
     collection
 }
 
-
-
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
     let in_whole = whole.iter().any(|w| w == "." || item.file == *w || item.file.starts_with(&format!("{w}/")));
     in_whole || selectors.iter().any(|s| nodeid_matches(&item.nodeid, s))
@@ -155,12 +153,6 @@ fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
 pub fn nodeid_matches(nodeid: &str, selector: &str) -> bool {
     nodeid == selector || nodeid.strip_prefix(selector).is_some_and(|rest| rest.starts_with("::") || rest.starts_with('['))
 }
-
-
-
-
-
-
 
 #[cfg(test)]
 mod tests {

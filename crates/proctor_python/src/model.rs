@@ -124,4 +124,9 @@ pub struct Collection {
     /// Things in the suite that may change what pytest collects at run time
     /// (conftest hooks that reorder, deselect or re-mark items).
     pub warnings: Vec<CollectError>,
+    /// The `conftest.py` files pytest would load for this collection
+    /// (absolute paths, rootdir's first), for callers that read them
+    /// again (marker registrations).
+    #[serde(skip)]
+    pub conftests: Vec<std::path::PathBuf>,
 }

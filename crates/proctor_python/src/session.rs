@@ -20,7 +20,7 @@ use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared};
 use crate::reorder;
 use crate::settings::CollectSettings;
-use crate::source::SourceFile;
+use crate::source::{read_bytes, SourceFile};
 
 /// Runs discovery and collection from `paths`; returns the collection
 /// (errors, warnings and conftest-level dynamic items) and the items in
@@ -36,14 +36,17 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
 
     // The shared modules: conftests, and what test modules import (found by
     // a quick scan, without parsing), then what those import in turn.
-    let scans: Vec<Vec<String>> = discovery
+    // The bytes read here are kept for parsing the module below.
+    let (scans, contents): (Vec<Vec<String>>, Vec<Result<Vec<u8>, String>>) = discovery
         .test_files
         .par_iter()
         .zip(test_names.par_iter())
         .map(|(path, (_, package))| {
-            std::fs::read(path).map_or_else(|_| Vec::new(), |bytes| scan_imports(&String::from_utf8_lossy(&bytes), package))
+            let bytes = read_bytes(path, settings.max_file_size);
+            let imports = bytes.as_ref().map_or_else(|_| Vec::new(), |bytes| scan_imports(&String::from_utf8_lossy(bytes), package));
+            (imports, bytes)
         })
-        .collect();
+        .unzip();
     let mut loaded: Vec<SourceFile> = Vec::new();
     let mut names: Vec<(String, String)> = Vec::new();
     let mut known: HashSet<PathBuf> = HashSet::new();
@@ -97,21 +100,22 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     let by_path: HashMap<&Path, usize> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_path(), i)).collect();
 
     let mut collection = Collection::default();
+    collection.conftests = discovery.conftests.values().cloned().collect();
     collection.errors.extend(discovery.errors.iter().cloned());
     let session = SessionFixtures::new(&project, &discovery, &by_path);
     conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
 
-    let results: Vec<ModuleResult> = discovery
-        .test_files
-        .par_iter()
+    let results: Vec<ModuleResult> = contents
+        .into_par_iter()
+        .zip(discovery.test_files.par_iter())
         .zip(test_names.par_iter())
-        .map(|(path, (dotted, package))| {
+        .map(|((bytes, path), (dotted, package))| {
             if let Some(&idx) = by_path.get(path.as_path()) {
                 return collect_module(settings, &project, idx, &discovery, &session, &by_path);
             }
             // A test module nothing imports: parsed for this task only and
             // dropped when its items are made.
-            let file = SourceFile::load(path, settings.relative(path), settings.max_file_size);
+            let file = SourceFile::parse(path, settings.relative(path), bytes);
             let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
             let module = Module { file: &file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) };
             let classes = class_tables(&module);
@@ -149,7 +153,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     for (_, path) in doctests {
         raw.extend(doctest_item(settings, path));
     }
-    reorder::reorder_items(&mut raw);
+    if !settings.definitions_only {
+        reorder::reorder_items(&mut raw);
+    }
     (collection, raw)
 }
 

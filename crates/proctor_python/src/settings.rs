@@ -42,6 +42,14 @@ pub struct CollectSettings {
     pub max_file_size: u64,
     /// Worker threads for parsing (0: one per core).
     pub threads: usize,
+    /// Collect test definitions rather than pytest's items, for callers
+    /// that look at what is written (lint) and not at the run: the
+    /// instances of a parametrized test that carry no marks of their own
+    /// become one item, every item of a parametrized test has the node id
+    /// of its function (without `[...]`), and items are left in file order
+    /// instead of pytest's fixture-scope order. Markers, decorators,
+    /// locations, dynamic reasons and errors are those of full collection.
+    pub definitions_only: bool,
 }
 
 impl CollectSettings {
@@ -67,6 +75,7 @@ impl CollectSettings {
             ids: IdOptions::default(),
             max_file_size: 16 * 1024 * 1024,
             threads: 0,
+            definitions_only: false,
         }
     }
 

@@ -29,6 +29,12 @@ impl SourceFile {
     /// Reads and parses `path`. Files over `max_size` bytes, unreadable
     /// files, undecodable text and syntax errors become `error`.
     pub(crate) fn load(path: &Path, rel: String, max_size: u64) -> SourceFile {
+        SourceFile::parse(path, rel, read_bytes(path, max_size))
+    }
+
+    /// Parses what [`read_bytes`] read from `path`; a read error becomes
+    /// `error`, as do undecodable text and syntax errors.
+    pub(crate) fn parse(path: &Path, rel: String, bytes: Result<Vec<u8>, String>) -> SourceFile {
         let mut file = SourceFile {
             path: path.to_path_buf(),
             rel,
@@ -37,28 +43,8 @@ impl SourceFile {
             ast: None,
             error: None,
         };
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.len() > max_size => {
-                file.error = Some(file.whole_file_error(format!(
-                    "file is {} bytes, over the {max_size}-byte limit (collect.max-file-size); not parsed",
-                    meta.len()
-                )));
-                return file;
-            }
-            Ok(_) => {}
-            Err(err) => {
-                file.error = Some(file.whole_file_error(format!("cannot read file: {err}")));
-                return file;
-            }
-        }
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                file.error = Some(file.whole_file_error(format!("cannot read file: {err}")));
-                return file;
-            }
-        };
-        match decode(&bytes) {
+        let decoded = bytes.and_then(decode);
+        match decoded {
             Ok(text) => file.text = text,
             Err(message) => {
                 file.error = Some(file.whole_file_error(message));
@@ -100,20 +86,37 @@ impl SourceFile {
     }
 }
 
+/// The bytes of `path`, or why they cannot be read: files over `max_size`
+/// bytes are not read.
+pub(crate) fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    // One open and one fstat: the size is checked on the open file.
+    let mut file = std::fs::File::open(path).map_err(|err| format!("cannot read file: {err}"))?;
+    let size = file.metadata().map_err(|err| format!("cannot read file: {err}"))?.len();
+    if size > max_size {
+        return Err(format!("file is {size} bytes, over the {max_size}-byte limit (collect.max-file-size); not parsed"));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
+    file.read_to_end(&mut bytes).map_err(|err| format!("cannot read file: {err}"))?;
+    Ok(bytes)
+}
+
 /// Decodes Python source bytes as `CPython` would: UTF-8 (with or without a
 /// BOM) unless a PEP 263 coding cookie on the first two lines says
 /// otherwise. Latin-1 cookies are supported; other encodings are reported.
-fn decode(bytes: &[u8]) -> Result<String, String> {
-    if bytes.contains(&0) {
+fn decode(mut owned: Vec<u8>) -> Result<String, String> {
+    if owned.contains(&0) {
         return Err("SyntaxError: source code cannot contain null bytes".to_string());
     }
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if owned.starts_with(b"\xef\xbb\xbf") {
+        owned.drain(..3);
+    }
+    let bytes = owned.as_slice();
     let cookie = coding_cookie(bytes);
     match cookie.as_deref() {
-        None | Some("utf-8" | "utf8" | "utf_8") => std::str::from_utf8(bytes)
-            .map(str::to_string)
-            .map_err(|err| {
-                let offset = err.valid_up_to();
+        None | Some("utf-8" | "utf8" | "utf_8") => String::from_utf8(owned).map_err(|err| {
+                let bytes = err.as_bytes();
+                let offset = err.utf8_error().valid_up_to();
                 let line = bytes[..offset].split(|&b| b == b'\n').count();
                 format!(
                     "SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0x{:02x} in position {offset}: invalid start byte (line {line})",

@@ -1,9 +1,10 @@
-//! The text of the files diagnostics point into, read once per file and
-//! shared by the checks that look at comments and by the renderers that
-//! draw code frames.
+//! The text of the files diagnostics point into, read once per file, on
+//! first use, and shared by the checks that look at comments and by the
+//! renderers that draw code frames.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use crate::LineIndex;
 
@@ -38,13 +39,15 @@ impl SourceFile {
     }
 }
 
-/// Files by their rootdir-relative path, read on demand from the rootdir.
-/// A file that cannot be read is remembered as missing: diagnostics in it
-/// are rendered without a code frame.
+/// Files by their rootdir-relative path, read from the rootdir when first
+/// asked for. A file must be announced with [`Sources::load`] before it can
+/// be read, so that reading needs only `&self` and can happen on many
+/// threads at once. A file that cannot be read is remembered as missing:
+/// diagnostics in it are rendered without a code frame.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     root: PathBuf,
-    files: HashMap<String, Option<SourceFile>>,
+    files: HashMap<String, OnceLock<Option<SourceFile>>>,
 }
 
 impl Sources {
@@ -54,22 +57,25 @@ impl Sources {
         Sources { root, files: HashMap::new() }
     }
 
-    /// Reads `file` (relative to the root) unless it was read already.
+    /// Makes `file` (relative to the root) available; it is read the first
+    /// time [`Sources::get`] asks for it.
     pub fn load(&mut self, file: &str) {
         if !self.files.contains_key(file) {
-            let text = std::fs::read(self.root.join(file)).ok().map(|bytes| SourceFile::new(String::from_utf8_lossy(&bytes).into_owned()));
-            self.files.insert(file.to_owned(), text);
+            self.files.insert(file.to_owned(), OnceLock::new());
         }
     }
 
     /// Adds `file` with `text`, replacing what was read before.
     pub fn insert(&mut self, file: &str, text: String) {
-        self.files.insert(file.to_owned(), Some(SourceFile::new(text)));
+        self.files.insert(file.to_owned(), OnceLock::from(Some(SourceFile::new(text))));
     }
 
-    /// The file, when it was loaded and could be read.
+    /// The file, when it was announced and can be read.
     #[must_use]
     pub fn get(&self, file: &str) -> Option<&SourceFile> {
-        self.files.get(file).and_then(Option::as_ref)
+        self.files
+            .get(file)?
+            .get_or_init(|| std::fs::read(self.root.join(file)).ok().map(|bytes| SourceFile::new(String::from_utf8_lossy(&bytes).into_owned())))
+            .as_ref()
     }
 }

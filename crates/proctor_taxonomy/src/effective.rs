@@ -3,7 +3,9 @@
 //!
 //! Everything here serialises (for `--json`) with a `kind` tag on the enums.
 
-use proctor_python::MarkerSource;
+use std::sync::Arc;
+
+use proctor_python::{Location, Marker, MarkerSource};
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
@@ -32,19 +34,52 @@ impl Effective {
 }
 
 /// One effective marker.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EffectiveMarker {
     /// The marker's name (an alias's target, never the alias).
     pub name: String,
-    /// Positional arguments as written (empty for derived markers).
-    pub args: Vec<Json>,
-    /// Keyword arguments as written (empty for derived markers).
-    pub kwargs: Map<String, Json>,
     /// Why the item has it.
     pub provenance: Provenance,
+    /// The marker as written (shared with the item), for written markers
+    /// and aliases; `None` for derived ones.
+    pub written: Option<Arc<Marker>>,
+}
+
+impl EffectiveMarker {
+    /// Positional arguments as written (empty for derived markers).
+    #[must_use]
+    pub fn args(&self) -> &[Json] {
+        self.written.as_ref().map_or(&[], |m| m.args.as_slice())
+    }
+
+    /// Keyword arguments as written (`None` for derived markers).
+    #[must_use]
+    pub fn kwargs(&self) -> Option<&Map<String, Json>> {
+        self.written.as_ref().map(|m| &m.kwargs)
+    }
+
     /// Where it is written, for written markers and aliases.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<proctor_python::Location>,
+    #[must_use]
+    pub fn location(&self) -> Option<&Location> {
+        self.written.as_ref().and_then(|m| m.location.as_ref())
+    }
+}
+
+/// `{"name", "args", "kwargs", "provenance", "location"?}`.
+impl Serialize for EffectiveMarker {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let location = self.location();
+        let mut out = serializer.serialize_struct("EffectiveMarker", 4 + usize::from(location.is_some()))?;
+        out.serialize_field("name", &self.name)?;
+        out.serialize_field("args", self.args())?;
+        out.serialize_field("kwargs", &self.kwargs().cloned().unwrap_or_default())?;
+        out.serialize_field("provenance", &self.provenance)?;
+        if let Some(location) = location {
+            out.serialize_field("location", location)?;
+        }
+        out.end()
+    }
 }
 
 /// Why an item has a marker.

@@ -144,7 +144,7 @@ impl Selection {
             }
         }
         if !self.markers.is_empty() {
-            let matcher = MarkMatcher::new(effective.markers.iter().map(|m| (m.name.clone(), m.kwargs.clone())));
+            let matcher = MarkMatcher::new(effective.markers.iter().map(|m| (m.name.clone(), m.kwargs().cloned().unwrap_or_default())));
             for part in &self.markers {
                 if !part.expression.evaluate(&mut |name, kwargs| matcher.matches(name, kwargs)) {
                     return Ok(Decision::DeselectedByMarker);

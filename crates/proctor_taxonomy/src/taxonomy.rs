@@ -7,7 +7,7 @@ use proctor_config::{
     build_path_glob, Cardinality, MarkerOptions, PathRuleOptions, TaxonomyOptions,
 };
 use proctor_python::Item;
-use serde_json::Map;
+use std::sync::Arc;
 
 use crate::effective::{Effective, EffectiveMarker, Note, Provenance};
 use crate::error::TaxonomyError;
@@ -174,13 +174,7 @@ impl Taxonomy {
                     });
                 }
             }
-            out.markers.push(EffectiveMarker {
-                name,
-                args: marker.args.clone(),
-                kwargs: marker.kwargs.clone(),
-                provenance,
-                location: marker.location.clone(),
-            });
+            out.markers.push(EffectiveMarker { name, provenance, written: Some(Arc::clone(marker)) });
         }
 
         // 2. Decorators that stand for markers (`@slow` from
@@ -253,13 +247,7 @@ fn add(markers: &mut Vec<EffectiveMarker>, name: &str, provenance: Provenance) {
 }
 
 fn derived(name: &str, provenance: Provenance) -> EffectiveMarker {
-    EffectiveMarker {
-        name: name.to_owned(),
-        args: Vec::new(),
-        kwargs: Map::new(),
-        provenance,
-        location: None,
-    }
+    EffectiveMarker { name: name.to_owned(), provenance, written: None }
 }
 
 /// The file part of a node id: the module the item is collected from, which

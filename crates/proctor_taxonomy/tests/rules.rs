@@ -158,14 +158,14 @@ fn written_arguments_are_kept_and_derived_markers_have_none() {
     let effective = taxonomy.effective(&item("tests/test_a.py::test_b", vec![written]));
     assert_eq!(effective.markers[0].name, "e2e");
     assert_eq!(
-        effective.markers[0].args,
+        effective.markers[0].args(),
         [json!("granite"), json!({"expr": "MODEL"})]
     );
     assert_eq!(
-        effective.markers[0].kwargs["reason"],
+        effective.markers[0].kwargs().unwrap()["reason"],
         json!("needs a model")
     );
-    assert!(effective.markers[1].args.is_empty() && effective.markers[1].kwargs.is_empty());
+    assert!(effective.markers[1].args().is_empty() && effective.markers[1].kwargs().is_none());
 }
 
 #[test]

@@ -76,7 +76,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             }
             let width = effective.markers.iter().map(|m| m.name.len()).max().unwrap_or(0);
             for marker in &effective.markers {
-                let at = marker.location.as_ref().map(|l| format!(" ({}:{})", l.file, l.line)).unwrap_or_default();
+                let at = marker.location().map(|l| format!(" ({}:{})", l.file, l.line)).unwrap_or_default();
                 writeln!(out, "    {:width$}  {}{at}", marker.name, describe_provenance(&marker.provenance))?;
             }
             for note in &effective.notes {

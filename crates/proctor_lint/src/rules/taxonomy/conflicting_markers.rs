@@ -46,7 +46,7 @@ def test_fetch():
 pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
     let names = cx.names();
     let mut reported: Vec<(&str, &str)> = Vec::new();
-    for &name in &names {
+    for &name in names {
         let Some(rule) = cx.taxonomy.rule(name) else {
             continue;
         };

@@ -55,7 +55,7 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
             Cardinality::AtMostOne => "at most one",
             Cardinality::Any => continue,
         };
-        let present: Vec<String> = cx.names().into_iter().filter(|n| axis.markers.iter().any(|m| m == n)).map(str::to_owned).collect();
+        let present: Vec<String> = cx.names().iter().filter(|n| axis.markers.iter().any(|m| m == *n)).map(|n| (*n).to_owned()).collect();
         if present.len() < 2 {
             continue;
         }
