@@ -1,6 +1,6 @@
 //! What a rule sees of one item, and where it reports.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 
 use proctor_config::{MarkerOptions, Settings};
@@ -295,7 +295,7 @@ impl<'a> SuiteContext<'a> {
     /// Every marker name some item has, written or effective.
     pub(crate) fn used(&self) -> &HashSet<&'a str> {
         self.used.get_or_init(|| {
-            let mut used = HashSet::new();
+            let mut used = HashSet::default();
             for (item, effective) in self.linted {
                 used.extend(item.markers.iter().map(|m| m.name.as_str()));
                 used.extend(effective.names());

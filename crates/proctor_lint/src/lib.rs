@@ -21,7 +21,7 @@ mod rules;
 mod selection;
 mod suppression;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 use proctor_config::Settings;
@@ -60,11 +60,16 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], settings: Option<&Setti
     // file is never read again after collection.
     // Items come in runs of one file: announce each file once per run.
     let mut last: Option<&str> = None;
-    let files = items.iter().flat_map(|item| std::iter::once(&item.file).chain(item.markers.iter().filter_map(|m| m.location.as_ref().map(|l| &l.file))));
-    for file in files {
-        if last != Some(file.as_str()) {
-            sources.load(file);
-            last = Some(file);
+    for item in items {
+        if last != Some(item.file.as_str()) {
+            sources.load(&item.file);
+            last = Some(&item.file);
+        }
+        for marker in &item.markers {
+            // Marks written in another file: a base class's, a module's.
+            if let Some(location) = marker.location.as_ref().filter(|l| l.file != item.file) {
+                sources.load(&location.file);
+            }
         }
     }
     if let Some(settings) = settings {
@@ -109,7 +114,7 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], settings: Option<&Setti
         }
         found.push(suite);
     }
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let unique: Vec<Diagnostic> = found
         .into_iter()
         .flatten()

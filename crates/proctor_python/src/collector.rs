@@ -2,7 +2,7 @@
 //! (with inherited tests in reverse-MRO order), unittest cases, markers on
 //! every level, and parametrization.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -201,7 +201,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let prefix = format!("{prefix}::{name}");
         // One dict per class of the MRO; names seen in a more derived class
         // hide those of its bases; bases' items come first.
-        let mut seen: HashSet<&'a str> = HashSet::new();
+        let mut seen: HashSet<&'a str> = HashSet::default();
         let mut groups: Vec<Vec<(&'a str, usize, Member<'a>)>> = Vec::new();
         for &(cm, cdef) in &info.mro {
             let ns = self.project.class_ns(cdef);
@@ -272,7 +272,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         // TestLoader.getTestCaseNames: every attribute starting with "test"
         // across the MRO, sorted by name.
         let mut methods: Vec<(&'a str, usize, &'a ast::StmtFunctionDef)> = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut run_test = None;
         for &(cm, cdef) in &info.mro {
             let ns = self.project.class_ns(cdef);
@@ -597,8 +597,8 @@ impl<'a> ClassInfo<'a> {
                 }
             }
         }
-        let mut abstract_names: HashSet<&str> = HashSet::new();
-        let mut concrete: HashSet<&str> = HashSet::new();
+        let mut abstract_names: HashSet<&str> = HashSet::default();
+        let mut concrete: HashSet<&str> = HashSet::default();
         for &(cm, cdef) in &info.mro {
             if let Some(args) = &cdef.arguments {
                 for kw in &args.keywords {

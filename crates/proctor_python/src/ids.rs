@@ -1,6 +1,6 @@
 //! Parametrization ids exactly as pytest's `IdMaker` builds them.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::value::{ascii_escape_bytes, ascii_escape_str, PyValue};
 
@@ -96,14 +96,14 @@ fn auto_id(value: &PyValue, argname: &str, idx: usize, options: &IdOptions) -> R
 /// `make_unique_parameterset_ids`: suffix duplicates with a counter, with
 /// an `_` when the id ends in a digit.
 fn make_unique(mut ids: Vec<String>) -> Vec<String> {
-    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut counts: HashMap<String, usize> = HashMap::default();
     for id in &ids {
         *counts.entry(id.clone()).or_default() += 1;
     }
     if counts.values().all(|&c| c == 1) {
         return ids;
     }
-    let mut suffixes: HashMap<String, usize> = HashMap::new();
+    let mut suffixes: HashMap<String, usize> = HashMap::default();
     for index in 0..ids.len() {
         let id = ids[index].clone();
         if counts[&id] <= 1 {

@@ -3,9 +3,11 @@
 //! listings are read once and cached: a suite imports the same few names
 //! (`os`, `pytest`, its helpers) from hundreds of files.
 
-use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::settings::CollectSettings;
 
@@ -14,6 +16,28 @@ use crate::settings::CollectSettings;
 pub(crate) struct Resolver {
     listings: HashMap<PathBuf, Listing>,
     found: HashMap<String, Vec<(PathBuf, String)>>,
+    /// The dotted name of each directory's package ("" outside packages).
+    packages: HashMap<PathBuf, String>,
+}
+
+/// The directories and other entries of `dir` (empty when unreadable).
+fn read_listing(dir: &Path) -> Listing {
+    let mut listing = Listing::default();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let is_dir = match entry.file_type() {
+                Ok(t) if t.is_symlink() => entry.path().is_dir(),
+                Ok(t) => t.is_dir(),
+                Err(_) => false,
+            };
+            if is_dir {
+                listing.dirs.insert(entry.file_name());
+            } else {
+                listing.files.insert(entry.file_name());
+            }
+        }
+    }
+    listing
 }
 
 #[derive(Default)]
@@ -24,24 +48,34 @@ struct Listing {
 
 impl Resolver {
     fn listing(&mut self, dir: &Path) -> &Listing {
-        self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
-            let mut listing = Listing::default();
-            if let Ok(entries) = std::fs::read_dir(dir) {
-                for entry in entries.flatten() {
-                    let is_dir = match entry.file_type() {
-                        Ok(t) if t.is_symlink() => entry.path().is_dir(),
-                        Ok(t) => t.is_dir(),
-                        Err(_) => false,
-                    };
-                    if is_dir {
-                        listing.dirs.insert(entry.file_name());
-                    } else {
-                        listing.files.insert(entry.file_name());
+        self.listings.entry(dir.to_path_buf()).or_insert_with(|| read_listing(dir))
+    }
+
+    /// Lists `dirs` (and the directories above them, up to the first
+    /// without `__init__.py`) in parallel, ahead of the lookups that need
+    /// them.
+    pub(crate) fn prefetch<'d>(&mut self, dirs: impl IntoIterator<Item = &'d Path>) {
+        let mut wanted: Vec<&Path> = Vec::new();
+        let mut seen: HashSet<&Path> = HashSet::default();
+        for dir in dirs {
+            if seen.insert(dir) && !self.listings.contains_key(dir) {
+                wanted.push(dir);
+            }
+        }
+        while !wanted.is_empty() {
+            let listed: Vec<Listing> = wanted.par_iter().map(|dir| read_listing(dir)).collect();
+            let mut above = Vec::new();
+            for (dir, listing) in wanted.into_iter().zip(listed) {
+                let package = listing.files.contains(std::ffi::OsStr::new("__init__.py"));
+                self.listings.insert(dir.to_path_buf(), listing);
+                if let Some(parent) = dir.parent().filter(|_| package) {
+                    if seen.insert(parent) && !self.listings.contains_key(parent) {
+                        above.push(parent);
                     }
                 }
             }
-            listing
-        })
+            wanted = above;
+        }
     }
 
     fn has_init(&mut self, dir: &Path) -> bool {
@@ -52,23 +86,37 @@ impl Resolver {
     /// without `__init__.py`), and the package used for its relative
     /// imports.
     pub(crate) fn module_names(&mut self, path: &Path) -> (String, String) {
-        let mut parts: Vec<String> = Vec::new();
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        if stem != "__init__" {
-            parts.push(stem);
-        }
-        let mut dir = path.parent();
-        while let Some(d) = dir {
-            if !self.has_init(d) {
-                break;
-            }
-            parts.push(d.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-            dir = d.parent();
-        }
-        parts.reverse();
-        let dotted = parts.join(".");
+        let prefix = path.parent().map(|dir| self.dir_package(dir)).unwrap_or_default();
+        let dotted = if stem == "__init__" {
+            prefix
+        } else if prefix.is_empty() {
+            stem
+        } else {
+            format!("{prefix}.{stem}")
+        };
         let package = package_of(path, &dotted);
         (dotted, package)
+    }
+
+    /// The dotted name of the package `dir` is (its name, after those of
+    /// the directories above it that have an `__init__.py` too), or ""
+    /// when it has no `__init__.py`. Cached: test files share directories.
+    fn dir_package(&mut self, dir: &Path) -> String {
+        if let Some(known) = self.packages.get(dir) {
+            return known.clone();
+        }
+        let dotted = if self.has_init(dir) {
+            let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            match dir.parent().map(|parent| self.dir_package(parent)) {
+                Some(parent) if !parent.is_empty() => format!("{parent}.{name}"),
+                _ => name,
+            }
+        } else {
+            String::new()
+        };
+        self.packages.insert(dir.to_path_buf(), dotted.clone());
+        dotted
     }
 
     /// Directories searched for `import x`: `pythonpath`, the base

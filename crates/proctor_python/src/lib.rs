@@ -104,6 +104,11 @@ fn glob_paths(root: &Path, pattern: &str) -> Vec<PathBuf> {
 /// arguments as given on the command line (relative to `cwd`).
 #[must_use]
 pub fn collect(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Collection {
+    // One thread per core is the global pool, which callers reuse after
+    // collection (lint, selection): no second pool to start and tear down.
+    if settings.threads == 0 || settings.threads == rayon::current_num_threads() {
+        return collect_inner(settings, args, cwd, testpaths);
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(settings.threads).build();
     match pool {
         Ok(pool) => pool.install(|| collect_inner(settings, args, cwd, testpaths)),
@@ -132,6 +137,7 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
     let (mut collection, raw) = session::run(settings, &paths);
     let selectors: Vec<&str> = initial.iter().filter_map(|a| a.nodeid.as_deref()).collect();
     let whole_files: Vec<String> = initial.iter().filter(|a| a.nodeid.is_none()).map(|a| settings.relative(&a.path)).collect();
+    collection.items.reserve(raw.len());
     for item in raw {
         if !selectors.is_empty() && !selected(&item, &selectors, &whole_files) {
             continue;

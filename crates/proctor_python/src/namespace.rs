@@ -6,7 +6,7 @@
 //! relative, `as` aliases) into other modules of the suite, or to dotted
 //! paths outside it (`pytest.mark.slow`, `unittest.TestCase`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 

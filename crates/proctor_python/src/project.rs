@@ -1,7 +1,7 @@
 //! The suite's modules seen together: resolving names across imports,
 //! evaluating literal expressions, and recognising pytest marks and params.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::{self as ast, Expr, Number, UnaryOp};
 use ruff_text_size::Ranged;

@@ -3,7 +3,9 @@
 //! parameter is set up once. A port of `_pytest.fixtures.reorder_items`,
 //! with parameter keys interned to integers.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::collector::RawItem;
 use crate::fixtures::FixtureScope;
@@ -43,7 +45,7 @@ pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
     if items.iter().all(|i| i.high_params.is_empty()) {
         return;
     }
-    let mut interner: HashMap<(&str, &str, &str, &str), Key> = HashMap::new();
+    let mut interner: HashMap<(&str, &str, &str, &str), Key> = HashMap::default();
     let mut state = State { keys_by_item: Default::default(), items_by_key: Default::default() };
     for scope in HIGH_SCOPES {
         let slot = scope_slot(scope);
@@ -93,12 +95,12 @@ fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> V
         in_items[i] = true;
     }
     let mut done_flag = vec![false; size];
-    let mut ignore: HashSet<Key> = HashSet::new();
+    let mut ignore: HashSet<Key> = HashSet::default();
     let mut deque: VecDeque<usize> = items.iter().copied().collect();
     let mut done: Vec<usize> = Vec::new();
     while !deque.is_empty() {
         let mut no_key: Vec<usize> = Vec::new();
-        let mut no_key_flag: HashSet<usize> = HashSet::new();
+        let mut no_key_flag: HashSet<usize> = HashSet::default();
         let mut slicing = None;
         while let Some(item) = deque.pop_front() {
             if done_flag[item] || no_key_flag.contains(&item) {

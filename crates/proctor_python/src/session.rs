@@ -5,7 +5,9 @@
 //! and one module per thread, not the whole suite. Finally the session-wide
 //! steps: pytest's import-name clashes, doctest files and `reorder_items`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -28,6 +30,7 @@ use crate::source::{read_bytes, SourceFile};
 pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection, Vec<RawItem>) {
     let mut discovery = discover::Walker::new(settings).run(paths);
     let mut resolver = Resolver::default();
+    resolver.prefetch(discovery.test_files.iter().chain(discovery.conftests.values()).filter_map(|p| p.parent()));
     let test_names: Vec<(String, String)> = discovery.test_files.iter().map(|p| resolver.module_names(p)).collect();
     let roots = resolver.import_roots(
         settings,
@@ -37,7 +40,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     // The shared modules: conftests, and what test modules import (found by
     // a quick scan, without parsing), then what those import in turn.
     // The bytes read here are kept for parsing the module below.
-    let (scans, contents): (Vec<Vec<String>>, Vec<Result<Vec<u8>, String>>) = discovery
+    let (scans, contents): (Vec<Vec<String>>, Vec<FileBytes>) = discovery
         .test_files
         .par_iter()
         .zip(test_names.par_iter())
@@ -49,7 +52,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .unzip();
     let mut loaded: Vec<SourceFile> = Vec::new();
     let mut names: Vec<(String, String)> = Vec::new();
-    let mut known: HashSet<PathBuf> = HashSet::new();
+    let mut known: HashSet<PathBuf> = HashSet::default();
     // Discovery already parsed the conftests (for `collect_ignore`).
     for file in std::mem::take(&mut discovery.conftest_sources) {
         if known.insert(file.path.clone()) {
@@ -99,8 +102,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     let project = Project::new(&shared, None);
     let by_path: HashMap<&Path, usize> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_path(), i)).collect();
 
-    let mut collection = Collection::default();
-    collection.conftests = discovery.conftests.values().cloned().collect();
+    let mut collection = Collection { conftests: discovery.conftests.values().cloned().collect(), ..Collection::default() };
     collection.errors.extend(discovery.errors.iter().cloned());
     let session = SessionFixtures::new(&project, &discovery, &by_path);
     conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
@@ -124,11 +126,11 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         })
         .collect();
 
-    let mut raw: Vec<RawItem> = Vec::new();
+    let mut raw: Vec<RawItem> = Vec::with_capacity(results.iter().map(|r| r.items.len()).sum());
     let mut doctests = discovery.doctest_files.iter().peekable();
     // In pytest's default `prepend` import mode, two test modules with the
     // same dotted name cannot both be imported: the later one fails.
-    let mut imported: HashMap<&str, &Path> = HashMap::new();
+    let mut imported: HashMap<&str, &Path> = HashMap::default();
     for (position, result) in results.into_iter().enumerate() {
         while let Some((_, path)) = doctests.next_if(|(at, _)| *at <= position) {
             raw.extend(doctest_item(settings, path));
@@ -158,6 +160,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     }
     (collection, raw)
 }
+
+/// A file's bytes, or why they could not be read.
+type FileBytes = Result<Vec<u8>, String>;
 
 /// What collecting one test module produced.
 struct ModuleResult {
@@ -200,7 +205,7 @@ fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Sha
             Module { file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) }
         })
         .collect();
-    let mut by_dotted = HashMap::new();
+    let mut by_dotted = HashMap::default();
     for (idx, (dotted, _)) in names.iter().enumerate() {
         by_dotted.entry(dotted.clone()).or_insert(idx);
     }
@@ -225,7 +230,7 @@ impl<'a> SessionFixtures<'a> {
         // Modules named in a conftest's `pytest_plugins` are visible to the
         // whole session, registered before the conftests' own fixtures.
         let mut plugins = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for &idx in &conftest_indices {
             let Some(Binding::Value { expr, .. }) = project.module(idx).ns.get("pytest_plugins") else { continue };
             for name in plugin_names(expr) {

@@ -2,9 +2,10 @@
 //! first use, and shared by the checks that look at comments and by the
 //! renderers that draw code frames.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::LineIndex;
 
@@ -54,7 +55,7 @@ impl Sources {
     /// An empty set of files under `root`.
     #[must_use]
     pub fn new(root: PathBuf) -> Self {
-        Sources { root, files: HashMap::new() }
+        Sources { root, files: HashMap::default() }
     }
 
     /// Makes `file` (relative to the root) available; it is read the first

@@ -1,6 +1,6 @@
 //! The compiled taxonomy and the one function that applies it to an item.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 use proctor_config::{
