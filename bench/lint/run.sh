@@ -8,7 +8,7 @@
 # Options:
 #   --files N     test modules to generate (default 10000)
 #   --seed S      generator seed (default 1234)
-#   --runs N      timed runs per tool (default 5)
+#   --runs N      timed rounds, each running both tools (default 5)
 #   --warmup N    warmup runs per tool (default 1)
 #
 # Needs: cargo, python3 and the repo's .venv (ruff is installed into it with
@@ -105,14 +105,13 @@ mkdir -p "$RESULTS"
     echo "command: bench/lint/run.sh${ARGS:+ $ARGS}"
 } | tee "$RESULTS/env.txt" >&2
 
-# Same cwd (the suite root) for both. The suite lies under the gitignored
-# bench/out/, so ruff is told not to skip gitignored files (proctor, like
-# pytest, ignores .gitignore).
-"${TIMEIT[@]}" --name proctor --cwd "$SUITE" --runs "$RUNS" --warmup "$WARMUP" \
-    --out-dir "$RESULTS" -- "$PROCTOR" check --format concise
-"${TIMEIT[@]}" --name ruff --cwd "$SUITE" --runs "$RUNS" --warmup "$WARMUP" \
-    --out-dir "$RESULTS" -- "$RUFF" check --select PT --no-cache --no-respect-gitignore \
-    --output-format concise --exit-zero .
+# Same cwd (the suite root) for both, interleaved round by round (see
+# bench/pair.py). The suite lies under the gitignored bench/out/, so ruff is
+# told not to skip gitignored files (proctor, like pytest, ignores
+# .gitignore).
+python3 "$ROOT/bench/pair.py" --cwd "$SUITE" --runs "$RUNS" --warmup "$WARMUP" --out-dir "$RESULTS" \
+    --name ruff -- "$RUFF" check --select PT --no-cache --no-respect-gitignore --output-format concise --exit-zero . \
+    --- --name proctor -- "$PROCTOR" check --format concise
 
 python3 - "$RESULTS" <<'PY'
 import json, sys
@@ -128,7 +127,7 @@ print("|---|---|---|---|---|---|")
 for name, label in (("proctor", "proctor check --format concise"), ("ruff", "ruff check --select PT --no-cache")):
     r = rows[name]
     print(f"| `{label}` | {r['median_s']:.3f} s | {r['min_s']:.3f} s | {r['peak_rss_kb'] / 1024:.0f} MiB | {findings(name)} | {sorted(set(r['returncodes']))} |")
-ratio = rows["ruff"]["median_s"] / rows["proctor"]["median_s"]
+pair = json.loads((results / "pair.json").read_text())
 print()
-print(f"ruff / proctor (median wall time): {ratio:.2f}x")
+print(f"proctor / ruff wall time, median of {len(pair['ratios_b_over_a'])} interleaved rounds: {pair['median_ratio']:.2f}x")
 PY

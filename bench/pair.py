@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Two commands timed side by side, interleaved: wall time and peak RSS.
+
+    python3 bench/pair.py --cwd DIR --runs N [--warmup W] --out-dir DIR \
+        --name A -- CMD ARGS... --- --name B -- CMD ARGS...
+
+Each round runs both commands once, one right after the other, swapping
+which goes first every round, so that a change in the machine's load
+during the benchmark weighs on both alike (on a shared 2-core VM the load
+drifts by tens of percent within a minute; timing all runs of one tool and
+then all runs of the other turns that drift into a false ratio).
+
+Writes OUT_DIR/<name>.json for each, in the format of bench/timeit.py
+(runs, median_s, min_s, peak_rss_kb, returncodes, stdout, stderr), and
+OUT_DIR/pair.json with the per-round ratios B/A and their median, which is
+the figure to report. Prints one line per command and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timeit import run_once  # noqa: E402  (bench/timeit.py)
+
+
+def parse(argv: list[str]):
+    ap = argparse.ArgumentParser(description="interleaved wall time + peak RSS of two commands")
+    ap.add_argument("--cwd", default=".")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--out-dir", type=Path, required=True)
+    if "---" not in argv:
+        ap.error("give two commands separated by ---")
+    split = argv.index("---")
+    head, second = argv[:split], argv[split + 1:]
+    args, first = ap.parse_known_args(head)
+    commands = []
+    for part in (first, second):
+        if len(part) < 4 or part[0] != "--name" or part[2] != "--":
+            ap.error("each command is: --name NAME -- CMD ARGS...")
+        commands.append((part[1], part[3:]))
+    return args, commands
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, commands = parse(sys.argv[1:] if argv is None else argv)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    results = {name: {"name": name, "cmd": cmd, "cwd": args.cwd, "runs": [], "warmup": [], "rss_kb": [], "returncodes": []}
+               for name, cmd in commands}
+    for round_ in range(args.warmup + args.runs):
+        order = commands if round_ % 2 == 0 else list(reversed(commands))
+        for name, cmd in order:
+            out = args.out_dir / f"{name}.stdout"
+            err = args.out_dir / f"{name}.stderr"
+            seconds, rss_kb, code = run_once(cmd, args.cwd, env, out, err)
+            r = results[name]
+            if round_ < args.warmup:
+                r["warmup"].append(seconds)
+                continue
+            r["runs"].append(seconds)
+            r["rss_kb"].append(rss_kb)
+            r["returncodes"].append(code)
+    (a, _), (b, _) = commands
+    for name, r in results.items():
+        r.update(median_s=statistics.median(r["runs"]), min_s=min(r["runs"]), max_s=max(r["runs"]),
+                 peak_rss_kb=max(r["rss_kb"]), stdout=str(args.out_dir / f"{name}.stdout"),
+                 stderr=str(args.out_dir / f"{name}.stderr"))
+        (args.out_dir / f"{name}.json").write_text(json.dumps(r, indent=2) + "\n")
+        print(f"{name:>12}: median {r['median_s'] * 1000:8.1f} ms  min {r['min_s'] * 1000:8.1f} ms  "
+              f"peak RSS {r['peak_rss_kb'] / 1024:6.1f} MiB  runs {args.runs} (+{args.warmup} warmup)  "
+              f"rc {sorted(set(r['returncodes']))}", file=sys.stderr)
+    ratios = [tb / ta for ta, tb in zip(results[a]["runs"], results[b]["runs"])]
+    pair = {"a": a, "b": b, "ratios_b_over_a": ratios, "median_ratio": statistics.median(ratios)}
+    (args.out_dir / "pair.json").write_text(json.dumps(pair, indent=2) + "\n")
+    print(f"{b} / {a}, median of {len(ratios)} interleaved rounds: {pair['median_ratio']:.2f}x", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
