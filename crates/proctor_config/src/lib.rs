@@ -29,6 +29,7 @@ mod error;
 mod ini;
 mod loaders;
 mod paths;
+mod plan_options;
 mod proctor_options;
 mod python;
 mod settings;
@@ -44,6 +45,10 @@ pub use loaders::IniKind;
 pub use proctor_options::{
     CheckOptions, CollectOptions, MirrorOptions, ProctorOptions, ProfileOptions, SelectOptions,
     TestNamePattern,
+};
+pub use plan_options::{
+    parse_version, GateOptions, HelperKind, HelperOptions, JobOptions, NeedOptions, PhaseOptions, PlanOptions,
+    ServiceOptions, Trigger,
 };
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
 pub use taxonomy_options::{

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::ConfigError;
+use crate::plan_options::{GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions};
 use crate::source::SourceFile;
 use crate::taxonomy_options::{
     ordered_table, AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions,
@@ -30,7 +31,7 @@ use crate::toml_doc::TomlDoc;
 /// markers = ["unit", "integration", "e2e"]
 /// default = "unit"
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(from = "RawOptions")]
 pub struct ProctorOptions {
     /// The Python interpreter that runs pytest (`python`).
@@ -46,6 +47,9 @@ pub struct ProctorOptions {
     pub profiles: Vec<(String, ProfileOptions)>,
     /// Opt-in conventions that `proctor check` enforces (`[check]`).
     pub check: CheckOptions,
+    /// Services, needs, helpers, gates and CI jobs (`[services.*]`,
+    /// `[needs.*]`, `[helpers]`, `[gates.*]`, `[jobs.*]`).
+    pub plan: PlanOptions,
 }
 
 /// Opt-in conventions for `proctor check` (`[check]`); each is off until
@@ -216,6 +220,16 @@ struct RawOptions {
     #[serde(deserialize_with = "ordered_table")]
     decorators: Vec<(String, String)>,
     check: CheckOptions,
+    #[serde(deserialize_with = "ordered_table")]
+    services: Vec<(String, ServiceOptions)>,
+    #[serde(deserialize_with = "ordered_table")]
+    needs: Vec<(String, NeedOptions)>,
+    #[serde(deserialize_with = "ordered_table")]
+    helpers: Vec<(String, HelperOptions)>,
+    #[serde(deserialize_with = "ordered_table")]
+    gates: Vec<(String, GateOptions)>,
+    #[serde(deserialize_with = "ordered_table")]
+    jobs: Vec<(String, JobOptions)>,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -232,6 +246,7 @@ impl From<RawOptions> for ProctorOptions {
             select: raw.select,
             profiles: raw.profiles,
             check: raw.check,
+            plan: PlanOptions { services: raw.services, needs: raw.needs, helpers: raw.helpers, gates: raw.gates, jobs: raw.jobs },
         }
     }
 }
@@ -323,6 +338,7 @@ fn validate(
         .taxonomy
         .problems()
         .into_iter()
+        .chain(options.plan.problems(&options.taxonomy))
         .map(|problem| (doc.locate(prefix, &problem.key), problem.message))
         .min_by_key(|(location, _)| *location);
     match first {
@@ -374,6 +390,7 @@ mod tests {
                 select: SelectOptions::default(),
                 profiles: Vec::new(),
                 check: CheckOptions::default(),
+                plan: PlanOptions::default(),
             }
         );
     }

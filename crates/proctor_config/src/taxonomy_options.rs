@@ -170,12 +170,12 @@ pub enum KeySegment {
 pub struct KeyPath(pub Vec<KeySegment>);
 
 impl KeyPath {
-    fn key(mut self, key: &str) -> KeyPath {
+    pub(crate) fn key(mut self, key: &str) -> KeyPath {
         self.0.push(KeySegment::Key(key.to_owned()));
         self
     }
 
-    fn index(mut self, index: usize) -> KeyPath {
+    pub(crate) fn index(mut self, index: usize) -> KeyPath {
         self.0.push(KeySegment::Index(index));
         self
     }
