@@ -26,7 +26,8 @@ pub(crate) struct RawItem {
     pub(crate) line: usize,
     pub(crate) markers: Vec<Arc<Marker>>,
     pub(crate) dynamic: Option<String>,
-    /// Non-mark decorators of the function, then of its classes.
+    /// Non-mark decorators of the function, then of its classes, then of
+    /// the module (see [`Decorator`]).
     pub(crate) decorators: Vec<Arc<Decorator>>,
     /// Parameters of a scope wider than the function, for
     /// `reorder_items`; empty for most items.
@@ -42,7 +43,8 @@ struct ClassFrame<'a> {
     marks: Vec<RawMark<'a>>,
     /// The same marks, converted once for every item of the class.
     markers: Vec<Arc<Marker>>,
-    /// The class's own decorators that are not marks.
+    /// The class's own decorators that are not marks, then the entries of
+    /// its `pytestmark` lists that are not marks.
     decorators: Vec<Arc<Decorator>>,
     /// Suite classes of the MRO, most derived first.
     mro: Vec<(usize, &'a ast::StmtClassDef)>,
@@ -61,6 +63,9 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     pub(crate) module_dynamic: Option<String>,
     module_marks: Vec<RawMark<'a>>,
     module_markers: Vec<Arc<Marker>>,
+    /// Module-level `pytest.importorskip` calls, then the entries of the
+    /// module's `pytestmark` that are not marks.
+    module_decorators: Vec<Arc<Decorator>>,
     items: Vec<RawItem>,
 }
 
@@ -69,7 +74,17 @@ pub(crate) struct ModuleError(pub(crate) CollectError);
 
 impl<'p, 'a> ModuleCollector<'p, 'a> {
     pub(crate) fn new(project: &'p Project<'p, 'a>, settings: &'p CollectSettings, module: usize, fixtures: Fixtures<'a>, module_dynamic: Option<String>) -> Self {
-        ModuleCollector { project, settings, module, fixtures, module_dynamic, module_marks: Vec::new(), module_markers: Vec::new(), items: Vec::new() }
+        ModuleCollector {
+            project,
+            settings,
+            module,
+            fixtures,
+            module_dynamic,
+            module_marks: Vec::new(),
+            module_markers: Vec::new(),
+            module_decorators: Vec::new(),
+            items: Vec::new(),
+        }
     }
 
     fn rel(&self) -> &str {
@@ -88,6 +103,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         if let Some(Binding::Value { expr, .. }) = m.ns.get("pytestmark") {
             self.module_marks = project.pytestmark_marks(self.module, expr);
             self.module_markers = self.shared(&self.module_marks, MarkerSource::Module);
+        }
+        self.module_decorators = self.importorskips();
+        if let Some(Binding::Value { expr, .. }) = m.ns.get("pytestmark") {
+            self.module_decorators.extend(self.pytestmark_decorators(self.module, expr, MarkerSource::Module));
         }
         let prefix = self.rel().to_string();
         for (name, binding) in m.ns.iter() {
@@ -190,7 +209,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     .map(|b| format!("class `{name}` inherits from `{b}`, which is outside the suite"))
             });
         let frame = ClassFrame {
-            decorators: self.decorators(module, &def.decorator_list, MarkerSource::Class),
+            decorators: self.class_decorators(&info.mro),
             markers: self.shared(&info.marks, MarkerSource::Class),
             marks: info.marks.clone(),
             mro: info.mro.clone(),
@@ -266,7 +285,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
         });
         let mut chain = parents.to_vec();
-        let class_decorators = info.mro.first().map(|&(cm, cdef)| self.decorators(cm, &cdef.decorator_list, MarkerSource::Class)).unwrap_or_default();
+        let class_decorators = self.class_decorators(&info.mro);
         chain.push(ClassFrame { decorators: class_decorators, markers: self.shared(&info.marks, MarkerSource::Class), marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
         let prefix = format!("{prefix}::{name}");
         // TestLoader.getTestCaseNames: every attribute starting with "test"
@@ -308,7 +327,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             let own = self.shared(&own, MarkerSource::Function);
             let markers = self.markers(&own, &[], &chain);
             let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
-            let decorators = Self::item_decorators(&own_decorators, &chain);
+            let decorators = self.item_decorators(&own_decorators, &chain);
             self.items.push(RawItem {
                 decorators,
                 nodeid: format!("{prefix}::{method_name}"),
@@ -327,7 +346,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// its own.
     fn collect_lambda(&mut self, name: &str, lambda: &'a ast::ExprLambda, prefix: &str, chain: &[ClassFrame<'a>]) {
         let markers = self.markers(&[], &[], chain);
-        let decorators = Self::item_decorators(&[], chain);
+        let decorators = self.item_decorators(&[], chain);
         self.items.push(RawItem {
             decorators,
             nodeid: format!("{prefix}::{name}"),
@@ -374,7 +393,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
         let own = self.shared(&own, MarkerSource::Function);
         let own_decorators = self.decorators(fmodule, &def.decorator_list, MarkerSource::Function);
-        let decorators = Self::item_decorators(&own_decorators, chain);
+        let decorators = self.item_decorators(&own_decorators, chain);
         match expansion {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers = self.markers(&own, &[], chain);
@@ -498,36 +517,101 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// The decorators of a function or class that are not marks, in source
     /// order.
     fn decorators(&self, module: usize, list: &'a [ast::Decorator], source: MarkerSource) -> Vec<Arc<Decorator>> {
-        list.iter()
-            .filter_map(|d| {
-                let (path, arguments) = self.project.decorator_path(module, &d.expression)?;
-                let json = |expr: &'a Expr| {
-                    let text = self.project.module(module).file.slice(expr);
-                    self.project.eval(module, expr, 0).to_json(text)
-                };
-                let (args, kwargs) = arguments.map_or_else(
-                    || (Vec::new(), serde_json::Map::new()),
-                    |a| {
-                        let args = a.args.iter().map(json).collect();
-                        let kwargs = a
-                            .keywords
-                            .iter()
-                            .filter_map(|k| k.arg.as_ref().map(|name| (name.id.as_str().to_string(), json(&k.value))))
-                            .collect();
-                        (args, kwargs)
-                    },
-                );
-                Some(Arc::new(Decorator { path, args, kwargs, source }))
+        list.iter().filter_map(|d| self.decorator(module, &d.expression, source)).collect()
+    }
+
+    /// `expr` as a decorator, unless it is a pytest mark, one of pytest's
+    /// own functions, or something that does not resolve.
+    fn decorator(&self, module: usize, expr: &'a Expr, source: MarkerSource) -> Option<Arc<Decorator>> {
+        let (path, arguments) = self.project.decorator_path(module, expr)?;
+        Some(self.decorator_call(module, path, arguments, source))
+    }
+
+    /// A decorator with its call arguments encoded like marker arguments.
+    fn decorator_call(&self, module: usize, path: String, arguments: Option<&'a ast::Arguments>, source: MarkerSource) -> Arc<Decorator> {
+        let json = |expr: &'a Expr| {
+            let text = self.project.module(module).file.slice(expr);
+            self.project.eval(module, expr, 0).to_json(text)
+        };
+        let (args, kwargs) = arguments.map_or_else(
+            || (Vec::new(), serde_json::Map::new()),
+            |a| {
+                let args = a.args.iter().map(json).collect();
+                let kwargs = a
+                    .keywords
+                    .iter()
+                    .filter_map(|k| k.arg.as_ref().map(|name| (name.id.as_str().to_string(), json(&k.value))))
+                    .collect();
+                (args, kwargs)
+            },
+        );
+        Arc::new(Decorator { path, args, kwargs, source })
+    }
+
+    /// The entries of a `pytestmark` value that are not marks, such as
+    /// `require_gpu(min_vram_gb=20)` written among the marks, as
+    /// decorators. A name bound to a call (`gpu = require_gpu(8)`) stands
+    /// for that call.
+    fn pytestmark_decorators(&self, module: usize, expr: &'a Expr, source: MarkerSource) -> Vec<Arc<Decorator>> {
+        self.project
+            .pytestmark_entries(module, expr)
+            .into_iter()
+            .filter_map(|(m, e)| {
+                let (m, e) = self.project.deref(m, e);
+                self.decorator(m, e, source)
             })
             .collect()
     }
 
-    /// A function's decorators followed by its classes', innermost first.
-    fn item_decorators(own: &[Arc<Decorator>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Decorator>> {
+    /// A class's own decorators that are not marks, then the entries of
+    /// the `pytestmark` lists along its MRO (most derived first) that are
+    /// not marks. pytest reads `pytestmark` from every class of the MRO;
+    /// decorators stay the class's own.
+    fn class_decorators(&self, mro: &[(usize, &'a ast::StmtClassDef)]) -> Vec<Arc<Decorator>> {
+        let mut out = mro
+            .first()
+            .map(|&(cm, cdef)| self.decorators(cm, &cdef.decorator_list, MarkerSource::Class))
+            .unwrap_or_default();
+        for &(cm, cdef) in mro {
+            if let Some(Binding::Value { expr, .. }) = self.project.class_ns(cdef).get("pytestmark") {
+                out.extend(self.pytestmark_decorators(cm, expr, MarkerSource::Class));
+            }
+        }
+        out
+    }
+
+    /// `pytest.importorskip(...)` calls among the module's top-level
+    /// statements, alone or assigned (`torch = pytest.importorskip("torch")`),
+    /// in source order: each skips every item of the module when the import
+    /// fails. Calls in functions, conditionals or `try` blocks may never run
+    /// and are left out.
+    fn importorskips(&self) -> Vec<Arc<Decorator>> {
+        let Some(ast) = &self.project.module(self.module).file.ast else { return Vec::new() };
+        ast.body
+            .iter()
+            .filter_map(|stmt| {
+                let value = match stmt {
+                    Stmt::Expr(s) => &s.value,
+                    Stmt::Assign(s) => &s.value,
+                    Stmt::AnnAssign(s) => s.value.as_ref()?,
+                    _ => return None,
+                };
+                let Expr::Call(call) = value.as_ref() else { return None };
+                self.project.is_importorskip(self.module, call).then(|| {
+                    self.decorator_call(self.module, "pytest.importorskip".to_string(), Some(&call.arguments), MarkerSource::Module)
+                })
+            })
+            .collect()
+    }
+
+    /// An item's decorators: the function's, its classes' (innermost
+    /// first), then the module's.
+    fn item_decorators(&self, own: &[Arc<Decorator>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Decorator>> {
         let mut out = own.to_vec();
         for frame in chain.iter().rev() {
             out.extend(frame.decorators.iter().cloned());
         }
+        out.extend(self.module_decorators.iter().cloned());
         out
     }
 

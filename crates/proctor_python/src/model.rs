@@ -74,15 +74,22 @@ pub struct Item {
     /// Why this item cannot be known statically, if it cannot.
     pub dynamic: Option<String>,
     /// Decorators that are not pytest marks (`@slow`, `@require_gpu(8)`),
-    /// on the function and then its classes, innermost first; a taxonomy
-    /// can map them to markers.
+    /// with the entries of `pytestmark` lists that are not marks and the
+    /// module's top-level `pytest.importorskip(...)` calls: the function's,
+    /// then its classes' (innermost first), then the module's. A taxonomy
+    /// can map them to markers and a plan to requirements.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub decorators: Vec<Arc<Decorator>>,
 }
 
 /// A decorator that is not a pytest mark, resolved to the dotted path of
 /// what it calls (`transformers.testing_utils.slow`, or the suite's own
-/// `tests.predicates.require_gpu`).
+/// `tests.predicates.require_gpu`). Two other idioms that state what a test
+/// needs are recorded the same way: an entry of a module's or class's
+/// `pytestmark` list that is not a mark (`require_gpu(min_vram_gb=20)`),
+/// and a `pytest.importorskip("torch", minversion="2.0")` call at the top
+/// level of a test module (path `pytest.importorskip`, source `module`;
+/// calls in functions or conditional blocks are left out).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decorator {
     /// The dotted path of the decorator (or of the function it calls).
@@ -91,7 +98,7 @@ pub struct Decorator {
     pub args: Vec<Json>,
     /// Keyword arguments when called.
     pub kwargs: serde_json::Map<String, Json>,
-    /// `function` or `class`.
+    /// `function`, `class` or `module`: where it is written.
     pub source: MarkerSource,
 }
 

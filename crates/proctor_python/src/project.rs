@@ -364,23 +364,41 @@ impl<'p, 'a> Project<'p, 'a> {
             .collect()
     }
 
-    /// Marks of a `pytestmark = ...` value (one mark or a list/tuple).
-    pub(crate) fn pytestmark_marks(&self, module: usize, expr: &'a Expr) -> Vec<RawMark<'a>> {
+    /// The entries of a `pytestmark = ...` value (one expression, or a
+    /// list/tuple written there or bound to a name), each with the module
+    /// it is written in.
+    pub(crate) fn pytestmark_entries(&self, module: usize, expr: &'a Expr) -> Vec<(usize, &'a Expr)> {
         match expr {
-            Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts
-                .iter()
-                .filter_map(|e| self.as_mark(module, e, 0).map(|m| RawMark { at: Some((module, e.range())), ..m }))
-                .collect(),
+            Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+                elts.iter().map(|e| (module, e)).collect()
+            }
             Expr::Name(_) => match self.resolve_expr(module, expr, 0) {
                 Entity::Value { module: vm, expr: value }
                     if matches!(value, Expr::List(_) | Expr::Tuple(_)) =>
                 {
-                    self.pytestmark_marks(vm, value)
+                    self.pytestmark_entries(vm, value)
                 }
-                _ => self.as_mark(module, expr, 0).map(|m| RawMark { at: Some((module, expr.range())), ..m }).into_iter().collect(),
+                _ => vec![(module, expr)],
             },
-            _ => self.as_mark(module, expr, 0).map(|m| RawMark { at: Some((module, expr.range())), ..m }).into_iter().collect(),
+            _ => vec![(module, expr)],
         }
+    }
+
+    /// Marks of a `pytestmark = ...` value (one mark or a list/tuple).
+    pub(crate) fn pytestmark_marks(&self, module: usize, expr: &'a Expr) -> Vec<RawMark<'a>> {
+        self.pytestmark_entries(module, expr)
+            .into_iter()
+            .filter_map(|(m, e)| self.as_mark(m, e, 0).map(|mark| RawMark { at: Some((m, e.range())), ..mark }))
+            .collect()
+    }
+
+    /// Whether `call` is `pytest.importorskip(...)`, however `pytest` was
+    /// imported.
+    pub(crate) fn is_importorskip(&self, module: usize, call: &'a ast::ExprCall) -> bool {
+        matches!(
+            self.external_path(module, &call.func).as_deref(),
+            Some("pytest.importorskip" | "_pytest.outcomes.importorskip")
+        )
     }
 
     /// The dotted path a decorator that is not a mark calls, with its call
