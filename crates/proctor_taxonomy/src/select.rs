@@ -26,6 +26,11 @@ pub enum Origin {
     },
     /// `-m` / `-k` on the command line.
     CommandLine,
+    /// A CI job's `markers` / `keywords` (`[jobs.<name>]`).
+    Job {
+        /// The job's name.
+        name: String,
+    },
 }
 
 /// One expression of a selection.
@@ -131,6 +136,12 @@ impl Selection {
     /// Decides one item. `-k` runs first, as in pytest; a `-k` identifier
     /// called with arguments is an error there and here.
     pub fn decide(&self, item: &Item, effective: &Effective) -> Result<Decision, proctor_expr::KeywordCallError> {
+        self.decide_by(item, effective).map(|(decision, _)| decision)
+    }
+
+    /// Like [`Selection::decide`], with the expression that left the item
+    /// out, when one did.
+    pub fn decide_by(&self, item: &Item, effective: &Effective) -> Result<(Decision, Option<&Part>), proctor_expr::KeywordCallError> {
         if !self.keywords.is_empty() {
             let names: Vec<&str> = effective.markers.iter().map(|m| m.name.as_str()).collect();
             // Function attributes: pytest ignores `pytestmark` (what mark
@@ -139,7 +150,7 @@ impl Selection {
             let matcher = KeywordMatcher::new(keyword_names(&item.nodeid, &names, &[], &[]));
             for part in &self.keywords {
                 if !part.expression.try_evaluate(|name: &str, kwargs: Option<&proctor_expr::Kwargs>| matcher.matches(name, kwargs))? {
-                    return Ok(Decision::DeselectedByKeyword);
+                    return Ok((Decision::DeselectedByKeyword, Some(part)));
                 }
             }
         }
@@ -147,11 +158,19 @@ impl Selection {
             let matcher = MarkMatcher::new(effective.markers.iter().map(|m| (m.name.clone(), m.kwargs().cloned().unwrap_or_default())));
             for part in &self.markers {
                 if !part.expression.evaluate(&mut |name, kwargs| matcher.matches(name, kwargs)) {
-                    return Ok(Decision::DeselectedByMarker);
+                    return Ok((Decision::DeselectedByMarker, Some(part)));
                 }
             }
         }
-        Ok(Decision::Selected)
+        Ok((Decision::Selected, None))
+    }
+}
+
+impl Part {
+    /// Where the expression comes from, in words (`job `unit``).
+    #[must_use]
+    pub fn origin_text(&self) -> String {
+        describe(&self.origin)
     }
 }
 
@@ -169,6 +188,7 @@ fn describe(origin: &Origin) -> String {
         Origin::Addopts => "pytest addopts".to_string(),
         Origin::Profile { name } => format!("profile `{name}`"),
         Origin::CommandLine => "command line".to_string(),
+        Origin::Job { name } => format!("job `{name}`"),
     }
 }
 

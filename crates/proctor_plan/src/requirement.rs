@@ -1,0 +1,172 @@
+//! What a test needs from the machine, where the need comes from, and
+//! whether a machine meets it, with the skip reason a maintainer would
+//! write when it does not.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::facts::{normalize_package, Facts};
+
+/// One thing a test needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Requirement {
+    /// A GPU, with at least `vram_gb` GiB when given.
+    Gpu {
+        /// The least memory, in GiB.
+        vram_gb: Option<f64>,
+    },
+    /// At least `gb` GiB of RAM.
+    Ram {
+        /// The least RAM, in GiB.
+        gb: f64,
+    },
+    /// An environment variable that must be set (an API key).
+    Env {
+        /// Its name.
+        name: String,
+    },
+    /// An installed distribution.
+    Package {
+        /// Its name as written.
+        name: String,
+    },
+    /// At least this Python.
+    Python {
+        /// `(3, 11)`.
+        min: (u32, u32),
+    },
+    /// A reachable service.
+    Service {
+        /// Its name in `[services]`.
+        name: String,
+    },
+    /// A program on `PATH`.
+    Binary {
+        /// Its name.
+        name: String,
+    },
+    /// A condition pytest evaluates at run time that proctor cannot read
+    /// (`skipif` with a computed condition).
+    Unknown {
+        /// The condition as written.
+        condition: String,
+    },
+    /// Skipped on these platforms (`sys.platform == "win32"` in a skipif).
+    NotPlatform {
+        /// `sys.platform` prefixes: `win32`, `darwin`, `linux`.
+        platform: String,
+    },
+    /// Runs only on this platform.
+    OnlyPlatform {
+        /// A `sys.platform` prefix.
+        platform: String,
+    },
+}
+
+/// Where a requirement comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Origin {
+    /// `[needs.<marker>]` of an effective marker.
+    Marker {
+        /// The marker.
+        name: String,
+    },
+    /// A project helper mapped in `[helpers]`, or `pytest.importorskip`.
+    Helper {
+        /// The helper's dotted path.
+        path: String,
+    },
+    /// A `skipif` mark whose condition proctor reads.
+    Skipif {
+        /// The condition as written.
+        condition: String,
+    },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Marker { name } => write!(f, "marker `{name}`"),
+            Origin::Helper { path } => write!(f, "`{path}`"),
+            Origin::Skipif { condition } => write!(f, "skipif({condition})"),
+        }
+    }
+}
+
+/// A requirement with its origin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Need {
+    /// What is needed.
+    pub requirement: Requirement,
+    /// Why.
+    pub origin: Origin,
+}
+
+/// GPU and RAM needs, which `--skip-resource-checks` bypasses.
+fn is_resource(requirement: &Requirement) -> bool {
+    matches!(requirement, Requirement::Gpu { .. } | Requirement::Ram { .. })
+}
+
+impl Requirement {
+    /// `None` when `facts` meet it (or cannot tell), else the skip reason.
+    #[must_use]
+    pub fn unmet(&self, facts: &Facts) -> Option<String> {
+        if facts.skip_resource_checks && is_resource(self) {
+            return None;
+        }
+        match self {
+            Requirement::Gpu { vram_gb } => match (facts.vram_gb(), vram_gb) {
+                (None, None) => Some("no GPU detected".to_owned()),
+                (None, Some(need)) => Some(format!("no GPU detected ({} GB VRAM required)", gb(*need))),
+                (Some(have), Some(need)) if have + 1e-9 < *need => Some(format!("Insufficient VRAM: {} GB < {} GB required", gb(have), gb(*need))),
+                _ => None,
+            },
+            Requirement::Ram { gb: need } => match facts.ram_gb {
+                Some(have) if have + 1e-9 < *need => Some(format!("Insufficient RAM: {} GB < {} GB required", gb(have), gb(*need))),
+                _ => None,
+            },
+            Requirement::Env { name } => (!facts.env_set(name)).then(|| format!("{name} not set")),
+            Requirement::Package { name } => match &facts.packages {
+                Some(installed) if !installed.contains(&normalize_package(name)) => Some(format!("package {name} not installed")),
+                _ => None,
+            },
+            Requirement::Python { min } => match facts.python {
+                Some(have) if have < *min => Some(format!("requires Python >= {}.{} (running {}.{})", min.0, min.1, have.0, have.1)),
+                _ => None,
+            },
+            Requirement::Service { name } => match facts.services.get(name) {
+                Some(service) if !service.up => Some(format!("service {name} not reachable at {}", service.address)),
+                None => Some(format!("service {name} not available")),
+                Some(_) => None,
+            },
+            Requirement::Binary { name } => (facts.binaries.get(name) == Some(&false)).then(|| format!("{name} not found on PATH")),
+            Requirement::Unknown { .. } => None,
+            Requirement::NotPlatform { platform } => platform_matches(&facts.os, platform).then(|| format!("not supported on {platform}")),
+            Requirement::OnlyPlatform { platform } => (!facts.os.is_empty() && !platform_matches(&facts.os, platform)).then(|| format!("runs only on {platform}")),
+        }
+    }
+}
+
+/// Whether an OS name (`std::env::consts::OS`) is `sys.platform` prefix
+/// `platform`.
+fn platform_matches(os: &str, platform: &str) -> bool {
+    let sys_platform = match os {
+        "windows" => "win32",
+        "macos" => "darwin",
+        other => other,
+    };
+    !os.is_empty() && sys_platform.starts_with(platform)
+}
+
+/// `8`, `7.5`.
+fn gb(value: f64) -> String {
+    let rounded = (value * 10.0).round() / 10.0;
+    if rounded.fract() == 0.0 {
+        format!("{rounded:.0}")
+    } else {
+        format!("{rounded:.1}")
+    }
+}
