@@ -31,6 +31,12 @@ pub(crate) enum Command {
     Select(SelectArgs),
     /// Show why an item has its markers, and which selections pick it.
     Explain(ExplainArgs),
+    /// What each CI job runs, the tests no job runs, and what runs here.
+    ///
+    /// Exit status: 0 when every test is run by some job (or no job is
+    /// configured), 1 when some test is run by no job, 2 when files could
+    /// not be collected, 4 on bad usage or configuration.
+    Plan(PlanArgs),
     /// Lint the suite against its taxonomy.
     ///
     /// Exit status: 0 when nothing (but information) is found, 1 when there
@@ -40,6 +46,74 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// Print the documentation of a lint rule, or list every rule.
     Rule(RuleArgs),
+    /// Generate CI configuration from the jobs in `[jobs.<name>]`.
+    ///
+    /// `proctor ci github` prints a GitHub Actions workflow with one job per
+    /// proctor job. Exit status: 0 on success, 4 on bad usage or
+    /// configuration (no jobs, an unknown `--job`).
+    Ci(CiArgs),
+    /// Show what this machine offers tests: CPUs, RAM, GPUs, the Python
+    /// interpreter and its packages, services, environment variables (set
+    /// or not, never their values) and programs.
+    ///
+    /// Nothing Python is imported; `--assume` overrides what is detected.
+    /// Exit status: 0, or 4 on a bad `--assume` or configuration.
+    Caps(CapsArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CiArgs {
+    #[command(subcommand)]
+    pub(crate) command: CiCommand,
+}
+
+/// The CI systems `proctor ci` writes configuration for.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CiCommand {
+    /// Print a GitHub Actions workflow: one job per proctor job, with its
+    /// trigger, Python matrix, shards, environment and services.
+    Github(CiGithubArgs),
+}
+
+/// What runs the tests in a generated CI job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CiRunner {
+    /// `proctor run --job NAME`: gates, phases and shards as configured.
+    Proctor,
+    /// A plain `pytest -m ... -k ... PATHS FLAGS` command.
+    Pytest,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CiGithubArgs {
+    /// Use this rootdir, like pytest's `--rootdir`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) rootdir: Option<PathBuf>,
+    /// Use this pytest config file, like pytest's `-c`.
+    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
+    pub(crate) config_file: Option<PathBuf>,
+    /// Only this job (repeatable; default: every job).
+    #[arg(long = "job", value_name = "NAME")]
+    pub(crate) jobs: Vec<String>,
+    /// Write the workflow to this file instead of stdout.
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub(crate) output: Option<PathBuf>,
+    /// The workflow's name.
+    #[arg(long, value_name = "NAME", default_value = "proctor")]
+    pub(crate) name: String,
+    /// The branch whose pushes run the `pr` jobs.
+    #[arg(long, value_name = "BRANCH", default_value = "main")]
+    pub(crate) branch: String,
+    /// When the `nightly` jobs run, in cron syntax (UTC).
+    #[arg(long, value_name = "CRON", default_value = "0 3 * * *")]
+    pub(crate) cron: String,
+    /// The shell command that installs the project and pytest.
+    #[arg(long, value_name = "CMD", default_value = "pip install -e . pytest")]
+    pub(crate) install: String,
+    /// What runs the tests: `proctor run --job NAME`, or plain pytest with
+    /// the job's `-m`, `-k`, paths and flags.
+    #[arg(long, value_enum, default_value_t = CiRunner::Proctor)]
+    pub(crate) runner: CiRunner,
 }
 
 /// How `proctor check` prints its findings.
@@ -88,6 +162,31 @@ pub(crate) struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct CapsArgs {
+    /// Use this rootdir, like pytest's `--rootdir`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) rootdir: Option<PathBuf>,
+    /// Use this pytest config file, like pytest's `-c`.
+    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
+    pub(crate) config_file: Option<PathBuf>,
+    /// Print versioned JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Override what is detected: `gpu.vram_gb=80`, `service.ollama=up`,
+    /// `env.OPENAI_API_KEY=set`, ... (repeatable; see docs/caps.md).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) assume: Vec<String>,
+    /// Treat GPU and RAM needs as met (also
+    /// `PROCTOR_SKIP_RESOURCE_CHECKS=1`).
+    #[arg(long)]
+    pub(crate) skip_resource_checks: bool,
+    /// The interpreter to ask (default: config `python`, `$VIRTUAL_ENV`,
+    /// `.venv`, then `python3` on `PATH`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) python: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct RuleArgs {
     /// The rule's code (`PRC004`).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
@@ -112,6 +211,42 @@ pub(crate) struct SelectionArgs {
     /// Do not apply the default selection.
     #[arg(long)]
     pub(crate) no_default_select: bool,
+}
+
+/// The machine a plan is for: this one, with overrides.
+#[derive(Debug, Args)]
+pub(crate) struct MachineArgs {
+    /// Plan for another machine: `gpu.vram_gb=80`, `service.ollama=up`,
+    /// `env.OPENAI_API_KEY=set`, ... (repeatable; see docs/caps.md).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) assume: Vec<String>,
+    /// Do not check GPU and RAM needs (also `PROCTOR_SKIP_RESOURCE_CHECKS=1`).
+    #[arg(long)]
+    pub(crate) skip_resource_checks: bool,
+    /// A flag the run gets, for gates with `run-if-flag` (repeatable):
+    /// `--flag=--live`.
+    #[arg(long = "flag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub(crate) flags: Vec<String>,
+    /// The interpreter that runs pytest (default: config `python`,
+    /// `$VIRTUAL_ENV`, `.venv`, then `python3`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) python: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PlanArgs {
+    #[command(flatten)]
+    pub(crate) suite: SuiteArgs,
+    #[command(flatten)]
+    pub(crate) selection: SelectionArgs,
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    /// Only this job (its skip reasons are listed too).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) job: Option<String>,
+    /// Print versioned JSON: jobs, unrun tests, this machine, every item.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]

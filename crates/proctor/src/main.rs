@@ -26,8 +26,11 @@ fn main() -> ExitCode {
         args::Command::Collect(collect) => commands::collect::run(collect),
         args::Command::Select(select) => commands::select::run(select),
         args::Command::Explain(explain) => commands::explain::run(explain),
+        args::Command::Plan(plan) => commands::plan::run(plan),
         args::Command::Check(check) => commands::check::run(check),
         args::Command::Rule(rule) => commands::rule::run(rule),
+        args::Command::Ci(ci) => commands::ci::run(ci),
+        args::Command::Caps(caps) => commands::caps::run(caps),
     };
     // `check` has its own exit codes, like ruff's.
     let error_code = if matches!(cli.command, args::Command::Check(_)) { commands::check::ERROR } else { exit::USAGE };

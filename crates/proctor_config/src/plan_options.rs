@@ -119,7 +119,7 @@ pub struct GateOptions {
 }
 
 /// When a CI job runs (`trigger`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Trigger {
     /// On every pull request and push to the default branch.

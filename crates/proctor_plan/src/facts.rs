@@ -54,31 +54,3 @@ impl Facts {
         self.gpus_vram_gb.iter().copied().reduce(f64::max)
     }
 }
-
-/// PEP 503: lowercase, runs of `-`, `_` and `.` become one `-`.
-#[must_use]
-pub fn normalize_package(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut separator = false;
-    for c in name.trim().chars() {
-        if matches!(c, '-' | '_' | '.') {
-            separator = true;
-            continue;
-        }
-        if separator && !out.is_empty() {
-            out.push('-');
-        }
-        separator = false;
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn package_names_normalize_as_pep_503_says() {
-        assert_eq!(super::normalize_package("Foo__Bar.baz"), "foo-bar-baz");
-        assert_eq!(super::normalize_package("torch"), "torch");
-    }
-}

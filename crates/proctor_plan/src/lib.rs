@@ -20,7 +20,7 @@ mod requirement;
 
 pub use decide::{decide, Verdict};
 pub use derive::needs;
-pub use facts::{normalize_package, Facts, ServiceFact};
+pub use facts::{Facts, ServiceFact};
 pub use gate::closed;
 pub use idioms::skipif_requirement;
 pub use jobs::{job_facts, job_selection, plan_jobs, skip_reasons, ItemPlan, JobReport, JobSetup, Planned, NO_PHASE_MARKER};

@@ -6,7 +6,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::facts::{normalize_package, Facts};
+use proctor_caps::normalize_name;
+
+use crate::facts::Facts;
 
 /// One thing a test needs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -63,6 +65,24 @@ pub enum Requirement {
         /// A `sys.platform` prefix.
         platform: String,
     },
+}
+
+impl fmt::Display for Requirement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Requirement::Gpu { vram_gb: None } => f.write_str("a GPU"),
+            Requirement::Gpu { vram_gb: Some(need) } => write!(f, "a GPU with {} GB", gb(*need)),
+            Requirement::Ram { gb: need } => write!(f, "{} GB of RAM", gb(*need)),
+            Requirement::Env { name } => write!(f, "{name} set"),
+            Requirement::Package { name } => write!(f, "package {name}"),
+            Requirement::Python { min } => write!(f, "Python >= {}.{}", min.0, min.1),
+            Requirement::Service { name } => write!(f, "service {name}"),
+            Requirement::Binary { name } => write!(f, "{name} on PATH"),
+            Requirement::Unknown { condition } => write!(f, "not ({condition}), decided by pytest at run time"),
+            Requirement::NotPlatform { platform } => write!(f, "not {platform}"),
+            Requirement::OnlyPlatform { platform } => write!(f, "{platform} only"),
+        }
+    }
 }
 
 /// Where a requirement comes from.
@@ -130,7 +150,7 @@ impl Requirement {
             },
             Requirement::Env { name } => (!facts.env_set(name)).then(|| format!("{name} not set")),
             Requirement::Package { name } => match &facts.packages {
-                Some(installed) if !installed.contains(&normalize_package(name)) => Some(format!("package {name} not installed")),
+                Some(installed) if !installed.contains(&normalize_name(name)) => Some(format!("package {name} not installed")),
                 _ => None,
             },
             Requirement::Python { min } => match facts.python {

@@ -167,7 +167,7 @@ impl Selection {
 }
 
 impl Part {
-    /// Where the expression comes from, in words (`job `unit``).
+    /// Where the expression comes from, in words, such as ``job `unit` ``.
     #[must_use]
     pub fn origin_text(&self) -> String {
         describe(&self.origin)

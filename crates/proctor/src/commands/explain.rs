@@ -1,5 +1,6 @@
 //! `proctor explain NODEID`: an item's effective markers with where each
-//! comes from, and which selections pick it.
+//! comes from, which selections pick it, what it needs from the machine,
+//! which gates apply, and what each CI job does with it.
 
 use std::io::Write;
 
@@ -42,6 +43,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
         let label = profile.description.as_deref().map_or_else(|| format!("profile {name}"), |d| format!("profile {name} ({d})"));
         alternatives.push((label, Selecting::new(&suite, &alternative)?));
     }
+    let jobs = crate::commands::machine::job_setups(&suite, None)?;
     let mut out = Printer::stdout();
     for error in &collection.errors {
         writeln!(out.err(), "error: {}: {}", error.file, error.message)?;
@@ -86,6 +88,31 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             writeln!(out, "    {}: {}", selecting.describe(), verdict(&selecting.selection, item, &effective)?)?;
             for (label, other) in &alternatives {
                 writeln!(out, "    {label}, {}: {}", other.describe(), verdict(&other.selection, item, &effective)?)?;
+            }
+            let plan = &suite.config.proctor.plan;
+            let needs = proctor_plan::needs(item, &effective, plan);
+            if !needs.is_empty() {
+                writeln!(out, "  needs:")?;
+                for need in &needs {
+                    writeln!(out, "    {}  (from {})", need.requirement, need.origin)?;
+                }
+            }
+            let gates: Vec<&String> = plan.gates.iter().map(|(marker, _)| marker).filter(|marker| effective.has(marker)).collect();
+            if !gates.is_empty() {
+                let names: Vec<String> = gates.iter().map(|m| format!("`{m}`")).collect();
+                writeln!(out, "  gates: {}", names.join(", "))?;
+            }
+            if !jobs.is_empty() {
+                writeln!(out, "  jobs:")?;
+                for job in &jobs {
+                    let verdict = proctor_plan::decide(item, &effective, &job.selection, plan, &job.facts)?;
+                    let text = match verdict {
+                        proctor_plan::Verdict::Run => "runs".to_owned(),
+                        proctor_plan::Verdict::Deselected { by } => format!("deselected by {by}"),
+                        proctor_plan::Verdict::Skipped { reason } => format!("skipped: {reason}"),
+                    };
+                    writeln!(out, "    {}: {text}", job.name)?;
+                }
             }
         }
     }

@@ -1,8 +1,13 @@
 //! One module per command.
 
+pub(crate) mod caps;
 pub(crate) mod check;
+pub(crate) mod ci;
+pub(crate) mod ci_github;
 pub(crate) mod collect;
 pub(crate) mod explain;
+pub(crate) mod machine;
+pub(crate) mod plan;
 pub(crate) mod rule;
 pub(crate) mod select;
 pub(crate) mod selection;

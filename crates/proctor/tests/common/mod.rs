@@ -12,13 +12,23 @@ pub(crate) fn write(dir: &Path, path: &str, text: &str) {
 
 /// Runs proctor in `dir` and renders exit code, stdout and stderr, with the
 /// temporary directory replaced by `[ROOT]`.
+#[allow(dead_code, reason = "used by some of the test binaries that include this module")]
 pub(crate) fn run(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .expect("proctor runs");
+    run_env(dir, args, &[])
+}
+
+/// Like [`run`], with environment variables set (`Some`) or removed
+/// (`None`) for the run.
+pub(crate) fn run_env(dir: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
+    command.args(args).current_dir(dir).env_remove("PYTEST_ADDOPTS");
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let output = command.output().expect("proctor runs");
     let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let filter = |text: &[u8]| {
         String::from_utf8_lossy(text)

@@ -1,0 +1,60 @@
+//! `proctor caps`: what this machine offers the suite's tests, as the
+//! planner sees it — detected from the probes the configuration calls for,
+//! then adjusted by `--assume`.
+
+use std::io::Write;
+
+use anyhow::{anyhow, Context, Result};
+use proctor_caps::Capabilities;
+use proctor_config::LoadOptions;
+use serde::Serialize;
+
+use crate::args::{CapsArgs, MachineArgs};
+use crate::commands::machine;
+use crate::exit;
+use crate::printer::Printer;
+
+/// `caps --json`, version 1: the capabilities with a version number.
+#[derive(Serialize)]
+struct JsonCaps<'c> {
+    version: u32,
+    #[serde(flatten)]
+    caps: &'c Capabilities,
+}
+
+pub(crate) fn run(args: &CapsArgs) -> Result<u8> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let options = LoadOptions {
+        cwd,
+        args: Vec::new(),
+        rootdir: args.rootdir.clone(),
+        inifile: args.config_file.clone(),
+        env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
+    };
+    let config = proctor_config::load(&options).map_err(|e| anyhow!("{e}"))?;
+    // The probes are the ones `proctor plan` uses for this machine.
+    let machine = MachineArgs {
+        assume: args.assume.clone(),
+        skip_resource_checks: args.skip_resource_checks,
+        flags: Vec::new(),
+        python: args.python.clone(),
+    };
+    let detect = machine::detect_options(&config, &machine);
+    let mut caps = proctor_caps::detect(&detect);
+    if detect.python.is_none() {
+        caps.warnings.push(
+            "no Python interpreter found (tried `python` in the configuration, $VIRTUAL_ENV, .venv and python3 on PATH; use --python)"
+                .to_owned(),
+        );
+    }
+    proctor_caps::assume(&mut caps, &args.assume).map_err(|e| anyhow!("{e}"))?;
+    let mut out = Printer::stdout();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &JsonCaps { version: 1, caps: &caps })?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", proctor_caps::render(&caps))?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,180 @@
+//! CLI tests for `proctor ci github` over a temporary nl2sql-like project:
+//! the workflow it prints (snapshotted, and parsed back as YAML), `--job`,
+//! `--runner pytest`, `--output`, and the errors for an unknown job and for
+//! a configuration without jobs.
+
+mod common;
+
+use common::{run, write};
+use serde_yaml::Value;
+
+const CONFIG: &str = r#"
+[axes.tier]
+markers = ["unit", "integration", "e2e"]
+cardinality = "exactly-one"
+default = "unit"
+
+[axes.backend]
+markers = ["ollama", "openai"]
+cardinality = "any"
+
+[select]
+default = "not slow"
+
+[services.ollama]
+address-env = "OLLAMA_HOST"
+default-address = "127.0.0.1:11434"
+http-probe = "/api/tags"
+
+[services.postgres]
+address-env = "DATABASE_ADDRESS"
+default-address = "localhost:5432"
+
+[jobs.unit]
+description = "Fast tests: no database, no model."
+markers = "not integration and not realdb"
+python = ["3.11", "3.12"]
+
+[jobs.integration]
+markers = "integration and not llm"
+services = ["postgres", "ollama"]
+env = { CICD = "1", OPENAI_API_KEY = "${{ secrets.OPENAI_API_KEY }}" }
+
+[jobs."nightly e2e"]
+description = "Everything slow, against real models."
+markers = "e2e or slow"
+use-default = false
+trigger = "nightly"
+required = false
+shards = 3
+flags = ["--live"]
+phases = { by = "backend", order = ["ollama", "openai"] }
+runs-on = "self-hosted"
+"#;
+
+fn project(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pytest.ini", "[pytest]\ntestpaths = tests\n");
+    write(root, "proctor.toml", config);
+    write(root, "tests/test_sql.py", "def test_ok():\n    pass\n");
+    dir
+}
+
+/// The stdout of a rendered run (see `common::run`).
+fn stdout(output: &str) -> &str {
+    let start = output.find("--- stdout\n").unwrap() + "--- stdout\n".len();
+    let end = output.find("--- stderr\n").unwrap();
+    &output[start..end]
+}
+
+/// Parses a workflow and returns it with its job ids, in order.
+fn parse(text: &str) -> (Value, Vec<String>) {
+    let value: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("not YAML: {e}\n{text}"));
+    let ids = value["jobs"].as_mapping().unwrap().keys().map(|k| k.as_str().unwrap().to_owned()).collect();
+    (value, ids)
+}
+
+fn keys(value: &Value) -> Vec<&str> {
+    value.as_mapping().unwrap().keys().map(|k| k.as_str().unwrap()).collect()
+}
+
+#[test]
+fn github_workflow_for_every_job() {
+    let dir = project(CONFIG);
+    let output = run(dir.path(), &["ci", "github"]);
+    insta::assert_snapshot!("github_workflow_for_every_job", output);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let (value, ids) = parse(stdout(&output));
+    assert_eq!(ids, ["unit", "integration", "nightly_e2e"]);
+    assert_eq!(value["name"].as_str(), Some("proctor"));
+    assert_eq!(keys(&value["on"]), ["pull_request", "push", "schedule", "workflow_dispatch"]);
+    assert_eq!(value["on"]["schedule"][0]["cron"].as_str(), Some("0 3 * * *"));
+    let jobs = &value["jobs"];
+    assert_eq!(jobs["unit"]["strategy"]["matrix"]["python"].as_sequence().unwrap().len(), 2);
+    assert_eq!(jobs["integration"]["env"]["OPENAI_API_KEY"].as_str(), Some("${{ secrets.OPENAI_API_KEY }}"));
+    assert_eq!(jobs["integration"]["env"]["OLLAMA_HOST"].as_str(), Some("127.0.0.1:11434"));
+    assert_eq!(jobs["integration"]["env"]["DATABASE_ADDRESS"].as_str(), Some("localhost:5432"));
+    let nightly = &jobs["nightly_e2e"];
+    assert_eq!(nightly["name"].as_str(), Some("nightly e2e"));
+    assert_eq!(nightly["continue-on-error"].as_bool(), Some(true));
+    assert_eq!(nightly["runs-on"].as_str(), Some("self-hosted"));
+    assert_eq!(keys(&nightly["strategy"]["matrix"]), ["python", "shard"]);
+    assert_eq!(nightly["strategy"]["matrix"]["shard"].as_sequence().unwrap().len(), 3);
+}
+
+#[test]
+fn github_workflow_with_plain_pytest() {
+    let dir = project(CONFIG);
+    let output = run(
+        dir.path(),
+        &["ci", "github", "--runner", "pytest", "--name", "tests: \"all\"", "--branch", "develop", "--install", "pip install -e '.[test]'"],
+    );
+    insta::assert_snapshot!("github_workflow_with_plain_pytest", output);
+    let (value, ids) = parse(stdout(&output));
+    assert_eq!(ids, ["unit", "integration", "nightly_e2e"]);
+    assert_eq!(value["name"].as_str(), Some("tests: \"all\""));
+    assert_eq!(value["on"]["push"]["branches"][0].as_str(), Some("develop"));
+    let steps = |id: &str| value["jobs"][id]["steps"].as_sequence().unwrap().clone();
+    let last_run = |id: &str| steps(id).last().unwrap()["run"].as_str().unwrap().to_owned();
+    assert_eq!(last_run("unit"), "pytest -m '(not slow) and (not integration and not realdb)'");
+    assert_eq!(last_run("nightly_e2e"), "pytest -m 'e2e or slow' --live");
+    assert_eq!(steps("unit")[2]["run"].as_str(), Some("pip install -e '.[test]'"));
+    assert!(value["jobs"]["nightly_e2e"]["strategy"]["matrix"].get("shard").is_none());
+}
+
+#[test]
+fn github_workflow_for_chosen_jobs_to_a_file() {
+    let dir = project(CONFIG);
+    let output = run(
+        dir.path(),
+        &["ci", "github", "--job", "nightly e2e", "--job", "unit", "--cron", "15 2 * * 1", "--output", ".github/workflows/proctor.yml"],
+    );
+    insta::assert_snapshot!(output, @r"
+    exit: 0
+    --- stdout
+    --- stderr
+    wrote .github/workflows/proctor.yml (2 jobs)
+    ");
+    let text = std::fs::read_to_string(dir.path().join(".github/workflows/proctor.yml")).unwrap();
+    let (value, ids) = parse(&text);
+    // Configuration order, not command-line order.
+    assert_eq!(ids, ["unit", "nightly_e2e"]);
+    assert_eq!(value["on"]["schedule"][0]["cron"].as_str(), Some("15 2 * * 1"));
+
+    let output = run(dir.path(), &["ci", "github", "--job", "nightly e2e"]);
+    let (value, ids) = parse(stdout(&output));
+    assert_eq!(ids, ["nightly_e2e"]);
+    assert_eq!(keys(&value["on"]), ["schedule", "workflow_dispatch"]);
+}
+
+#[test]
+fn unknown_job() {
+    let dir = project(CONFIG);
+    insta::assert_snapshot!(run(dir.path(), &["ci", "github", "--job", "unit", "--job", "e2e"]), @r"
+    exit: 4
+    --- stdout
+    --- stderr
+    proctor: error: unknown job `e2e` (configured: unit, integration, nightly e2e)
+    ");
+}
+
+#[test]
+fn no_jobs_configured() {
+    let dir = project("[select]\ndefault = \"not slow\"\n");
+    insta::assert_snapshot!(run(dir.path(), &["ci", "github"]), @r"
+    exit: 4
+    --- stdout
+    --- stderr
+    proctor: error: no jobs are configured
+      hint: declare them in `[jobs.<name>]` of proctor.toml (or `[tool.proctor.jobs.<name>]` of pyproject.toml); see docs/ci.md
+    ");
+}
+
+#[test]
+fn bad_job_expression() {
+    let dir = project("[jobs.unit]\nmarkers = \"not (unit\"\n");
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 4\n"), "{output}");
+    assert!(output.contains("proctor: error: job `unit`"), "{output}");
+}
