@@ -309,4 +309,9 @@ pub(crate) struct CollectArgs {
     /// Print versioned JSON instead of node ids.
     #[arg(long)]
     pub(crate) json: bool,
+    /// With `--json`: add each item's effective markers (after the
+    /// taxonomy: aliases, decorators, path rules, implications, defaults)
+    /// with their provenance, as `effective`.
+    #[arg(long, requires = "json")]
+    pub(crate) effective: bool,
 }

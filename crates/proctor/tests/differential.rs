@@ -133,7 +133,7 @@ struct PytestItem {
     markers: Vec<PytestMarker>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct PytestMarker {
     name: String,
     #[serde(default)]
@@ -161,6 +161,9 @@ struct ProctorOutput {
     items: Vec<ProctorItem>,
     #[serde(default)]
     errors: Vec<ProctorError>,
+    /// Conftest hooks that may re-mark items at run time.
+    #[serde(default)]
+    warnings: Vec<ProctorError>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,6 +177,27 @@ struct ProctorItem {
     markers: Vec<ProctorMarker>,
     #[serde(default)]
     dynamic: Option<String>,
+    /// Calls that are not marks: decorators, `pytestmark` helpers and
+    /// module-level `pytest.importorskip`.
+    #[serde(default)]
+    decorators: Vec<ProctorDecorator>,
+    /// The markers after proctor's taxonomy (`collect --effective`).
+    #[serde(default)]
+    effective: Vec<EffectiveMarker>,
+}
+
+#[derive(Debug, Deserialize)]
+struct EffectiveMarker {
+    name: String,
+    #[serde(default)]
+    args: Vec<Value>,
+    #[serde(default)]
+    kwargs: Map<String, Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ProctorDecorator {
+    path: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -360,7 +384,7 @@ fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
 
 fn run_proctor(dir: &Path) -> Result<ProctorOutput, String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_proctor"));
-    cmd.args(["collect", "--json"]).current_dir(dir);
+    cmd.args(["collect", "--json", "--effective"]).current_dir(dir);
     let finished = run(cmd, "proctor collect --json")?;
     let parsed: Result<ProctorOutput, _> = serde_json::from_slice(&finished.stdout);
     match parsed {
@@ -457,6 +481,52 @@ fn markers_match(ours: &[ProctorMarker], theirs: &[PytestMarker]) -> bool {
         })
 }
 
+/// Whether the markers agree once what pytest adds at run time is
+/// accounted for — allowed only where something proctor reports can add
+/// markers then: a helper call on the item (other than
+/// `pytest.importorskip`), which may return a `skip`/`skipif` mark; or a
+/// conftest hook (`hooks`), which may re-mark items — there proctor's
+/// effective markers (its taxonomy states the hook's rules: defaults, path
+/// rules, implications) must be the markers pytest ends with, in any
+/// order, up to `skip`/`skipif` marks the hook adds.
+fn run_time_marks_aside(ours: &ProctorItem, theirs: &[PytestMarker], hooks: bool) -> bool {
+    let helpers = ours.decorators.iter().any(|d| d.path != "pytest.importorskip");
+    if !helpers && !hooks {
+        return false;
+    }
+    let written = |name: &str| ours.markers.iter().any(|o| o.name == name) || (hooks && ours.effective.iter().any(|e| e.name == name));
+    let kept: Vec<PytestMarker> = theirs
+        .iter()
+        .filter(|t| !(matches!(t.name.as_str(), "skip" | "skipif") && !written(&t.name)))
+        .cloned()
+        .collect();
+    if markers_match(&ours.markers, &kept) {
+        return kept.len() < theirs.len();
+    }
+    hooks && same_markers_any_order(&ours.effective, &kept)
+}
+
+/// Equal multisets of markers (name, args, kwargs).
+fn same_markers_any_order(ours: &[EffectiveMarker], theirs: &[PytestMarker]) -> bool {
+    if ours.len() != theirs.len() {
+        return false;
+    }
+    let mut used = vec![false; ours.len()];
+    theirs.iter().all(|t| {
+        let found = ours.iter().enumerate().position(|(i, o)| {
+            !used[i]
+                && o.name == t.name
+                && o.args.len() == t.args.len()
+                && o.args.iter().zip(&t.args).all(|(a, b)| value_matches(a, b))
+                && kwargs_match(&o.kwargs, &t.kwargs)
+        });
+        found.is_some_and(|i| {
+            used[i] = true;
+            true
+        })
+    })
+}
+
 fn render_marker(name: &str, args: &[Value], kwargs: &Map<String, Value>, origin: &str) -> String {
     let mut parts: Vec<String> = args.iter().map(Value::to_string).collect();
     parts.extend(kwargs.iter().map(|(k, v)| format!("{k}={v}")));
@@ -490,6 +560,15 @@ struct Comparison {
     duplicates: Vec<String>,
     /// Common items whose markers agree.
     markers_equal: usize,
+    /// Common items whose markers agree once what pytest adds at run time
+    /// is accounted for: `skip`/`skipif` marks returned by helper calls
+    /// that proctor records as needs (`require_gpu(...)`), and, where a
+    /// conftest hook re-marks items (reported as a warning), proctor's
+    /// effective markers against pytest's final ones.
+    markers_runtime: usize,
+    /// proctor items of modules that call `pytest.importorskip` at module
+    /// level and that pytest skipped (the package is not installed there).
+    importorskip_covered: usize,
     /// Common items whose markers differ, with a rendering of both lists.
     marker_diffs: Vec<String>,
     /// First divergence between the two orders, if any.
@@ -517,8 +596,8 @@ impl Comparison {
     /// Items both agree on (node ID, and markers where both are static)
     /// over all items either reports.
     fn agreement(&self) -> (usize, usize) {
-        let agreeing = self.markers_equal + self.dynamic_covered;
-        let total = self.pytest_items + self.extra.len();
+        let agreeing = self.markers_equal + self.markers_runtime + self.dynamic_covered + self.importorskip_covered;
+        let total = self.pytest_items + self.extra.len() + self.importorskip_covered;
         (agreeing, total)
     }
 }
@@ -570,7 +649,14 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
         } else {
             proctor_static.insert(item.nodeid.as_str(), item);
             if !pytest_by_id.contains_key(item.nodeid.as_str()) {
-                cmp.extra.push(item.nodeid.clone());
+                let file = item.nodeid.split("::").next().unwrap_or_default();
+                let skipped_module = item.decorators.iter().any(|d| d.path == "pytest.importorskip")
+                    && !pytest.items.iter().any(|p| p.nodeid.split("::").next() == Some(file));
+                if skipped_module {
+                    cmp.importorskip_covered += 1;
+                } else {
+                    cmp.extra.push(item.nodeid.clone());
+                }
             }
         }
     }
@@ -581,6 +667,8 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
             cmp.exact += 1;
             if markers_match(&ours.markers, &item.markers) {
                 cmp.markers_equal += 1;
+            } else if run_time_marks_aside(ours, &item.markers, !proctor.warnings.is_empty()) {
+                cmp.markers_runtime += 1;
             } else {
                 let mut diff = format!("  {}\n", item.nodeid);
                 let _ = writeln!(diff, "    pytest:");
@@ -729,16 +817,19 @@ fn render(label: &str, cmp: &Comparison) -> String {
     let _ = writeln!(
         out,
         "suite {label}: agreement {} ({}/{} items); node IDs: {} exact, {} covered by dynamic \
-         items, {} missing, {} extra; markers: {}/{} equal; order: {}",
+         items, {} of modules pytest skipped (importorskip), {} missing, {} extra; markers: {}/{} equal \
+         ({} more with run-time marks: helpers' skips, conftest hooks against effective markers); order: {}",
         percent(cmp.agreement()),
         cmp.agreement().0,
         cmp.agreement().1,
         cmp.exact,
         cmp.dynamic_covered,
+        cmp.importorskip_covered,
         cmp.missing.len(),
         cmp.extra.len(),
         cmp.markers_equal,
         cmp.exact,
+        cmp.markers_runtime,
         if cmp.order_diff.is_some() {
             "DIFFERS"
         } else {

@@ -35,11 +35,13 @@ struct JsonItem<'c> {
     dynamic: Option<&'c str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     decorators: &'c [Arc<proctor_python::Decorator>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
 }
 
 /// Writes `collect --json` straight from the collection. Markers shared by
 /// many items (a parametrize decorator, a class's marks) are serialised once.
-fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::Collection) -> Result<()> {
+fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::Collection, taxonomy: Option<&proctor_taxonomy::Taxonomy>) -> Result<()> {
     let header = serde_json::to_string(&JsonHeader {
         version: 1,
         rootdir: &suite.collect.rootdir,
@@ -67,6 +69,7 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
             markers: item.markers.iter().map(|m| cache[&Arc::as_ptr(m)].as_ref()).collect(),
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
+            effective: taxonomy.map(|t| t.effective(item).markers),
         };
         serde_json::to_writer(&mut *out, &json_item)?;
     }
@@ -81,10 +84,11 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
 pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let start = Instant::now();
     let suite = Suite::load(&args.suite)?;
+    let taxonomy = if args.effective { Some(proctor_taxonomy::Taxonomy::new(&suite.config.proctor.taxonomy)?) } else { None };
     let collection = suite.collect();
     let mut out = Printer::stdout();
     if args.json {
-        write_json(&mut out, &suite, &collection)?;
+        write_json(&mut out, &suite, &collection, taxonomy.as_ref())?;
         writeln!(out)?;
     } else {
         for warning in &suite.config.warnings {

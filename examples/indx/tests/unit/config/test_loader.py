@@ -1,0 +1,2 @@
+def test_env_overrides_indx_toml():
+    pass

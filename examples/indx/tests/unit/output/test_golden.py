@@ -1,0 +1,2 @@
+def test_index_json_is_byte_stable(tmp_path):
+    pass

@@ -1,0 +1,2 @@
+def test_plaintext_parser_satisfies_protocol():
+    pass

@@ -1,0 +1,2 @@
+def test_index_command_writes_state():
+    pass

@@ -1,0 +1,2 @@
+def test_demo_project_question_answers():
+    pass

@@ -1,0 +1,2 @@
+def test_postgres_adapter_introspects_schema():
+    pass
