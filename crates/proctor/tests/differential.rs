@@ -497,7 +497,7 @@ fn run_time_marks_aside(ours: &ProctorItem, theirs: &[PytestMarker], hooks: bool
     let written = |name: &str| ours.markers.iter().any(|o| o.name == name) || (hooks && ours.effective.iter().any(|e| e.name == name));
     let kept: Vec<PytestMarker> = theirs
         .iter()
-        .filter(|t| !(matches!(t.name.as_str(), "skip" | "skipif") && !written(&t.name)))
+        .filter(|t| !matches!(t.name.as_str(), "skip" | "skipif") || written(&t.name))
         .cloned()
         .collect();
     if markers_match(&ours.markers, &kept) {
