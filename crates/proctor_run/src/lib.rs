@@ -1,0 +1,9 @@
+//! Running a suite through real pytest: a bridge plugin hands pytest's
+//! collected items to proctor, which answers with decisions (deselect,
+//! skip with a reason, order) from the same taxonomy and plan code as the
+//! static commands; results stream back per test. The runner restarts
+//! pytest after a crash or a timeout so that no selected test is lost.
+
+mod model;
+
+pub use model::{Event, Outcome, RunSummary, TestResult};
