@@ -5,5 +5,10 @@
 //! pytest after a crash or a timeout so that no selected test is lost.
 
 mod model;
+mod outcome;
+mod protocol;
+mod session;
 
 pub use model::{Event, Outcome, RunSummary, TestResult};
+pub use protocol::{CollectedItem, CollectedMarker, Decisions};
+pub use session::{run_phase, PhaseOptions, PhaseOutcome, RunError};

@@ -1,0 +1,91 @@
+//! One test's reports (setup, call, teardown) folded into its
+//! [`TestResult`], the way pytest's terminal summary counts them.
+
+use crate::model::{Outcome, TestResult};
+use crate::protocol::Report;
+
+/// The result of a test from its reports, in the order pytest sent them.
+pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
+    let mut result = TestResult {
+        nodeid: nodeid.to_owned(),
+        outcome: Outcome::Passed,
+        duration: reports.iter().map(|r| r.duration).sum(),
+        phase: None,
+        reason: None,
+        message: None,
+        output: String::new(),
+        attempts: 1,
+        flaky: false,
+        markers: Vec::new(),
+    };
+    let mut outcome: Option<Outcome> = None;
+    for report in reports {
+        let failed = report.outcome == "failed";
+        let skipped = report.outcome == "skipped";
+        match report.when.as_str() {
+            "setup" if failed => outcome = Some(Outcome::Error),
+            "setup" | "call" if skipped && report.wasxfail.is_some() => {
+                outcome = Some(Outcome::Xfailed);
+                result.reason.clone_from(&report.wasxfail);
+            }
+            "setup" | "call" if skipped => {
+                outcome = Some(Outcome::Skipped);
+                result.reason = report.reason.clone();
+            }
+            "call" if failed => outcome = Some(Outcome::Failed),
+            "call" if report.wasxfail.is_some() => {
+                outcome = Some(Outcome::Xpassed);
+                result.reason.clone_from(&report.wasxfail);
+            }
+            "call" => outcome = outcome.or(Some(Outcome::Passed)),
+            // A failing teardown makes pytest count an error (next to the
+            // call's outcome); one result per test keeps the error.
+            "teardown" if failed => outcome = Some(Outcome::Error),
+            _ => {}
+        }
+        if failed && result.message.is_none() {
+            result.message.clone_from(&report.longrepr);
+            result.output = report.sections.iter().map(|(name, content)| format!("----- {name} -----\n{content}")).collect::<Vec<_>>().join("\n");
+        }
+    }
+    result.outcome = outcome.unwrap_or(Outcome::Passed);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(when: &str, outcome: &str) -> Report {
+        Report {
+            nodeid: "t".into(),
+            when: when.into(),
+            outcome: outcome.into(),
+            duration: 0.5,
+            longrepr: (outcome == "failed").then(|| "assert 1 == 2".into()),
+            reason: (outcome == "skipped").then(|| "no GPU".into()),
+            wasxfail: None,
+            sections: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reports_fold_as_pytest_counts_them() {
+        let passed = fold("t", &[report("setup", "passed"), report("call", "passed"), report("teardown", "passed")]);
+        assert_eq!((passed.outcome, passed.duration), (Outcome::Passed, 1.5));
+        let failed = fold("t", &[report("setup", "passed"), report("call", "failed"), report("teardown", "passed")]);
+        assert_eq!((failed.outcome, failed.message.as_deref()), (Outcome::Failed, Some("assert 1 == 2")));
+        let error = fold("t", &[report("setup", "failed"), report("teardown", "passed")]);
+        assert_eq!(error.outcome, Outcome::Error);
+        let skipped = fold("t", &[report("setup", "skipped"), report("teardown", "passed")]);
+        assert_eq!((skipped.outcome, skipped.reason.as_deref()), (Outcome::Skipped, Some("no GPU")));
+        let teardown = fold("t", &[report("setup", "passed"), report("call", "passed"), report("teardown", "failed")]);
+        assert_eq!(teardown.outcome, Outcome::Error);
+        let mut xfail = report("call", "skipped");
+        xfail.wasxfail = Some("bug 12".into());
+        assert_eq!(fold("t", &[report("setup", "passed"), xfail]).outcome, Outcome::Xfailed);
+        let mut xpass = report("call", "passed");
+        xpass.wasxfail = Some(String::new());
+        assert_eq!(fold("t", &[report("setup", "passed"), xpass]).outcome, Outcome::Xpassed);
+    }
+}

@@ -1,0 +1,401 @@
+//! One phase of a run: pytest processes with the bridge plugin, proctor's
+//! decisions at collection, results as they come, and a new process for
+//! the tests still to run when one dies or a test exceeds its timeout.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crate::model::{Event, Outcome, TestResult};
+use crate::outcome::fold;
+use crate::protocol::{CollectedItem, Decisions, Message, Report};
+
+/// The plugin's source, written next to the run's files and imported by
+/// pytest as `proctor_bridge`.
+const PLUGIN: &str = include_str!("bridge/proctor_bridge.py");
+
+/// How many times a phase starts a new pytest process after a crash or a
+/// timeout before it reports the rest as not run.
+const MAX_RESTARTS: usize = 50;
+
+/// What a phase runs and how.
+#[derive(Debug, Clone)]
+pub struct PhaseOptions {
+    /// The interpreter that runs pytest.
+    pub python: PathBuf,
+    /// Where pytest runs (the rootdir).
+    pub cwd: PathBuf,
+    /// Paths or node ids for the first process (empty: pytest's default).
+    pub args: Vec<String>,
+    /// Arguments passed through to pytest after proctor's.
+    pub extra_args: Vec<String>,
+    /// Environment variables for pytest.
+    pub env: Vec<(String, String)>,
+    /// The longest a test may run before its process is killed.
+    pub timeout: Option<Duration>,
+    /// The phase's name, when the run has phases.
+    pub phase: Option<String>,
+    /// A directory for the plugin, argument files and pytest's output.
+    pub work_dir: PathBuf,
+}
+
+/// What a phase produced.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseOutcome {
+    /// One result per test that ran (or crashed, or timed out).
+    pub results: Vec<TestResult>,
+    /// Items proctor deselected.
+    pub deselected: Vec<String>,
+    /// What pytest collected in the first process.
+    pub collected: Vec<CollectedItem>,
+    /// pytest's exit status of the last process, when it said.
+    pub pytest_status: Option<i32>,
+    /// pytest never reached collection (a usage error, a crash in a
+    /// conftest): the tail of its output.
+    pub failed_to_start: Option<String>,
+}
+
+/// Why a phase could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The work directory could not be prepared.
+    #[error("cannot prepare {path}: {source}")]
+    WorkDir {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// pytest could not be started.
+    #[error("cannot start {python} -m pytest: {source}")]
+    Spawn {
+        /// The interpreter.
+        python: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The loopback listener for the bridge could not be opened.
+    #[error("cannot open a loopback port for the bridge: {0}")]
+    Listen(std::io::Error),
+}
+
+/// What the session hears from one pytest process.
+enum Heard {
+    Message(Message),
+    /// The connection closed.
+    Closed,
+}
+
+/// Runs one phase. `decide` answers each collection; `on_event` hears
+/// every event as it happens.
+pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions, on_event: &mut dyn FnMut(&Event)) -> Result<PhaseOutcome, RunError> {
+    std::fs::create_dir_all(&options.work_dir).map_err(|source| RunError::WorkDir { path: options.work_dir.clone(), source })?;
+    let plugin = options.work_dir.join("proctor_bridge.py");
+    std::fs::write(&plugin, PLUGIN).map_err(|source| RunError::WorkDir { path: plugin.clone(), source })?;
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(RunError::Listen)?;
+    listener.set_nonblocking(true).map_err(RunError::Listen)?;
+    let address = listener.local_addr().map_err(RunError::Listen)?.to_string();
+    let mut outcome = PhaseOutcome::default();
+    let mut finished: HashSet<String> = HashSet::new();
+    // The items still to run, once the first process has collected.
+    let mut expected: Option<Vec<String>> = None;
+    let mut args = options.args.clone();
+    for attempt in 0..=MAX_RESTARTS {
+        let token = format!("{}-{attempt}-{}", std::process::id(), nanos());
+        let log_path = options.work_dir.join(format!("pytest-{}{attempt}.log", options.phase.as_deref().map(|p| format!("{p}-")).unwrap_or_default()));
+        let mut command = pytest_command(options, &args, &address, &token, &log_path)?;
+        on_event(&Event::ProcessStarted { phase: options.phase.clone(), command: describe(&command) });
+        let mut child = command.spawn().map_err(|source| RunError::Spawn { python: options.python.clone(), source })?;
+        let process = serve(&listener, &mut child, &token, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
+        let status = reap(&mut child);
+        on_event(&Event::ProcessFinished { status });
+        if let Some(kept) = process.kept {
+            if expected.is_none() {
+                expected = Some(kept);
+            }
+        }
+        if let Some(code) = process.session_status {
+            outcome.pytest_status = Some(code);
+        }
+        if let Some((nodeid, started, outcome_kind)) = process.interrupted_test {
+            finished.insert(nodeid.clone());
+            let message = match outcome_kind {
+                Outcome::TimedOut => format!("timed out after {:.1}s; its pytest process was killed", started.elapsed().as_secs_f64()),
+                _ => format!("the pytest process died while this test ran ({}){}", status_text(status), log_tail(&log_path)),
+            };
+            let result = TestResult {
+                nodeid,
+                outcome: outcome_kind,
+                duration: started.elapsed().as_secs_f64(),
+                phase: options.phase.clone(),
+                reason: None,
+                message: Some(message),
+                output: String::new(),
+                attempts: 1,
+                flaky: false,
+                markers: Vec::new(),
+            };
+            on_event(&Event::TestFinished(result.clone()));
+            outcome.results.push(result);
+        }
+        let Some(kept) = &expected else {
+            // pytest stopped before collection was answered.
+            outcome.failed_to_start = Some(log_tail(&log_path));
+            return Ok(outcome);
+        };
+        let remaining: Vec<String> = kept.iter().filter(|n| !finished.contains(*n)).cloned().collect();
+        if remaining.is_empty() || process.clean_end {
+            return Ok(outcome);
+        }
+        on_event(&Event::Note { message: format!("restarting pytest for the {} test(s) not run yet", remaining.len()) });
+        let args_file = options.work_dir.join(format!("remaining-{attempt}.txt"));
+        std::fs::write(&args_file, remaining.join("\n") + "\n").map_err(|source| RunError::WorkDir { path: args_file.clone(), source })?;
+        args = vec![format!("@{}", args_file.display())];
+    }
+    Ok(outcome)
+}
+
+/// What one process did.
+#[derive(Default)]
+struct ProcessReport {
+    /// The items kept after proctor's decisions, in run order.
+    kept: Option<Vec<String>>,
+    /// pytest's session exit status.
+    session_status: Option<i32>,
+    /// The test that was running when the process died or was killed.
+    interrupted_test: Option<(String, Instant, Outcome)>,
+    /// The session finished normally.
+    clean_end: bool,
+}
+
+#[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
+fn serve(
+    listener: &TcpListener,
+    child: &mut Child,
+    token: &str,
+    options: &PhaseOptions,
+    decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions,
+    on_event: &mut dyn FnMut(&Event),
+    outcome: &mut PhaseOutcome,
+    finished: &mut HashSet<String>,
+    first: bool,
+) -> ProcessReport {
+    let mut report = ProcessReport::default();
+    let Some(stream) = accept(listener, child) else {
+        return report;
+    };
+    let Ok(mut writer) = stream.try_clone() else {
+        return report;
+    };
+    let heard = listen(stream);
+    let mut reports: HashMap<String, Vec<Report>> = HashMap::new();
+    let mut current: Option<(String, Instant)> = None;
+    let mut trusted = false;
+    loop {
+        let message = match heard.recv_timeout(Duration::from_millis(50)) {
+            Ok(Heard::Message(message)) => message,
+            Ok(Heard::Closed) | Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {
+                if let (Some(limit), Some((nodeid, started))) = (options.timeout, &current) {
+                    if started.elapsed() > limit {
+                        kill(child);
+                        report.interrupted_test = Some((nodeid.clone(), *started, Outcome::TimedOut));
+                        current = None;
+                        break;
+                    }
+                }
+                continue;
+            }
+        };
+        match message {
+            Message::Hello { token: given } => trusted = given == token,
+            _ if !trusted => break,
+            Message::Collected { items } => {
+                let decisions = decide(&items);
+                let answer = serde_json::to_string(&decisions).unwrap_or_else(|_| "{}".to_owned()) + "\n";
+                if writer.write_all(answer.as_bytes()).is_err() {
+                    break;
+                }
+                let deselect: HashSet<&String> = decisions.deselect.iter().collect();
+                let mut kept: Vec<String> = items.iter().map(|i| i.nodeid.clone()).filter(|n| !deselect.contains(n)).collect();
+                if !decisions.order.is_empty() {
+                    let position: HashMap<&String, usize> = decisions.order.iter().enumerate().map(|(i, n)| (n, i)).collect();
+                    kept.sort_by_key(|n| position.get(n).copied().unwrap_or(usize::MAX));
+                }
+                on_event(&Event::Collected { collected: items.len(), deselected: decisions.deselect.len(), skipped: decisions.skip.len() });
+                if first {
+                    outcome.collected = items;
+                    outcome.deselected = decisions.deselect;
+                }
+                report.kept = Some(kept);
+            }
+            Message::Start { nodeid } => {
+                on_event(&Event::TestStarted { nodeid: nodeid.clone() });
+                current = Some((nodeid, Instant::now()));
+            }
+            Message::Report(phase_report) => reports.entry(phase_report.nodeid.clone()).or_default().push(phase_report),
+            Message::Finish { nodeid } => {
+                let mut result = fold(&nodeid, &reports.remove(&nodeid).unwrap_or_default());
+                result.phase.clone_from(&options.phase);
+                finished.insert(nodeid);
+                current = None;
+                on_event(&Event::TestFinished(result.clone()));
+                outcome.results.push(result);
+            }
+            Message::SessionFinish { exitstatus } => {
+                report.session_status = Some(exitstatus);
+                report.clean_end = true;
+            }
+        }
+    }
+    if let Some((nodeid, started)) = current {
+        report.interrupted_test = Some((nodeid, started, Outcome::Crashed));
+        report.clean_end = false;
+    }
+    report
+}
+
+/// Waits for the plugin to connect, or for the process to end first.
+fn accept(listener: &TcpListener, child: &mut Child) -> Option<TcpStream> {
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).ok()?;
+                return Some(stream);
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                if matches!(child.try_wait(), Ok(Some(_))) {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Reads the plugin's lines on a thread, so that the session can watch
+/// the clock while it waits.
+fn listen(stream: TcpStream) -> Receiver<Heard> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let reader = BufReader::new(stream);
+        for line in reader.lines() {
+            let Ok(line) = line else { break };
+            match serde_json::from_str::<Message>(&line) {
+                Ok(message) => {
+                    if sender.send(Heard::Message(message)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => continue,
+            }
+        }
+        let _ = sender.send(Heard::Closed);
+    });
+    receiver
+}
+
+fn pytest_command(options: &PhaseOptions, args: &[String], address: &str, token: &str, log: &Path) -> Result<Command, RunError> {
+    let log_file = std::fs::File::create(log).map_err(|source| RunError::WorkDir { path: log.to_path_buf(), source })?;
+    let err_file = log_file.try_clone().map_err(|source| RunError::WorkDir { path: log.to_path_buf(), source })?;
+    let mut command = Command::new(&options.python);
+    // proctor selects: pytest's own -m/-k (from addopts) would apply twice.
+    command.args(["-m", "pytest", "-p", "proctor_bridge", "-m", "", "-k", ""]);
+    command.args(args).args(&options.extra_args);
+    let python_path = match std::env::var_os("PYTHONPATH") {
+        Some(existing) if !existing.is_empty() => {
+            let mut joined = options.work_dir.clone().into_os_string();
+            joined.push(":");
+            joined.push(existing);
+            joined
+        }
+        _ => options.work_dir.clone().into_os_string(),
+    };
+    command
+        .current_dir(&options.cwd)
+        .env("PYTHONPATH", python_path)
+        .env("PROCTOR_BRIDGE", address)
+        .env("PROCTOR_BRIDGE_TOKEN", token)
+        .envs(options.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log_file))
+        .stderr(Stdio::from(err_file));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own process group: a timeout kills pytest and what it started.
+        command.process_group(0);
+    }
+    Ok(command)
+}
+
+/// Kills the process and its group.
+fn kill(child: &mut Child) {
+    kill_group(child);
+    let _ = child.kill();
+}
+
+/// Waits for the process (killing it after a grace period if it hangs
+/// once its connection closed), then kills what it left behind in its
+/// process group; its exit code, `None` when a signal ended it.
+fn reap(child: &mut Child) -> Option<i32> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                kill(child);
+                break child.wait().ok();
+            }
+            Err(_) => break None,
+        }
+    };
+    kill_group(child);
+    status.and_then(|status| status.code())
+}
+
+/// Kills every process left in the child's process group.
+fn kill_group(child: &Child) {
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // SAFETY: signalling a process group we created; it may be gone.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+fn status_text(status: Option<i32>) -> String {
+    match status {
+        Some(code) => format!("exit status {code}"),
+        None => "killed by a signal".to_owned(),
+    }
+}
+
+/// The last lines of pytest's output, for a crash report.
+fn log_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = &lines[lines.len().saturating_sub(15)..];
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("\npytest's last output:\n{}", tail.join("\n"))
+    }
+}
+
+fn describe(command: &Command) -> Vec<String> {
+    std::iter::once(command.get_program()).chain(command.get_args()).map(|a| a.to_string_lossy().into_owned()).collect()
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+}

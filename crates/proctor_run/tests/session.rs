@@ -1,0 +1,126 @@
+//! The runner against real pytest: decisions applied, outcomes as pytest
+//! reports them, and no test lost when the process dies or hangs.
+//! Needs `PROCTOR_TEST_PYTHON` (scripts/test sets it to a venv with pytest).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use proctor_run::{run_phase, CollectedItem, Decisions, Event, Outcome, PhaseOptions};
+
+fn python() -> std::path::PathBuf {
+    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn options(root: &Path) -> PhaseOptions {
+    PhaseOptions {
+        python: python(),
+        cwd: root.to_path_buf(),
+        args: Vec::new(),
+        extra_args: vec!["-p".into(), "no:cacheprovider".into()],
+        env: Vec::new(),
+        timeout: Some(Duration::from_secs(3)),
+        phase: None,
+        work_dir: root.join(".proctor/run"),
+    }
+}
+
+fn outcomes(results: &[proctor_run::TestResult]) -> BTreeMap<String, Outcome> {
+    results.iter().map(|r| (r.nodeid.clone(), r.outcome)).collect()
+}
+
+#[test]
+fn decisions_apply_and_outcomes_match_pytest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pytest.ini", "[pytest]\naddopts = -m 'not slow'\nmarkers =\n    slow: slow\n    gpu: gpu\n");
+    write(
+        root,
+        "test_a.py",
+        "import pytest\n\ndef test_pass():\n    pass\n\ndef test_fail():\n    assert 1 == 2\n\n@pytest.mark.gpu\ndef test_gpu():\n    pass\n\n@pytest.mark.slow\ndef test_slow():\n    pass\n\n@pytest.mark.xfail(reason='bug 7')\ndef test_xfail():\n    assert False\n\n@pytest.fixture\ndef broken():\n    raise RuntimeError('setup')\n\ndef test_error(broken):\n    pass\n\n@pytest.mark.skip(reason='not today')\ndef test_skip():\n    pass\n",
+    );
+    let mut seen: Vec<CollectedItem> = Vec::new();
+    let mut decide = |items: &[CollectedItem]| {
+        seen = items.to_vec();
+        let mut decisions = Decisions::default();
+        decisions.deselect.push("test_a.py::test_pass".into());
+        decisions.skip.insert("test_a.py::test_gpu".into(), "no GPU detected (8 GB VRAM required)".into());
+        decisions
+    };
+    let mut events = Vec::new();
+    let outcome = run_phase(&options(root), &mut decide, &mut |e: &Event| events.push(e.clone())).unwrap();
+    // pytest's own -m from addopts is neutralised: proctor selects.
+    assert_eq!(seen.len(), 7, "{seen:?}");
+    assert!(seen.iter().find(|i| i.nodeid == "test_a.py::test_gpu").unwrap().markers.iter().any(|m| m.name == "gpu"));
+    let got = outcomes(&outcome.results);
+    let want: BTreeMap<String, Outcome> = [
+        ("test_a.py::test_fail", Outcome::Failed),
+        ("test_a.py::test_gpu", Outcome::Skipped),
+        ("test_a.py::test_slow", Outcome::Passed),
+        ("test_a.py::test_xfail", Outcome::Xfailed),
+        ("test_a.py::test_error", Outcome::Error),
+        ("test_a.py::test_skip", Outcome::Skipped),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o))
+    .collect();
+    assert_eq!(got, want);
+    let gpu = outcome.results.iter().find(|r| r.nodeid == "test_a.py::test_gpu").unwrap();
+    assert_eq!(gpu.reason.as_deref(), Some("no GPU detected (8 GB VRAM required)"));
+    let fail = outcome.results.iter().find(|r| r.nodeid == "test_a.py::test_fail").unwrap();
+    assert!(fail.message.as_deref().unwrap().contains("assert 1 == 2"));
+    assert_eq!(outcome.deselected, ["test_a.py::test_pass"]);
+    assert_eq!(outcome.pytest_status, Some(1));
+}
+
+#[test]
+fn a_killed_process_loses_no_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "test_b.py",
+        "import os, time\n\ndef test_1():\n    pass\n\ndef test_dies():\n    os._exit(3)\n\ndef test_2():\n    pass\n\ndef test_hangs():\n    time.sleep(60)\n\ndef test_3():\n    assert 0\n",
+    );
+    let mut decide = |_: &[CollectedItem]| Decisions::default();
+    let mut notes = 0;
+    let outcome = run_phase(&options(root), &mut decide, &mut |e: &Event| {
+        if matches!(e, Event::Note { .. }) {
+            notes += 1;
+        }
+    })
+    .unwrap();
+    let got = outcomes(&outcome.results);
+    let want: BTreeMap<String, Outcome> = [
+        ("test_b.py::test_1", Outcome::Passed),
+        ("test_b.py::test_dies", Outcome::Crashed),
+        ("test_b.py::test_2", Outcome::Passed),
+        ("test_b.py::test_hangs", Outcome::TimedOut),
+        ("test_b.py::test_3", Outcome::Failed),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o))
+    .collect();
+    assert_eq!(got, want);
+    assert_eq!(notes, 2, "one restart after the crash, one after the timeout");
+    let died = outcome.results.iter().find(|r| r.nodeid == "test_b.py::test_dies").unwrap();
+    assert!(died.message.as_deref().unwrap().contains("exit status 3"), "{died:?}");
+}
+
+#[test]
+fn pytest_that_cannot_start_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "conftest.py", "raise SystemExit('conftest is broken')\n");
+    write(root, "test_c.py", "def test_x():\n    pass\n");
+    let mut decide = |_: &[CollectedItem]| Decisions::default();
+    let outcome = run_phase(&options(root), &mut decide, &mut |_: &Event| {}).unwrap();
+    assert!(outcome.results.is_empty());
+    assert!(outcome.failed_to_start.as_deref().unwrap_or_default().contains("conftest is broken"), "{outcome:?}");
+}
