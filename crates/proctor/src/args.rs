@@ -37,6 +37,13 @@ pub(crate) enum Command {
     /// configured), 1 when some test is run by no job, 2 when files could
     /// not be collected, 4 on bad usage or configuration.
     Plan(PlanArgs),
+    /// Run the suite through real pytest, with proctor's selection, gates
+    /// and needs applied to the items pytest collects.
+    ///
+    /// Arguments after `--` go to pytest unchanged. Exit status is
+    /// pytest's: 0 all passed, 1 some failed (or crashed, or timed out), 2
+    /// interrupted, 3 internal error, 4 usage error, 5 no tests ran.
+    Run(RunArgs),
     /// Lint the suite against its taxonomy.
     ///
     /// Exit status: 0 when nothing (but information) is found, 1 when there
@@ -194,6 +201,35 @@ pub(crate) struct RuleArgs {
     /// List every rule: code, name, summary.
     #[arg(long)]
     pub(crate) all: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) suite: SuiteArgs,
+    #[command(flatten)]
+    pub(crate) selection: SelectionArgs,
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    /// Run what this CI job runs: its selection, environment and flags.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) job: Option<String>,
+    /// Kill a test (and its pytest process) after this many seconds; the
+    /// rest run in a new process.
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<f64>,
+    /// Write the versioned JSON report here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) json: Option<PathBuf>,
+    /// Write a `JUnit` XML report here (markers as properties).
+    #[arg(long = "junit-xml", value_name = "PATH")]
+    pub(crate) junit_xml: Option<PathBuf>,
+    /// Print every test's outcome as it ends, not only a progress line.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+    /// Arguments for pytest, after `--`.
+    #[arg(last = true, value_name = "PYTEST_ARGS")]
+    pub(crate) pytest_args: Vec<String>,
 }
 
 /// `-m`, `-k` and profile options, shared by the commands that select.

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         args::Command::Select(select) => commands::select::run(select),
         args::Command::Explain(explain) => commands::explain::run(explain),
         args::Command::Plan(plan) => commands::plan::run(plan),
+        args::Command::Run(run) => commands::run::run(run),
         args::Command::Check(check) => commands::check::run(check),
         args::Command::Rule(rule) => commands::rule::run(rule),
         args::Command::Ci(ci) => commands::ci::run(ci),

@@ -72,6 +72,7 @@ suites!(
     discovery_config,
     errors,
     dynamic,
+    outcomes,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

@@ -1,5 +1,5 @@
 //! What a run produces: one [`TestResult`] per test, the [`Event`]s that
-//! lead to them, and the [`RunSummary`]. Reporters (terminal, JSON, JUnit,
+//! lead to them, and the [`RunSummary`]. Reporters (terminal, JSON, `JUnit`,
 //! HTML) and the history store read only these types.
 
 use std::collections::BTreeMap;

@@ -23,14 +23,16 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
         let failed = report.outcome == "failed";
         let skipped = report.outcome == "skipped";
         match report.when.as_str() {
-            "setup" if failed => outcome = Some(Outcome::Error),
+            // A failing teardown makes pytest count an error (next to the
+            // call's outcome); one result per test keeps the error.
+            "setup" | "teardown" if failed => outcome = Some(Outcome::Error),
             "setup" | "call" if skipped && report.wasxfail.is_some() => {
                 outcome = Some(Outcome::Xfailed);
                 result.reason.clone_from(&report.wasxfail);
             }
             "setup" | "call" if skipped => {
                 outcome = Some(Outcome::Skipped);
-                result.reason = report.reason.clone();
+                result.reason.clone_from(&report.reason);
             }
             "call" if failed => outcome = Some(Outcome::Failed),
             "call" if report.wasxfail.is_some() => {
@@ -38,9 +40,6 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
                 result.reason.clone_from(&report.wasxfail);
             }
             "call" => outcome = outcome.or(Some(Outcome::Passed)),
-            // A failing teardown makes pytest count an error (next to the
-            // call's outcome); one result per test keeps the error.
-            "teardown" if failed => outcome = Some(Outcome::Error),
             _ => {}
         }
         if failed && result.message.is_none() {

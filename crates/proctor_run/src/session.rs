@@ -286,13 +286,12 @@ fn listen(stream: TcpStream) -> Receiver<Heard> {
         let reader = BufReader::new(stream);
         for line in reader.lines() {
             let Ok(line) = line else { break };
-            match serde_json::from_str::<Message>(&line) {
-                Ok(message) => {
-                    if sender.send(Heard::Message(message)).is_err() {
-                        return;
-                    }
+            // Lines that are not messages (a plugin newer than this
+            // proctor) are skipped.
+            if let Ok(message) = serde_json::from_str::<Message>(&line) {
+                if sender.send(Heard::Message(message)).is_err() {
+                    return;
                 }
-                Err(_) => continue,
             }
         }
         let _ = sender.send(Heard::Closed);

@@ -9,6 +9,7 @@ pub(crate) mod explain;
 pub(crate) mod machine;
 pub(crate) mod plan;
 pub(crate) mod rule;
+pub(crate) mod run;
 pub(crate) mod select;
 pub(crate) mod selection;
 pub(crate) mod suite;

@@ -1,0 +1,119 @@
+//! Differential tests of `proctor run`: on every fixture suite, the
+//! outcome of each test is the one bare pytest gives it (the same default
+//! selection, pytest's own classification of its reports), and the exit
+//! status is pytest's. Needs `PROCTOR_TEST_PYTHON` (scripts/test sets it).
+
+#![expect(clippy::print_stderr, reason = "a differential test reports what it compared as it goes")]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python() -> PathBuf {
+    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// pytest's outcomes and exit status, through `tests/harness/dump_outcomes.py`.
+fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<String, String>, Vec<String>, i32) {
+    let dump = out.join("pytest.json");
+    let status = Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "dump_outcomes", "-p", "no:cacheprovider"])
+        .args(selection)
+        .current_dir(dir)
+        .env("PYTHONPATH", repo().join("tests/harness"))
+        .env("PROCTOR_DUMP", &dump)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("pytest wrote no dump in {}: {}", dir.display(), String::from_utf8_lossy(&status.stdout)));
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let outcomes = doc["outcomes"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
+    let skipped_modules = doc["skipped_modules"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect();
+    (outcomes, skipped_modules, status.status.code().unwrap_or(-1))
+}
+
+/// proctor's outcomes (as pytest words) and exit status.
+fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<String, String>, i32, String) {
+    let report = out.join("proctor.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .args(selection)
+        .arg("--python")
+        .arg(python())
+        .arg("--json")
+        .arg(&report)
+        .args(["--", "-p", "no:cacheprovider"])
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("proctor wrote no report in {}: {stdout}", dir.display()));
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let outcomes = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned()))
+        .collect();
+    (outcomes, output.status.code().unwrap_or(-1), stdout)
+}
+
+fn check(dir: &Path) {
+    check_selection(dir, &[]);
+}
+
+/// The same `-m` / `-k` for both.
+fn check_selection(dir: &Path, selection: &[&str]) {
+    let out = tempfile::tempdir().unwrap();
+    let (theirs, skipped_modules, their_status) = pytest_outcomes(dir, out.path(), selection);
+    let (mut ours, our_status, log) = proctor_outcomes(dir, out.path(), selection);
+    // A module pytest skips whole (importorskip) has no items there;
+    // proctor, which does not import it, reports each of its selected tests
+    // skipped (and its deselected ones deselected, where pytest, which must
+    // import a module to deselect in it, counts the module skipped).
+    for module in &skipped_modules {
+        let prefix = format!("{module}::");
+        let inside: Vec<String> = ours.keys().filter(|n| n.starts_with(&prefix)).cloned().collect();
+        for nodeid in inside {
+            assert_eq!(ours.remove(&nodeid).as_deref(), Some("skipped"), "{nodeid} in a module pytest skips\n{log}");
+        }
+    }
+    assert_eq!(ours, theirs, "outcomes differ in {} with {selection:?}\n{log}", dir.display());
+    assert_eq!(our_status, their_status, "exit status differs in {} with {selection:?}\n{log}", dir.display());
+    eprintln!("{} {selection:?}: {} tests, same outcomes, exit {their_status}", dir.display(), ours.len());
+}
+
+macro_rules! suites {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                check(&repo().join("tests/suites").join(stringify!($name)));
+            }
+        )*
+    };
+}
+
+suites!(basics, discovery_config, discovery_defaults, dynamic, errors, fixtures, inheritance, markers, naming, parametrize, unittest_cases);
+
+/// Every outcome pytest has, and selections over them.
+#[test]
+fn outcomes() {
+    let dir = repo().join("tests/suites/outcomes");
+    check(&dir);
+    check_selection(&dir, &["-m", "not slow"]);
+    check_selection(&dir, &["-m", "network and not slow"]);
+    check_selection(&dir, &["-k", "param or group"]);
+    check_selection(&dir, &["-m", "slow", "-k", "not class"]);
+    check_selection(&dir, &["-m", "nothing_has_this"]);
+}
+
+#[test]
+fn demo() {
+    check(&repo().join("examples/demo"));
+}

@@ -1,0 +1,251 @@
+//! What the history says: median durations per test, tests that are flaky
+//! across runs, and one run's stored results.
+//!
+//! Windows are per test: "the last N runs" of a test are the last N runs
+//! that recorded it, so that a test run only in shard 3 of 4, or only in
+//! nightly runs, has as much history as any other.
+
+use std::collections::HashMap;
+
+use proctor_run::Outcome;
+use serde::{Deserialize, Serialize};
+
+use crate::error::HistoryError;
+use crate::outcome;
+use crate::stats::median;
+use crate::store::History;
+
+/// A test that both passed and failed within its window, or passed only
+/// on a rerun.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlakyTest {
+    /// The node id.
+    pub nodeid: String,
+    /// Runs in the window in which the test ran (skips do not count).
+    pub runs: usize,
+    /// Runs in which it failed (failed, error, crashed, timed out).
+    pub failures: usize,
+    /// Runs in which it failed at first and passed on a rerun.
+    pub passes_after_rerun: usize,
+}
+
+impl FlakyTest {
+    /// Runs that went wrong at least once: failures plus passes after a
+    /// rerun. The ordering key of [`History::flaky`].
+    #[must_use]
+    pub fn unstable(&self) -> usize {
+        self.failures + self.passes_after_rerun
+    }
+}
+
+/// One stored result: exactly what the history keeps of a [`proctor_run::TestResult`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredResult {
+    /// The node id.
+    pub nodeid: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Its duration in seconds.
+    pub duration: f64,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Whether it passed only on a rerun.
+    pub flaky: bool,
+    /// The phase it ran in.
+    pub phase: Option<String>,
+}
+
+impl History {
+    /// The median duration of each test over its last `last_runs` passed
+    /// or failed results (skips, errors, crashes and timeouts say nothing
+    /// about how long the test takes). Tests with no such result are
+    /// absent.
+    pub fn durations(&self, last_runs: usize) -> Result<HashMap<String, f64>, HistoryError> {
+        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT nodeid, duration FROM (
+                    SELECT nodeid, duration,
+                           ROW_NUMBER() OVER (PARTITION BY nodeid ORDER BY run_id DESC) AS n
+                    FROM results WHERE outcome IN ('passed', 'failed')
+                 ) WHERE n <= ?1",
+            )
+            .map_err(read_err)?;
+        let mut samples: HashMap<String, Vec<f64>> = HashMap::new();
+        let rows = statement
+            .query_map([window(last_runs)], |row| Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?)))
+            .map_err(read_err)?;
+        for row in rows {
+            let (nodeid, duration) = row.map_err(read_err)?;
+            samples.entry(nodeid).or_default().push(duration);
+        }
+        Ok(samples
+            .into_iter()
+            .filter_map(|(nodeid, mut values)| median(&mut values).map(|m| (nodeid, m)))
+            .collect())
+    }
+
+    /// The tests that, within their last `last_runs` runs (skips not
+    /// counted), both passed and failed, or passed only on a rerun; most
+    /// unstable first (see [`FlakyTest::unstable`]), then fewest runs, then
+    /// by node id.
+    pub fn flaky(&self, last_runs: usize) -> Result<Vec<FlakyTest>, HistoryError> {
+        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let failures = outcome::failure_set();
+        let mut statement = self
+            .conn
+            .prepare(&format!(
+                "SELECT nodeid, COUNT(*), SUM(outcome IN {failures}), SUM(outcome = 'passed'), SUM(flaky != 0)
+                 FROM (
+                    SELECT nodeid, outcome, flaky,
+                           ROW_NUMBER() OVER (PARTITION BY nodeid ORDER BY run_id DESC) AS n
+                    FROM results WHERE outcome != 'skipped'
+                 ) WHERE n <= ?1
+                 GROUP BY nodeid"
+            ))
+            .map_err(read_err)?;
+        let rows = statement
+            .query_map([window(last_runs)], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    count_at(row, 1)?,
+                    count_at(row, 2)?,
+                    count_at(row, 3)?,
+                    count_at(row, 4)?,
+                ))
+            })
+            .map_err(read_err)?;
+        let mut flaky = Vec::new();
+        for row in rows {
+            let (nodeid, runs, failures, passes, passes_after_rerun) = row.map_err(read_err)?;
+            if (failures > 0 && passes > 0) || passes_after_rerun > 0 {
+                flaky.push(FlakyTest { nodeid, runs, failures, passes_after_rerun });
+            }
+        }
+        flaky.sort_by(|a, b| {
+            b.unstable().cmp(&a.unstable()).then(a.runs.cmp(&b.runs)).then_with(|| a.nodeid.cmp(&b.nodeid))
+        });
+        Ok(flaky)
+    }
+
+    /// How many runs are recorded.
+    pub fn run_count(&self) -> Result<usize, HistoryError> {
+        self.conn
+            .query_row("SELECT COUNT(*) FROM runs", [], |row| count_at(row, 0))
+            .map_err(|source| HistoryError::Read { path: self.path.clone(), source })
+    }
+
+    /// The results stored for run `run_id`, in the order they were given
+    /// (empty when there is no such run).
+    pub fn results_of(&self, run_id: i64) -> Result<Vec<StoredResult>, HistoryError> {
+        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT nodeid, outcome, duration, attempts, flaky, phase
+                 FROM results WHERE run_id = ?1 ORDER BY rowid",
+            )
+            .map_err(read_err)?;
+        let rows = statement
+            .query_map([run_id], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, f64>(2)?,
+                    row.get::<_, u32>(3)?,
+                    row.get::<_, bool>(4)?,
+                    row.get::<_, Option<String>>(5)?,
+                ))
+            })
+            .map_err(read_err)?;
+        let mut results = Vec::new();
+        for row in rows {
+            let (nodeid, code, duration, attempts, flaky, phase) = row.map_err(read_err)?;
+            let outcome = outcome::parse(&code)
+                .ok_or_else(|| HistoryError::UnknownOutcome { path: self.path.clone(), outcome: code })?;
+            results.push(StoredResult { nodeid, outcome, duration, attempts, flaky, phase });
+        }
+        Ok(results)
+    }
+}
+
+/// Column `index` of `row`, a count (`SQLite` integers are signed).
+fn count_at(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<usize> {
+    let count: i64 = row.get(index)?;
+    Ok(usize::try_from(count).unwrap_or(0))
+}
+
+/// `last_runs` as an SQL integer.
+fn window(last_runs: usize) -> i64 {
+    i64::try_from(last_runs).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+#[expect(clippy::float_cmp, reason = "the expected values are exact")]
+mod tests {
+    use proctor_run::{Outcome, TestResult};
+
+    use super::*;
+    use crate::store::tests::{result, run};
+
+    fn history_with(runs: &[Vec<TestResult>]) -> (tempfile::TempDir, History) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::open(&dir.path().join("h.db")).unwrap();
+        for results in runs {
+            history.record_run(&run(), results).unwrap();
+        }
+        (dir, history)
+    }
+
+    #[test]
+    fn durations_are_medians_over_each_tests_window() {
+        let (_dir, history) = history_with(&[
+            vec![result("a", Outcome::Passed, 100.0), result("b", Outcome::Passed, 2.0)],
+            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Skipped, 0.0)],
+            vec![result("a", Outcome::Failed, 3.0), result("b", Outcome::Crashed, 50.0)],
+            vec![result("a", Outcome::Passed, 2.0), result("c", Outcome::Skipped, 0.0)],
+        ]);
+        let all = history.durations(10).unwrap();
+        assert_eq!(all.len(), 2, "c never passed or failed: {all:?}");
+        assert_eq!(all["a"], 2.5);
+        assert_eq!(all["b"], 2.0);
+        let last3 = history.durations(3).unwrap();
+        assert_eq!(last3["a"], 2.0);
+        assert_eq!(last3["b"], 2.0, "b's window is its own last results");
+        assert!(history.durations(0).unwrap().is_empty());
+        assert_eq!(history.run_count().unwrap(), 4);
+    }
+
+    #[test]
+    fn flaky_tests_passed_and_failed_or_needed_a_rerun() {
+        let mut rerun = result("c", Outcome::Passed, 1.0);
+        rerun.flaky = true;
+        rerun.attempts = 2;
+        let (_dir, history) = history_with(&[
+            vec![result("a", Outcome::Failed, 1.0), result("b", Outcome::Passed, 1.0), result("d", Outcome::Failed, 1.0)],
+            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::TimedOut, 1.0), result("d", Outcome::Failed, 1.0)],
+            vec![result("a", Outcome::Error, 1.0), result("b", Outcome::Skipped, 1.0), rerun, result("e", Outcome::Passed, 1.0)],
+            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Passed, 1.0), result("e", Outcome::Passed, 1.0)],
+        ]);
+        let flaky = history.flaky(10).unwrap();
+        let expected = vec![
+            FlakyTest { nodeid: "a".into(), runs: 4, failures: 2, passes_after_rerun: 0 },
+            FlakyTest { nodeid: "c".into(), runs: 1, failures: 0, passes_after_rerun: 1 },
+            FlakyTest { nodeid: "b".into(), runs: 3, failures: 1, passes_after_rerun: 0 },
+        ];
+        assert_eq!(flaky, expected, "d always fails and e always passes: neither is flaky");
+        // In the last 1 run of each test, only c's rerun remains.
+        let recent: Vec<_> = history.flaky(1).unwrap().into_iter().map(|f| f.nodeid).collect();
+        assert_eq!(recent, ["c"]);
+    }
+
+    #[test]
+    fn results_of_reports_unknown_outcomes() {
+        let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
+        history.conn.execute("UPDATE results SET outcome = 'vanished'", []).unwrap();
+        let err = history.results_of(1).unwrap_err();
+        assert!(err.to_string().contains("unknown outcome `vanished`"), "{err}");
+        assert!(history.results_of(99).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,33 @@
+//! The database schema, as an ordered list of migrations. The schema
+//! version is `SQLite`'s `user_version`: migration `i` (0-based) takes a
+//! database from version `i` to `i + 1`. Migrations are only ever appended.
+
+/// The migrations, oldest first.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // Version 1: runs and their per-test results.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER NOT NULL,
+        command TEXT NOT NULL,
+        selection TEXT,
+        exit_code INTEGER NOT NULL,
+        shard TEXT
+    );
+    CREATE TABLE results (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        nodeid TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        duration REAL NOT NULL,
+        attempts INTEGER NOT NULL,
+        flaky INTEGER NOT NULL,
+        phase TEXT
+    );
+    CREATE INDEX results_nodeid ON results(nodeid, run_id);
+    CREATE INDEX results_run ON results(run_id);",
+];
+
+/// The schema version this build writes.
+pub(crate) fn current_version() -> u32 {
+    u32::try_from(MIGRATIONS.len()).expect("fewer than 2^32 migrations")
+}

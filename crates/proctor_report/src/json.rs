@@ -1,0 +1,59 @@
+//! The machine-readable report of a run (`proctor run --json`): a versioned
+//! document with the run's context, its totals, every test's result and
+//! the skips grouped by reason.
+
+use proctor_run::{RunSummary, TestResult};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::skips::skip_groups;
+
+/// The version of the JSON report's shape; it changes only when a field
+/// changes meaning or goes away.
+pub const JSON_REPORT_VERSION: u32 = 1;
+
+/// The context of a run that the results alone do not tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReportMeta {
+    /// proctor's version.
+    pub proctor_version: String,
+    /// When the run started, ISO-8601 in UTC (`2025-01-31T12:00:00Z`).
+    pub started_at: String,
+    /// The command line, program name first.
+    pub command: Vec<String>,
+    /// The selection as the user wrote it (`-m`, `-k`, tier, job), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
+    /// The seed of a random test order, if the order was random.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// The JSON report: `version`, `meta`, `summary` (the [`RunSummary`]
+/// fields plus its pytest-style `line`), `tests` (each [`TestResult`] as
+/// serialized) and `skips` (`{reason, count, tests}` per reason, most
+/// frequent first).
+#[must_use]
+pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMeta) -> Value {
+    let mut summary_value = to_value(summary);
+    if let Value::Object(fields) = &mut summary_value {
+        fields.insert("line".to_owned(), Value::String(summary.line()));
+    }
+    let skips: Vec<Value> = skip_groups(results)
+        .into_iter()
+        .map(|group| json!({ "reason": group.reason, "count": group.nodeids.len(), "tests": group.nodeids }))
+        .collect();
+    json!({
+        "version": JSON_REPORT_VERSION,
+        "meta": to_value(meta),
+        "summary": summary_value,
+        "tests": results.iter().map(to_value).collect::<Vec<_>>(),
+        "skips": skips,
+    })
+}
+
+/// `value` as JSON. The report's types have string keys only, so this
+/// cannot fail; `null` stands in should that ever change.
+fn to_value(value: impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}

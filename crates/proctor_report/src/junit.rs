@@ -1,0 +1,164 @@
+//! `JUnit` XML as pytest's `--junit-xml` writes it (family `xunit2`): one
+//! `<testsuite>` in `<testsuites>`, one `<testcase>` per test result, with
+//! proctor's markers, phase and reruns as `<property>` elements. The XML is
+//! written by hand; everything that comes from tests is escaped.
+
+use std::fmt::Write as _;
+
+use proctor_run::{Outcome, RunSummary, TestResult};
+
+use crate::message::crash_line;
+use crate::skips::skip_reason;
+use crate::xml::{escape_attr, escape_text};
+
+/// pytest's limit on a `message` attribute, in characters.
+const MESSAGE_BUDGET: usize = 500;
+
+/// The `JUnit` document for a run: `suite_name` names the `<testsuite>`
+/// (pytest's `junit_suite_name`, `pytest` by default), `timestamp` is when
+/// the run started (ISO-8601) and `hostname` the machine it ran on.
+///
+/// The suite's `errors` count errors, crashes and timeouts, `failures`
+/// failed tests, `skipped` skipped and xfailed tests, and `tests` every
+/// test, as pytest counts them.
+#[must_use]
+pub fn junit_xml(results: &[TestResult], summary: &RunSummary, suite_name: &str, timestamp: &str, hostname: &str) -> String {
+    let count = |outcomes: &[Outcome]| -> usize { outcomes.iter().filter_map(|o| summary.counts.get(o)).sum() };
+    let errors = count(&[Outcome::Error, Outcome::Crashed, Outcome::TimedOut]);
+    let failures = count(&[Outcome::Failed]);
+    let skipped = count(&[Outcome::Skipped, Outcome::Xfailed]);
+    let tests: usize = summary.counts.values().sum();
+
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\n");
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{}\" errors=\"{errors}\" failures=\"{failures}\" skipped=\"{skipped}\" tests=\"{tests}\" time=\"{:.3}\" timestamp=\"{}\" hostname=\"{}\">",
+        escape_attr(suite_name),
+        summary.duration,
+        escape_attr(timestamp),
+        escape_attr(hostname),
+    );
+    for result in results {
+        write_testcase(&mut out, result);
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// The `classname` and `name` pytest gives a node id in `JUnit` XML: the
+/// file path dotted and without `.py`, then the classes, joined by `.`;
+/// the function's name with its parameter id, which may itself hold `::`
+/// or `/`. `tests/unit/test_a.py::TestX::test_y[1]` gives
+/// (`tests.unit.test_a.TestX`, `test_y[1]`).
+#[must_use]
+pub fn junit_names(nodeid: &str) -> (String, String) {
+    let Some((path, tail)) = nodeid.split_once("::") else {
+        return (String::new(), dotted_path(nodeid));
+    };
+    let (names, params) = match tail.split_once('[') {
+        Some((names, params)) => (names, Some(params.strip_suffix(']').unwrap_or(params))),
+        None => (tail, None),
+    };
+    let mut parts: Vec<String> = std::iter::once(dotted_path(path)).chain(names.split("::").map(str::to_owned)).collect();
+    let mut name = parts.pop().unwrap_or_default();
+    if let Some(params) = params {
+        let _ = write!(name, "[{params}]");
+    }
+    (parts.join("."), name)
+}
+
+/// `tests/unit/test_a.py` as `tests.unit.test_a`.
+fn dotted_path(path: &str) -> String {
+    let dotted = path.replace('/', ".");
+    match dotted.strip_suffix(".py") {
+        Some(stem) => stem.to_owned(),
+        None => dotted,
+    }
+}
+
+fn write_testcase(out: &mut String, result: &TestResult) {
+    let (classname, name) = junit_names(&result.nodeid);
+    let _ = write!(
+        out,
+        "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+        escape_attr(&classname),
+        escape_attr(&name),
+        result.duration
+    );
+    let properties = properties(result);
+    let outcome = outcome_element(result);
+    if properties.is_empty() && outcome.is_none() && result.output.is_empty() {
+        out.push_str("/>\n");
+        return;
+    }
+    out.push_str(">\n");
+    if !properties.is_empty() {
+        out.push_str("      <properties>\n");
+        for (name, value) in properties {
+            let _ = writeln!(out, "        <property name=\"{name}\" value=\"{}\"/>", escape_attr(&value));
+        }
+        out.push_str("      </properties>\n");
+    }
+    if let Some(element) = outcome {
+        out.push_str("      ");
+        out.push_str(&element);
+        out.push('\n');
+    }
+    if !result.output.is_empty() {
+        let _ = writeln!(out, "      <system-out>{}</system-out>", escape_text(&result.output));
+    }
+    out.push_str("    </testcase>\n");
+}
+
+/// `marker` per marker, then `phase`, `attempts` (after reruns) and
+/// `flaky`.
+fn properties(result: &TestResult) -> Vec<(&'static str, String)> {
+    let mut properties: Vec<(&'static str, String)> = result.markers.iter().map(|m| ("marker", m.clone())).collect();
+    if let Some(phase) = &result.phase {
+        properties.push(("phase", phase.clone()));
+    }
+    if result.attempts > 1 {
+        properties.push(("attempts", result.attempts.to_string()));
+    }
+    if result.flaky {
+        properties.push(("flaky", "true".to_owned()));
+    }
+    properties
+}
+
+/// The `<failure>`, `<error>` or `<skipped>` element of a result, if its
+/// outcome has one.
+fn outcome_element(result: &TestResult) -> Option<String> {
+    let text = result.message.as_deref().unwrap_or("");
+    let line = crash_line(text);
+    let with = |what: &str| if line.is_empty() { what.to_owned() } else { format!("{what}: {line}") };
+    let (tag, message) = match result.outcome {
+        Outcome::Passed | Outcome::Xpassed => return None,
+        Outcome::Skipped => return Some(skipped("pytest.skip", skip_reason(result))),
+        Outcome::Xfailed => {
+            let reason = result.reason.as_deref().unwrap_or("");
+            return Some(skipped("pytest.xfail", reason.strip_prefix("reason: ").unwrap_or(reason)));
+        }
+        Outcome::Failed => ("failure", line.to_owned()),
+        Outcome::Error if line.is_empty() => ("error", "failed on setup or teardown".to_owned()),
+        Outcome::Error => ("error", line.to_owned()),
+        Outcome::Crashed => ("error", with("crashed")),
+        Outcome::TimedOut => ("error", with("timed out")),
+    };
+    Some(format!("<{tag} message=\"{}\">{}</{tag}>", escape_attr(&shorten(&message)), escape_text(text)))
+}
+
+fn skipped(kind: &str, reason: &str) -> String {
+    format!("<skipped type=\"{kind}\" message=\"{}\"/>", escape_attr(reason))
+}
+
+/// `message` cut to pytest's budget for attributes; the element's text
+/// keeps the whole report.
+fn shorten(message: &str) -> String {
+    if message.chars().count() <= MESSAGE_BUDGET {
+        return message.to_owned();
+    }
+    let mut cut: String = message.chars().take(MESSAGE_BUDGET).collect();
+    cut.push_str("...");
+    cut
+}

@@ -1,0 +1,214 @@
+//! The end-of-run text of `proctor run`, laid out as pytest's terminal
+//! summary (failures, short test summary info, the closing stats rule), and
+//! the one-line live progress status.
+
+use std::collections::BTreeMap;
+
+use proctor_run::{Outcome, RunSummary, TestResult};
+
+use crate::ansi::{paint, rule, Style};
+use crate::message::crash_line;
+use crate::skips::skip_groups;
+
+/// What the terminal summary shows, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryOptions {
+    /// Width of the `=` rules, in characters (pytest's terminal width).
+    pub width: usize,
+    /// Show `SKIPPED [N] reason` and `XFAIL` lines (pytest's `-rsx`).
+    pub show_skips: bool,
+    /// Show a `PASSES` section with the captured output of passed tests
+    /// (pytest's `-rP`).
+    pub show_passed_output: bool,
+    /// Color words and rules with ANSI escapes as pytest does.
+    pub color: bool,
+    /// Attempts allowed per test (reruns + 1), shown in `FLAKY` lines.
+    pub max_attempts: Option<u32>,
+}
+
+impl Default for SummaryOptions {
+    fn default() -> Self {
+        SummaryOptions { width: 80, show_skips: true, show_passed_output: false, color: false, max_attempts: None }
+    }
+}
+
+/// The summary pytest would print at the end of the run: a `FAILURES`
+/// section, a `PASSES` section when asked, the short test summary info and
+/// the closing `==== 1 failed, 3 passed in 1.20s ====` rule. Every line,
+/// the last included, ends with a newline.
+#[must_use]
+pub fn summary(results: &[TestResult], summary: &RunSummary, options: &SummaryOptions) -> String {
+    let mut out = String::new();
+    failures_section(&mut out, results, options);
+    if options.show_passed_output {
+        passes_section(&mut out, results, options);
+    }
+    let lines = short_summary_lines(results, options);
+    if !lines.is_empty() {
+        let header = rule('=', "short test summary info", options.width);
+        push_line(&mut out, &paint(&header, &[Style::Cyan, Style::Bold], options.color));
+        for line in lines {
+            push_line(&mut out, &line);
+        }
+    }
+    let stats = rule('=', &summary.line(), options.width);
+    push_line(&mut out, &paint(&stats, &[main_style(summary), Style::Bold], options.color));
+    out
+}
+
+/// A live status line: `[ 42/120] 40 passed, 1 failed, 1 skipped`, counts
+/// in [`Outcome`] order, outcomes with no test left out.
+#[must_use]
+pub fn progress_line(done: usize, total: usize, counts: &BTreeMap<Outcome, usize>) -> String {
+    let digits = total.to_string().len();
+    let mut line = format!("[{done:>digits$}/{total}]");
+    let parts: Vec<String> = counts.iter().filter(|(_, &n)| n > 0).map(|(&outcome, &n)| count_text(outcome, n)).collect();
+    if !parts.is_empty() {
+        line.push(' ');
+        line.push_str(&parts.join(", "));
+    }
+    line
+}
+
+/// `3 passed`, `1 error`, `2 errors`, as pytest counts.
+fn count_text(outcome: Outcome, n: usize) -> String {
+    match (outcome, n) {
+        (Outcome::Error, 1) => "1 error".to_owned(),
+        (Outcome::Error, _) => format!("{n} errors"),
+        (other, _) => format!("{n} {}", other.word()),
+    }
+}
+
+/// The color of the closing rule: red when the run failed, green when
+/// something passed and nothing needs a look, yellow otherwise (pytest's
+/// main color; flaky tests count as pytest's warnings).
+fn main_style(summary: &RunSummary) -> Style {
+    let has = |outcome: Outcome| summary.counts.get(&outcome).is_some_and(|&n| n > 0);
+    if [Outcome::Failed, Outcome::Error, Outcome::Crashed, Outcome::TimedOut].into_iter().any(has) {
+        Style::Red
+    } else if has(Outcome::Xpassed) || summary.flaky > 0 || !has(Outcome::Passed) {
+        Style::Yellow
+    } else {
+        Style::Green
+    }
+}
+
+/// One entry per test that fails the run: its node id in a `_` rule, its
+/// message, and its captured output under a `-` rule.
+fn failures_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
+    let failed: Vec<&TestResult> = results.iter().filter(|r| r.outcome.is_failure()).collect();
+    if failed.is_empty() {
+        return;
+    }
+    push_line(out, &rule('=', "FAILURES", options.width));
+    for result in failed {
+        let title = rule('_', &result.nodeid, options.width);
+        push_line(out, &paint(&title, &[Style::Red, Style::Bold], options.color));
+        let message = match result.message.as_deref() {
+            Some(message) if !message.trim().is_empty() => message,
+            _ => default_message(result.outcome),
+        };
+        push_block(out, message);
+        push_output(out, &result.output, options);
+    }
+}
+
+/// The captured output of passed tests that have some (pytest's `-rP`).
+fn passes_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
+    let passed: Vec<&TestResult> = results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Passed | Outcome::Xpassed) && !r.output.is_empty())
+        .collect();
+    if passed.is_empty() {
+        return;
+    }
+    push_line(out, &rule('=', "PASSES", options.width));
+    for result in passed {
+        let title = rule('_', &result.nodeid, options.width);
+        push_line(out, &paint(&title, &[Style::Green, Style::Bold], options.color));
+        push_output(out, &result.output, options);
+    }
+}
+
+/// What a failure entry says when the runner gave no message.
+fn default_message(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Crashed => "the pytest process died while this test was running",
+        Outcome::TimedOut => "the test ran past its timeout and its process was killed",
+        Outcome::Error => "error in setup or teardown",
+        _ => "the test failed",
+    }
+}
+
+/// The lines under `short test summary info`, in the order of pytest's
+/// `-ra` (skips, xfails, xpasses, errors, failures), with proctor's
+/// crashes and timeouts after the errors and flaky tests last.
+fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<String> {
+    let color = options.color;
+    let mut lines = Vec::new();
+    if options.show_skips {
+        for group in skip_groups(results) {
+            let word = paint("SKIPPED", &[Style::Yellow], color);
+            lines.push(format!("{word} [{}] {}", group.nodeids.len(), group.reason));
+        }
+        lines.extend(reason_lines(results, Outcome::Xfailed, "XFAIL", color));
+    }
+    lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color));
+    for (outcome, word) in [
+        (Outcome::Error, "ERROR"),
+        (Outcome::Crashed, "CRASHED"),
+        (Outcome::TimedOut, "TIMEOUT"),
+        (Outcome::Failed, "FAILED"),
+    ] {
+        for result in results.iter().filter(|r| r.outcome == outcome) {
+            let mut line = format!("{} {}", paint(word, &[Style::Red], color), result.nodeid);
+            let first = result.message.as_deref().map(crash_line).unwrap_or_default();
+            if !first.is_empty() {
+                line.push_str(" - ");
+                line.push_str(first);
+            }
+            lines.push(line);
+        }
+    }
+    for result in results.iter().filter(|r| r.flaky) {
+        let word = paint("FLAKY", &[Style::Yellow], color);
+        let of = options.max_attempts.map(|max| format!(" of {max}")).unwrap_or_default();
+        lines.push(format!("{word} {} (passed on attempt {}{of})", result.nodeid, result.attempts));
+    }
+    lines
+}
+
+/// `WORD nodeid - reason` for each test with `outcome`.
+fn reason_lines(results: &[TestResult], outcome: Outcome, word: &str, color: bool) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.outcome == outcome)
+        .map(|result| {
+            let mut line = format!("{} {}", paint(word, &[Style::Yellow], color), result.nodeid);
+            if let Some(reason) = result.reason.as_deref().filter(|r| !r.is_empty()) {
+                line.push_str(" - ");
+                line.push_str(reason);
+            }
+            line
+        })
+        .collect()
+}
+
+/// Captured output under pytest's `-` rule, when there is any.
+fn push_output(out: &mut String, output: &str, options: &SummaryOptions) {
+    if output.trim().is_empty() {
+        return;
+    }
+    push_line(out, &rule('-', "Captured output", options.width));
+    push_block(out, output);
+}
+
+/// A multi-line text without its trailing newlines, then one newline.
+fn push_block(out: &mut String, text: &str) {
+    push_line(out, text.trim_end_matches(['\n', '\r']));
+}
+
+fn push_line(out: &mut String, line: &str) {
+    out.push_str(line);
+    out.push('\n');
+}

@@ -1,0 +1,149 @@
+//! Differential test: real pytest's `--junit-xml` (family `xunit2`) and
+//! [`proctor_report::junit_xml`] must give the same testcases (classname,
+//! name, outcome element, skip type and message) and the same suite counts
+//! for one suite with every kind of node id and outcome.
+//!
+//! The interpreter comes from `PROCTOR_TEST_PYTHON` (set by
+//! `scripts/test`); without it the test fails rather than passing silently.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use proctor_report::junit_xml;
+use proctor_run::{Outcome, RunSummary, TestResult};
+use roxmltree::Document;
+
+const SUITE: &str = r#"import pytest
+
+
+def test_pass():
+    print("out")
+
+
+def test_fail():
+    assert 1 == 2
+
+
+@pytest.mark.skip(reason="service ollama not reachable at 127.0.0.1:11434")
+def test_skip():
+    pass
+
+
+@pytest.mark.xfail(reason="bug #12")
+def test_xfail():
+    assert False
+
+
+@pytest.mark.xfail(reason="bug #13")
+def test_xpass():
+    pass
+
+
+@pytest.mark.parametrize("p", ["a/b::c", "x y", "<&>"])
+def test_param(p):
+    pass
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("db down")
+
+
+def test_error(broken):
+    pass
+
+
+class TestOuter:
+    class TestInner:
+        def test_z(self):
+            pass
+
+    @pytest.mark.parametrize("n", [1, 2])
+    def test_y(self, n):
+        pass
+"#;
+
+/// The results the runner would report for [`SUITE`], in pytest's order.
+fn results() -> Vec<TestResult> {
+    let file = "tests/unit/test_a.py";
+    let cases: &[(&str, Outcome, Option<&str>, Option<&str>)] = &[
+        ("test_pass", Outcome::Passed, None, None),
+        ("test_fail", Outcome::Failed, None, Some("    def test_fail():\n>       assert 1 == 2\nE       assert 1 == 2\n")),
+        ("test_skip", Outcome::Skipped, Some("service ollama not reachable at 127.0.0.1:11434"), None),
+        ("test_xfail", Outcome::Xfailed, Some("bug #12"), None),
+        ("test_xpass", Outcome::Xpassed, Some("bug #13"), None),
+        ("test_param[a/b::c]", Outcome::Passed, None, None),
+        ("test_param[x y]", Outcome::Passed, None, None),
+        ("test_param[<&>]", Outcome::Passed, None, None),
+        ("test_error", Outcome::Error, None, Some("E       RuntimeError: db down\n")),
+        ("TestOuter::TestInner::test_z", Outcome::Passed, None, None),
+        ("TestOuter::test_y[1]", Outcome::Passed, None, None),
+        ("TestOuter::test_y[2]", Outcome::Passed, None, None),
+    ];
+    cases
+        .iter()
+        .map(|&(name, outcome, reason, message)| TestResult {
+            nodeid: format!("{file}::{name}"),
+            outcome,
+            duration: 0.0,
+            phase: None,
+            reason: reason.map(str::to_owned),
+            message: message.map(str::to_owned),
+            output: String::new(),
+            attempts: 1,
+            flaky: false,
+            markers: Vec::new(),
+        })
+        .collect()
+}
+
+/// What both writers must agree on for one testcase: its outcome element's
+/// tag, and for skips the type and message.
+type Case = (Option<String>, Option<String>, Option<String>);
+
+/// Suite counts and testcases keyed by (classname, name).
+fn shape(xml: &str) -> (Vec<String>, BTreeMap<(String, String), Case>) {
+    let doc = Document::parse(xml).unwrap_or_else(|err| panic!("malformed XML ({err}):\n{xml}"));
+    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).expect("a testsuite");
+    let counts = ["errors", "failures", "skipped", "tests"].iter().map(|a| suite.attribute(*a).unwrap_or("").to_owned()).collect();
+    let mut cases = BTreeMap::new();
+    for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+        let key = (case.attribute("classname").unwrap().to_owned(), case.attribute("name").unwrap().to_owned());
+        let outcome = case.children().find(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()));
+        let tag = outcome.map(|c| c.tag_name().name().to_owned());
+        let skip_type = outcome.filter(|c| c.has_tag_name("skipped")).and_then(|c| c.attribute("type")).map(str::to_owned);
+        let message = outcome.filter(|c| !c.has_tag_name("error")).and_then(|c| c.attribute("message")).map(str::to_owned);
+        cases.insert(key, (tag, skip_type, message));
+    }
+    (counts, cases)
+}
+
+#[test]
+fn junit_matches_real_pytest() {
+    let Some(python) = std::env::var_os("PROCTOR_TEST_PYTHON") else {
+        panic!(
+            "PROCTOR_TEST_PYTHON is not set: the differential test needs a Python with pytest \
+             (export PROCTOR_TEST_PYTHON=/work/main/.venv/bin/python, or run scripts/test)"
+        );
+    };
+    let python = PathBuf::from(python);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tests/unit")).unwrap();
+    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(dir.path().join("tests/unit/test_a.py"), SUITE).unwrap();
+    let run = Command::new(&python)
+        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "--junit-xml=report.xml", "-o", "junit_family=xunit2"])
+        .current_dir(dir.path())
+        .env_remove("PYTEST_ADDOPTS")
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", python.display()));
+    // Exit code 1: the suite has a failure and an error on purpose.
+    assert_eq!(run.status.code(), Some(1), "pytest: {}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+
+    let results = results();
+    let ours = junit_xml(&results, &RunSummary::of(&results, 0, 0.1, false), "pytest", "t", "h");
+    assert_eq!(shape(&ours), shape(&theirs), "ours:\n{ours}\npytest's:\n{theirs}");
+}

@@ -1,0 +1,6 @@
+//! Tests of the three reporters on one run with every outcome.
+
+mod fixture;
+mod json;
+mod junit;
+mod terminal;
