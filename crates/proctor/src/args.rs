@@ -227,6 +227,24 @@ pub(crate) struct RunArgs {
     /// Print every test's outcome as it ends, not only a progress line.
     #[arg(short, long)]
     pub(crate) verbose: bool,
+    /// The order tests run in: `pytest` (default), `random` (modules, then
+    /// classes, then tests, shuffled; the seed is printed), or `by-group`
+    /// (grouped by the markers of `--group-by`'s axis, in its order).
+    #[arg(long, value_name = "ORDER", value_parser = ["pytest", "random", "by-group"], default_value = "pytest")]
+    pub(crate) order: String,
+    /// The seed of `--order random`, to reproduce an order.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+    /// The axis `--order by-group` groups by.
+    #[arg(long, value_name = "AXIS")]
+    pub(crate) group_by: Option<String>,
+    /// Run one shard of the selected tests, `I/N` (1-based), balanced by
+    /// the durations in the run history.
+    #[arg(long, value_name = "I/N")]
+    pub(crate) shard: Option<String>,
+    /// Do not read or write the run history (`.proctor/history.db`).
+    #[arg(long)]
+    pub(crate) no_history: bool,
     /// Arguments for pytest, after `--`.
     #[arg(last = true, value_name = "PYTEST_ARGS")]
     pub(crate) pytest_args: Vec<String>,

@@ -32,6 +32,7 @@ mod paths;
 mod plan_options;
 mod proctor_options;
 mod python;
+mod run_options;
 mod settings;
 mod shlex;
 mod source;
@@ -47,9 +48,10 @@ pub use proctor_options::{
     TestNamePattern,
 };
 pub use plan_options::{
-    parse_version, GateOptions, HelperKind, HelperOptions, JobOptions, NeedOptions, PhaseOptions, PlanOptions,
+    parse_version, GateOptions, HelperKind, HelperOptions, HookOptions, JobOptions, NeedOptions, PhaseOptions, PlanOptions,
     ServiceOptions, Trigger,
 };
+pub use run_options::{RerunRule, RunOptions};
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
 pub use taxonomy_options::{
     build_path_glob, AxisOptions, Cardinality, KeyPath, KeySegment, MarkerOptions, MarkerScope,

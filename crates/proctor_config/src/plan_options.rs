@@ -25,13 +25,28 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
 use crate::taxonomy_options::{KeyPath, TaxonomyOptions, TaxonomyProblem};
 
-/// How to reach a service (`[services.<name>]`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// How to reach a service (`[services.<name>]`) and, for `proctor run`, how
+/// to start and stop it. A service without `start` is external: proctor
+/// only probes it.
+///
+/// ```toml
+/// [services.ollama]
+/// address-env = "OLLAMA_HOST"
+/// default-address = "127.0.0.1:11434"
+/// http-probe = "/api/tags"
+/// start = "ollama serve"
+/// env = { OLLAMA_KEEP_ALIVE = "0" }
+/// ready-timeout = 60
+/// stop-timeout = 10
+/// hook-between-modules = { method = "POST", path = "/api/evict", body = "{}" }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ServiceOptions {
     /// The environment variable that holds the service's address, as
@@ -43,6 +58,84 @@ pub struct ServiceOptions {
     /// A path to `GET` once the port answers; the service counts as up only
     /// on a 2xx answer (`http-probe`, e.g. `/api/tags`).
     pub http_probe: Option<String>,
+    /// The command line that starts the service, run with `sh -c` in the
+    /// rootdir in a process group of its own (`start`, e.g.
+    /// `ollama serve`). Without it the service is external.
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Environment variables for the started process (`env`); the variable
+    /// named by `address-env` is always set to the resolved address.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// How long a started service may take to answer, in seconds
+    /// (`ready-timeout`, default 30).
+    #[serde(default = "default_ready_timeout", deserialize_with = "seconds")]
+    pub ready_timeout: Duration,
+    /// How long a service may take to exit after `SIGTERM` before its
+    /// whole process group gets `SIGKILL`, in seconds (`stop-timeout`,
+    /// default 10).
+    #[serde(default = "default_stop_timeout", deserialize_with = "seconds")]
+    pub stop_timeout: Duration,
+    /// An HTTP request to send to the service between two test modules,
+    /// e.g. to evict models from memory (`hook-between-modules`).
+    #[serde(default)]
+    pub hook_between_modules: Option<HookOptions>,
+}
+
+impl Default for ServiceOptions {
+    fn default() -> Self {
+        ServiceOptions {
+            address_env: None,
+            default_address: String::new(),
+            http_probe: None,
+            start: None,
+            env: BTreeMap::new(),
+            ready_timeout: default_ready_timeout(),
+            stop_timeout: default_stop_timeout(),
+            hook_between_modules: None,
+        }
+    }
+}
+
+fn default_ready_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+
+fn default_stop_timeout() -> Duration {
+    Duration::from_secs(10)
+}
+
+/// The longest timeout accepted: a day.
+const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
+
+/// A number of seconds, integer or fractional, above 0 and at most a day.
+fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if value.is_finite() && value > 0.0 && value <= MAX_TIMEOUT_SECONDS {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(serde::de::Error::custom("must be a number of seconds above 0 and at most 86400"))
+    }
+}
+
+/// An HTTP request sent to a service
+/// (`hook-between-modules = { method = "POST", path = "/api/evict", body = "{}" }`).
+/// A body is sent as `application/json`; any 2xx answer counts as done.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HookOptions {
+    /// The HTTP method (`method`, default `POST`).
+    #[serde(default = "default_hook_method")]
+    pub method: String,
+    /// The path, starting with `/` (`path`).
+    pub path: String,
+    /// The request body (`body`), if any.
+    #[serde(default)]
+    pub body: Option<String>,
+}
+
+fn default_hook_method() -> String {
+    "POST".to_owned()
 }
 
 /// What the machine must offer a test (`[needs.<marker>]`, or a table in
@@ -258,9 +351,32 @@ impl PlanOptions {
                     format!("`{}` is not a `host:port` address", service.default_address),
                 );
             }
+            let key = KeyPath::default().key("services").key(name);
             if let Some(path) = &service.http_probe {
                 if !path.starts_with('/') {
-                    report(KeyPath::default().key("services").key(name).key("http-probe"), format!("`{path}` must start with `/`"));
+                    report(key.clone().key("http-probe"), format!("`{path}` must start with `/`"));
+                }
+            }
+            if service.start.as_deref().is_some_and(|start| start.trim().is_empty()) {
+                report(key.clone().key("start"), "`start` is an empty command line".to_owned());
+            }
+            if let Some(variable) = &service.address_env {
+                if !valid_variable(variable) {
+                    report(key.clone().key("address-env"), format!("`{variable}` is not an environment variable name"));
+                }
+            }
+            for variable in service.env.keys() {
+                if !valid_variable(variable) {
+                    report(key.clone().key("env").key(variable), format!("`{variable}` is not an environment variable name"));
+                }
+            }
+            if let Some(hook) = &service.hook_between_modules {
+                let key = key.clone().key("hook-between-modules");
+                if hook.method.is_empty() || !hook.method.chars().all(|c| c.is_ascii_uppercase()) {
+                    report(key.clone().key("method"), format!("`{}` is not an HTTP method such as `POST`", hook.method));
+                }
+                if !hook.path.starts_with('/') || hook.path.contains(char::is_whitespace) {
+                    report(key.key("path"), format!("`{}` must start with `/` and contain no spaces", hook.path));
                 }
             }
         }
@@ -336,6 +452,12 @@ fn valid_address(address: &str) -> bool {
     address.rsplit_once(':').is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
 }
 
+/// A name that can be set in a process environment: not empty, no `=`,
+/// no NUL.
+fn valid_variable(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['=', '\0'])
+}
+
 /// `3.11` → `(3, 11)`; `3` → `(3, 0)`.
 #[must_use]
 pub fn parse_version(text: &str) -> Option<(u32, u32)> {
@@ -392,5 +514,39 @@ mod tests {
         check("[jobs.unit]\nshards = 0\n", 2, "at least 1");
         check("[helpers]\n'a.b' = 'gpus'\n", 2, "a helper kind");
         check("[jobs.unit]\nmarker = 'x'\n", 2, "unknown field `marker`");
+        let service = "[services.db]\ndefault-address = '127.0.0.1:5432'\n";
+        check(&format!("{service}start = ' '\n"), 3, "empty command line");
+        check(&format!("{service}ready-timeout = 0\n"), 3, "number of seconds");
+        check(&format!("{service}stop-timeout = -1.5\n"), 3, "number of seconds");
+        check(&format!("{service}ready-timeout = 'soon'\n"), 3, "f64");
+        check(&format!("{service}env = {{ 'A=B' = '1' }}\n"), 3, "not an environment variable name");
+        check(&format!("{service}address-env = ''\n"), 3, "not an environment variable name");
+        check(&format!("{service}hook-between-modules = {{ method = 'post', path = '/x' }}\n"), 3, "not an HTTP method");
+        check(&format!("{service}hook-between-modules = {{ path = 'api/evict' }}\n"), 3, "must start with `/`");
+        check(&format!("{service}hook-between-modules = {{ url = '/x' }}\n"), 3, "unknown field `url`");
+        check(&format!("{service}stop = 'kill'\n"), 3, "unknown field `stop`");
+    }
+
+    #[test]
+    fn service_lifecycles_read_with_defaults() {
+        let plan = load(
+            "[services.ollama]\naddress-env = 'OLLAMA_HOST'\ndefault-address = '127.0.0.1:11434'\nhttp-probe = '/api/tags'\n\
+             start = 'ollama serve'\nenv = { OLLAMA_KEEP_ALIVE = '0' }\nready-timeout = 45\nstop-timeout = 2.5\n\
+             hook-between-modules = { path = '/api/evict', body = '{}' }\n\
+             [services.db]\ndefault-address = '127.0.0.1:5432'\n",
+        )
+        .unwrap();
+        let ollama = plan.service("ollama").unwrap();
+        assert_eq!(ollama.start.as_deref(), Some("ollama serve"));
+        assert_eq!(ollama.env.get("OLLAMA_KEEP_ALIVE").map(String::as_str), Some("0"));
+        assert_eq!((ollama.ready_timeout, ollama.stop_timeout), (Duration::from_secs(45), Duration::from_secs_f64(2.5)));
+        let hook = ollama.hook_between_modules.as_ref().unwrap();
+        assert_eq!((hook.method.as_str(), hook.path.as_str(), hook.body.as_deref()), ("POST", "/api/evict", Some("{}")));
+        let db = plan.service("db").unwrap();
+        assert_eq!(
+            db,
+            &ServiceOptions { default_address: "127.0.0.1:5432".to_owned(), ..ServiceOptions::default() }
+        );
+        assert_eq!((db.ready_timeout, db.stop_timeout), (Duration::from_secs(30), Duration::from_secs(10)));
     }
 }

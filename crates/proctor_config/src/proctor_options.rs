@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::ConfigError;
+use crate::run_options::RunOptions;
 use crate::plan_options::{GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions};
 use crate::source::SourceFile;
 use crate::taxonomy_options::{
@@ -50,6 +51,8 @@ pub struct ProctorOptions {
     /// Services, needs, helpers, gates and CI jobs (`[services.*]`,
     /// `[needs.*]`, `[helpers]`, `[gates.*]`, `[jobs.*]`).
     pub plan: PlanOptions,
+    /// `proctor run` (`[run]`).
+    pub run: RunOptions,
 }
 
 /// Opt-in conventions for `proctor check` (`[check]`); each is off until
@@ -230,6 +233,7 @@ struct RawOptions {
     gates: Vec<(String, GateOptions)>,
     #[serde(deserialize_with = "ordered_table")]
     jobs: Vec<(String, JobOptions)>,
+    run: RunOptions,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -247,6 +251,7 @@ impl From<RawOptions> for ProctorOptions {
             profiles: raw.profiles,
             check: raw.check,
             plan: PlanOptions { services: raw.services, needs: raw.needs, helpers: raw.helpers, gates: raw.gates, jobs: raw.jobs },
+            run: raw.run,
         }
     }
 }
@@ -391,6 +396,7 @@ mod tests {
                 profiles: Vec::new(),
                 check: CheckOptions::default(),
                 plan: PlanOptions::default(),
+                run: RunOptions::default(),
             }
         );
     }

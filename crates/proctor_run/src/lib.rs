@@ -7,8 +7,10 @@
 mod model;
 mod outcome;
 mod protocol;
+mod services;
 mod session;
 
 pub use model::{Event, Outcome, RunSummary, TestResult};
 pub use protocol::{CollectedItem, CollectedMarker, Decisions};
+pub use services::{RunningService, ServiceError};
 pub use session::{run_phase, PhaseOptions, PhaseOutcome, RunError};

@@ -91,4 +91,7 @@ pub struct Decisions {
     /// The order to run the kept items in (empty: pytest's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub order: Vec<String>,
+    /// Node ids whose tests fail on a connection to a non-loopback address.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub no_network: Vec<String>,
 }

@@ -7,7 +7,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::model::{Event, Outcome, TestResult};
@@ -41,6 +43,9 @@ pub struct PhaseOptions {
     pub phase: Option<String>,
     /// A directory for the plugin, argument files and pytest's output.
     pub work_dir: PathBuf,
+    /// Set (by a Ctrl-C handler) to stop: pytest is killed, the phase
+    /// returns what finished, and nothing is restarted.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// What a phase produced.
@@ -57,6 +62,8 @@ pub struct PhaseOutcome {
     /// pytest never reached collection (a usage error, a crash in a
     /// conftest): the tail of its output.
     pub failed_to_start: Option<String>,
+    /// The run was interrupted (Ctrl-C).
+    pub interrupted: bool,
 }
 
 /// Why a phase could not run.
@@ -121,6 +128,10 @@ pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]
         if let Some(code) = process.session_status {
             outcome.pytest_status = Some(code);
         }
+        if process.interrupted {
+            outcome.interrupted = true;
+            return Ok(outcome);
+        }
         if let Some((nodeid, started, outcome_kind)) = process.interrupted_test {
             finished.insert(nodeid.clone());
             let message = match outcome_kind {
@@ -170,6 +181,8 @@ struct ProcessReport {
     interrupted_test: Option<(String, Instant, Outcome)>,
     /// The session finished normally.
     clean_end: bool,
+    /// Stopped by the interrupt flag.
+    interrupted: bool,
 }
 
 #[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
@@ -193,19 +206,31 @@ fn serve(
     };
     let heard = listen(stream);
     let mut reports: HashMap<String, Vec<Report>> = HashMap::new();
-    let mut current: Option<(String, Instant)> = None;
+    // The plugin sends a test's messages when it ends (one write per test),
+    // and pytest runs the kept items in order: the test running now is the
+    // first kept one not finished, since the last finish (or collection).
+    let mut since = Instant::now();
     let mut trusted = false;
+    let running = |kept: &Option<Vec<String>>, finished: &HashSet<String>| -> Option<String> {
+        kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
+    };
     loop {
         let message = match heard.recv_timeout(Duration::from_millis(50)) {
             Ok(Heard::Message(message)) => message,
             Ok(Heard::Closed) | Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {
-                if let (Some(limit), Some((nodeid, started))) = (options.timeout, &current) {
-                    if started.elapsed() > limit {
-                        kill(child);
-                        report.interrupted_test = Some((nodeid.clone(), *started, Outcome::TimedOut));
-                        current = None;
-                        break;
+                if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                    kill(child);
+                    report.interrupted = true;
+                    return report;
+                }
+                if let Some(limit) = options.timeout {
+                    if since.elapsed() > limit {
+                        if let Some(nodeid) = running(&report.kept, finished) {
+                            kill(child);
+                            report.interrupted_test = Some((nodeid, since, Outcome::TimedOut));
+                            return report;
+                        }
                     }
                 }
                 continue;
@@ -232,17 +257,15 @@ fn serve(
                     outcome.deselected = decisions.deselect;
                 }
                 report.kept = Some(kept);
+                since = Instant::now();
             }
-            Message::Start { nodeid } => {
-                on_event(&Event::TestStarted { nodeid: nodeid.clone() });
-                current = Some((nodeid, Instant::now()));
-            }
+            Message::Start { nodeid } => on_event(&Event::TestStarted { nodeid }),
             Message::Report(phase_report) => reports.entry(phase_report.nodeid.clone()).or_default().push(phase_report),
             Message::Finish { nodeid } => {
                 let mut result = fold(&nodeid, &reports.remove(&nodeid).unwrap_or_default());
                 result.phase.clone_from(&options.phase);
                 finished.insert(nodeid);
-                current = None;
+                since = Instant::now();
                 on_event(&Event::TestFinished(result.clone()));
                 outcome.results.push(result);
             }
@@ -252,9 +275,10 @@ fn serve(
             }
         }
     }
-    if let Some((nodeid, started)) = current {
-        report.interrupted_test = Some((nodeid, started, Outcome::Crashed));
-        report.clean_end = false;
+    if !report.clean_end {
+        if let Some(nodeid) = running(&report.kept, finished) {
+            report.interrupted_test = Some((nodeid, since, Outcome::Crashed));
+        }
     }
     report
 }

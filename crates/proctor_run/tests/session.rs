@@ -28,6 +28,7 @@ fn options(root: &Path) -> PhaseOptions {
         timeout: Some(Duration::from_secs(3)),
         phase: None,
         work_dir: root.join(".proctor/run"),
+        interrupt: None,
     }
 }
 

@@ -347,6 +347,7 @@ mod tests {
                     address_env: Some("OLLAMA_HOST".to_owned()),
                     default_address: "127.0.0.1:11434".to_owned(),
                     http_probe: None,
+                    ..ServiceOptions::default()
                 },
             )],
             ..PlanOptions::default()

@@ -10,6 +10,8 @@ pub(crate) mod machine;
 pub(crate) mod plan;
 pub(crate) mod rule;
 pub(crate) mod run;
+pub(crate) mod run_order;
+pub(crate) mod run_progress;
 pub(crate) mod select;
 pub(crate) mod selection;
 pub(crate) mod suite;

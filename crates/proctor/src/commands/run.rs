@@ -1,15 +1,21 @@
 //! `proctor run`: the suite through real pytest. Static collection decides
 //! which files pytest must import at all (a module whose every test is
-//! deselected or gated is not imported; its gated tests are reported
-//! skipped with their reason); the bridge then hands pytest's real items
-//! to the same taxonomy and plan code, and results stream back.
+//! deselected, gated or in another shard is not imported; its gated tests
+//! are reported skipped with their reason); the bridge then hands pytest's
+//! real items to the same taxonomy and plan code, and results stream back.
+//! Failures that a rerun rule covers run again; every run is recorded in
+//! the history, whose durations balance `--shard`.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use proctor_config::RerunRule;
 use proctor_plan::{Facts, Verdict};
 use proctor_python::{Item, Marker, MarkerSource};
 use proctor_run::{CollectedItem, Decisions, Event, Outcome, PhaseOptions, RunSummary, TestResult};
@@ -17,9 +23,14 @@ use proctor_taxonomy::{Selection, Taxonomy};
 
 use crate::args::RunArgs;
 use crate::commands::machine;
+use crate::commands::run_order::{self, Order};
+use crate::commands::run_progress::Progress;
 use crate::commands::selection::Selecting;
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
+
+/// Durations from this many of each test's last results balance shards.
+const HISTORY_WINDOW: usize = 10;
 
 /// What the run applies to every item, static or collected.
 struct Rules<'s> {
@@ -27,22 +38,46 @@ struct Rules<'s> {
     selection: Selection,
     facts: Facts,
     plan: &'s proctor_config::PlanOptions,
+    /// Markers whose tests may not use the network.
+    no_network: &'s [String],
+    order: Order,
+    /// The node ids of this shard (static items), when sharded.
+    shard: Option<(HashSet<String>, usize, usize)>,
 }
 
 impl Rules<'_> {
-    fn verdict(&self, item: &Item) -> Result<Verdict> {
+    fn verdict(&self, item: &Item) -> Result<(Verdict, Vec<String>)> {
         let effective = self.taxonomy.effective(item);
-        Ok(proctor_plan::decide(item, &effective, &self.selection, self.plan, &self.facts)?)
+        let verdict = proctor_plan::decide(item, &effective, &self.selection, self.plan, &self.facts)?;
+        let mut names: Vec<String> = Vec::new();
+        for name in effective.names() {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+        Ok((verdict, names))
+    }
+
+    /// Whether the item belongs to this shard: for items static collection
+    /// knows, the balanced shard's members; for the others (ids only
+    /// pytest computes), a stable hash of the node id.
+    fn in_shard(&self, nodeid: &str, known: bool) -> bool {
+        match &self.shard {
+            None => true,
+            Some((members, _, _)) if known => members.contains(nodeid),
+            Some((_, index, count)) => stable_hash(nodeid) % count == index - 1,
+        }
     }
 }
 
 pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let started = Instant::now();
-    let started_at = utc_now();
+    let started_at = SystemTime::now();
     let suite = Suite::load(&args.suite)?;
     let selecting = Selecting::new(&suite, &args.selection)?;
     let mut facts = machine::facts(&suite, &args.machine)?;
     let mut env: Vec<(String, String)> = Vec::new();
+    let mut phases_axis = None;
     let selection = match &args.job {
         Some(name) => {
             let job = machine::job_setups(&suite, Some(name))?.remove(0);
@@ -52,29 +87,41 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
                 env.push((key.clone(), value.clone()));
             }
             facts.flags.extend(job.options.flags.iter().cloned());
+            phases_axis = job.options.phases.as_ref().map(|p| (p.by.clone(), p.order.clone()));
             job.selection
         }
         None => selecting.selection,
     };
-    let rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &suite.config.proctor.plan };
+    let order = resolve_order(args, &suite, phases_axis)?;
+    let options = &suite.config.proctor;
+    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None };
     let python = machine::detect_options(&suite.config, &args.machine)
         .python
         .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
+    let rootdir = suite.config.pytest.rootdir.clone();
+    let history_path = proctor_history::History::default_path(&rootdir);
 
-    // Static pass: which files pytest must import.
+    // Static pass: verdicts, the shard, and the files pytest must import.
     let collection = suite.collect();
-    let mut static_results: Vec<TestResult> = Vec::new();
-    let mut static_deselected = 0;
+    let mut verdicts: Vec<Verdict> = Vec::with_capacity(collection.items.len());
+    for item in &collection.items {
+        verdicts.push(rules.verdict(item)?.0);
+    }
+    let shard_spec = args.shard.as_deref().map(str::parse::<proctor_history::ShardSpec>).transpose().map_err(|e| anyhow!("--shard: {e}"))?;
+    if let Some(spec) = &shard_spec {
+        let running: Vec<String> = collection.items.iter().zip(&verdicts).filter(|(_, v)| v.runs()).map(|(i, _)| i.nodeid.clone()).collect();
+        let durations = if args.no_history { HashMap::new() } else { read_durations(&history_path) };
+        let members = proctor_history::shard(&running, &durations, spec.index, spec.count).map_err(|e| anyhow!("--shard: {e}"))?;
+        rules.shard = Some((members.into_iter().collect(), spec.index, spec.count));
+    }
     let mut needed: Vec<String> = Vec::new();
     let mut needed_set: HashSet<String> = HashSet::new();
-    let mut verdicts: Vec<(usize, Verdict)> = Vec::with_capacity(collection.items.len());
-    for (index, item) in collection.items.iter().enumerate() {
-        let verdict = rules.verdict(item)?;
+    for (item, verdict) in collection.items.iter().zip(&verdicts) {
         let file = collected_file(&item.nodeid).to_owned();
-        if (verdict.runs() || item.dynamic.is_some()) && needed_set.insert(file.clone()) {
+        let runs_here = (verdict.runs() && rules.in_shard(&item.nodeid, true)) || item.dynamic.is_some();
+        if runs_here && needed_set.insert(file.clone()) {
             needed.push(file);
         }
-        verdicts.push((index, verdict));
     }
     for error in &collection.errors {
         // pytest must see the files that fail to collect, to report them.
@@ -82,87 +129,248 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             needed.push(error.file.clone());
         }
     }
-    for (index, verdict) in &verdicts {
-        let item = &collection.items[*index];
+    let mut results: Vec<TestResult> = Vec::new();
+    let mut deselected = 0;
+    for (item, verdict) in collection.items.iter().zip(&verdicts) {
         if needed_set.contains(collected_file(&item.nodeid)) {
             continue;
         }
         match verdict {
-            Verdict::Deselected { .. } => static_deselected += 1,
-            Verdict::Skipped { reason } => static_results.push(skipped(item, reason)),
-            Verdict::Run => {}
+            Verdict::Skipped { reason } if rules.shard.is_none() => results.push(skipped(item, reason)),
+            _ => deselected += 1,
         }
     }
     let static_by_id: HashMap<&str, &Item> = collection.items.iter().map(|i| (i.nodeid.as_str(), i)).collect();
 
     let mut out = Printer::stdout();
-    writeln!(out, "proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed.len(), count_files(&collection))?;
+    let mut header = format!("proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed.len(), count_files(&collection));
+    if let Some(spec) = &shard_spec {
+        let _ = write!(header, ", shard {spec}");
+    }
+    if let Order::Random(seed) = rules.order {
+        let _ = write!(header, ", random order (--seed {seed})");
+    }
+    writeln!(out, "{header}")?;
     out.flush()?;
-    let mut results = static_results;
-    let mut deselected = static_deselected;
+
+    let interrupt = install_interrupt_handler();
+    let markers_of: RefCell<HashMap<String, Vec<String>>> = RefCell::new(HashMap::new());
     let mut drift: Vec<String> = Vec::new();
     let mut failed_to_start = None;
     let mut pytest_status = None;
+    let mut interrupted = false;
     if !needed.is_empty() {
-        let options = PhaseOptions {
-            python,
-            cwd: suite.config.pytest.rootdir.clone(),
-            args: needed.clone(),
+        // pytest gets the same arguments as bare pytest would, plus an
+        // `--ignore` per module it need not import (many file arguments
+        // make pytest's collection slower than its own directory walk).
+        let mut pytest_args: Vec<String> = args.suite.paths.clone();
+        let mut ignored: Vec<&str> = collection.items.iter().map(|i| collected_file(&i.nodeid)).filter(|f| !needed_set.contains(*f)).collect();
+        ignored.dedup();
+        let ignored: HashSet<&str> = ignored.into_iter().collect();
+        let mut ignored: Vec<&str> = ignored.into_iter().collect();
+        ignored.sort_unstable();
+        pytest_args.extend(ignored.iter().map(|file| format!("--ignore={}", rootdir.join(file).display())));
+        let phase = PhaseOptions {
+            python: python.clone(),
+            cwd: suite.cwd.clone(),
+            args: pytest_args,
             extra_args: args.pytest_args.clone(),
-            env,
-            timeout: args.timeout.map(Duration::from_secs_f64),
+            env: env.clone(),
+            timeout: args.timeout.or(options.run.timeout).map(Duration::from_secs_f64),
             phase: None,
-            work_dir: suite.config.pytest.rootdir.join(".proctor").join("run"),
+            work_dir: rootdir.join(".proctor").join("run"),
+            interrupt: Some(Arc::clone(&interrupt)),
         };
-        let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id);
+        let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id, &markers_of);
         let mut progress = Progress::new(args.verbose);
-        let outcome = proctor_run::run_phase(&options, &mut decide, &mut |event: &Event| progress.event(event)).context("cannot run pytest")?;
-        progress.finish();
+        let outcome = proctor_run::run_phase(&phase, &mut decide, &mut |event: &Event| progress.event(event)).context("cannot run pytest")?;
         deselected += outcome.deselected.len();
-        let collected: HashSet<&str> = outcome.collected.iter().map(|i| i.nodeid.as_str()).collect();
-        for item in &outcome.collected {
-            if !static_by_id.contains_key(item.nodeid.as_str()) && !static_dynamic_covers(&collection.items, &item.nodeid) {
-                drift.push(format!("pytest collected {} that static collection did not foresee", item.nodeid));
-            }
-        }
-        for item in &collection.items {
-            if item.dynamic.is_none() && needed_set.contains(collected_file(&item.nodeid)) && !collected.contains(item.nodeid.as_str()) && !outcome.collected.is_empty() {
-                drift.push(format!("static collection has {} but pytest did not collect it", item.nodeid));
-            }
-        }
+        drift = drift_between(&collection, &needed_set, &outcome.collected);
         results.extend(outcome.results);
         failed_to_start = outcome.failed_to_start;
         pytest_status = outcome.pytest_status;
+        interrupted = outcome.interrupted;
+        if !interrupted {
+            rerun(&options.run.reruns, &phase, &mut results, &markers_of, &mut decide, &mut progress)?;
+            interrupted = interrupt.load(Ordering::Relaxed);
+        }
+        progress.finish();
     }
-    let interrupted = failed_to_start.is_some() || matches!(pytest_status, Some(2));
-    let summary = RunSummary::of(&results, deselected, started.elapsed().as_secs_f64(), interrupted);
+    let markers_of = markers_of.into_inner();
+    for result in &mut results {
+        if let Some(names) = markers_of.get(&result.nodeid) {
+            result.markers.clone_from(names);
+        }
+    }
+    let interrupted_run = interrupted || failed_to_start.is_some() || matches!(pytest_status, Some(2));
+    let summary = RunSummary::of(&results, deselected, started.elapsed().as_secs_f64(), interrupted_run);
+    if interrupted {
+        writeln!(out, "interrupted: the report holds the {} test(s) that finished", results.len())?;
+    }
     print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())?;
-    write_reports(args, &results, &summary, &started_at, &describe_selection(&rules.selection))?;
-    out.flush()?;
+    let selection_text = describe_selection(&rules.selection);
+    write_reports(args, &results, &summary, &utc(started_at), &selection_text)?;
     let code = match pytest_status {
-        Some(status @ (3 | 4)) => status,
+        Some(status @ (3 | 4)) if !interrupted => status,
         _ if failed_to_start.is_some() => 2,
         _ => summary.exit_code,
     };
+    if !args.no_history && !results.is_empty() {
+        let record = proctor_history::RunRecord {
+            started_at,
+            finished_at: SystemTime::now(),
+            command: std::env::args().collect(),
+            selection: Some(selection_text),
+            exit_code: code,
+            shard: shard_spec,
+        };
+        if let Err(err) = proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results)) {
+            writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?;
+        }
+    }
+    out.flush()?;
     Ok(u8::try_from(code).unwrap_or(1))
 }
 
+/// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
+fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<String>)>) -> Result<Order> {
+    match args.order.as_str() {
+        "random" => Ok(Order::Random(args.seed.unwrap_or_else(run_order::fresh_seed))),
+        "by-group" => {
+            let configured = &suite.config.proctor.taxonomy.axes;
+            let (wanted, mut groups) = match (&args.group_by, phases) {
+                (Some(given), _) => (given.clone(), Vec::new()),
+                (None, Some((by, phase_order))) => (by, phase_order),
+                (None, None) => bail!("--order by-group needs --group-by AXIS (or a job with phases)"),
+            };
+            let Some((_, options)) = configured.iter().find(|(name, _)| *name == wanted) else {
+                let known: Vec<&str> = configured.iter().map(|(n, _)| n.as_str()).collect();
+                bail!("--group-by: unknown axis `{wanted}` (configured: {})", if known.is_empty() { "none".to_owned() } else { known.join(", ") });
+            };
+            for marker in &options.markers {
+                if !groups.contains(marker) {
+                    groups.push(marker.clone());
+                }
+            }
+            Ok(Order::ByGroup(groups))
+        }
+        _ => Ok(Order::Pytest),
+    }
+}
+
 /// proctor's answer to pytest's collection.
-fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>) -> Decisions {
+fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>) -> Decisions {
     let mut decisions = Decisions::default();
+    let mut kept: Vec<String> = Vec::new();
     for collected in items {
         let item = runtime_item(collected, static_by_id);
-        match rules.verdict(&item) {
-            Ok(Verdict::Run) => {}
-            // `Err`: a `-k` identifier called with arguments, pytest's error;
-            // the item is deselected, as a failing expression selects nothing.
-            Ok(Verdict::Deselected { .. }) | Err(_) => decisions.deselect.push(collected.nodeid.clone()),
-            Ok(Verdict::Skipped { reason }) => {
+        let (verdict, names) = match rules.verdict(&item) {
+            Ok(found) => found,
+            // A `-k` identifier called with arguments, pytest's error: the
+            // item is deselected, as a failing expression selects nothing.
+            Err(_) => (Verdict::Deselected { by: String::new() }, Vec::new()),
+        };
+        let in_shard = rules.in_shard(&collected.nodeid, static_by_id.contains_key(collected.nodeid.as_str()));
+        match verdict {
+            Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
+            _ if !in_shard => decisions.deselect.push(collected.nodeid.clone()),
+            Verdict::Skipped { reason } => {
                 decisions.skip.insert(collected.nodeid.clone(), reason);
+                kept.push(collected.nodeid.clone());
+            }
+            Verdict::Run => kept.push(collected.nodeid.clone()),
+        }
+        if names.iter().any(|n| rules.no_network.contains(n)) {
+            decisions.no_network.push(collected.nodeid.clone());
+        }
+        markers_of.borrow_mut().insert(collected.nodeid.clone(), names);
+    }
+    if rules.order != Order::Pytest {
+        let markers = markers_of.borrow();
+        decisions.order = run_order::order(&kept, &rules.order, &|nodeid| markers.get(nodeid).cloned().unwrap_or_default());
+    }
+    decisions
+}
+
+/// Runs again the failures a rerun rule covers, each rule's `times` at
+/// most, `delay` seconds apart; a test that passes on a rerun is `passed`
+/// and flaky.
+fn rerun(
+    rules: &[RerunRule],
+    phase: &PhaseOptions,
+    results: &mut [TestResult],
+    markers_of: &RefCell<HashMap<String, Vec<String>>>,
+    decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions,
+    progress: &mut Progress,
+) -> Result<()> {
+    if rules.is_empty() {
+        return Ok(());
+    }
+    for round in 1..=rules.iter().map(|r| r.times).max().unwrap_or(0) {
+        let mut wanted: Vec<(usize, f64)> = Vec::new();
+        for (index, result) in results.iter().enumerate() {
+            if !result.outcome.is_failure() || phase.interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                continue;
+            }
+            let markers = markers_of.borrow().get(&result.nodeid).cloned().unwrap_or_default();
+            let text = result.message.as_deref().unwrap_or_default();
+            if let Some(rule) = rules.iter().find(|r| r.applies(&markers, text)) {
+                if round <= rule.times {
+                    wanted.push((index, rule.delay));
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let delay = wanted.iter().map(|(_, d)| *d).fold(0.0, f64::max);
+        progress.event(&Event::Note { message: format!("rerun {round}: {} failed test(s) a rerun rule covers{}", wanted.len(), if delay > 0.0 { format!(", after {delay}s") } else { String::new() }) });
+        if delay > 0.0 {
+            std::thread::sleep(Duration::from_secs_f64(delay));
+        }
+        let nodeids: Vec<String> = wanted.iter().map(|(i, _)| results[*i].nodeid.clone()).collect();
+        let list = phase.work_dir.join(format!("rerun-{round}.txt"));
+        std::fs::create_dir_all(&phase.work_dir).with_context(|| format!("cannot create {}", phase.work_dir.display()))?;
+        std::fs::write(&list, nodeids.join("\n") + "\n").with_context(|| format!("cannot write {}", list.display()))?;
+        let again = PhaseOptions { args: vec![format!("@{}", list.display())], ..phase.clone() };
+        let outcome = proctor_run::run_phase(&again, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
+        for attempt in outcome.results {
+            let Some((index, _)) = wanted.iter().find(|(i, _)| results[*i].nodeid == attempt.nodeid) else { continue };
+            let previous = &mut results[*index];
+            previous.attempts += 1;
+            previous.duration += attempt.duration;
+            if attempt.outcome == Outcome::Passed {
+                previous.outcome = Outcome::Passed;
+                previous.flaky = true;
+            } else {
+                previous.outcome = attempt.outcome;
+                previous.message = attempt.message;
+                previous.output = attempt.output;
             }
         }
     }
-    decisions
+    Ok(())
+}
+
+/// Items static collection and pytest disagree on, in the imported files.
+fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<String>, collected: &[CollectedItem]) -> Vec<String> {
+    let mut drift = Vec::new();
+    if collected.is_empty() {
+        return drift;
+    }
+    let statics: HashSet<&str> = collection.items.iter().map(|i| i.nodeid.as_str()).collect();
+    let real: HashSet<&str> = collected.iter().map(|i| i.nodeid.as_str()).collect();
+    for item in collected {
+        if !statics.contains(item.nodeid.as_str()) && !dynamic_covers(&collection.items, &item.nodeid) {
+            drift.push(format!("pytest collected {} that static collection did not foresee", item.nodeid));
+        }
+    }
+    for item in &collection.items {
+        if item.dynamic.is_none() && needed.contains(collected_file(&item.nodeid)) && !real.contains(item.nodeid.as_str()) {
+            drift.push(format!("static collection has {} but pytest did not collect it", item.nodeid));
+        }
+    }
+    drift
 }
 
 /// An item as pytest has it, with the helper calls the static model saw
@@ -198,7 +406,7 @@ fn skipped(item: &Item, reason: &str) -> TestResult {
 }
 
 /// A dynamic static item stands for every pytest item of its function.
-fn static_dynamic_covers(items: &[Item], nodeid: &str) -> bool {
+fn dynamic_covers(items: &[Item], nodeid: &str) -> bool {
     let function = nodeid.split_once('[').map_or(nodeid, |(base, _)| base);
     items.iter().any(|i| i.dynamic.is_some() && i.nodeid.split_once('[').map_or(i.nodeid.as_str(), |(b, _)| b) == function)
 }
@@ -226,58 +434,45 @@ fn describe_selection(selection: &Selection) -> String {
     }
 }
 
-/// The live part of the output: a character per test like pytest's
-/// progress, or a line per test with `--verbose`.
-struct Progress {
-    verbose: bool,
-    printed: usize,
+fn read_durations(path: &std::path::Path) -> HashMap<String, f64> {
+    if !path.is_file() {
+        return HashMap::new();
+    }
+    proctor_history::History::open(path).and_then(|history| history.durations(HISTORY_WINDOW)).unwrap_or_default()
 }
 
-impl Progress {
-    fn new(verbose: bool) -> Self {
-        Progress { verbose, printed: 0 }
+/// FNV-1a: the same shard for the same node id everywhere.
+fn stable_hash(text: &str) -> usize {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
+    usize::try_from(hash % 1_000_003).unwrap_or(0)
+}
 
-    fn event(&mut self, event: &Event) {
-        let mut out = std::io::stdout().lock();
-        match event {
-            Event::TestFinished(result) if self.verbose => {
-                let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
+/// Ctrl-C sets the returned flag instead of ending proctor: the runner
+/// then stops pytest and the report of what finished is still written.
+fn install_interrupt_handler() -> Arc<AtomicBool> {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    #[cfg(unix)]
+    {
+        extern "C" fn on_interrupt(_: libc::c_int) {
+            if let Some(flag) = FLAG.get() {
+                flag.store(true, Ordering::Relaxed);
             }
-            Event::TestFinished(result) => {
-                let c = match result.outcome {
-                    Outcome::Passed => '.',
-                    Outcome::Failed => 'F',
-                    Outcome::Error => 'E',
-                    Outcome::Skipped => 's',
-                    Outcome::Xfailed => 'x',
-                    Outcome::Xpassed => 'X',
-                    Outcome::Crashed => 'C',
-                    Outcome::TimedOut => 'T',
-                };
-                let _ = write!(out, "{c}");
-                self.printed += 1;
-                if self.printed.is_multiple_of(80) {
-                    let _ = writeln!(out);
-                }
-            }
-            Event::Note { message } => {
-                if !self.printed.is_multiple_of(80) {
-                    let _ = writeln!(out);
-                    self.printed = 0;
-                }
-                let _ = writeln!(out, "note: {message}");
-            }
-            _ => {}
         }
-        let _ = out.flush();
-    }
-
-    fn finish(&mut self) {
-        if !self.verbose && !self.printed.is_multiple_of(80) {
-            let _ = writeln!(std::io::stdout().lock());
+        // SAFETY: the handler only stores to an atomic, which is
+        // async-signal-safe; `sigaction` is given a zeroed, valid struct.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_interrupt as *const () as usize;
+            libc::sigemptyset(&raw mut action.sa_mask);
+            libc::sigaction(libc::SIGINT, &raw const action, std::ptr::null_mut());
         }
     }
+    Arc::clone(flag)
 }
 
 fn print_summary(out: &mut Printer, results: &[TestResult], summary: &RunSummary, drift: &[String], failed_to_start: Option<&str>) -> Result<()> {
@@ -299,7 +494,10 @@ fn write_reports(args: &RunArgs, results: &[TestResult], summary: &RunSummary, s
             started_at: started_at.to_owned(),
             command: std::env::args().collect(),
             selection: Some(selection.to_owned()),
-            seed: None,
+            seed: match args.order.as_str() {
+                "random" => args.seed,
+                _ => None,
+            },
         };
         let doc = proctor_report::json_report(results, summary, &meta);
         std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
@@ -312,9 +510,9 @@ fn write_reports(args: &RunArgs, results: &[TestResult], summary: &RunSummary, s
     Ok(())
 }
 
-/// Now, as ISO-8601 in UTC (`2026-11-30T01:50:19Z`).
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+/// `time` as ISO-8601 in UTC (`2026-11-30T01:50:19Z`).
+fn utc(time: SystemTime) -> String {
+    let secs = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let days = i64::try_from(secs / 86_400).unwrap_or(0);
     let rest = secs % 86_400;
     // Howard Hinnant's civil_from_days.

@@ -15,13 +15,20 @@ import pytest
 
 _connection = None
 _reader = None
+_pending = []
 
 
-def _send(message):
+def _send(message, flush=True):
+    """Queues a message; sends the queue when ``flush``. Reports wait for
+    their test's end: one write per test keeps the bridge cheap, and a test
+    that crashes its process is found as the first one never finished."""
     if _connection is None:
         return
-    data = json.dumps(message, default=repr) + "\n"
-    _connection.sendall(data.encode("utf-8"))
+    _pending.append(json.dumps(message, default=repr))
+    if flush:
+        data = "\n".join(_pending) + "\n"
+        _pending.clear()
+        _connection.sendall(data.encode("utf-8"))
 
 
 def _receive():
@@ -78,6 +85,7 @@ def pytest_collection_modifyitems(session, config, items):
     if order:
         position = {nodeid: i for i, nodeid in enumerate(order)}
         kept.sort(key=lambda item: position.get(item.nodeid, len(position)))
+    _no_network.update(answer.get("no_network", []))
     deselected = [item for item in items if item.nodeid in deselect]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
@@ -85,7 +93,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_runtest_logstart(nodeid, location):
-    _send({"event": "start", "nodeid": nodeid})
+    _send({"event": "start", "nodeid": nodeid}, flush=False)
 
 
 def pytest_runtest_logreport(report):
@@ -97,6 +105,8 @@ def pytest_runtest_logreport(report):
             reason = reason[len("Skipped: "):]
     elif report.longrepr is not None:
         longrepr = report.longreprtext
+    # Captured output is kept for failures only, as pytest shows it.
+    sections = [[name, content] for name, content in report.sections] if report.failed else []
     _send({
         "event": "report",
         "nodeid": report.nodeid,
@@ -106,8 +116,8 @@ def pytest_runtest_logreport(report):
         "longrepr": longrepr,
         "reason": reason,
         "wasxfail": getattr(report, "wasxfail", None),
-        "sections": [[name, content] for name, content in report.sections],
-    })
+        "sections": sections,
+    }, flush=False)
 
 
 def pytest_runtest_logfinish(nodeid, location):
@@ -116,3 +126,42 @@ def pytest_runtest_logfinish(nodeid, location):
 
 def pytest_sessionfinish(session, exitstatus):
     _send({"event": "session-finish", "exitstatus": int(exitstatus)})
+
+
+_no_network = set()
+
+
+def _is_loopback(address):
+    host = address[0] if isinstance(address, tuple) and address else address
+    if not isinstance(host, str):
+        return True  # a Unix socket path or an unknown family: not the network
+    return host in ("localhost", "::1") or host.startswith("127.") or host == "" or host.startswith("/")
+
+
+class _NetworkRefused(OSError):
+    pass
+
+
+def _guard(real):
+    def connect(self, address, *args, **kwargs):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+            raise _NetworkRefused(
+                "proctor: this test's tier may not use the network "
+                "([run] no-network); it tried to connect to %r" % (address,)
+            )
+        return real(self, address, *args, **kwargs)
+    return connect
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.nodeid not in _no_network:
+        yield
+        return
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    socket.socket.connect = _guard(real_connect)
+    socket.socket.connect_ex = _guard(real_connect_ex)
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Run benchmark: `proctor run` against bare `pytest` on the same suite and
+# selection, interleaved round by round (bench/pair.py). A benchmark, not
+# a test.
+#
+#   bench/run/run.sh                  # both scenarios, 5 rounds
+#   bench/run/run.sh --runs 9
+#
+# Scenarios (suites from bench/run/gen.py, under bench/out/):
+#   overhead  200 modules x 20 tests, nothing gated: proctor's cost on top
+#             of pytest (static pass, bridge, result stream).
+#   gated     the same, half of the modules GPU modules whose import takes
+#             50 ms; on a machine without a GPU bare pytest imports them to
+#             skip their tests (a conftest gate), proctor does not import
+#             them at all.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+RUNS=5
+WARMUP=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --runs) RUNS="$2"; shift 2 ;;
+        --warmup) WARMUP="$2"; shift 2 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        *) echo "unknown option: $1" >&2; exit 2 ;;
+    esac
+done
+PY="$ROOT/.venv/bin/python"
+[[ -x "$PY" ]] || { echo "needs the repo's .venv with pytest (scripts/test makes it)" >&2; exit 2; }
+(cd "$ROOT" && cargo build --release -p proctor >&2)
+PROCTOR="$ROOT/target/release/proctor"
+OUT="$ROOT/bench/out/run"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+python3 "$ROOT/bench/run/gen.py" "$OUT/overhead" --modules 200 --tests 20
+python3 "$ROOT/bench/run/gen.py" "$OUT/gated" --modules 200 --tests 20 --gpu-share 0.5 --import-ms 50
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "machine: $(nproc) cores"
+    echo "commit: $(cd "$ROOT" && git rev-parse --short HEAD)"
+    echo "pytest: $("$PY" -m pytest --version 2>&1)"
+    echo "command: bench/run/run.sh --runs $RUNS"
+} >&2
+for scenario in overhead gated; do
+    echo "== $scenario" >&2
+    python3 "$ROOT/bench/pair.py" --cwd "$OUT/$scenario" --runs "$RUNS" --warmup "$WARMUP" --out-dir "$OUT/results-$scenario" \
+        --name pytest -- "$PY" -m pytest -q -p no:cacheprovider \
+        --- --name proctor -- "$PROCTOR" run --python "$PY" --no-history -- -p no:cacheprovider
+    tail -1 "$OUT/results-$scenario/pytest.stdout" >&2
+    tail -1 "$OUT/results-$scenario/proctor.stdout" >&2
+done

@@ -1,0 +1,222 @@
+//! `proctor run` scenarios over temporary projects with real pytest:
+//! reruns, order, shards, the network contract, Ctrl-C, jobs, history.
+//! Needs `PROCTOR_TEST_PYTHON` (scripts/test sets it).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::write;
+
+fn python() -> PathBuf {
+    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+}
+
+fn proctor(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(python())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn outcome(doc: &serde_json::Value, nodeid: &str) -> serde_json::Value {
+    doc["tests"].as_array().unwrap().iter().find(|t| t["nodeid"] == nodeid).unwrap_or_else(|| panic!("{nodeid} not in {doc}")).clone()
+}
+
+#[test]
+fn transient_failures_are_rerun_and_reported_flaky() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\nmarkers = ['ollama']\n\n[tool.proctor.run]\n[[tool.proctor.run.reruns]]\nmarkers = ['ollama']\nmatch = ['ReadTimeout']\ntimes = 2\n",
+    );
+    write(
+        root,
+        "test_flaky.py",
+        "import os, pathlib\nimport pytest\n\nclass ReadTimeout(Exception):\n    pass\n\n@pytest.mark.ollama\ndef test_times_out_once():\n    marker = pathlib.Path('attempted')\n    if not marker.exists():\n        marker.write_text('1')\n        raise ReadTimeout('timed out')\n\n@pytest.mark.ollama\ndef test_assertion():\n    assert 1 == 2\n\ndef test_times_out_unmarked():\n    raise ReadTimeout('timed out')\n",
+    );
+    let json = root.join("report.json");
+    let output = proctor(root, &["--json", json.to_str().unwrap()]);
+    let doc = report(&json);
+    let flaky = outcome(&doc, "test_flaky.py::test_times_out_once");
+    assert_eq!((flaky["outcome"].as_str(), flaky["flaky"].as_bool(), flaky["attempts"].as_u64()), (Some("passed"), Some(true), Some(2)), "{}", text(&output));
+    let assertion = outcome(&doc, "test_flaky.py::test_assertion");
+    assert_eq!((assertion["outcome"].as_str(), assertion["attempts"].as_u64()), (Some("failed"), Some(1)));
+    let unmarked = outcome(&doc, "test_flaky.py::test_times_out_unmarked");
+    assert_eq!((unmarked["outcome"].as_str(), unmarked["attempts"].as_u64()), (Some("failed"), Some(1)));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(text(&output).contains("FLAKY test_flaky.py::test_times_out_once"), "{}", text(&output));
+}
+
+/// A module of `count` passing tests named after `module`.
+fn module_text(module: &str, count: usize) -> String {
+    (0..count).fold(String::new(), |mut text, i| {
+        let _ = write!(text, "def test_{module}{i}():\n    pass\n\n");
+        text
+    })
+}
+
+fn order_of(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stdout).lines().filter(|l| l.ends_with(" PASSED")).map(|l| l.trim_end_matches(" PASSED").to_owned()).collect()
+}
+
+#[test]
+fn random_order_is_reproducible_from_its_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for module in ["a", "b", "c", "d"] {
+        let tests = module_text(module, 5);
+        write(root, &format!("test_{module}.py"), &tests);
+    }
+    let first = proctor(root, &["--order", "random", "--seed", "1234", "-v", "--no-history"]);
+    let again = proctor(root, &["--order", "random", "--seed", "1234", "-v", "--no-history"]);
+    let other = proctor(root, &["--order", "random", "--seed", "99", "-v", "--no-history"]);
+    assert!(text(&first).contains("random order (--seed 1234)"), "{}", text(&first));
+    assert_eq!(order_of(&first).len(), 20);
+    assert_eq!(order_of(&first), order_of(&again));
+    assert_ne!(order_of(&first), order_of(&other));
+    // Modules stay together.
+    let modules: Vec<String> = order_of(&first).iter().map(|n| n.split("::").next().unwrap().to_owned()).collect();
+    let changes = modules.windows(2).filter(|w| w[0] != w[1]).count();
+    assert_eq!(changes, 3, "{modules:?}");
+}
+
+#[test]
+fn shards_split_the_tests_without_loss_or_overlap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for module in ["a", "b", "c"] {
+        let tests = module_text(module, 7);
+        write(root, &format!("test_{module}.py"), &tests);
+    }
+    let mut all: Vec<String> = Vec::new();
+    for index in 1..=3 {
+        let shard = format!("{index}/3");
+        let output = proctor(root, &["--shard", &shard, "-v", "--no-history"]);
+        let ran = order_of(&output);
+        assert!(!ran.is_empty() && ran.len() <= 8, "shard {shard}: {}", text(&output));
+        all.extend(ran);
+    }
+    let unique: BTreeSet<&String> = all.iter().collect();
+    assert_eq!((all.len(), unique.len()), (21, 21));
+    let bad = proctor(root, &["--shard", "4/3"]);
+    assert_eq!(bad.status.code(), Some(4), "{}", text(&bad));
+}
+
+#[test]
+fn unit_tests_may_not_use_the_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\nmarkers = ['unit', 'integration']\n\n[tool.proctor.axes.tier]\nmarkers = ['unit', 'integration']\ndefault = 'unit'\n\n[tool.proctor.run]\nno-network = ['unit']\n",
+    );
+    write(
+        root,
+        "test_net.py",
+        "import socket\nimport pytest\n\ndef _connect(host):\n    s = socket.socket()\n    s.settimeout(0.2)\n    try:\n        s.connect((host, 9))\n    except (ConnectionError, socket.timeout) as e:\n        return type(e).__name__\n    finally:\n        s.close()\n\ndef test_unit_reaches_out():\n    _connect('192.0.2.1')\n\ndef test_unit_loopback_is_fine():\n    _connect('127.0.0.1')\n\n@pytest.mark.integration\ndef test_integration_may():\n    _connect('192.0.2.1')\n",
+    );
+    let json = root.join("report.json");
+    let output = proctor(root, &["--json", json.to_str().unwrap(), "--no-history"]);
+    let doc = report(&json);
+    let refused = outcome(&doc, "test_net.py::test_unit_reaches_out");
+    assert_eq!(refused["outcome"], "failed", "{}", text(&output));
+    assert!(refused["message"].as_str().unwrap().contains("may not use the network"), "{refused}");
+    assert_eq!(outcome(&doc, "test_net.py::test_unit_loopback_is_fine")["outcome"], "passed");
+    assert_eq!(outcome(&doc, "test_net.py::test_integration_may")["outcome"], "passed");
+}
+
+#[test]
+fn ctrl_c_stops_pytest_and_writes_the_partial_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_slow.py", "import time\n\ndef test_quick():\n    pass\n\ndef test_forever():\n    time.sleep(120)\n\ndef test_never_reached():\n    pass\n");
+    let json = root.join("report.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(python())
+        .args(["--json", json.to_str().unwrap(), "--no-history", "-v"])
+        .current_dir(root)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the quick test is done, then interrupt.
+    let started = Instant::now();
+    let log = root.join(".proctor/run/pytest-0.log");
+    while started.elapsed() < Duration::from_secs(20) && !std::fs::read_to_string(&log).is_ok_and(|_| root.join(".proctor/run/proctor_bridge.py").exists()) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_mins(1));
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let doc = report(&json);
+    assert_eq!(outcome(&doc, "test_slow.py::test_quick")["outcome"], "passed");
+    assert!(doc["tests"].as_array().unwrap().iter().all(|t| t["nodeid"] != "test_slow.py::test_never_reached"));
+    // No pytest left running for this project.
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let running = String::from_utf8_lossy(&ps.stdout).lines().filter(|l| l.contains("pytest") && l.contains("proctor_bridge") && l.contains(root.to_str().unwrap())).count();
+    assert_eq!(running, 0);
+}
+
+#[test]
+fn a_job_runs_with_its_environment_and_secrets_stay_out_of_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\nmarkers = ['qualitative', 'e2e']\n\n[tool.proctor.gates.qualitative]\nskip-if-env = { CICD = '1' }\n\n[tool.proctor.jobs.ci]\nmarkers = 'e2e'\nenv = { CICD = '1' }\n",
+    );
+    write(
+        root,
+        "test_job.py",
+        "import os\nimport pytest\n\n@pytest.mark.e2e\ndef test_sees_ci():\n    assert os.environ['CICD'] == '1'\n\n@pytest.mark.e2e\n@pytest.mark.qualitative\ndef test_judged():\n    pass\n\ndef test_not_e2e():\n    pass\n\n@pytest.mark.e2e\ndef test_leaks():\n    print(os.environ['PROCTOR_TEST_SECRET'])\n    assert False, os.environ['PROCTOR_TEST_SECRET'][:0] + 'failed on purpose'\n",
+    );
+    let json = root.join("report.json");
+    let xml = root.join("report.xml");
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(python())
+        .args(["--job", "ci", "--json", json.to_str().unwrap(), "--junit-xml", xml.to_str().unwrap()])
+        .current_dir(root)
+        .env("PROCTOR_TEST_SECRET", "s3cr3t-7f1c")
+        .output()
+        .unwrap();
+    let doc = report(&json);
+    assert_eq!(outcome(&doc, "test_job.py::test_sees_ci")["outcome"], "passed", "{}", text(&output));
+    let judged = outcome(&doc, "test_job.py::test_judged");
+    assert_eq!((judged["outcome"].as_str(), judged["reason"].as_str()), (Some("skipped"), Some("`qualitative` tests are skipped when CICD=1")));
+    assert!(doc["tests"].as_array().unwrap().iter().all(|t| t["nodeid"] != "test_job.py::test_not_e2e"));
+    // The history holds no output.
+    let history = std::fs::read(root.join(".proctor/history.db")).unwrap();
+    assert!(!String::from_utf8_lossy(&history).contains("s3cr3t-7f1c"));
+    assert!(root.join(".proctor/history.db").exists());
+}

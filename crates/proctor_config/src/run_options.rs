@@ -1,0 +1,94 @@
+//! Options of `proctor run` (`[run]`): reruns for transient failures,
+//! the default per-test timeout, and tiers that may not use the network.
+//!
+//! ```toml
+//! [run]
+//! timeout = 300
+//! no-network = ["unit"]
+//!
+//! [[run.reruns]]
+//! markers = ["ollama"]
+//! match = ["ReadTimeout"]
+//! times = 2
+//! delay = 5
+//! ```
+
+use serde::{Deserialize, Deserializer};
+
+/// `[run]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RunOptions {
+    /// Seconds a test may run before its process is killed and the rest run
+    /// in a new one (`timeout`); `--timeout` overrides it.
+    #[serde(deserialize_with = "positive_seconds")]
+    pub timeout: Option<f64>,
+    /// Markers (tiers) whose tests fail when they open a connection to a
+    /// non-loopback address (`no-network`, e.g. `["unit"]`).
+    pub no_network: Vec<String>,
+    /// When a failing test is run again (`[[run.reruns]]`), first match
+    /// wins; a failure no rule matches is never rerun.
+    pub reruns: Vec<RerunRule>,
+}
+
+/// One rerun rule.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RerunRule {
+    /// The rule applies to tests with any of these markers (`markers`;
+    /// empty: every test).
+    #[serde(default)]
+    pub markers: Vec<String>,
+    /// The rule applies only when the failure's text contains one of these
+    /// (`match`, e.g. `["ReadTimeout"]`; empty: any failure, assertion
+    /// failures included).
+    #[serde(default, rename = "match")]
+    pub patterns: Vec<String>,
+    /// How many more attempts (`times`, at least 1).
+    #[serde(deserialize_with = "positive_times")]
+    pub times: u32,
+    /// Seconds to wait before each attempt (`delay`, default 0).
+    #[serde(default)]
+    pub delay: f64,
+}
+
+impl RerunRule {
+    /// Whether a failure of a test with `markers` and failure text `text`
+    /// falls under this rule.
+    #[must_use]
+    pub fn applies(&self, markers: &[String], text: &str) -> bool {
+        (self.markers.is_empty() || self.markers.iter().any(|m| markers.contains(m)))
+            && (self.patterns.is_empty() || self.patterns.iter().any(|p| text.contains(p.as_str())))
+    }
+}
+
+fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if value.is_finite() && value > 0.0 {
+        Ok(Some(value))
+    } else {
+        Err(serde::de::Error::custom("`timeout` must be a number of seconds above 0"))
+    }
+}
+
+fn positive_times<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    match u32::deserialize(deserializer)? {
+        0 => Err(serde::de::Error::custom("`times` must be at least 1")),
+        n => Ok(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_match_by_marker_and_text() {
+        let rule: RerunRule = toml::from_str("markers = ['ollama']\nmatch = ['ReadTimeout']\ntimes = 2\ndelay = 5").unwrap();
+        let ollama = ["ollama".to_owned()];
+        assert!(rule.applies(&ollama, "httpx.ReadTimeout: timed out"));
+        assert!(!rule.applies(&ollama, "AssertionError: assert 1 == 2"));
+        assert!(!rule.applies(&["openai".to_owned()], "ReadTimeout"));
+        assert!(toml::from_str::<RerunRule>("times = 0").is_err());
+    }
+}

@@ -1,0 +1,559 @@
+//! Service lifecycles for `proctor run`: start a service's command in a
+//! process group of its own, wait until its address answers, hand its
+//! address to the tests, and stop it afterwards — `SIGTERM` to the group,
+//! then `SIGKILL` — so that nothing it spawned is left behind.
+//!
+//! A service without `start` is external: it is probed once, never started
+//! or stopped. A started service whose address already answers before its
+//! command runs is one the machine already provides (a developer's own
+//! `ollama serve`): it is used as it is and not started a second time.
+//!
+//! Addresses are reduced to `host:port` as soon as they are read, so
+//! credentials written in a URL never reach an error, a log or the tests'
+//! environment.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use proctor_config::ServiceOptions;
+
+/// How often readiness is polled while a service starts.
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+/// The longest a single connection or HTTP exchange may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long `SIGKILL`ed processes get to disappear before `stop` returns.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+/// How many lines of a service's log an error carries.
+const LOG_TAIL_LINES: usize = 20;
+
+/// Why a service could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Neither the variable nor the default holds an address. The
+    /// variable's value is never quoted: it may hold credentials.
+    #[error("failed to read an address for service `{name}`: {reason}")]
+    Address {
+        /// The service.
+        name: String,
+        /// What was wrong, naming the variable or the default.
+        reason: String,
+    },
+    /// The log file could not be created.
+    #[error("failed to create the log `{}` of service `{name}`", path.display())]
+    Log {
+        /// The service.
+        name: String,
+        /// The log file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The start command could not be spawned.
+    #[error("failed to spawn service `{name}`")]
+    Spawn {
+        /// The service.
+        name: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The service did not answer in time, or its process exited first.
+    /// The message leaves the log out; `log_tail` holds its last lines.
+    #[error("service `{name}` is not ready at {address}: {reason}")]
+    NotReady {
+        /// The service.
+        name: String,
+        /// The `host:port` probed.
+        address: String,
+        /// What happened: the exit status, or the timeout.
+        reason: String,
+        /// The last lines of the service's log (empty for an external
+        /// service).
+        log_tail: String,
+    },
+    /// Waiting for the service's process failed.
+    #[error("failed to wait for service `{name}`")]
+    Wait {
+        /// The service.
+        name: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The hook between modules did not get a 2xx answer.
+    #[error("failed to call the hook `{method} {path}` of service `{name}` at {address}: {reason}")]
+    Hook {
+        /// The service.
+        name: String,
+        /// The `host:port` called.
+        address: String,
+        /// The HTTP method.
+        method: String,
+        /// The path.
+        path: String,
+        /// The status, or why there was none.
+        reason: String,
+    },
+}
+
+/// A service that answers, started by proctor or found running. Dropping
+/// it without [`RunningService::stop`] kills its process group.
+#[derive(Debug)]
+pub struct RunningService {
+    name: String,
+    address: String,
+    address_env: Option<String>,
+    log_path: Option<PathBuf>,
+    options: ServiceOptions,
+    /// The process proctor started, the leader of its own group; `None`
+    /// for a service proctor did not start, and once it is stopped.
+    child: Option<Child>,
+}
+
+impl RunningService {
+    /// Makes the service `name` answer: resolves its address (the variable
+    /// `address-env` read through `env_lookup`, else `default-address`),
+    /// then probes it once when it is external, or else runs `start` with
+    /// `sh -c` in `rootdir`, its output in `log_dir/<name>.log`, and polls
+    /// until the address accepts connections (and `http-probe` answers
+    /// 2xx) or `ready-timeout` passes. On failure nothing started is left
+    /// running.
+    pub fn start(
+        name: &str,
+        options: &ServiceOptions,
+        rootdir: &Path,
+        log_dir: &Path,
+        env_lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<RunningService, ServiceError> {
+        let address = resolve_address(name, options, env_lookup)?;
+        let mut service = RunningService {
+            name: name.to_owned(),
+            address: address.to_string(),
+            address_env: options.address_env.clone(),
+            log_path: None,
+            options: options.clone(),
+            child: None,
+        };
+        let Some(command) = &options.start else {
+            return match probe(&address, options.http_probe.as_deref(), PROBE_TIMEOUT) {
+                Ok(()) => Ok(service),
+                Err(reason) => Err(service.not_ready(format!("external service does not answer: {reason}"), String::new())),
+            };
+        };
+        if probe(&address, options.http_probe.as_deref(), PROBE_TIMEOUT).is_ok() {
+            return Ok(service);
+        }
+        let log_path = log_dir.join(format!("{name}.log"));
+        let log_error = |source| ServiceError::Log { name: name.to_owned(), path: log_path.clone(), source };
+        let log = File::create(&log_path).map_err(log_error)?;
+        let log_err = log.try_clone().map_err(log_error)?;
+        let mut process = Command::new("sh");
+        process
+            .arg("-c")
+            .arg(command)
+            .current_dir(rootdir)
+            .envs(&options.env)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err)
+            .process_group(0);
+        if let Some(variable) = &options.address_env {
+            // The service listens where proctor probes, whatever `env` says.
+            process.env(variable, &service.address);
+        }
+        let child = process.spawn().map_err(|source| ServiceError::Spawn { name: name.to_owned(), source })?;
+        service.child = Some(child);
+        service.log_path = Some(log_path);
+        service.wait_ready(&address)
+    }
+
+    /// Polls until the service answers, its process exits, or the ready
+    /// timeout passes; in the last two cases the group is killed.
+    fn wait_ready(mut self, address: &Address) -> Result<RunningService, ServiceError> {
+        let deadline = Instant::now() + self.options.ready_timeout;
+        let mut last_reason = String::from("nothing answered");
+        loop {
+            if let Some(status) = self.child.as_mut().and_then(|child| child.try_wait().ok().flatten()) {
+                return Err(self.fail(format!("its command exited ({status}) before it answered")));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let seconds = self.options.ready_timeout.as_secs_f64();
+                return Err(self.fail(format!("no answer within {seconds} s ({last_reason})")));
+            }
+            match probe(address, self.options.http_probe.as_deref(), left.min(PROBE_TIMEOUT)) {
+                Ok(()) => return Ok(self),
+                Err(reason) => last_reason = reason,
+            }
+            thread::sleep(POLL_INTERVAL.min(deadline.saturating_duration_since(Instant::now())));
+        }
+    }
+
+    /// Kills the group, then describes the failure with the log's tail.
+    fn fail(mut self, reason: String) -> ServiceError {
+        self.kill_group();
+        let tail = self.log_path.as_deref().map(log_tail).unwrap_or_default();
+        self.not_ready(reason, tail)
+    }
+
+    fn not_ready(&self, reason: String, log_tail: String) -> ServiceError {
+        ServiceError::NotReady { name: self.name.clone(), address: self.address.clone(), reason, log_tail }
+    }
+
+    /// The service's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The resolved `host:port`, without any scheme or credentials.
+    #[must_use]
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// The file holding the started process's output; `None` when proctor
+    /// did not start the service.
+    #[must_use]
+    pub fn log_path(&self) -> Option<&Path> {
+        self.log_path.as_deref()
+    }
+
+    /// The id of the started process, which is also its process group's;
+    /// `None` when proctor did not start the service or has stopped it.
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// The variables the tests should see: `address-env` set to the
+    /// address.
+    #[must_use]
+    pub fn env(&self) -> Vec<(String, String)> {
+        self.address_env.iter().map(|variable| (variable.clone(), self.address.clone())).collect()
+    }
+
+    /// Sends the `hook-between-modules` request and returns its status;
+    /// `Ok(None)` when the service has no hook.
+    pub fn hook(&self) -> Result<Option<u16>, ServiceError> {
+        let Some(hook) = &self.options.hook_between_modules else {
+            return Ok(None);
+        };
+        let error = |reason: String| ServiceError::Hook {
+            name: self.name.clone(),
+            address: self.address.clone(),
+            method: hook.method.clone(),
+            path: hook.path.clone(),
+            reason,
+        };
+        let address = parse_address(&self.address, None).ok_or_else(|| error("not a `host:port` address".to_owned()))?;
+        let stream = connect(&address, PROBE_TIMEOUT).ok_or_else(|| error("nothing answers".to_owned()))?;
+        match http_request(stream, &address, &hook.method, &hook.path, hook.body.as_deref(), PROBE_TIMEOUT) {
+            Some(status) if (200..300).contains(&status) => Ok(Some(status)),
+            Some(status) => Err(error(format!("answered {status}"))),
+            None => Err(error("no HTTP answer".to_owned())),
+        }
+    }
+
+    /// Stops a service proctor started: `SIGTERM` to its process group,
+    /// up to `stop-timeout` for the group to exit, then `SIGKILL`. Does
+    /// nothing for a service proctor did not start.
+    pub fn stop(mut self) -> Result<(), ServiceError> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let group = group_of(&child);
+        signal_group(group, libc::SIGTERM);
+        let deadline = Instant::now() + self.options.stop_timeout;
+        // Reaping the leader as soon as it exits lets `group_alive` see
+        // only the processes it left behind.
+        while Instant::now() < deadline && (child.try_wait().is_err() || group_alive(group)) {
+            thread::sleep(Duration::from_millis(20));
+        }
+        signal_group(group, libc::SIGKILL);
+        let reaped = child.wait();
+        wait_for_group_exit(group, KILL_GRACE);
+        reaped.map(drop).map_err(|source| ServiceError::Wait { name: self.name.clone(), source })
+    }
+
+    /// `SIGKILL` to the group, then reaps the leader.
+    fn kill_group(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let group = group_of(&child);
+            signal_group(group, libc::SIGKILL);
+            let _ = child.wait();
+            wait_for_group_exit(group, KILL_GRACE);
+        }
+    }
+}
+
+impl Drop for RunningService {
+    fn drop(&mut self) {
+        self.kill_group();
+    }
+}
+
+/// The process group a child leads (`process_group(0)` made its id the
+/// group's).
+fn group_of(child: &Child) -> libc::pid_t {
+    libc::pid_t::try_from(child.id()).expect("process ids fit in pid_t")
+}
+
+/// Sends `signal` to every process of `group`; a group that is already
+/// gone is not an error.
+fn signal_group(group: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: `killpg` only sends a signal; `group` is a group proctor
+    // created, so no unrelated process is addressed.
+    unsafe {
+        libc::killpg(group, signal);
+    }
+}
+
+/// Whether any process of `group` still runs. The leader must be reaped
+/// first; orphans are reaped by their new parent, which in a container
+/// may take a second, so on Linux a group of zombies counts as gone.
+fn group_alive(group: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the group exists.
+    let exists = unsafe { libc::killpg(group, 0) == 0 };
+    exists && !only_zombies(group)
+}
+
+/// Whether every process of `group` listed in `/proc` is a zombie; false
+/// when `/proc` cannot be read.
+fn only_zombies(group: libc::pid_t) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    let group = group.to_string();
+    entries.flatten().filter(|entry| entry.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit())).all(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return true;
+        };
+        // `pid (comm) state ppid pgrp ...`: the fields after the last `)`.
+        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
+        let state = fields.next().unwrap_or_default();
+        let pgrp = fields.nth(1).unwrap_or_default();
+        pgrp != group || matches!(state, "Z" | "X")
+    })
+}
+
+/// Waits up to `grace` for the group to have no processes left.
+fn wait_for_group_exit(group: libc::pid_t, grace: Duration) {
+    let deadline = Instant::now() + grace;
+    while group_alive(group) && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The last lines of a log, lossily decoded; empty when it cannot be read.
+fn log_tail(path: &Path) -> String {
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
+}
+
+/// The address of a service: the variable `address-env` when it is set,
+/// else `default-address`. A variable that is set but unusable is an
+/// error whose message never quotes its value.
+fn resolve_address(
+    name: &str,
+    options: &ServiceOptions,
+    env_lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Address, ServiceError> {
+    let error = |reason: String| ServiceError::Address { name: name.to_owned(), reason };
+    let fallback = parse_address(&options.default_address, None);
+    if let Some(variable) = &options.address_env {
+        if let Some(value) = env_lookup(variable).filter(|value| !value.trim().is_empty()) {
+            return parse_address(&value, fallback.as_ref().map(|a| a.port))
+                .ok_or_else(|| error(format!("`{variable}` does not hold a `host:port` address or URL")));
+        }
+    }
+    fallback.ok_or_else(|| error("`default-address` is not a `host:port` address".to_owned()))
+}
+
+/// A `host:port` to connect to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Address {
+    host: String,
+    port: u16,
+}
+
+impl std::fmt::Display for Address {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// Reads `host:port`, `host`, `[::1]:port` or a URL
+/// (`http://user:pass@host:port/path`), dropping scheme, credentials and
+/// path; without a port, `default_port`. The same reading as `proctor
+/// caps` gives.
+fn parse_address(text: &str, default_port: Option<u16>) -> Option<Address> {
+    let text = text.trim();
+    let rest = text.split_once("://").map_or(text, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Credentials end at the last `@` of the authority.
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host_port)| host_port);
+    let (host, port) = if let Some(bracketed) = host_port.strip_prefix('[') {
+        let (host, after) = bracketed.split_once(']')?;
+        match after {
+            "" => (host, None),
+            _ => (host, Some(after.strip_prefix(':')?)),
+        }
+    } else if host_port.matches(':').count() > 1 {
+        // A bare IPv6 address has no port.
+        (host_port, None)
+    } else {
+        match host_port.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_port, None),
+        }
+    };
+    let port = match port {
+        Some(port) if !port.is_empty() => port.parse().ok()?,
+        _ => default_port?,
+    };
+    let valid_host = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '%'));
+    valid_host.then(|| Address { host: host.to_owned(), port })
+}
+
+/// Whether `address` accepts a connection and, with `http_path`, answers
+/// a `GET` with 2xx; the error says what failed.
+fn probe(address: &Address, http_path: Option<&str>, timeout: Duration) -> Result<(), String> {
+    let stream = connect(address, timeout).ok_or_else(|| "the port does not accept connections".to_owned())?;
+    let Some(path) = http_path else {
+        return Ok(());
+    };
+    match http_request(stream, address, "GET", path, None, timeout) {
+        Some(status) if (200..300).contains(&status) => Ok(()),
+        Some(status) => Err(format!("`GET {path}` answered {status}")),
+        None => Err(format!("`GET {path}` got no HTTP answer")),
+    }
+}
+
+/// A connection to `address`, trying every address it resolves to, all
+/// within `timeout`.
+fn connect(address: &Address, timeout: Duration) -> Option<TcpStream> {
+    let deadline = Instant::now() + timeout;
+    for socket in resolve(address, timeout)? {
+        let left = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+        if let Ok(stream) = TcpStream::connect_timeout(&socket, left) {
+            return Some(stream);
+        }
+    }
+    None
+}
+
+/// The socket addresses of `address`, or `None` when resolution fails or
+/// outlasts `timeout` (the resolver has no timeout of its own, so it runs
+/// on a thread that is left behind).
+fn resolve(address: &Address, timeout: Duration) -> Option<Vec<SocketAddr>> {
+    if let Ok(ip) = address.host.parse::<IpAddr>() {
+        return Some(vec![SocketAddr::new(ip, address.port)]);
+    }
+    let (sender, receiver) = mpsc::channel();
+    let target = (address.host.clone(), address.port);
+    thread::spawn(move || {
+        let _ = sender.send(target.to_socket_addrs().map(Iterator::collect::<Vec<_>>));
+    });
+    receiver.recv_timeout(timeout).ok()?.ok()
+}
+
+/// Sends one HTTP/1.1 request over `stream` and returns the answer's
+/// status code, with `timeout` on each read and write. A body is sent as
+/// JSON.
+fn http_request(
+    mut stream: TcpStream,
+    address: &Address,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    timeout: Duration,
+) -> Option<u16> {
+    stream.set_read_timeout(Some(timeout)).ok()?;
+    stream.set_write_timeout(Some(timeout)).ok()?;
+    let head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nUser-Agent: proctor\r\nAccept: */*\r\nConnection: close\r\n");
+    let request = match body {
+        Some(body) => format!("{head}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()),
+        None => format!("{head}\r\n"),
+    };
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 512];
+    while !buffer.contains(&b'\n') && buffer.len() < 4096 {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+        }
+    }
+    parse_status_line(&String::from_utf8_lossy(&buffer))
+}
+
+/// `HTTP/1.1 200 OK` → 200.
+fn parse_status_line(text: &str) -> Option<u16> {
+    let mut words = text.lines().next()?.split_whitespace();
+    words.next().filter(|version| version.starts_with("HTTP/"))?;
+    words.next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_lose_scheme_credentials_and_path() {
+        let parsed = parse_address("http://user:s3cr3t@db.internal:5432/app?x=1", None).unwrap();
+        assert_eq!(parsed.to_string(), "db.internal:5432");
+        assert_eq!(parse_address("gpu", Some(11434)).unwrap().to_string(), "gpu:11434");
+        assert_eq!(parse_address("[::1]:5432", None).unwrap().to_string(), "[::1]:5432");
+        assert_eq!(parse_address("host:port", None), None);
+        assert_eq!(parse_address("gpu", None), None);
+    }
+
+    #[test]
+    fn a_bad_variable_is_an_error_that_does_not_quote_it() {
+        let options = ServiceOptions {
+            address_env: Some("DB_URL".to_owned()),
+            default_address: "127.0.0.1:5432".to_owned(),
+            ..ServiceOptions::default()
+        };
+        let error = resolve_address("db", &options, |_| Some("http://u:pw-x@:bad".to_owned())).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("DB_URL") && !message.contains("pw-x"), "{message}");
+        let resolved = resolve_address("db", &options, |_| Some("postgres://u:pw@db:6543/x".to_owned())).unwrap();
+        assert_eq!(resolved.to_string(), "db:6543");
+        assert_eq!(resolve_address("db", &options, |_| None).unwrap().to_string(), "127.0.0.1:5432");
+    }
+
+    #[test]
+    fn status_lines_parse() {
+        assert_eq!(parse_status_line("HTTP/1.1 204 No Content\r\n"), Some(204));
+        assert_eq!(parse_status_line("SSH-2.0-OpenSSH_9.6\r\n"), None);
+    }
+
+    #[test]
+    fn the_log_tail_keeps_the_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.log");
+        let text = (1..=30).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        std::fs::write(&path, text).unwrap();
+        let tail = log_tail(&path);
+        assert!(tail.starts_with("line 11\n") && tail.ends_with("line 30"), "{tail}");
+        assert_eq!(log_tail(&dir.path().join("missing.log")), "");
+    }
+}
