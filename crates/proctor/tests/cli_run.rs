@@ -220,3 +220,43 @@ fn a_job_runs_with_its_environment_and_secrets_stay_out_of_reports() {
     assert!(!String::from_utf8_lossy(&history).contains("s3cr3t-7f1c"));
     assert!(root.join(".proctor/history.db").exists());
 }
+
+#[test]
+fn phases_start_their_services_and_a_broken_service_fails_only_its_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let python = python();
+    let server = "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n";
+    write(root, "fake_server.py", server);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    write(
+        root,
+        "pyproject.toml",
+        &format!(
+            "[tool.pytest.ini_options]\nmarkers = ['fake', 'broken', 'e2e']\n\n\
+             [tool.proctor.axes.backend]\nmarkers = ['fake', 'broken']\ncardinality = 'any'\n\n\
+             [tool.proctor.services.fake]\naddress-env = 'FAKE_HOST'\ndefault-address = '127.0.0.1:{port}'\nhttp-probe = '/'\nstart = '{} fake_server.py'\nready-timeout = 20\n\n\
+             [tool.proctor.services.broken]\ndefault-address = '127.0.0.1:9'\nstart = 'echo cannot start the broken service >&2; exit 3'\nready-timeout = 5\n\n\
+             [tool.proctor.needs.fake]\nservices = ['fake']\n\n[tool.proctor.needs.broken]\nservices = ['broken']\n\n\
+             [tool.proctor.jobs.nightly]\nmarkers = 'e2e'\nphases = {{ by = 'backend', order = ['broken', 'fake'] }}\n",
+            python.display()
+        ),
+    );
+    write(
+        root,
+        "test_backends.py",
+        "import os, urllib.request\nimport pytest\n\n@pytest.mark.e2e\n@pytest.mark.fake\ndef test_fake_answers():\n    with urllib.request.urlopen('http://' + os.environ['FAKE_HOST'] + '/') as r:\n        assert r.read() == b'ok'\n\n@pytest.mark.e2e\n@pytest.mark.broken\ndef test_broken_backend():\n    pass\n\n@pytest.mark.e2e\ndef test_no_backend():\n    pass\n",
+    );
+    let json = root.join("report.json");
+    let output = proctor(root, &["--job", "nightly", "--json", json.to_str().unwrap(), "--no-history"]);
+    let doc = report(&json);
+    let fake = outcome(&doc, "test_backends.py::test_fake_answers");
+    assert_eq!((fake["outcome"].as_str(), fake["phase"].as_str()), (Some("passed"), Some("fake")), "{}", text(&output));
+    let broken = outcome(&doc, "test_backends.py::test_broken_backend");
+    assert_eq!(broken["outcome"], "error", "{}", text(&output));
+    assert!(broken["message"].as_str().unwrap().contains("cannot start the broken service"), "{broken}");
+    assert_eq!(outcome(&doc, "test_backends.py::test_no_backend")["outcome"], "passed");
+    assert!(text(&output).contains("phases broken → fake → (none)"), "{}", text(&output));
+    // The service is stopped: its port is free again.
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the fake service is still running");
+}

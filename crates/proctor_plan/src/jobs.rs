@@ -207,7 +207,8 @@ pub const NO_PHASE_MARKER: &str = "(none)";
 
 /// The phases of `options` in order: `order`, then the axis's other
 /// markers, then the items with none.
-fn phase_names(options: &PhaseOptions, taxonomy: &TaxonomyOptions) -> Vec<String> {
+#[must_use]
+pub fn phase_names(options: &PhaseOptions, taxonomy: &TaxonomyOptions) -> Vec<String> {
     let mut names = options.order.clone();
     if let Some((_, axis)) = taxonomy.axes.iter().find(|(n, _)| *n == options.by) {
         for marker in &axis.markers {

@@ -43,6 +43,29 @@ struct Rules<'s> {
     order: Order,
     /// The node ids of this shard (static items), when sharded.
     shard: Option<(HashSet<String>, usize, usize)>,
+    /// The job's phases in order (markers of its axis, then `(none)`);
+    /// empty without phases.
+    phases: Vec<String>,
+    /// Services proctor starts (configured with `start`).
+    started_services: Vec<String>,
+}
+
+/// What the static pass knows of an item.
+struct StaticVerdict {
+    verdict: Verdict,
+    /// Effective marker names.
+    names: Vec<String>,
+    /// Services it needs that proctor starts.
+    services: Vec<String>,
+}
+
+/// One phase: its files, the static items it runs, and the services to
+/// start for it.
+struct PhasePlan {
+    name: Option<String>,
+    files: Vec<String>,
+    services: Vec<String>,
+    items: Vec<usize>,
 }
 
 impl Rules<'_> {
@@ -56,6 +79,29 @@ impl Rules<'_> {
             }
         }
         Ok((verdict, names))
+    }
+
+    /// The static verdict with the marker names and the started services
+    /// the item needs.
+    fn static_verdict(&self, item: &Item) -> Result<StaticVerdict> {
+        let (verdict, names) = self.verdict(item)?;
+        let effective = self.taxonomy.effective(item);
+        let services = proctor_plan::needs(item, &effective, self.plan)
+            .into_iter()
+            .filter_map(|need| match need.requirement {
+                proctor_plan::Requirement::Service { name } if self.started_services.contains(&name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        Ok(StaticVerdict { verdict, names, services })
+    }
+
+    /// The phase of an item with these effective marker names.
+    fn phase_of(&self, names: &[String]) -> Option<String> {
+        if self.phases.is_empty() {
+            return None;
+        }
+        Some(self.phases.iter().find(|p| names.contains(p)).cloned().unwrap_or_else(|| proctor_plan::NO_PHASE_MARKER.to_owned()))
     }
 
     /// Whether the item belongs to this shard: for items static collection
@@ -78,6 +124,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut facts = machine::facts(&suite, &args.machine)?;
     let mut env: Vec<(String, String)> = Vec::new();
     let mut phases_axis = None;
+    let mut job_phases: Option<proctor_config::PhaseOptions> = None;
     let selection = match &args.job {
         Some(name) => {
             let job = machine::job_setups(&suite, Some(name))?.remove(0);
@@ -88,54 +135,78 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             }
             facts.flags.extend(job.options.flags.iter().cloned());
             phases_axis = job.options.phases.as_ref().map(|p| (p.by.clone(), p.order.clone()));
+            job_phases.clone_from(&job.options.phases);
             job.selection
         }
         None => selecting.selection,
     };
     let order = resolve_order(args, &suite, phases_axis)?;
     let options = &suite.config.proctor;
-    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None };
+    // Services proctor starts count as up: a test that needs one is not
+    // skipped for it; if it fails to start, its phase's tests are errors.
+    let started_services: Vec<String> = options.plan.services.iter().filter(|(_, s)| s.start.is_some()).map(|(n, _)| n.clone()).collect();
+    for name in &started_services {
+        if let Some(service) = options.plan.service(name) {
+            facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address: service.default_address.clone() });
+        }
+    }
+    let phases = job_phases.as_ref().map_or_else(Vec::new, |p| proctor_plan::phase_names(p, &options.taxonomy));
+    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases, started_services };
     let python = machine::detect_options(&suite.config, &args.machine)
         .python
         .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
     let rootdir = suite.config.pytest.rootdir.clone();
     let history_path = proctor_history::History::default_path(&rootdir);
 
-    // Static pass: verdicts, the shard, and the files pytest must import.
+    // Static pass: verdicts, the shard, phases, and the files pytest must
+    // import in each phase.
     let collection = suite.collect();
-    let mut verdicts: Vec<Verdict> = Vec::with_capacity(collection.items.len());
+    let mut statics: Vec<StaticVerdict> = Vec::with_capacity(collection.items.len());
     for item in &collection.items {
-        verdicts.push(rules.verdict(item)?.0);
+        statics.push(rules.static_verdict(item)?);
     }
     let shard_spec = args.shard.as_deref().map(str::parse::<proctor_history::ShardSpec>).transpose().map_err(|e| anyhow!("--shard: {e}"))?;
     if let Some(spec) = &shard_spec {
-        let running: Vec<String> = collection.items.iter().zip(&verdicts).filter(|(_, v)| v.runs()).map(|(i, _)| i.nodeid.clone()).collect();
+        let running: Vec<String> = collection.items.iter().zip(&statics).filter(|(_, v)| v.verdict.runs()).map(|(i, _)| i.nodeid.clone()).collect();
         let durations = if args.no_history { HashMap::new() } else { read_durations(&history_path) };
         let members = proctor_history::shard(&running, &durations, spec.index, spec.count).map_err(|e| anyhow!("--shard: {e}"))?;
         rules.shard = Some((members.into_iter().collect(), spec.index, spec.count));
     }
-    let mut needed: Vec<String> = Vec::new();
+    let phase_order: Vec<Option<String>> = if rules.phases.is_empty() { vec![None] } else { rules.phases.iter().cloned().map(Some).collect() };
+    let mut phases: Vec<PhasePlan> = phase_order.iter().map(|name| PhasePlan { name: name.clone(), files: Vec::new(), services: Vec::new(), items: Vec::new() }).collect();
     let mut needed_set: HashSet<String> = HashSet::new();
-    for (item, verdict) in collection.items.iter().zip(&verdicts) {
-        let file = collected_file(&item.nodeid).to_owned();
-        let runs_here = (verdict.runs() && rules.in_shard(&item.nodeid, true)) || item.dynamic.is_some();
-        if runs_here && needed_set.insert(file.clone()) {
-            needed.push(file);
+    for (index, (item, info)) in collection.items.iter().zip(&statics).enumerate() {
+        let runs_here = (info.verdict.runs() && rules.in_shard(&item.nodeid, true)) || item.dynamic.is_some();
+        if !runs_here {
+            continue;
         }
+        let at = phase_order.iter().position(|p| *p == rules.phase_of(&info.names)).unwrap_or(0);
+        let plan = &mut phases[at];
+        let file = collected_file(&item.nodeid).to_owned();
+        if !plan.files.contains(&file) {
+            plan.files.push(file.clone());
+        }
+        plan.items.push(index);
+        for service in &info.services {
+            if !plan.services.contains(service) {
+                plan.services.push(service.clone());
+            }
+        }
+        needed_set.insert(file);
     }
     for error in &collection.errors {
         // pytest must see the files that fail to collect, to report them.
         if needed_set.insert(error.file.clone()) {
-            needed.push(error.file.clone());
+            phases[0].files.push(error.file.clone());
         }
     }
     let mut results: Vec<TestResult> = Vec::new();
     let mut deselected = 0;
-    for (item, verdict) in collection.items.iter().zip(&verdicts) {
+    for (item, info) in collection.items.iter().zip(&statics) {
         if needed_set.contains(collected_file(&item.nodeid)) {
             continue;
         }
-        match verdict {
+        match &info.verdict {
             Verdict::Skipped { reason } if rules.shard.is_none() => results.push(skipped(item, reason)),
             _ => deselected += 1,
         }
@@ -143,12 +214,16 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let static_by_id: HashMap<&str, &Item> = collection.items.iter().map(|i| (i.nodeid.as_str(), i)).collect();
 
     let mut out = Printer::stdout();
-    let mut header = format!("proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed.len(), count_files(&collection));
+    let mut header = format!("proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed_set.len(), count_files(&collection));
     if let Some(spec) = &shard_spec {
         let _ = write!(header, ", shard {spec}");
     }
     if let Order::Random(seed) = rules.order {
         let _ = write!(header, ", random order (--seed {seed})");
+    }
+    if phases.len() > 1 {
+        let names: Vec<String> = phases.iter().filter(|p| !p.files.is_empty()).filter_map(|p| p.name.clone()).collect();
+        let _ = write!(header, ", phases {}", names.join(" → "));
     }
     writeln!(out, "{header}")?;
     out.flush()?;
@@ -159,43 +234,98 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut failed_to_start = None;
     let mut pytest_status = None;
     let mut interrupted = false;
-    if !needed.is_empty() {
+    let mut progress = Progress::new(args.verbose);
+    // Deselected in some phase: items of other phases are deselected in
+    // each phase but their own, so only those reported nowhere count.
+    let mut deselected_ids: HashSet<String> = HashSet::new();
+    let work_dir = rootdir.join(".proctor").join("run");
+    let all_files: Vec<&str> = {
+        let mut files: Vec<&str> = collection.items.iter().map(|i| collected_file(&i.nodeid)).collect();
+        files.sort_unstable();
+        files.dedup();
+        files
+    };
+    for plan in &phases {
+        if plan.files.is_empty() || interrupted {
+            continue;
+        }
+        if let Some(name) = &plan.name {
+            progress.event(&Event::Note { message: format!("phase {name}: {} test(s) in {} file(s)", plan.items.len(), plan.files.len()) });
+        }
+        // Services this phase's tests need and proctor starts.
+        std::fs::create_dir_all(&work_dir).with_context(|| format!("cannot create {}", work_dir.display()))?;
+        let mut running = Vec::new();
+        let mut service_env = env.clone();
+        let mut failed_service = None;
+        for name in &plan.services {
+            let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
+            match proctor_run::RunningService::start(name, service, &rootdir, &work_dir, |var| std::env::var(var).ok()) {
+                Ok(started) => {
+                    progress.event(&Event::Note { message: format!("service {name} ready at {}", started.address()) });
+                    service_env.extend(started.env());
+                    running.push(started);
+                }
+                Err(err) => {
+                    failed_service = Some(err);
+                    break;
+                }
+            }
+        }
+        if let Some(err) = failed_service {
+            // The phase's tests become errors; the other phases still run.
+            let tail = match &err {
+                proctor_run::ServiceError::NotReady { log_tail, .. } if !log_tail.is_empty() => format!("\nthe service's last output:\n{log_tail}"),
+                _ => String::new(),
+            };
+            for &index in &plan.items {
+                let mut result = skipped(&collection.items[index], "");
+                result.outcome = Outcome::Error;
+                result.reason = None;
+                result.phase.clone_from(&plan.name);
+                result.message = Some(format!("{err}{tail}"));
+                progress.event(&Event::TestFinished(result.clone()));
+                results.push(result);
+            }
+            stop_services(running, &mut progress);
+            continue;
+        }
         // pytest gets the same arguments as bare pytest would, plus an
-        // `--ignore` per module it need not import (many file arguments
-        // make pytest's collection slower than its own directory walk).
+        // `--ignore` per module it need not import in this phase (many file
+        // arguments make pytest's collection slower than its own walk).
         let mut pytest_args: Vec<String> = args.suite.paths.clone();
-        let mut ignored: Vec<&str> = collection.items.iter().map(|i| collected_file(&i.nodeid)).filter(|f| !needed_set.contains(*f)).collect();
-        ignored.dedup();
-        let ignored: HashSet<&str> = ignored.into_iter().collect();
-        let mut ignored: Vec<&str> = ignored.into_iter().collect();
-        ignored.sort_unstable();
-        pytest_args.extend(ignored.iter().map(|file| format!("--ignore={}", rootdir.join(file).display())));
+        pytest_args.extend(all_files.iter().filter(|f| !plan.files.iter().any(|p| p == *f)).map(|file| format!("--ignore={}", rootdir.join(file).display())));
         let phase = PhaseOptions {
             python: python.clone(),
             cwd: suite.cwd.clone(),
             args: pytest_args,
             extra_args: args.pytest_args.clone(),
-            env: env.clone(),
+            env: service_env,
             timeout: args.timeout.or(options.run.timeout).map(Duration::from_secs_f64),
-            phase: None,
-            work_dir: rootdir.join(".proctor").join("run"),
+            phase: plan.name.clone(),
+            work_dir: work_dir.clone(),
             interrupt: Some(Arc::clone(&interrupt)),
         };
-        let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id, &markers_of);
-        let mut progress = Progress::new(args.verbose);
+        let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id, &markers_of, plan.name.as_ref());
         let outcome = proctor_run::run_phase(&phase, &mut decide, &mut |event: &Event| progress.event(event)).context("cannot run pytest")?;
-        deselected += outcome.deselected.len();
-        drift = drift_between(&collection, &needed_set, &outcome.collected);
+        deselected_ids.extend(outcome.deselected.iter().cloned());
+        let files: HashSet<String> = plan.files.iter().cloned().collect();
+        drift.extend(drift_between(&collection, &files, &outcome.collected, &plan.items));
+        let first = results.len();
         results.extend(outcome.results);
-        failed_to_start = outcome.failed_to_start;
-        pytest_status = outcome.pytest_status;
+        if outcome.failed_to_start.is_some() {
+            failed_to_start = outcome.failed_to_start;
+        }
+        pytest_status = pytest_status.max(outcome.pytest_status);
         interrupted = outcome.interrupted;
         if !interrupted {
-            rerun(&options.run.reruns, &phase, &mut results, &markers_of, &mut decide, &mut progress)?;
+            rerun(&options.run.reruns, &phase, &mut results[first..], &markers_of, &mut decide, &mut progress)?;
             interrupted = interrupt.load(Ordering::Relaxed);
         }
-        progress.finish();
+        stop_services(running, &mut progress);
     }
+    progress.finish();
+    let reported: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
+    deselected += deselected_ids.iter().filter(|n| !reported.contains(n.as_str())).count();
     let markers_of = markers_of.into_inner();
     for result in &mut results {
         if let Some(names) = markers_of.get(&result.nodeid) {
@@ -259,7 +389,7 @@ fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<Stri
 }
 
 /// proctor's answer to pytest's collection.
-fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>) -> Decisions {
+fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>, phase: Option<&String>) -> Decisions {
     let mut decisions = Decisions::default();
     let mut kept: Vec<String> = Vec::new();
     for collected in items {
@@ -271,9 +401,10 @@ fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&st
             Err(_) => (Verdict::Deselected { by: String::new() }, Vec::new()),
         };
         let in_shard = rules.in_shard(&collected.nodeid, static_by_id.contains_key(collected.nodeid.as_str()));
+        let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
         match verdict {
             Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
-            _ if !in_shard => decisions.deselect.push(collected.nodeid.clone()),
+            _ if !in_shard || !in_phase => decisions.deselect.push(collected.nodeid.clone()),
             Verdict::Skipped { reason } => {
                 decisions.skip.insert(collected.nodeid.clone(), reason);
                 kept.push(collected.nodeid.clone());
@@ -352,8 +483,18 @@ fn rerun(
     Ok(())
 }
 
+/// Stops the services a phase started, noting any that would not stop.
+fn stop_services(running: Vec<proctor_run::RunningService>, progress: &mut Progress) {
+    for service in running.into_iter().rev() {
+        let name = service.name().to_owned();
+        if let Err(err) = service.stop() {
+            progress.event(&Event::Note { message: format!("service {name}: {err}") });
+        }
+    }
+}
+
 /// Items static collection and pytest disagree on, in the imported files.
-fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<String>, collected: &[CollectedItem]) -> Vec<String> {
+fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<String>, collected: &[CollectedItem], phase_items: &[usize]) -> Vec<String> {
     let mut drift = Vec::new();
     if collected.is_empty() {
         return drift;
@@ -365,7 +506,7 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
             drift.push(format!("pytest collected {} that static collection did not foresee", item.nodeid));
         }
     }
-    for item in &collection.items {
+    for item in phase_items.iter().map(|&i| &collection.items[i]) {
         if item.dynamic.is_none() && needed.contains(collected_file(&item.nodeid)) && !real.contains(item.nodeid.as_str()) {
             drift.push(format!("static collection has {} but pytest did not collect it", item.nodeid));
         }
