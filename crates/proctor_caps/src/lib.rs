@@ -16,6 +16,7 @@ mod env;
 mod gpu;
 mod interpreter;
 mod model;
+pub mod net;
 mod packages;
 mod process;
 mod python;
