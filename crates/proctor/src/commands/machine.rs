@@ -113,7 +113,18 @@ pub(crate) fn job_setups(suite: &Suite, only: Option<&str>) -> Result<Vec<JobSet
 /// This machine: detected, then `--assume` applied; the process
 /// environment for gates; `--flag`s.
 pub(crate) fn facts(suite: &Suite, args: &MachineArgs) -> Result<Facts> {
-    let mut caps = proctor_caps::detect(&detect_options(&suite.config, args));
+    facts_asking_python(suite, args, true)
+}
+
+/// Like [`facts`]; without `ask_python` the interpreter is not run (its
+/// packages and version stay unknown), which saves its start-up when no
+/// test needs a package or a Python version.
+pub(crate) fn facts_asking_python(suite: &Suite, args: &MachineArgs, ask_python: bool) -> Result<Facts> {
+    let mut options = detect_options(&suite.config, args);
+    if !ask_python {
+        options.python = None;
+    }
+    let mut caps = proctor_caps::detect(&options);
     proctor_caps::assume(&mut caps, &args.assume).map_err(|e| anyhow!("{e}"))?;
     let env: BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))

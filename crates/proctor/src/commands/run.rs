@@ -121,7 +121,16 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let started_at = SystemTime::now();
     let suite = Suite::load(&args.suite)?;
     let selecting = Selecting::new(&suite, &args.selection)?;
-    let mut facts = machine::facts(&suite, &args.machine)?;
+    // Collect first: the interpreter is asked for its packages and version
+    // only when some test needs them.
+    let collection = suite.collect();
+    let ask_python = collection.items.iter().any(|item| {
+        let effective = selecting.taxonomy.effective(item);
+        proctor_plan::needs(item, &effective, &suite.config.proctor.plan)
+            .iter()
+            .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
+    });
+    let mut facts = machine::facts_asking_python(&suite, &args.machine, ask_python)?;
     let mut env: Vec<(String, String)> = Vec::new();
     let mut phases_axis = None;
     let mut job_phases: Option<proctor_config::PhaseOptions> = None;
@@ -160,7 +169,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
 
     // Static pass: verdicts, the shard, phases, and the files pytest must
     // import in each phase.
-    let collection = suite.collect();
     let mut statics: Vec<StaticVerdict> = Vec::with_capacity(collection.items.len());
     for item in &collection.items {
         statics.push(rules.static_verdict(item)?);
