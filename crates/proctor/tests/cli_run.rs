@@ -260,3 +260,21 @@ fn phases_start_their_services_and_a_broken_service_fails_only_its_phase() {
     // The service is stopped: its port is free again.
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the fake service is still running");
 }
+
+#[test]
+fn the_history_names_flaky_and_slow_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pyproject.toml", "[tool.pytest.ini_options]\nmarkers = ['slow']\n\n[tool.proctor.run]\nslow-threshold = 0.2\n");
+    write(
+        root,
+        "test_history.py",
+        "import pathlib, time\nimport pytest\n\ndef test_sleeps():\n    time.sleep(0.3)\n\n@pytest.mark.slow\ndef test_marked_but_fast():\n    pass\n\ndef test_alternates():\n    flag = pathlib.Path('flag')\n    if flag.exists():\n        flag.unlink()\n    else:\n        flag.write_text('x')\n        assert False, 'every other run'\n",
+    );
+    proctor(root, &[]);
+    let second = proctor(root, &[]);
+    let out = text(&second);
+    assert!(out.contains("SLOW test_history.py::test_sleeps"), "{out}");
+    assert!(out.contains("NOT SLOW test_history.py::test_marked_but_fast"), "{out}");
+    assert!(out.contains("FLAKY test_history.py::test_alternates — went wrong in 1 of its last 2 runs"), "{out}");
+}

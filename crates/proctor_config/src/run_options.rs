@@ -5,6 +5,7 @@
 //! [run]
 //! timeout = 300
 //! no-network = ["unit"]
+//! slow-threshold = 60
 //!
 //! [[run.reruns]]
 //! markers = ["ollama"]
@@ -29,6 +30,13 @@ pub struct RunOptions {
     /// When a failing test is run again (`[[run.reruns]]`), first match
     /// wins; a failure no rule matches is never rerun.
     pub reruns: Vec<RerunRule>,
+    /// Seconds above which a test's median duration in the history makes
+    /// it slow (`slow-threshold`): `proctor run` names slow tests without
+    /// the slow marker, and marked ones ten times faster than this.
+    #[serde(deserialize_with = "positive_seconds")]
+    pub slow_threshold: Option<f64>,
+    /// The marker of slow tests (`slow-marker`, default `slow`).
+    pub slow_marker: Option<String>,
 }
 
 /// One rerun rule.
@@ -67,7 +75,7 @@ fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
     if value.is_finite() && value > 0.0 {
         Ok(Some(value))
     } else {
-        Err(serde::de::Error::custom("`timeout` must be a number of seconds above 0"))
+        Err(serde::de::Error::custom("must be a number of seconds above 0"))
     }
 }
 

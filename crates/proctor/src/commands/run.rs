@@ -362,8 +362,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             exit_code: code,
             shard: shard_spec,
         };
-        if let Err(err) = proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results)) {
-            writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?;
+        match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
+            Ok(history) => history_findings(&mut out, &history, &results, options)?,
+            Err(err) => writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?,
         }
     }
     out.flush()?;
@@ -486,6 +487,41 @@ fn rerun(
                 previous.message = attempt.message;
                 previous.output = attempt.output;
             }
+        }
+    }
+    Ok(())
+}
+
+/// Runs in the history the flaky and slow findings look at.
+const FINDINGS_WINDOW: usize = 20;
+
+/// What the history says about this run's tests: flaky across runs, and
+/// (with `[run] slow-threshold`) slow tests without the slow marker and
+/// marked ones that are fast.
+fn history_findings(out: &mut Printer, history: &proctor_history::History, results: &[TestResult], options: &proctor_config::ProctorOptions) -> Result<()> {
+    let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
+    if let Ok(flaky) = history.flaky(FINDINGS_WINDOW) {
+        for test in flaky.iter().filter(|t| ran.contains(t.nodeid.as_str())) {
+            writeln!(
+                out,
+                "FLAKY {} — went wrong in {} of its last {} runs ({} passed only on a rerun)",
+                test.nodeid,
+                test.failures + test.passes_after_rerun,
+                test.runs,
+                test.passes_after_rerun
+            )?;
+        }
+    }
+    let Some(threshold) = options.run.slow_threshold else {
+        return Ok(());
+    };
+    let marker = options.run.slow_marker.as_deref().unwrap_or("slow");
+    let marked: HashSet<String> = results.iter().filter(|r| r.markers.iter().any(|m| m == marker)).map(|r| r.nodeid.clone()).collect();
+    let durations: HashMap<String, f64> = history.durations(FINDINGS_WINDOW).unwrap_or_default().into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
+    for finding in proctor_history::slow_findings(&durations, &marked, threshold) {
+        match finding {
+            proctor_history::SlowFinding::Unmarked { nodeid, median } => writeln!(out, "SLOW {nodeid} — {median:.1}s median, over {threshold}s, but not marked `{marker}`")?,
+            proctor_history::SlowFinding::NotSlow { nodeid, median } => writeln!(out, "NOT SLOW {nodeid} — marked `{marker}` but {median:.2}s median")?,
         }
     }
     Ok(())

@@ -1,6 +1,10 @@
-//! The live part of `proctor run`'s output: a character per test like
-//! pytest's progress, or a line per test with `--verbose`, and notes.
+//! The live part of `proctor run`'s output. On a terminal: one status line
+//! rewritten in place (`[ 42/120] 40 passed, 1 failed, 1 skipped`), with
+//! failures and notes printed above it as they happen. Elsewhere (a pipe,
+//! a CI log): a character per test like pytest's progress, or a line per
+//! test with `--verbose`.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use proctor_run::{Event, Outcome};
@@ -8,56 +12,102 @@ use proctor_run::{Event, Outcome};
 /// Prints events as they come.
 pub(crate) struct Progress {
     verbose: bool,
-    /// Characters on the current line.
+    /// Rewrite a status line (stdout is a terminal).
+    live: bool,
+    /// Characters on the current line (pytest-style output).
     printed: usize,
+    /// Tests expected in the running process, summed over processes.
+    total: usize,
+    done: usize,
+    counts: BTreeMap<Outcome, usize>,
+    /// A status line is on screen.
+    status_shown: bool,
 }
 
 impl Progress {
     pub(crate) fn new(verbose: bool) -> Self {
-        Progress { verbose, printed: 0 }
+        let live = !verbose && std::io::IsTerminal::is_terminal(&std::io::stdout());
+        Progress { verbose, live, printed: 0, total: 0, done: 0, counts: BTreeMap::new(), status_shown: false }
     }
 
     pub(crate) fn event(&mut self, event: &Event) {
         let mut out = std::io::stdout().lock();
         match event {
-            Event::TestFinished(result) if self.verbose => {
-                let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
+            Event::Collected { collected, deselected, .. } => {
+                self.total = (self.done + collected.saturating_sub(*deselected)).max(self.total);
             }
             Event::TestFinished(result) => {
-                let c = match result.outcome {
-                    Outcome::Passed => '.',
-                    Outcome::Failed => 'F',
-                    Outcome::Error => 'E',
-                    Outcome::Skipped => 's',
-                    Outcome::Xfailed => 'x',
-                    Outcome::Xpassed => 'X',
-                    Outcome::Crashed => 'C',
-                    Outcome::TimedOut => 'T',
-                };
-                let _ = write!(out, "{c}");
-                self.printed += 1;
-                if self.printed == 80 {
-                    let _ = writeln!(out);
-                    self.printed = 0;
+                self.done += 1;
+                *self.counts.entry(result.outcome).or_insert(0) += 1;
+                self.total = self.total.max(self.done);
+                if self.verbose {
+                    let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
+                } else if self.live {
+                    if result.outcome.is_failure() {
+                        self.clear(&mut out);
+                        let _ = writeln!(out, "{} {}", result.outcome.word().to_uppercase(), result.nodeid);
+                    }
+                    self.status(&mut out);
+                } else {
+                    let _ = write!(out, "{}", letter(result.outcome));
+                    self.printed += 1;
+                    if self.printed == 80 {
+                        let _ = writeln!(out);
+                        self.printed = 0;
+                    }
                 }
             }
             Event::Note { message } => {
+                self.clear(&mut out);
                 if self.printed > 0 {
                     let _ = writeln!(out);
                     self.printed = 0;
                 }
                 let _ = writeln!(out, "note: {message}");
+                if self.live && self.done > 0 {
+                    self.status(&mut out);
+                }
             }
             _ => {}
         }
         let _ = out.flush();
     }
 
-    /// Ends the progress line.
+    /// Ends the progress output, leaving the last status on screen.
     pub(crate) fn finish(&mut self) {
-        if self.printed > 0 {
-            let _ = writeln!(std::io::stdout().lock());
-            self.printed = 0;
+        let mut out = std::io::stdout().lock();
+        if self.status_shown || self.printed > 0 {
+            let _ = writeln!(out);
         }
+        self.status_shown = false;
+        self.printed = 0;
+    }
+
+    fn status(&mut self, out: &mut impl Write) {
+        let line = proctor_report::progress_line(self.done, self.total, &self.counts);
+        let _ = write!(out, "\r\x1b[2K{line}");
+        self.status_shown = true;
+    }
+
+    fn clear(&mut self, out: &mut impl Write) {
+        if self.status_shown {
+            let _ = write!(out, "\r\x1b[2K");
+            self.status_shown = false;
+        }
+    }
+}
+
+/// pytest's progress letter for an outcome (`C`rashed and `T`imed out are
+/// proctor's).
+fn letter(outcome: Outcome) -> char {
+    match outcome {
+        Outcome::Passed => '.',
+        Outcome::Failed => 'F',
+        Outcome::Error => 'E',
+        Outcome::Skipped => 's',
+        Outcome::Xfailed => 'x',
+        Outcome::Xpassed => 'X',
+        Outcome::Crashed => 'C',
+        Outcome::TimedOut => 'T',
     }
 }
