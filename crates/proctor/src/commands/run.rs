@@ -516,9 +516,9 @@ fn history_findings(out: &mut Printer, history: &proctor_history::History, resul
         return Ok(());
     };
     let marker = options.run.slow_marker.as_deref().unwrap_or("slow");
-    let marked: HashSet<String> = results.iter().filter(|r| r.markers.iter().any(|m| m == marker)).map(|r| r.nodeid.clone()).collect();
+    let marked_slow: HashSet<String> = results.iter().filter(|r| r.markers.iter().any(|m| m == marker)).map(|r| r.nodeid.clone()).collect();
     let durations: HashMap<String, f64> = history.durations(FINDINGS_WINDOW).unwrap_or_default().into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
-    for finding in proctor_history::slow_findings(&durations, &marked, threshold) {
+    for finding in proctor_history::slow_findings(&durations, &marked_slow, threshold) {
         match finding {
             proctor_history::SlowFinding::Unmarked { nodeid, median } => writeln!(out, "SLOW {nodeid} — {median:.1}s median, over {threshold}s, but not marked `{marker}`")?,
             proctor_history::SlowFinding::NotSlow { nodeid, median } => writeln!(out, "NOT SLOW {nodeid} — marked `{marker}` but {median:.2}s median")?,
