@@ -278,3 +278,29 @@ fn the_history_names_flaky_and_slow_tests() {
     assert!(out.contains("NOT SLOW test_history.py::test_marked_but_fast"), "{out}");
     assert!(out.contains("FLAKY test_history.py::test_alternates — went wrong in 1 of its last 2 runs"), "{out}");
 }
+
+#[test]
+fn a_service_hook_runs_between_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let server = "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n    def do_POST(self):\n        with open('evictions.log', 'a') as f:\n            f.write(self.path + '\\n')\n        self.send_response(204)\n        self.end_headers()\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n";
+    write(root, "fake_server.py", server);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    write(
+        root,
+        "pyproject.toml",
+        &format!(
+            "[tool.pytest.ini_options]\nmarkers = ['fake']\n\n\
+             [tool.proctor.services.fake]\naddress-env = 'FAKE_HOST'\ndefault-address = '127.0.0.1:{port}'\nhttp-probe = '/'\nstart = '{} fake_server.py'\nhook-between-modules = {{ method = 'POST', path = '/evict' }}\n\n\
+             [tool.proctor.needs.fake]\nservices = ['fake']\n",
+            python().display()
+        ),
+    );
+    for module in ["a", "b", "c"] {
+        write(root, &format!("test_{module}.py"), "import pytest\n\n@pytest.mark.fake\ndef test_one():\n    pass\n\n@pytest.mark.fake\ndef test_two():\n    pass\n");
+    }
+    let output = proctor(root, &["--no-history"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let evictions = std::fs::read_to_string(root.join("evictions.log")).unwrap_or_default();
+    assert_eq!(evictions, "/evict\n/evict\n", "one hook before each module after the first\n{}", text(&output));
+}

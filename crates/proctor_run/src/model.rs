@@ -106,6 +106,13 @@ pub enum Event {
         /// Items proctor marked skipped (gates, needs).
         skipped: usize,
     },
+    /// pytest is about to run the first test of another module (sent only
+    /// with `PhaseOptions::module_sync`; pytest waits until the handler
+    /// returns, so hooks between modules run in between).
+    ModuleStarting {
+        /// The module's path, as in node ids.
+        module: String,
+    },
     /// A test starts.
     TestStarted {
         /// Its node id.

@@ -20,6 +20,11 @@ pub(crate) enum Message {
         /// In pytest's order.
         items: Vec<CollectedItem>,
     },
+    /// The next test is in another module; the plugin waits for a line.
+    Module {
+        /// The module's path.
+        module: String,
+    },
     /// A test starts.
     Start {
         /// Its node id.

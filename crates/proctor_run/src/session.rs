@@ -46,6 +46,9 @@ pub struct PhaseOptions {
     /// Set (by a Ctrl-C handler) to stop: pytest is killed, the phase
     /// returns what finished, and nothing is restarted.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// pytest stops before the first test of each module after the first
+    /// until `on_event` has handled [`Event::ModuleStarting`].
+    pub module_sync: bool,
 }
 
 /// What a phase produced.
@@ -260,6 +263,14 @@ fn serve(
                 since = Instant::now();
             }
             Message::Start { nodeid } => on_event(&Event::TestStarted { nodeid }),
+            Message::Module { module } => {
+                on_event(&Event::ModuleStarting { module });
+                // The test that waited for this answer starts now.
+                since = Instant::now();
+                if writer.write_all(b"{}\n").is_err() {
+                    break;
+                }
+            }
             Message::Report(phase_report) => reports.entry(phase_report.nodeid.clone()).or_default().push(phase_report),
             Message::Finish { nodeid } => {
                 let mut result = fold(&nodeid, &reports.remove(&nodeid).unwrap_or_default());
@@ -344,6 +355,7 @@ fn pytest_command(options: &PhaseOptions, args: &[String], address: &str, token:
         .env("PYTHONPATH", python_path)
         .env("PROCTOR_BRIDGE", address)
         .env("PROCTOR_BRIDGE_TOKEN", token)
+        .env("PROCTOR_BRIDGE_MODULE_SYNC", if options.module_sync { "1" } else { "" })
         .envs(options.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::from(log_file))

@@ -29,6 +29,7 @@ fn options(root: &Path) -> PhaseOptions {
         phase: None,
         work_dir: root.join(".proctor/run"),
         interrupt: None,
+        module_sync: false,
     }
 }
 

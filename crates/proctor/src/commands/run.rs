@@ -312,9 +312,16 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             phase: plan.name.clone(),
             work_dir: work_dir.clone(),
             interrupt: Some(Arc::clone(&interrupt)),
+            module_sync: running.iter().any(|s| options.plan.service(s.name()).is_some_and(|o| o.hook_between_modules.is_some())),
         };
         let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id, &markers_of, plan.name.as_ref());
-        let outcome = proctor_run::run_phase(&phase, &mut decide, &mut |event: &Event| progress.event(event)).context("cannot run pytest")?;
+        let outcome = proctor_run::run_phase(&phase, &mut decide, &mut |event: &Event| {
+            if let Event::ModuleStarting { module } = event {
+                between_modules(&running, module, &mut progress);
+            }
+            progress.event(event);
+        })
+        .context("cannot run pytest")?;
         deselected_ids.extend(outcome.deselected.iter().cloned());
         let files: HashSet<String> = plan.files.iter().cloned().collect();
         drift.extend(drift_between(&collection, &files, &outcome.collected, &plan.items));
@@ -525,6 +532,16 @@ fn history_findings(out: &mut Printer, history: &proctor_history::History, resul
         }
     }
     Ok(())
+}
+
+/// The services' hooks between modules (`hook-between-modules`), before
+/// the first test of `module`; a failing hook is noted, the run goes on.
+fn between_modules(running: &[proctor_run::RunningService], module: &str, progress: &mut Progress) {
+    for service in running {
+        if let Err(err) = service.hook() {
+            progress.event(&Event::Note { message: format!("before {module}: {err}") });
+        }
+    }
 }
 
 /// Stops the services a phase started, noting any that would not stop.

@@ -153,8 +153,24 @@ def _guard(real):
     return connect
 
 
+_module = [None]
+
+
+def _module_sync(item):
+    """Before the first test of another module, tells proctor and waits for
+    its answer: services' hooks between modules run then."""
+    if not os.environ.get("PROCTOR_BRIDGE_MODULE_SYNC"):
+        return
+    module = item.nodeid.split("::", 1)[0]
+    if _module[0] is not None and module != _module[0]:
+        _send({"event": "module", "module": module})
+        _receive()
+    _module[0] = module
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    _module_sync(item)
     if item.nodeid not in _no_network:
         yield
         return
