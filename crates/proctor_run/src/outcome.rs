@@ -57,7 +57,6 @@ mod tests {
 
     fn report(when: &str, outcome: &str) -> Report {
         Report {
-            nodeid: "t".into(),
             when: when.into(),
             outcome: outcome.into(),
             duration: 0.5,

@@ -25,17 +25,13 @@ pub(crate) enum Message {
         /// The module's path.
         module: String,
     },
-    /// A test starts.
-    Start {
+    /// A test ended, with its reports (one message per test: the test
+    /// running when a process dies is the first kept one not done).
+    Done {
         /// Its node id.
         nodeid: String,
-    },
-    /// One phase (setup, call, teardown) of a test ended.
-    Report(Report),
-    /// A test ended.
-    Finish {
-        /// Its node id.
-        nodeid: String,
+        /// Its reports, in order.
+        reports: Vec<CompactReport>,
     },
     /// The session ended.
     SessionFinish {
@@ -73,7 +69,6 @@ pub struct CollectedMarker {
 /// One phase's report.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Report {
-    pub(crate) nodeid: String,
     /// `setup`, `call` or `teardown`.
     pub(crate) when: String,
     /// `passed`, `failed` or `skipped`.
@@ -84,6 +79,32 @@ pub(crate) struct Report {
     pub(crate) wasxfail: Option<String>,
     #[serde(default)]
     pub(crate) sections: Vec<(String, String)>,
+}
+
+/// A report as the plugin sends it at a test's end: a passing phase as
+/// `[when, outcome, duration]`, anything else in full.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum CompactReport {
+    Full(Report),
+    Passed(String, String, f64),
+}
+
+impl CompactReport {
+    pub(crate) fn into_report(self) -> Report {
+        match self {
+            CompactReport::Full(report) => report,
+            CompactReport::Passed(when, outcome, duration) => Report {
+                when,
+                outcome,
+                duration,
+                longrepr: None,
+                reason: None,
+                wasxfail: None,
+                sections: Vec::new(),
+            },
+        }
+    }
 }
 
 /// proctor's answer to a collection.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::model::{Event, Outcome, TestResult};
 use crate::outcome::fold;
-use crate::protocol::{CollectedItem, Decisions, Message, Report};
+use crate::protocol::{CollectedItem, CompactReport, Decisions, Message, Report};
 
 /// The plugin's source, written next to the run's files and imported by
 /// pytest as `proctor_bridge`.
@@ -208,7 +208,6 @@ fn serve(
         return report;
     };
     let heard = listen(stream);
-    let mut reports: HashMap<String, Vec<Report>> = HashMap::new();
     // The plugin sends a test's messages when it ends (one write per test),
     // and pytest runs the kept items in order: the test running now is the
     // first kept one not finished, since the last finish (or collection).
@@ -262,7 +261,6 @@ fn serve(
                 report.kept = Some(kept);
                 since = Instant::now();
             }
-            Message::Start { nodeid } => on_event(&Event::TestStarted { nodeid }),
             Message::Module { module } => {
                 on_event(&Event::ModuleStarting { module });
                 // The test that waited for this answer starts now.
@@ -271,9 +269,9 @@ fn serve(
                     break;
                 }
             }
-            Message::Report(phase_report) => reports.entry(phase_report.nodeid.clone()).or_default().push(phase_report),
-            Message::Finish { nodeid } => {
-                let mut result = fold(&nodeid, &reports.remove(&nodeid).unwrap_or_default());
+            Message::Done { nodeid, reports: compact } => {
+                let phase_reports: Vec<Report> = compact.into_iter().map(CompactReport::into_report).collect();
+                let mut result = fold(&nodeid, &phase_reports);
                 result.phase.clone_from(&options.phase);
                 finished.insert(nodeid);
                 since = Instant::now();

@@ -15,20 +15,12 @@ import pytest
 
 _connection = None
 _reader = None
-_pending = []
 
 
-def _send(message, flush=True):
-    """Queues a message; sends the queue when ``flush``. Reports wait for
-    their test's end: one write per test keeps the bridge cheap, and a test
-    that crashes its process is found as the first one never finished."""
+def _send(message):
     if _connection is None:
         return
-    _pending.append(json.dumps(message, default=repr))
-    if flush:
-        data = "\n".join(_pending) + "\n"
-        _pending.clear()
-        _connection.sendall(data.encode("utf-8"))
+    _connection.sendall((json.dumps(message, default=repr) + "\n").encode("utf-8"))
 
 
 def _receive():
@@ -85,18 +77,27 @@ def pytest_collection_modifyitems(session, config, items):
     if order:
         position = {nodeid: i for i, nodeid in enumerate(order)}
         kept.sort(key=lambda item: position.get(item.nodeid, len(position)))
-    _no_network.update(answer.get("no_network", []))
+    no_network = set(answer.get("no_network", []))
+    module_sync = bool(os.environ.get("PROCTOR_BRIDGE_MODULE_SYNC"))
+    if (no_network or module_sync) and not config.pluginmanager.has_plugin("proctor_bridge_guard"):
+        config.pluginmanager.register(_Guard(module_sync, no_network), "proctor_bridge_guard")
     deselected = [item for item in items if item.nodeid in deselect]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
     items[:] = kept
 
 
-def pytest_runtest_logstart(nodeid, location):
-    _send({"event": "start", "nodeid": nodeid}, flush=False)
+_reports = []
 
 
 def pytest_runtest_logreport(report):
+    """Keeps the test's reports until it ends: a passing phase as
+    ``[when, outcome, duration]``, anything else in full."""
+    if _connection is None:
+        return
+    if report.passed and not getattr(report, "wasxfail", None):
+        _reports.append([report.when, "passed", report.duration])
+        return
     reason = None
     longrepr = None
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
@@ -107,9 +108,7 @@ def pytest_runtest_logreport(report):
         longrepr = report.longreprtext
     # Captured output is kept for failures only, as pytest shows it.
     sections = [[name, content] for name, content in report.sections] if report.failed else []
-    _send({
-        "event": "report",
-        "nodeid": report.nodeid,
+    _reports.append({
         "when": report.when,
         "outcome": report.outcome,
         "duration": report.duration,
@@ -117,18 +116,21 @@ def pytest_runtest_logreport(report):
         "reason": reason,
         "wasxfail": getattr(report, "wasxfail", None),
         "sections": sections,
-    }, flush=False)
+    })
 
 
 def pytest_runtest_logfinish(nodeid, location):
-    _send({"event": "finish", "nodeid": nodeid})
+    """One message per test, sent when it ends: a test that crashes its
+    process is found as the first kept one that never ended."""
+    if _connection is None:
+        return
+    _send({"event": "done", "nodeid": nodeid, "reports": list(_reports)})
+    _reports.clear()
 
 
 def pytest_sessionfinish(session, exitstatus):
     _send({"event": "session-finish", "exitstatus": int(exitstatus)})
 
-
-_no_network = set()
 
 
 def _is_loopback(address):
@@ -153,31 +155,32 @@ def _guard(real):
     return connect
 
 
-_module = [None]
+class _Guard:
+    """Per-test work registered only when needed: the module-change pause
+    for hooks between modules, and the network contract."""
 
+    def __init__(self, module_sync, no_network):
+        self.module_sync = module_sync
+        self.no_network = no_network
+        self.module = None
 
-def _module_sync(item):
-    """Before the first test of another module, tells proctor and waits for
-    its answer: services' hooks between modules run then."""
-    if not os.environ.get("PROCTOR_BRIDGE_MODULE_SYNC"):
-        return
-    module = item.nodeid.split("::", 1)[0]
-    if _module[0] is not None and module != _module[0]:
-        _send({"event": "module", "module": module})
-        _receive()
-    _module[0] = module
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    _module_sync(item)
-    if item.nodeid not in _no_network:
-        yield
-        return
-    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-    socket.socket.connect = _guard(real_connect)
-    socket.socket.connect_ex = _guard(real_connect_ex)
-    try:
-        yield
-    finally:
-        socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if self.module_sync:
+            # Before the first test of another module, tell proctor and
+            # wait for its answer: services' hooks between modules run then.
+            module = item.nodeid.split("::", 1)[0]
+            if self.module is not None and module != self.module:
+                _send({"event": "module", "module": module})
+                _receive()
+            self.module = module
+        if item.nodeid not in self.no_network:
+            yield
+            return
+        real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+        socket.socket.connect = _guard(real_connect)
+        socket.socket.connect_ex = _guard(real_connect_ex)
+        try:
+            yield
+        finally:
+            socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
