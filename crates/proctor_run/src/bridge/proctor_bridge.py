@@ -57,11 +57,24 @@ def pytest_collection_modifyitems(session, config, items):
     if _connection is None:
         return
     collected = []
+    # `item.iter_markers()`, closest first, with the markers of modules and
+    # classes converted once for all their items.
+    parents = {}
+
+    def convert(marks):
+        return [{"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}} for m in marks]
+
+    def inherited(node):
+        if node is None:
+            return []
+        found = parents.get(node.nodeid)
+        if found is None:
+            found = convert(node.own_markers) + inherited(node.parent)
+            parents[node.nodeid] = found
+        return found
+
     for item in items:
-        markers = [
-            {"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}}
-            for m in item.iter_markers()
-        ]
+        markers = convert(item.own_markers) + inherited(item.parent)
         path, line, _ = item.location
         collected.append({"nodeid": item.nodeid, "file": path, "line": (line or 0) + 1, "markers": markers})
     _send({"event": "collected", "items": collected})
