@@ -46,7 +46,7 @@ fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<Str
         .arg(python())
         .arg("--json")
         .arg(&report)
-        .args(["--", "-p", "no:cacheprovider"])
+        .args(["--no-history", "--", "-p", "no:cacheprovider"])
         .current_dir(dir)
         .env_remove("PYTEST_ADDOPTS")
         .output()
