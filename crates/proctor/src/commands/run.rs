@@ -15,49 +15,24 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{anyhow, bail, Context, Result};
-use proctor_config::RerunRule;
-use proctor_plan::{Facts, Verdict};
-use proctor_python::{Item, Marker, MarkerSource};
-use proctor_run::{CollectedItem, Decisions, Event, Outcome, PhaseOptions, RunSummary, TestResult};
-use proctor_taxonomy::{Selection, Taxonomy};
+use proctor_plan::Verdict;
+use proctor_python::Item;
+use proctor_run::{CollectedItem, Event, Outcome, PhaseOptions, RunSummary, TestResult};
+use proctor_taxonomy::Selection;
 
 use crate::args::RunArgs;
 use crate::commands::machine;
 use crate::commands::run_order::{self, Order};
 use crate::commands::run_progress::Progress;
+use crate::commands::run_report::{history_findings, print_summary, utc, write_reports};
+use crate::commands::run_reruns::rerun;
+use crate::commands::run_rules::{decide, Rules, StaticVerdict};
 use crate::commands::selection::Selecting;
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
 
 /// Durations from this many of each test's last results balance shards.
 const HISTORY_WINDOW: usize = 10;
-
-/// What the run applies to every item, static or collected.
-struct Rules<'s> {
-    taxonomy: Taxonomy,
-    selection: Selection,
-    facts: Facts,
-    plan: &'s proctor_config::PlanOptions,
-    /// Markers whose tests may not use the network.
-    no_network: &'s [String],
-    order: Order,
-    /// The node ids of this shard (static items), when sharded.
-    shard: Option<(HashSet<String>, usize, usize)>,
-    /// The job's phases in order (markers of its axis, then `(none)`);
-    /// empty without phases.
-    phases: Vec<String>,
-    /// Services proctor starts (configured with `start`).
-    started_services: Vec<String>,
-}
-
-/// What the static pass knows of an item.
-struct StaticVerdict {
-    verdict: Verdict,
-    /// Effective marker names.
-    names: Vec<String>,
-    /// Services it needs that proctor starts.
-    services: Vec<String>,
-}
 
 /// One phase: its files, the static items it runs, and the services to
 /// start for it.
@@ -66,54 +41,6 @@ struct PhasePlan {
     files: Vec<String>,
     services: Vec<String>,
     items: Vec<usize>,
-}
-
-impl Rules<'_> {
-    fn verdict(&self, item: &Item) -> Result<(Verdict, Vec<String>)> {
-        let effective = self.taxonomy.effective(item);
-        let verdict = proctor_plan::decide(item, &effective, &self.selection, self.plan, &self.facts)?;
-        let mut names: Vec<String> = Vec::new();
-        for name in effective.names() {
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_owned());
-            }
-        }
-        Ok((verdict, names))
-    }
-
-    /// The static verdict with the marker names and the started services
-    /// the item needs.
-    fn static_verdict(&self, item: &Item) -> Result<StaticVerdict> {
-        let (verdict, names) = self.verdict(item)?;
-        let effective = self.taxonomy.effective(item);
-        let services = proctor_plan::needs(item, &effective, self.plan)
-            .into_iter()
-            .filter_map(|need| match need.requirement {
-                proctor_plan::Requirement::Service { name } if self.started_services.contains(&name) => Some(name),
-                _ => None,
-            })
-            .collect();
-        Ok(StaticVerdict { verdict, names, services })
-    }
-
-    /// The phase of an item with these effective marker names.
-    fn phase_of(&self, names: &[String]) -> Option<String> {
-        if self.phases.is_empty() {
-            return None;
-        }
-        Some(self.phases.iter().find(|p| names.contains(p)).cloned().unwrap_or_else(|| proctor_plan::NO_PHASE_MARKER.to_owned()))
-    }
-
-    /// Whether the item belongs to this shard: for items static collection
-    /// knows, the balanced shard's members; for the others (ids only
-    /// pytest computes), a stable hash of the node id.
-    fn in_shard(&self, nodeid: &str, known: bool) -> bool {
-        match &self.shard {
-            None => true,
-            Some((members, _, _)) if known => members.contains(nodeid),
-            Some((_, index, count)) => stable_hash(nodeid) % count == index - 1,
-        }
-    }
 }
 
 pub(crate) fn run(args: &RunArgs) -> Result<u8> {
@@ -404,136 +331,6 @@ fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<Stri
     }
 }
 
-/// proctor's answer to pytest's collection.
-fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>, phase: Option<&String>) -> Decisions {
-    let mut decisions = Decisions::default();
-    let mut kept: Vec<String> = Vec::new();
-    for collected in items {
-        let item = runtime_item(collected, static_by_id);
-        let (verdict, names) = match rules.verdict(&item) {
-            Ok(found) => found,
-            // A `-k` identifier called with arguments, pytest's error: the
-            // item is deselected, as a failing expression selects nothing.
-            Err(_) => (Verdict::Deselected { by: String::new() }, Vec::new()),
-        };
-        let in_shard = rules.in_shard(&collected.nodeid, static_by_id.contains_key(collected.nodeid.as_str()));
-        let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
-        match verdict {
-            Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
-            _ if !in_shard || !in_phase => decisions.deselect.push(collected.nodeid.clone()),
-            Verdict::Skipped { reason } => {
-                decisions.skip.insert(collected.nodeid.clone(), reason);
-                kept.push(collected.nodeid.clone());
-            }
-            Verdict::Run => kept.push(collected.nodeid.clone()),
-        }
-        if names.iter().any(|n| rules.no_network.contains(n)) {
-            decisions.no_network.push(collected.nodeid.clone());
-        }
-        markers_of.borrow_mut().insert(collected.nodeid.clone(), names);
-    }
-    if rules.order != Order::Pytest {
-        let markers = markers_of.borrow();
-        decisions.order = run_order::order(&kept, &rules.order, &|nodeid| markers.get(nodeid).cloned().unwrap_or_default());
-    }
-    decisions
-}
-
-/// Runs again the failures a rerun rule covers, each rule's `times` at
-/// most, `delay` seconds apart; a test that passes on a rerun is `passed`
-/// and flaky.
-fn rerun(
-    rules: &[RerunRule],
-    phase: &PhaseOptions,
-    results: &mut [TestResult],
-    markers_of: &RefCell<HashMap<String, Vec<String>>>,
-    decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions,
-    progress: &mut Progress,
-) -> Result<()> {
-    if rules.is_empty() {
-        return Ok(());
-    }
-    for round in 1..=rules.iter().map(|r| r.times).max().unwrap_or(0) {
-        let mut wanted: Vec<(usize, f64)> = Vec::new();
-        for (index, result) in results.iter().enumerate() {
-            if !result.outcome.is_failure() || phase.interrupt.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
-                continue;
-            }
-            let markers = markers_of.borrow().get(&result.nodeid).cloned().unwrap_or_default();
-            let text = result.message.as_deref().unwrap_or_default();
-            if let Some(rule) = rules.iter().find(|r| r.applies(&markers, text)) {
-                if round <= rule.times {
-                    wanted.push((index, rule.delay));
-                }
-            }
-        }
-        if wanted.is_empty() {
-            return Ok(());
-        }
-        let delay = wanted.iter().map(|(_, d)| *d).fold(0.0, f64::max);
-        progress.event(&Event::Note { message: format!("rerun {round}: {} failed test(s) a rerun rule covers{}", wanted.len(), if delay > 0.0 { format!(", after {delay}s") } else { String::new() }) });
-        if delay > 0.0 {
-            std::thread::sleep(Duration::from_secs_f64(delay));
-        }
-        let nodeids: Vec<String> = wanted.iter().map(|(i, _)| results[*i].nodeid.clone()).collect();
-        let list = phase.work_dir.join(format!("rerun-{round}.txt"));
-        std::fs::create_dir_all(&phase.work_dir).with_context(|| format!("cannot create {}", phase.work_dir.display()))?;
-        std::fs::write(&list, nodeids.join("\n") + "\n").with_context(|| format!("cannot write {}", list.display()))?;
-        let again = PhaseOptions { args: vec![format!("@{}", list.display())], ..phase.clone() };
-        let outcome = proctor_run::run_phase(&again, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
-        for attempt in outcome.results {
-            let Some((index, _)) = wanted.iter().find(|(i, _)| results[*i].nodeid == attempt.nodeid) else { continue };
-            let previous = &mut results[*index];
-            previous.attempts += 1;
-            previous.duration += attempt.duration;
-            if attempt.outcome == Outcome::Passed {
-                previous.outcome = Outcome::Passed;
-                previous.flaky = true;
-            } else {
-                previous.outcome = attempt.outcome;
-                previous.message = attempt.message;
-                previous.output = attempt.output;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Runs in the history the flaky and slow findings look at.
-const FINDINGS_WINDOW: usize = 20;
-
-/// What the history says about this run's tests: flaky across runs, and
-/// (with `[run] slow-threshold`) slow tests without the slow marker and
-/// marked ones that are fast.
-fn history_findings(out: &mut Printer, history: &proctor_history::History, results: &[TestResult], options: &proctor_config::ProctorOptions) -> Result<()> {
-    let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
-    if let Ok(flaky) = history.flaky(FINDINGS_WINDOW) {
-        for test in flaky.iter().filter(|t| ran.contains(t.nodeid.as_str())) {
-            writeln!(
-                out,
-                "FLAKY {} — went wrong in {} of its last {} runs ({} passed only on a rerun)",
-                test.nodeid,
-                test.failures + test.passes_after_rerun,
-                test.runs,
-                test.passes_after_rerun
-            )?;
-        }
-    }
-    let Some(threshold) = options.run.slow_threshold else {
-        return Ok(());
-    };
-    let marker = options.run.slow_marker.as_deref().unwrap_or("slow");
-    let marked_slow: HashSet<String> = results.iter().filter(|r| r.markers.iter().any(|m| m == marker)).map(|r| r.nodeid.clone()).collect();
-    let durations: HashMap<String, f64> = history.durations(FINDINGS_WINDOW).unwrap_or_default().into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
-    for finding in proctor_history::slow_findings(&durations, &marked_slow, threshold) {
-        match finding {
-            proctor_history::SlowFinding::Unmarked { nodeid, median } => writeln!(out, "SLOW {nodeid} — {median:.1}s median, over {threshold}s, but not marked `{marker}`")?,
-            proctor_history::SlowFinding::NotSlow { nodeid, median } => writeln!(out, "NOT SLOW {nodeid} — marked `{marker}` but {median:.2}s median")?,
-        }
-    }
-    Ok(())
-}
-
 /// The services' hooks between modules (`hook-between-modules`), before
 /// the first test of `module`; a failing hook is noted, the run goes on.
 fn between_modules(running: &[proctor_run::RunningService], module: &str, progress: &mut Progress) {
@@ -573,23 +370,6 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
         }
     }
     drift
-}
-
-/// An item as pytest has it, with the helper calls the static model saw
-/// on the same test (they are needs, and pytest does not keep them).
-fn runtime_item(collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) -> Item {
-    let markers = collected
-        .markers
-        .iter()
-        .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
-        .collect();
-    let function = collected.nodeid.split_once('[').map_or(collected.nodeid.as_str(), |(base, _)| base);
-    let decorators = static_by_id
-        .get(collected.nodeid.as_str())
-        .or_else(|| static_by_id.get(function))
-        .map(|item| item.decorators.clone())
-        .unwrap_or_default();
-    Item { nodeid: collected.nodeid.clone(), file: collected.file.clone(), line: collected.line, markers, dynamic: None, decorators }
 }
 
 fn skipped(item: &Item, reason: &str) -> TestResult {
@@ -643,16 +423,6 @@ fn read_durations(path: &std::path::Path) -> HashMap<String, f64> {
     proctor_history::History::open(path).and_then(|history| history.durations(HISTORY_WINDOW)).unwrap_or_default()
 }
 
-/// FNV-1a: the same shard for the same node id everywhere.
-fn stable_hash(text: &str) -> usize {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    usize::try_from(hash % 1_000_003).unwrap_or(0)
-}
-
 /// Ctrl-C sets the returned flag instead of ending proctor: the runner
 /// then stops pytest and the report of what finished is still written.
 fn install_interrupt_handler() -> Arc<AtomicBool> {
@@ -677,55 +447,3 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
     Arc::clone(flag)
 }
 
-fn print_summary(out: &mut Printer, results: &[TestResult], summary: &RunSummary, drift: &[String], failed_to_start: Option<&str>) -> Result<()> {
-    if let Some(tail) = failed_to_start {
-        writeln!(out, "pytest stopped before running any test:{tail}")?;
-    }
-    for note in drift {
-        writeln!(out, "DRIFT {note}")?;
-    }
-    let options = proctor_report::SummaryOptions { color: std::io::IsTerminal::is_terminal(&std::io::stdout()), ..proctor_report::SummaryOptions::default() };
-    write!(out, "{}", proctor_report::summary(results, summary, &options))?;
-    Ok(())
-}
-
-fn write_reports(args: &RunArgs, results: &[TestResult], summary: &RunSummary, started_at: &str, selection: &str) -> Result<()> {
-    if let Some(path) = &args.json {
-        let meta = proctor_report::ReportMeta {
-            proctor_version: env!("CARGO_PKG_VERSION").to_owned(),
-            started_at: started_at.to_owned(),
-            command: std::env::args().collect(),
-            selection: Some(selection.to_owned()),
-            seed: match args.order.as_str() {
-                "random" => args.seed,
-                _ => None,
-            },
-        };
-        let doc = proctor_report::json_report(results, summary, &meta);
-        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &args.junit_xml {
-        let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").map_or_else(|_| "localhost".to_owned(), |h| h.trim().to_owned());
-        let xml = proctor_report::junit_xml(results, summary, "proctor", started_at, &hostname);
-        std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// `time` as ISO-8601 in UTC (`2026-11-30T01:50:19Z`).
-fn utc(time: SystemTime) -> String {
-    let secs = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rest = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3_600, rest % 3_600 / 60, rest % 60)
-}

@@ -1,0 +1,153 @@
+//! What `proctor run` decides for every item, static or collected by
+//! pytest: the verdict (selection, gates, needs on this machine), its shard
+//! and phase, whether it may use the network, and the order to run in.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use anyhow::Result;
+use proctor_plan::{Facts, Verdict};
+use proctor_python::{Item, Marker, MarkerSource};
+use proctor_run::{CollectedItem, Decisions};
+use proctor_taxonomy::{Selection, Taxonomy};
+
+use crate::commands::run_order::{self, Order};
+
+/// What the run applies to every item, static or collected.
+pub(crate) struct Rules<'s> {
+    pub(crate) taxonomy: Taxonomy,
+    pub(crate) selection: Selection,
+    pub(crate) facts: Facts,
+    pub(crate) plan: &'s proctor_config::PlanOptions,
+    /// Markers whose tests may not use the network.
+    pub(crate) no_network: &'s [String],
+    pub(crate) order: Order,
+    /// The node ids of this shard (static items), when sharded.
+    pub(crate) shard: Option<(HashSet<String>, usize, usize)>,
+    /// The job's phases in order (markers of its axis, then `(none)`);
+    /// empty without phases.
+    pub(crate) phases: Vec<String>,
+    /// Services proctor starts (configured with `start`).
+    pub(crate) started_services: Vec<String>,
+}
+
+/// What the static pass knows of an item.
+pub(crate) struct StaticVerdict {
+    pub(crate) verdict: Verdict,
+    /// Effective marker names.
+    pub(crate) names: Vec<String>,
+    /// Services it needs that proctor starts.
+    pub(crate) services: Vec<String>,
+}
+
+impl Rules<'_> {
+    pub(crate) fn verdict(&self, item: &Item) -> Result<(Verdict, Vec<String>)> {
+        let effective = self.taxonomy.effective(item);
+        let verdict = proctor_plan::decide(item, &effective, &self.selection, self.plan, &self.facts)?;
+        let mut names: Vec<String> = Vec::new();
+        for name in effective.names() {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+        Ok((verdict, names))
+    }
+
+    /// The static verdict with the marker names and the started services
+    /// the item needs.
+    pub(crate) fn static_verdict(&self, item: &Item) -> Result<StaticVerdict> {
+        let (verdict, names) = self.verdict(item)?;
+        let effective = self.taxonomy.effective(item);
+        let services = proctor_plan::needs(item, &effective, self.plan)
+            .into_iter()
+            .filter_map(|need| match need.requirement {
+                proctor_plan::Requirement::Service { name } if self.started_services.contains(&name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        Ok(StaticVerdict { verdict, names, services })
+    }
+
+    /// The phase of an item with these effective marker names.
+    pub(crate) fn phase_of(&self, names: &[String]) -> Option<String> {
+        if self.phases.is_empty() {
+            return None;
+        }
+        Some(self.phases.iter().find(|p| names.contains(p)).cloned().unwrap_or_else(|| proctor_plan::NO_PHASE_MARKER.to_owned()))
+    }
+
+    /// Whether the item belongs to this shard: for items static collection
+    /// knows, the balanced shard's members; for the others (ids only
+    /// pytest computes), a stable hash of the node id.
+    pub(crate) fn in_shard(&self, nodeid: &str, known: bool) -> bool {
+        match &self.shard {
+            None => true,
+            Some((members, _, _)) if known => members.contains(nodeid),
+            Some((_, index, count)) => stable_hash(nodeid) % count == index - 1,
+        }
+    }
+}
+
+/// proctor's answer to pytest's collection.
+pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>, phase: Option<&String>) -> Decisions {
+    let mut decisions = Decisions::default();
+    let mut kept: Vec<String> = Vec::new();
+    for collected in items {
+        let item = runtime_item(collected, static_by_id);
+        let (verdict, names) = match rules.verdict(&item) {
+            Ok(found) => found,
+            // A `-k` identifier called with arguments, pytest's error: the
+            // item is deselected, as a failing expression selects nothing.
+            Err(_) => (Verdict::Deselected { by: String::new() }, Vec::new()),
+        };
+        let in_shard = rules.in_shard(&collected.nodeid, static_by_id.contains_key(collected.nodeid.as_str()));
+        let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
+        match verdict {
+            Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
+            _ if !in_shard || !in_phase => decisions.deselect.push(collected.nodeid.clone()),
+            Verdict::Skipped { reason } => {
+                decisions.skip.insert(collected.nodeid.clone(), reason);
+                kept.push(collected.nodeid.clone());
+            }
+            Verdict::Run => kept.push(collected.nodeid.clone()),
+        }
+        if names.iter().any(|n| rules.no_network.contains(n)) {
+            decisions.no_network.push(collected.nodeid.clone());
+        }
+        markers_of.borrow_mut().insert(collected.nodeid.clone(), names);
+    }
+    if rules.order != Order::Pytest {
+        let markers = markers_of.borrow();
+        decisions.order = run_order::order(&kept, &rules.order, &|nodeid| markers.get(nodeid).cloned().unwrap_or_default());
+    }
+    decisions
+}
+
+/// An item as pytest has it, with the helper calls the static model saw
+/// on the same test (they are needs, and pytest does not keep them).
+fn runtime_item(collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) -> Item {
+    let markers = collected
+        .markers
+        .iter()
+        .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
+        .collect();
+    let function = collected.nodeid.split_once('[').map_or(collected.nodeid.as_str(), |(base, _)| base);
+    let decorators = static_by_id
+        .get(collected.nodeid.as_str())
+        .or_else(|| static_by_id.get(function))
+        .map(|item| item.decorators.clone())
+        .unwrap_or_default();
+    Item { nodeid: collected.nodeid.clone(), file: collected.file.clone(), line: collected.line, markers, dynamic: None, decorators }
+}
+
+/// FNV-1a: the same shard for the same node id everywhere.
+fn stable_hash(text: &str) -> usize {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    usize::try_from(hash % 1_000_003).unwrap_or(0)
+}
+
