@@ -66,6 +66,14 @@ pub(crate) enum Command {
     /// Nothing Python is imported; `--assume` overrides what is detected.
     /// Exit status: 0, or 4 on a bad `--assume` or configuration.
     Caps(CapsArgs),
+    /// Check per-area coverage minimums (`[[coverage.areas]]`) against
+    /// coverage.py's JSON report or a Cobertura XML report.
+    ///
+    /// With `--baseline`, an area also fails when its coverage dropped by
+    /// more than `--tolerance` points. Exit status: 0 when every area
+    /// passes, 1 when one fails or dropped, 2 when a report cannot be read
+    /// or the configuration is wrong (see docs/coverage.md).
+    Coverage(CoverageArgs),
 }
 
 #[derive(Debug, Args)]
@@ -368,4 +376,39 @@ pub(crate) struct CollectArgs {
     /// with their provenance, as `effective`.
     #[arg(long, requires = "json")]
     pub(crate) effective: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CoverageArgs {
+    /// The report: coverage.py JSON, or Cobertura XML when it ends in
+    /// `.xml` (default: `[coverage] report`, else `coverage.json` in the
+    /// rootdir).
+    #[arg(value_name = "REPORT")]
+    pub(crate) report: Option<PathBuf>,
+    /// An earlier report to compare with: an area that dropped fails.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Points an area may drop below the baseline before it fails.
+    #[arg(long, value_name = "PTS", default_value_t = 0.0, requires = "baseline")]
+    pub(crate) tolerance: f64,
+    /// How to print the result.
+    #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
+    pub(crate) format: CoverageFormat,
+    /// Use this rootdir, like pytest's `--rootdir`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) rootdir: Option<PathBuf>,
+    /// Use this pytest config file, like pytest's `-c`.
+    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
+    pub(crate) config_file: Option<PathBuf>,
+}
+
+/// The outputs of `proctor coverage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CoverageFormat {
+    /// A table of areas, then the findings.
+    Human,
+    /// Versioned JSON.
+    Json,
+    /// GitHub workflow annotations (`::error title=coverage::...`).
+    Github,
 }

@@ -32,9 +32,14 @@ fn main() -> ExitCode {
         args::Command::Rule(rule) => commands::rule::run(rule),
         args::Command::Ci(ci) => commands::ci::run(ci),
         args::Command::Caps(caps) => commands::caps::run(caps),
+        args::Command::Coverage(coverage) => commands::coverage::run(coverage),
     };
-    // `check` has its own exit codes, like ruff's.
-    let error_code = if matches!(cli.command, args::Command::Check(_)) { commands::check::ERROR } else { exit::USAGE };
+    // `check` and `coverage` have their own exit codes, like ruff's.
+    let error_code = match cli.command {
+        args::Command::Check(_) => commands::check::ERROR,
+        args::Command::Coverage(_) => commands::coverage::ERROR,
+        _ => exit::USAGE,
+    };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

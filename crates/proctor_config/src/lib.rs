@@ -24,6 +24,7 @@
 //! nothing here prints.
 
 mod args;
+mod coverage_options;
 mod discovery;
 mod error;
 mod ini;
@@ -41,6 +42,7 @@ mod toml_doc;
 mod values;
 
 pub use args::Addopts;
+pub use coverage_options::{CoverageArea, CoverageOptions};
 pub use error::{ConfigError, ConfigWarning, Location};
 pub use loaders::IniKind;
 pub use proctor_options::{

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::ConfigError;
+use crate::coverage_options::CoverageOptions;
 use crate::run_options::RunOptions;
 use crate::plan_options::{GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions};
 use crate::source::SourceFile;
@@ -53,6 +54,8 @@ pub struct ProctorOptions {
     pub plan: PlanOptions,
     /// `proctor run` (`[run]`).
     pub run: RunOptions,
+    /// `proctor coverage` (`[coverage]`).
+    pub coverage: CoverageOptions,
 }
 
 /// Opt-in conventions for `proctor check` (`[check]`); each is off until
@@ -234,6 +237,7 @@ struct RawOptions {
     #[serde(deserialize_with = "ordered_table")]
     jobs: Vec<(String, JobOptions)>,
     run: RunOptions,
+    coverage: CoverageOptions,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -252,6 +256,7 @@ impl From<RawOptions> for ProctorOptions {
             check: raw.check,
             plan: PlanOptions { services: raw.services, needs: raw.needs, helpers: raw.helpers, gates: raw.gates, jobs: raw.jobs },
             run: raw.run,
+            coverage: raw.coverage,
         }
     }
 }
@@ -344,6 +349,7 @@ fn validate(
         .problems()
         .into_iter()
         .chain(options.plan.problems(&options.taxonomy))
+        .chain(options.coverage.problems())
         .map(|problem| (doc.locate(prefix, &problem.key), problem.message))
         .min_by_key(|(location, _)| *location);
     match first {
@@ -397,6 +403,7 @@ mod tests {
                 check: CheckOptions::default(),
                 plan: PlanOptions::default(),
                 run: RunOptions::default(),
+                coverage: CoverageOptions::default(),
             }
         );
     }
