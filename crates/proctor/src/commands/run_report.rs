@@ -50,6 +50,9 @@ pub(crate) fn history_findings(out: &mut Printer, history: &proctor_history::His
 pub(crate) fn print_summary(out: &mut Printer, results: &[TestResult], summary: &RunSummary, drift: &[String], failed_to_start: Option<&str>) -> Result<()> {
     if let Some(tail) = failed_to_start {
         writeln!(out, "pytest stopped before running any test:{tail}")?;
+        if tail.contains("No module named pytest") {
+            writeln!(out, "hint: this interpreter has no pytest: pass --python, set `python` in proctor's configuration, or install pytest into it")?;
+        }
     }
     for note in drift {
         writeln!(out, "DRIFT {note}")?;
