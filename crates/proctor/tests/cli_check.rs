@@ -302,6 +302,7 @@ fn rule_prints_the_documentation_and_lists_the_rules() {
     PRC101  unregistered-marker                 a marker is used but not registered with pytest nor declared in the taxonomy
     PRC102  unused-registered-marker            a marker registered with pytest is used by no test
     PRC103  unknown-marker-in-expression        a `-m` expression in the configuration names a marker nobody has or registered
+    PRC104  unused-helper                       a `[helpers]` or `[decorators]` entry is what no test's calls resolve to
     PRC201  ignored-config-table                a pytest configuration table is ignored because another file wins
     PRC202  addopts-markexpr                    `addopts` has `-m`, which an explicit `-m` replaces under bare pytest
     PRC301  unmirrored-test-file                a test file does not mirror an existing module (`[check] mirror`)

@@ -161,9 +161,20 @@ fn mellea() {
         .collect();
     assert_eq!(phases, [("ollama", 5), ("huggingface", 1), ("openai", 1), ("(none)", 5)]);
     // Planted: the deprecated `llm` alias (PRC004); the seed's own
-    // `addopts = -m "not slow"` (PRC202, information).
+    // `addopts = -m "not slow"` (PRC202, information); and the predicates
+    // the seed documents that this small suite's tests do not call
+    // (`require_ram`, `require_package`, `require_python`: PRC104, once each).
     let (code, found) = check("mellea");
-    assert_eq!(found, pairs(&[("PRC004", "test/backends/test_ollama_legacy.py"), ("PRC202", "pyproject.toml")]));
+    assert_eq!(
+        found,
+        pairs(&[
+            ("PRC004", "test/backends/test_ollama_legacy.py"),
+            ("PRC104", "pyproject.toml"),
+            ("PRC104", "pyproject.toml"),
+            ("PRC104", "pyproject.toml"),
+            ("PRC202", "pyproject.toml"),
+        ])
+    );
     assert_eq!(code, 1);
 }
 

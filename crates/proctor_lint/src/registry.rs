@@ -6,7 +6,7 @@ use proctor_source::Severity;
 use crate::context::{ItemContext, Sink, SuiteContext};
 use crate::rules::config::{addopts_markexpr, ignored_config_table};
 use crate::rules::conventions::{multi_claim_test_name, test_file_name, test_name_shape, unmirrored_test_file};
-use crate::rules::registry::{unknown_marker_in_expression, unregistered_marker, unused_registered_marker};
+use crate::rules::registry::{unknown_marker_in_expression, unregistered_marker, unused_helper, unused_registered_marker};
 use crate::rules::taxonomy::{
     conflicting_markers, default_marker_written, deprecated_marker, dynamic_item, marker_outside_allowed_company,
     marker_without_comment, marker_without_required_companion, missing_axis_marker, removed_marker,
@@ -82,6 +82,7 @@ pub static RULES: &[Rule] = &[
     rule!(suite "PRC101", unregistered_marker, Warning, "a marker is used but not registered with pytest nor declared in the taxonomy"),
     rule!(suite "PRC102", unused_registered_marker, Warning, "a marker registered with pytest is used by no test"),
     rule!(suite "PRC103", unknown_marker_in_expression, Error, "a `-m` expression in the configuration names a marker nobody has or registered"),
+    rule!(suite "PRC104", unused_helper, Warning, "a `[helpers]` or `[decorators]` entry is what no test's calls resolve to"),
     rule!(suite "PRC201", ignored_config_table, Error, "a pytest configuration table is ignored because another file wins"),
     rule!(suite "PRC202", addopts_markexpr, Info, "`addopts` has `-m`, which an explicit `-m` replaces under bare pytest"),
     rule!(suite "PRC301", unmirrored_test_file, Error, "a test file does not mirror an existing module (`[check] mirror`)"),

@@ -135,6 +135,7 @@ fixture_tests! {
     prc101_unregistered_marker: "PRC101",
     prc102_unused_registered_marker: "PRC102",
     prc103_unknown_marker_in_expression: "PRC103",
+    prc104_unused_helper: "PRC104",
     prc201_ignored_config_table: "PRC201",
     prc202_addopts_markexpr: "PRC202",
     prc301_unmirrored_test_file: "PRC301",
