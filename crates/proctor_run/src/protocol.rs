@@ -45,11 +45,8 @@ pub(crate) enum Message {
 pub struct CollectedItem {
     /// Its node id.
     pub nodeid: String,
-    /// Its file, relative to the rootdir.
-    pub file: String,
-    /// 1-based line.
-    pub line: usize,
     /// `item.iter_markers()`, closest first.
+    #[serde(default)]
     pub markers: Vec<CollectedMarker>,
 }
 

@@ -133,12 +133,12 @@ fn runtime_item(collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) 
         .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
         .collect();
     let function = collected.nodeid.split_once('[').map_or(collected.nodeid.as_str(), |(base, _)| base);
-    let decorators = static_by_id
-        .get(collected.nodeid.as_str())
-        .or_else(|| static_by_id.get(function))
-        .map(|item| item.decorators.clone())
-        .unwrap_or_default();
-    Item { nodeid: collected.nodeid.clone(), file: collected.file.clone(), line: collected.line, markers, dynamic: None, decorators }
+    let known = static_by_id.get(collected.nodeid.as_str()).or_else(|| static_by_id.get(function));
+    let decorators = known.map(|item| item.decorators.clone()).unwrap_or_default();
+    // Where it is defined matters to no rule; the static model says when it
+    // knows the item.
+    let (file, line) = known.map_or_else(|| (collected.nodeid.split("::").next().unwrap_or_default().to_owned(), 0), |item| (item.file.clone(), item.line));
+    Item { nodeid: collected.nodeid.clone(), file, line, markers, dynamic: None, decorators }
 }
 
 /// FNV-1a: the same shard for the same node id everywhere.

@@ -1,6 +1,6 @@
 """proctor's bridge to pytest, loaded with ``-p proctor_bridge``.
 
-At collection it sends pytest's items (node id, location, markers) to
+At collection it sends pytest's items (node id, markers) to
 proctor and applies proctor's answer: deselect, skip with a reason, order.
 Then it streams each test's reports back, one JSON object per line. All
 rules live in proctor; this module only adapts. It does nothing unless
@@ -75,8 +75,12 @@ def pytest_collection_modifyitems(session, config, items):
 
     for item in items:
         markers = convert(item.own_markers) + inherited(item.parent)
-        path, line, _ = item.location
-        collected.append({"nodeid": item.nodeid, "file": path, "line": (line or 0) + 1, "markers": markers})
+        # Node id and markers are all the rules read (`item.location` would
+        # cost a path computation per item).
+        entry = {"nodeid": item.nodeid}
+        if markers:
+            entry["markers"] = markers
+        collected.append(entry)
     _send({"event": "collected", "items": collected})
     answer = _receive()
     by_id = {item.nodeid: item for item in items}
