@@ -6,6 +6,7 @@
 
 mod model;
 mod outcome;
+mod process;
 mod protocol;
 mod services;
 mod session;

@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 use proctor_caps::net::{connect, http_request, parse_address, probe, Address};
 use proctor_config::ServiceOptions;
 
+use crate::process::{group_alive, group_of, log_tail, signal_group, wait_for_group_exit};
+
 /// How often readiness is polled while a service starts.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
 /// The longest a single connection or HTTP exchange may take.
@@ -198,7 +200,7 @@ impl RunningService {
     /// Kills the group, then describes the failure with the log's tail.
     fn fail(mut self, reason: String) -> ServiceError {
         self.kill_group();
-        let tail = self.log_path.as_deref().map(log_tail).unwrap_or_default();
+        let tail = self.log_path.as_deref().map(|path| log_tail(path, LOG_TAIL_LINES)).unwrap_or_default();
         self.not_ready(reason, tail)
     }
 
@@ -299,68 +301,6 @@ impl Drop for RunningService {
     }
 }
 
-/// The process group a child leads (`process_group(0)` made its id the
-/// group's).
-fn group_of(child: &Child) -> libc::pid_t {
-    libc::pid_t::try_from(child.id()).expect("process ids fit in pid_t")
-}
-
-/// Sends `signal` to every process of `group`; a group that is already
-/// gone is not an error.
-fn signal_group(group: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: `killpg` only sends a signal; `group` is a group proctor
-    // created, so no unrelated process is addressed.
-    unsafe {
-        libc::killpg(group, signal);
-    }
-}
-
-/// Whether any process of `group` still runs. The leader must be reaped
-/// first; orphans are reaped by their new parent, which in a container
-/// may take a second, so on Linux a group of zombies counts as gone.
-fn group_alive(group: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only checks that the group exists.
-    let exists = unsafe { libc::killpg(group, 0) == 0 };
-    exists && !only_zombies(group)
-}
-
-/// Whether every process of `group` listed in `/proc` is a zombie; false
-/// when `/proc` cannot be read.
-fn only_zombies(group: libc::pid_t) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    let group = group.to_string();
-    entries.flatten().filter(|entry| entry.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit())).all(|entry| {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            return true;
-        };
-        // `pid (comm) state ppid pgrp ...`: the fields after the last `)`.
-        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
-        let state = fields.next().unwrap_or_default();
-        let pgrp = fields.nth(1).unwrap_or_default();
-        pgrp != group || matches!(state, "Z" | "X")
-    })
-}
-
-/// Waits up to `grace` for the group to have no processes left.
-fn wait_for_group_exit(group: libc::pid_t, grace: Duration) {
-    let deadline = Instant::now() + grace;
-    while group_alive(group) && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// The last lines of a log, lossily decoded; empty when it cannot be read.
-fn log_tail(path: &Path) -> String {
-    let Ok(bytes) = std::fs::read(path) else {
-        return String::new();
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
-}
-
 /// The address of a service: the variable `address-env` when it is set,
 /// else `default-address`. A variable that is set but unusable is an
 /// error whose message never quotes its value.
@@ -415,8 +355,8 @@ mod tests {
         let path = dir.path().join("s.log");
         let text = (1..=30).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
         std::fs::write(&path, text).unwrap();
-        let tail = log_tail(&path);
+        let tail = log_tail(&path, LOG_TAIL_LINES);
         assert!(tail.starts_with("line 11\n") && tail.ends_with("line 30"), "{tail}");
-        assert_eq!(log_tail(&dir.path().join("missing.log")), "");
+        assert_eq!(log_tail(&dir.path().join("missing.log"), LOG_TAIL_LINES), "");
     }
 }

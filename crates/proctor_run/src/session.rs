@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::model::{Event, Outcome, TestResult};
 use crate::outcome::fold;
+use crate::process::{group_of, log_tail, signal_group};
 use crate::protocol::{CollectedItem, CompactReport, Decisions, Message, Report};
 
 /// The plugin's source, written next to the run's files and imported by
@@ -139,7 +140,7 @@ pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]
             finished.insert(nodeid.clone());
             let message = match outcome_kind {
                 Outcome::TimedOut => format!("timed out after {:.1}s; its pytest process was killed", started.elapsed().as_secs_f64()),
-                _ => format!("the pytest process died while this test ran ({}){}", status_text(status), log_tail(&log_path)),
+                _ => format!("the pytest process died while this test ran ({}){}", status_text(status), pytest_tail(&log_path)),
             };
             let result = TestResult {
                 nodeid,
@@ -158,7 +159,7 @@ pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]
         }
         let Some(kept) = &expected else {
             // pytest stopped before collection was answered.
-            outcome.failed_to_start = Some(log_tail(&log_path));
+            outcome.failed_to_start = Some(pytest_tail(&log_path));
             return Ok(outcome);
         };
         let remaining: Vec<String> = kept.iter().filter(|n| !finished.contains(*n)).cloned().collect();
@@ -395,15 +396,7 @@ fn reap(child: &mut Child) -> Option<i32> {
 
 /// Kills every process left in the child's process group.
 fn kill_group(child: &Child) {
-    #[cfg(unix)]
-    {
-        if let Ok(pid) = i32::try_from(child.id()) {
-            // SAFETY: signalling a process group we created; it may be gone.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
-    }
+    signal_group(group_of(child), libc::SIGKILL);
 }
 
 fn status_text(status: Option<i32>) -> String {
@@ -414,14 +407,12 @@ fn status_text(status: Option<i32>) -> String {
 }
 
 /// The last lines of pytest's output, for a crash report.
-fn log_tail(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    let tail = &lines[lines.len().saturating_sub(15)..];
+fn pytest_tail(path: &Path) -> String {
+    let tail = log_tail(path, 15);
     if tail.is_empty() {
         String::new()
     } else {
-        format!("\npytest's last output:\n{}", tail.join("\n"))
+        format!("\npytest's last output:\n{tail}")
     }
 }
 
