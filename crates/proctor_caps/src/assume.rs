@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{parse_major_minor, Capabilities, Gpu, Python, Service, GIB};
+use crate::model::{gib_bytes, parse_major_minor, Capabilities, Gpu, Python, Service};
 
 /// The keys `--assume` accepts, with the values each takes.
 pub const ASSUME_KEYS: &[(&str, &str)] = &[
@@ -171,11 +171,8 @@ fn python(caps: &mut Capabilities) -> &mut Python {
 }
 
 /// `80` or `7.5` GiB in bytes; `None` unless a finite number, 0 or more.
-#[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "checked finite, non-negative and in range")]
 fn gib_to_bytes(text: &str) -> Option<u64> {
-    let gib: f64 = text.parse().ok()?;
-    let bytes = (gib * GIB).round();
-    (gib.is_finite() && gib >= 0.0 && bytes < 1.8e19).then_some(bytes as u64)
+    gib_bytes(text.parse().ok()?)
 }
 
 #[cfg(test)]

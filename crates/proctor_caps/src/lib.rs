@@ -26,6 +26,6 @@ mod services;
 pub use assume::{assume, AssumeError, ASSUME_KEYS};
 pub use detect::{detect, DetectOptions, ServiceProbe, SKIP_RESOURCE_CHECKS_ENV};
 pub use interpreter::find_interpreter;
-pub use model::{Capabilities, Gpu, Platform, Python, Service};
+pub use model::{gib, gib_bytes, Capabilities, Gpu, Platform, Python, Service};
 pub use packages::normalize_name;
 pub use render::render;

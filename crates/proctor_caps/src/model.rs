@@ -153,9 +153,20 @@ pub(crate) fn parse_major_minor(version: &str) -> Option<(u32, u32)> {
     Some((major, minor.parse().ok()?))
 }
 
+/// `bytes` in GiB, the unit of every memory figure proctor prints.
 #[expect(clippy::cast_precision_loss, reason = "sizes well below 2^52 bytes are exact")]
-pub(crate) fn gib(bytes: u64) -> f64 {
+#[must_use]
+pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / GIB
+}
+
+/// `gib` GiB in bytes, rounded; `None` unless finite, 0 or more, and in
+/// range.
+#[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "checked finite, non-negative and in range")]
+#[must_use]
+pub fn gib_bytes(gib: f64) -> Option<u64> {
+    let bytes = (gib * GIB).round();
+    (gib.is_finite() && gib >= 0.0 && bytes < 1.8e19).then_some(bytes as u64)
 }
 
 #[cfg(test)]

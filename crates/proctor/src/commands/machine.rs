@@ -13,9 +13,6 @@ use proctor_taxonomy::Origin;
 use crate::args::MachineArgs;
 use crate::commands::suite::Suite;
 
-/// Bytes in a GiB, the unit of VRAM and RAM figures.
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-
 /// Environment variables worth reporting in every suite.
 const COMMON_ENV: &[&str] = &["CI", "CICD", "RUN_SLOW", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN", "CUDA_VISIBLE_DEVICES"];
 
@@ -143,10 +140,8 @@ pub(crate) fn from_capabilities(caps: &Capabilities, mut env: BTreeMap<String, S
             env.remove(name);
         }
     }
-    #[expect(clippy::cast_precision_loss, reason = "byte counts far below 2^52")]
-    let gib = |bytes: u64| bytes as f64 / GIB;
     Facts {
-        gpus_vram_gb: caps.gpus.iter().map(|g| gib(g.vram_bytes)).collect(),
+        gpus_vram_gb: caps.gpus.iter().map(|g| proctor_caps::gib(g.vram_bytes)).collect(),
         ram_gb: caps.ram_gb(),
         env,
         services: caps.services.iter().map(|(name, s)| (name.clone(), ServiceFact { up: s.reachable, address: s.address.clone() })).collect(),
@@ -169,9 +164,7 @@ pub(crate) fn assume_on_facts(facts: &mut Facts, entries: &[String]) -> Result<(
     }
     let mut caps = Capabilities::default();
     caps.platform.os.clone_from(&facts.os);
-    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "GiB figures from the configuration")]
-    let bytes = |gb: f64| (gb * GIB) as u64;
-    caps.ram_bytes = facts.ram_gb.map(bytes);
+    caps.ram_bytes = facts.ram_gb.and_then(proctor_caps::gib_bytes);
     caps.env = facts.env.keys().map(|k| (k.clone(), facts.env_set(k))).collect();
     caps.services = facts
         .services
