@@ -140,7 +140,7 @@ pub(crate) type Linted<'a> = (&'a Item, proctor_taxonomy::Effective);
 /// the others.
 fn distinct(items: &[Item]) -> Vec<&Item> {
     fn function(item: &Item) -> &str {
-        item.nodeid.split_once('[').map_or(item.nodeid.as_str(), |(base, _)| base)
+        proctor_python::function_nodeid(&item.nodeid)
     }
     fn same(a: &Item, b: &Item) -> bool {
         a.file == b.file

@@ -152,6 +152,21 @@ fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
     in_whole || selectors.iter().any(|s| nodeid_matches(&item.nodeid, s))
 }
 
+/// The file part of a node id: the module the item is collected from
+/// (pytest's `item.path`), which differs from [`Item::file`] for a test
+/// inherited from another module.
+#[must_use]
+pub fn collected_file(nodeid: &str) -> &str {
+    nodeid.split_once("::").map_or(nodeid, |(file, _)| file)
+}
+
+/// A node id without its parameters (`[...]`): the test function's, which
+/// every parametrized instance shares.
+#[must_use]
+pub fn function_nodeid(nodeid: &str) -> &str {
+    nodeid.split_once('[').map_or(nodeid, |(base, _)| base)
+}
+
 /// Whether `nodeid` is picked by a node-id argument `selector`, as pytest
 /// reads one: the item itself, or everything below it (a class, a
 /// function's parametrized items).

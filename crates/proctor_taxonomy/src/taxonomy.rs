@@ -6,7 +6,7 @@ use globset::{Candidate, GlobSet, GlobSetBuilder};
 use proctor_config::{
     build_path_glob, Cardinality, MarkerOptions, PathRuleOptions, TaxonomyOptions,
 };
-use proctor_python::Item;
+use proctor_python::{collected_file, Item};
 use std::sync::Arc;
 
 use crate::effective::{Effective, EffectiveMarker, Note, Provenance};
@@ -250,11 +250,6 @@ fn derived(name: &str, provenance: Provenance) -> EffectiveMarker {
     EffectiveMarker { name: name.to_owned(), provenance, written: None }
 }
 
-/// The file part of a node id: the module the item is collected from, which
-/// differs from [`Item::file`] for a test inherited from another module.
-fn collected_file(nodeid: &str) -> &str {
-    nodeid.split_once("::").map_or(nodeid, |(file, _)| file)
-}
 
 #[cfg(test)]
 mod tests {

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::Verdict;
-use proctor_python::Item;
+use proctor_python::{collected_file, function_nodeid, Item};
 use proctor_run::{CollectedItem, Event, Outcome, PhaseOptions, RunSummary, TestResult};
-use proctor_taxonomy::Selection;
+use proctor_taxonomy::{Effective, Selection};
 
 use crate::args::RunArgs;
 use crate::commands::machine;
@@ -51,9 +51,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Collect first: the interpreter is asked for its packages and version
     // only when some test needs them.
     let collection = suite.collect();
-    let ask_python = collection.items.iter().any(|item| {
-        let effective = selecting.taxonomy.effective(item);
-        proctor_plan::needs(item, &effective, &suite.config.proctor.plan)
+    // Effective markers of the static items, once for every use below.
+    let effectives: Vec<Effective> = collection.items.iter().map(|item| selecting.taxonomy.effective(item)).collect();
+    let ask_python = collection.items.iter().zip(&effectives).any(|(item, effective)| {
+        proctor_plan::needs(item, effective, &suite.config.proctor.plan)
             .iter()
             .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
     });
@@ -97,8 +98,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Static pass: verdicts, the shard, phases, and the files pytest must
     // import in each phase.
     let mut statics: Vec<StaticVerdict> = Vec::with_capacity(collection.items.len());
-    for item in &collection.items {
-        statics.push(rules.static_verdict(item)?);
+    for (item, effective) in collection.items.iter().zip(&effectives) {
+        statics.push(rules.static_verdict(item, effective)?);
     }
     let shard_spec = args.shard.as_deref().map(str::parse::<proctor_history::ShardSpec>).transpose().map_err(|e| anyhow!("--shard: {e}"))?;
     if let Some(spec) = &shard_spec {
@@ -389,12 +390,8 @@ fn skipped(item: &Item, reason: &str) -> TestResult {
 
 /// A dynamic static item stands for every pytest item of its function.
 fn dynamic_covers(items: &[Item], nodeid: &str) -> bool {
-    let function = nodeid.split_once('[').map_or(nodeid, |(base, _)| base);
-    items.iter().any(|i| i.dynamic.is_some() && i.nodeid.split_once('[').map_or(i.nodeid.as_str(), |(b, _)| b) == function)
-}
-
-fn collected_file(nodeid: &str) -> &str {
-    nodeid.split_once("::").map_or(nodeid, |(file, _)| file)
+    let function = function_nodeid(nodeid);
+    items.iter().any(|i| i.dynamic.is_some() && function_nodeid(&i.nodeid) == function)
 }
 
 fn count_files(collection: &proctor_python::Collection) -> usize {

@@ -42,7 +42,7 @@ fn shuffled(nodeids: &[String], seed: u64) -> Vec<String> {
     let mut modules: Vec<(String, Vec<Group>)> = Vec::new();
     let mut module_at: HashMap<String, usize> = HashMap::new();
     for nodeid in nodeids {
-        let module = nodeid.split("::").next().unwrap_or(nodeid).to_owned();
+        let module = proctor_python::collected_file(nodeid).to_owned();
         let class = nodeid.rsplit_once("::").map_or(String::new(), |(prefix, _)| prefix.to_owned());
         let m = *module_at.entry(module.clone()).or_insert_with(|| {
             modules.push((module, Vec::new()));

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use proctor_plan::{Facts, Verdict};
-use proctor_python::{Item, Marker, MarkerSource};
+use proctor_python::{function_nodeid, Item, Marker, MarkerSource};
 use proctor_run::{CollectedItem, Decisions};
-use proctor_taxonomy::{Selection, Taxonomy};
+use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
 use crate::commands::run_order::{self, Order};
 
@@ -42,9 +42,14 @@ pub(crate) struct StaticVerdict {
 }
 
 impl Rules<'_> {
+    /// The verdict and the effective marker names of an item pytest
+    /// collected.
     pub(crate) fn verdict(&self, item: &Item) -> Result<(Verdict, Vec<String>)> {
-        let effective = self.taxonomy.effective(item);
-        let verdict = proctor_plan::decide(item, &effective, &self.selection, self.plan, &self.facts)?;
+        self.verdict_with(item, &self.taxonomy.effective(item))
+    }
+
+    fn verdict_with(&self, item: &Item, effective: &Effective) -> Result<(Verdict, Vec<String>)> {
+        let verdict = proctor_plan::decide(item, effective, &self.selection, self.plan, &self.facts)?;
         let mut names: Vec<String> = Vec::new();
         for name in effective.names() {
             if !names.iter().any(|n| n == name) {
@@ -56,10 +61,9 @@ impl Rules<'_> {
 
     /// The static verdict with the marker names and the started services
     /// the item needs.
-    pub(crate) fn static_verdict(&self, item: &Item) -> Result<StaticVerdict> {
-        let (verdict, names) = self.verdict(item)?;
-        let effective = self.taxonomy.effective(item);
-        let services = proctor_plan::needs(item, &effective, self.plan)
+    pub(crate) fn static_verdict(&self, item: &Item, effective: &Effective) -> Result<StaticVerdict> {
+        let (verdict, names) = self.verdict_with(item, effective)?;
+        let services = proctor_plan::needs(item, effective, self.plan)
             .into_iter()
             .filter_map(|need| match need.requirement {
                 proctor_plan::Requirement::Service { name } if self.started_services.contains(&name) => Some(name),
@@ -132,12 +136,12 @@ fn runtime_item(collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) 
         .iter()
         .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
         .collect();
-    let function = collected.nodeid.split_once('[').map_or(collected.nodeid.as_str(), |(base, _)| base);
+    let function = function_nodeid(&collected.nodeid);
     let known = static_by_id.get(collected.nodeid.as_str()).or_else(|| static_by_id.get(function));
     let decorators = known.map(|item| item.decorators.clone()).unwrap_or_default();
     // Where it is defined matters to no rule; the static model says when it
     // knows the item.
-    let (file, line) = known.map_or_else(|| (collected.nodeid.split("::").next().unwrap_or_default().to_owned(), 0), |item| (item.file.clone(), item.line));
+    let (file, line) = known.map_or_else(|| (proctor_python::collected_file(&collected.nodeid).to_owned(), 0), |item| (item.file.clone(), item.line));
     Item { nodeid: collected.nodeid.clone(), file, line, markers, dynamic: None, decorators }
 }
 

@@ -45,7 +45,7 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
         if item.dynamic.is_some() && !item.nodeid.contains("::") {
             continue;
         }
-        files.insert(item.nodeid.split("::").next().unwrap_or(&item.nodeid));
+        files.insert(proctor_python::collected_file(&item.nodeid));
     }
     for file in files {
         let name = file.rsplit('/').next().unwrap_or(file);
