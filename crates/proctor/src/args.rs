@@ -101,12 +101,8 @@ pub(crate) enum CiRunner {
 
 #[derive(Debug, Args)]
 pub(crate) struct CiGithubArgs {
-    /// Use this rootdir, like pytest's `--rootdir`.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) rootdir: Option<PathBuf>,
-    /// Use this pytest config file, like pytest's `-c`.
-    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
-    pub(crate) config_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
     /// Only this job (repeatable; default: every job).
     #[arg(long = "job", value_name = "NAME")]
     pub(crate) jobs: Vec<String>,
@@ -148,12 +144,8 @@ pub(crate) enum OutputFormat {
 pub(crate) struct CheckArgs {
     /// Files, directories or node ids to check, as for pytest.
     pub(crate) paths: Vec<String>,
-    /// Use this rootdir, like pytest's `--rootdir`.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) rootdir: Option<PathBuf>,
-    /// Use this pytest config file, like pytest's `-c`.
-    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
-    pub(crate) config_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
     /// How to print findings.
     #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
     pub(crate) format: OutputFormat,
@@ -178,12 +170,8 @@ pub(crate) struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct CapsArgs {
-    /// Use this rootdir, like pytest's `--rootdir`.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) rootdir: Option<PathBuf>,
-    /// Use this pytest config file, like pytest's `-c`.
-    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
-    pub(crate) config_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
     /// Print versioned JSON instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -332,14 +320,22 @@ pub(crate) struct ExplainArgs {
     /// its parametrized items.
     #[arg(required = true)]
     pub(crate) nodeids: Vec<String>,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+    #[command(flatten)]
+    pub(crate) selection: SelectionArgs,
+}
+
+/// Where the suite's configuration is, as pytest's `--rootdir` and `-c`
+/// say; shared by every command that reads it.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ConfigArgs {
     /// Use this rootdir, like pytest's `--rootdir`.
     #[arg(long, value_name = "DIR")]
     pub(crate) rootdir: Option<PathBuf>,
     /// Use this pytest config file, like pytest's `-c`.
     #[arg(short = 'c', long = "config-file", value_name = "FILE")]
     pub(crate) config_file: Option<PathBuf>,
-    #[command(flatten)]
-    pub(crate) selection: SelectionArgs,
 }
 
 /// Options shared by every command that reads the suite.
@@ -347,12 +343,8 @@ pub(crate) struct ExplainArgs {
 pub(crate) struct SuiteArgs {
     /// Files, directories or node ids (`path::Class::test`), as for pytest.
     pub(crate) paths: Vec<String>,
-    /// Use this rootdir, like pytest's `--rootdir`.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) rootdir: Option<PathBuf>,
-    /// Use this pytest config file, like pytest's `-c`.
-    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
-    pub(crate) config_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
     /// Ignore this path during collection (repeatable), like pytest.
     #[arg(long, value_name = "PATH")]
     pub(crate) ignore: Vec<String>,
@@ -394,12 +386,8 @@ pub(crate) struct CoverageArgs {
     /// How to print the result.
     #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
     pub(crate) format: CoverageFormat,
-    /// Use this rootdir, like pytest's `--rootdir`.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) rootdir: Option<PathBuf>,
-    /// Use this pytest config file, like pytest's `-c`.
-    #[arg(short = 'c', long = "config-file", value_name = "FILE")]
-    pub(crate) config_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
 }
 
 /// The outputs of `proctor coverage`.

@@ -4,11 +4,11 @@
 
 use std::io::Write;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use proctor_caps::Capabilities;
-use proctor_config::LoadOptions;
 use serde::Serialize;
 
+use crate::commands::suite::load_config;
 use crate::args::{CapsArgs, MachineArgs};
 use crate::commands::machine;
 use crate::exit;
@@ -23,15 +23,7 @@ struct JsonCaps<'c> {
 }
 
 pub(crate) fn run(args: &CapsArgs) -> Result<u8> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let options = LoadOptions {
-        cwd,
-        args: Vec::new(),
-        rootdir: args.rootdir.clone(),
-        inifile: args.config_file.clone(),
-        env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
-    };
-    let config = proctor_config::load(&options).map_err(|e| anyhow!("{e}"))?;
+    let (_, config) = load_config(&args.config, &[])?;
     // The probes are the ones `proctor plan` uses for this machine.
     let machine = MachineArgs {
         assume: args.assume.clone(),

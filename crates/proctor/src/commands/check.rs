@@ -24,14 +24,7 @@ pub(crate) const ERROR: u8 = 2;
 
 pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let selection = RuleSelection::new(&args.select, &args.ignore)?;
-    let suite_args = SuiteArgs {
-        paths: args.paths.clone(),
-        rootdir: args.rootdir.clone(),
-        config_file: args.config_file.clone(),
-        ignore: Vec::new(),
-        ignore_glob: Vec::new(),
-        threads: args.threads,
-    };
+    let suite_args = SuiteArgs { threads: args.threads, ..SuiteArgs::with(&args.config, args.paths.clone()) };
     let mut suite = Suite::load(&suite_args)?;
     // Rules look at what is written, not at pytest's run: one item per
     // test definition (and per instance with marks of its own) is enough.

@@ -22,14 +22,7 @@ pub(crate) fn run(args: &CiArgs) -> Result<u8> {
 }
 
 fn run_github(args: &CiGithubArgs) -> Result<u8> {
-    let suite_args = SuiteArgs {
-        paths: Vec::new(),
-        rootdir: args.rootdir.clone(),
-        config_file: args.config_file.clone(),
-        ignore: Vec::new(),
-        ignore_glob: Vec::new(),
-        threads: None,
-    };
+    let suite_args = SuiteArgs::with(&args.config, Vec::new());
     let suite = Suite::load(&suite_args)?;
     let settings = &suite.config;
     let plan = &settings.proctor.plan;

@@ -4,10 +4,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
-use proctor_config::{LoadOptions, Settings};
+use anyhow::{bail, Result};
+use proctor_config::Settings;
 use proctor_coverage::{Area, JsonOutput, Report, JSON_VERSION};
 
+use crate::commands::suite::load_config;
 use crate::args::{CoverageArgs, CoverageFormat};
 use crate::exit;
 use crate::printer::Printer;
@@ -22,15 +23,7 @@ pub(crate) const ERROR: u8 = 2;
 const DEFAULT_REPORT: &str = "coverage.json";
 
 pub(crate) fn run(args: &CoverageArgs) -> Result<u8> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let options = LoadOptions {
-        cwd: cwd.clone(),
-        args: Vec::new(),
-        rootdir: args.rootdir.clone(),
-        inifile: args.config_file.clone(),
-        env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
-    };
-    let config = proctor_config::load(&options).map_err(|e| anyhow!("{e}"))?;
+    let (cwd, config) = load_config(&args.config, &[])?;
     let areas = areas(&config)?;
     if !args.tolerance.is_finite() || args.tolerance < 0.0 {
         bail!("`--tolerance {}` must be a number of points, 0 or more", args.tolerance);

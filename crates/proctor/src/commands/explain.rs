@@ -15,16 +15,9 @@ use crate::printer::Printer;
 
 pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
     // Collect only the files the node ids name.
-    let mut paths: Vec<String> = args.nodeids.iter().map(|n| n.split("::").next().unwrap_or(n).to_string()).collect();
+    let mut paths: Vec<String> = args.nodeids.iter().map(|n| proctor_python::collected_file(n).to_owned()).collect();
     paths.dedup();
-    let suite_args = SuiteArgs {
-        paths,
-        rootdir: args.rootdir.clone(),
-        config_file: args.config_file.clone(),
-        ignore: Vec::new(),
-        ignore_glob: Vec::new(),
-        threads: None,
-    };
+    let suite_args = SuiteArgs::with(&args.config, paths);
     let suite = Suite::load(&suite_args)?;
     let selecting = Selecting::new(&suite, &args.selection)?;
     let collection = suite.collect();

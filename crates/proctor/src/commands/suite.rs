@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use proctor_config::{LoadOptions, Settings};
 use proctor_python::CollectSettings;
 
-use crate::args::SuiteArgs;
+use crate::args::{ConfigArgs, SuiteArgs};
 
 /// The suite as configured: pytest's and proctor's settings, resolved.
 pub(crate) struct Suite {
@@ -17,17 +17,33 @@ pub(crate) struct Suite {
     pub(crate) args: Vec<String>,
 }
 
+/// The current directory and pytest's and proctor's settings, found as
+/// pytest finds them from `paths` (its positional arguments), `--rootdir`
+/// and `-c`.
+pub(crate) fn load_config(config: &ConfigArgs, paths: &[String]) -> Result<(PathBuf, Settings)> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let options = LoadOptions {
+        cwd: cwd.clone(),
+        args: paths.iter().map(PathBuf::from).collect(),
+        rootdir: config.rootdir.clone(),
+        inifile: config.config_file.clone(),
+        env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
+    };
+    let settings = proctor_config::load(&options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((cwd, settings))
+}
+
+impl SuiteArgs {
+    /// The suite at `paths` with the given configuration and pytest's
+    /// defaults for the rest.
+    pub(crate) fn with(config: &ConfigArgs, paths: Vec<String>) -> SuiteArgs {
+        SuiteArgs { paths, config: config.clone(), ignore: Vec::new(), ignore_glob: Vec::new(), threads: None }
+    }
+}
+
 impl Suite {
     pub(crate) fn load(args: &SuiteArgs) -> Result<Suite> {
-        let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let options = LoadOptions {
-            cwd: cwd.clone(),
-            args: args.paths.iter().map(PathBuf::from).collect(),
-            rootdir: args.rootdir.clone(),
-            inifile: args.config_file.clone(),
-            env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
-        };
-        let config = proctor_config::load(&options).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let (cwd, config) = load_config(&args.config, &args.paths)?;
         let pytest = &config.pytest;
         let mut collect = CollectSettings::new(pytest.rootdir.clone());
         collect.python_files.clone_from(&pytest.python_files);
