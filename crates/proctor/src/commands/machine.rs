@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_caps::{Capabilities, DetectOptions, ServiceProbe};
-use proctor_config::{HelperOptions, PlanOptions, Settings};
+use proctor_config::{HelperOptions, NeedOptions, PlanOptions, Settings};
 use proctor_plan::{job_facts, job_selection, Facts, JobSetup, ServiceFact};
-use proctor_taxonomy::Origin;
 
 use crate::args::MachineArgs;
+use crate::commands::selection::default_selection;
 use crate::commands::suite::Suite;
 
 /// Environment variables worth reporting in every suite.
@@ -41,38 +41,38 @@ pub(crate) fn detect_options(config: &Settings, args: &MachineArgs) -> DetectOpt
     }
 }
 
-/// The environment variables the plan names, then the common ones, once.
-fn env_names(plan: &PlanOptions) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    let needs = plan.needs.iter().map(|(_, n)| n).chain(plan.helpers.iter().filter_map(|(_, h)| match h {
+/// Every table of needs in the plan: `[needs.<marker>]` and the fixed
+/// ones of `[helpers]`.
+fn tables_of_needs(plan: &PlanOptions) -> impl Iterator<Item = &NeedOptions> {
+    plan.needs.iter().map(|(_, need)| need).chain(plan.helpers.iter().filter_map(|(_, helper)| match helper {
         HelperOptions::Fixed(need) => Some(need),
         HelperOptions::Kind(_) => None,
-    }));
-    let mut all: Vec<&String> = needs.flat_map(|n| &n.env).collect();
+    }))
+}
+
+/// `names` in order, each once.
+fn once<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// The environment variables the plan names, then the common ones, once.
+fn env_names(plan: &PlanOptions) -> Vec<String> {
+    let mut all: Vec<&String> = tables_of_needs(plan).flat_map(|n| &n.env).collect();
     all.extend(plan.gates.iter().flat_map(|(_, g)| g.skip_if_env.keys().chain(g.run_if_env.keys())));
     all.extend(plan.jobs.iter().flat_map(|(_, j)| j.env.keys()));
     all.extend(plan.services.iter().filter_map(|(_, s)| s.address_env.as_ref()));
-    for name in all.into_iter().map(String::as_str).chain(COMMON_ENV.iter().copied()) {
-        if !names.iter().any(|n| n == name) {
-            names.push(name.to_owned());
-        }
-    }
-    names
+    once(all.into_iter().map(String::as_str).chain(COMMON_ENV.iter().copied()))
 }
 
 /// The programs the plan names, and `nvidia-smi`.
 fn binaries(plan: &PlanOptions) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    let needs = plan.needs.iter().map(|(_, n)| n).chain(plan.helpers.iter().filter_map(|(_, h)| match h {
-        HelperOptions::Fixed(need) => Some(need),
-        HelperOptions::Kind(_) => None,
-    }));
-    for name in needs.flat_map(|n| n.binaries.iter().map(String::as_str)).chain(["nvidia-smi"]) {
-        if !names.iter().any(|n| n == name) {
-            names.push(name.to_owned());
-        }
-    }
-    names
+    once(tables_of_needs(plan).flat_map(|n| n.binaries.iter().map(String::as_str)).chain(["nvidia-smi"]))
 }
 
 /// The configured jobs (or only `only`), each with its selection and
@@ -80,11 +80,7 @@ fn binaries(plan: &PlanOptions) -> Vec<String> {
 pub(crate) fn job_setups(suite: &Suite, only: Option<&str>) -> Result<Vec<JobSetup>> {
     let options = &suite.config.proctor;
     let plan = &options.plan;
-    let default = match (&options.select.default, &suite.config.pytest.addopts_parsed.markexpr) {
-        (Some(default), _) => Some((default.as_str(), Origin::ConfigDefault)),
-        (None, Some(markexpr)) => Some((markexpr.as_str(), Origin::Addopts)),
-        (None, None) => None,
-    };
+    let default = default_selection(suite);
     let mut jobs = Vec::new();
     for (name, job) in &plan.jobs {
         if only.is_some_and(|wanted| wanted != name) {

@@ -8,6 +8,16 @@ use proctor_taxonomy::{Origin, Selection, Taxonomy};
 use crate::args::SelectionArgs;
 use crate::commands::suite::Suite;
 
+/// The default selection: `[select] default`, else the `-m` of pytest's
+/// `addopts`, so that proctor selects what bare pytest would.
+pub(crate) fn default_selection(suite: &Suite) -> Option<(&str, Origin)> {
+    match (&suite.config.proctor.select.default, &suite.config.pytest.addopts_parsed.markexpr) {
+        (Some(default), _) => Some((default.as_str(), Origin::ConfigDefault)),
+        (None, Some(markexpr)) => Some((markexpr.as_str(), Origin::Addopts)),
+        (None, None) => None,
+    }
+}
+
 /// The taxonomy and the selection of a command.
 pub(crate) struct Selecting {
     pub(crate) taxonomy: Taxonomy,
@@ -19,10 +29,8 @@ impl Selecting {
         let taxonomy = Taxonomy::new(&suite.config.proctor.taxonomy)?;
         let mut selection = Selection::default();
         if !args.no_default_select {
-            if let Some(default) = &suite.config.proctor.select.default {
-                selection.add_markers(default, Origin::ConfigDefault)?;
-            } else if let Some(markexpr) = &suite.config.pytest.addopts_parsed.markexpr {
-                selection.add_markers(markexpr, Origin::Addopts)?;
+            if let Some((default, origin)) = default_selection(suite) {
+                selection.add_markers(default, origin)?;
             }
         }
         if let Some(name) = &args.profile {
