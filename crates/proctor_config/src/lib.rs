@@ -29,6 +29,7 @@ mod discovery;
 mod error;
 mod ini;
 mod loaders;
+mod opt_in_options;
 mod paths;
 mod plan_options;
 mod proctor_options;
@@ -52,6 +53,9 @@ pub use proctor_options::{
 pub use plan_options::{
     parse_version, GateOptions, HelperKind, HelperOptions, HookOptions, JobOptions, NeedOptions, PhaseOptions, PlanOptions,
     ServiceOptions, Trigger,
+};
+pub use opt_in_options::{
+    ExampleOptions, NotebookOptions, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT, DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT,
 };
 pub use run_options::{RerunRule, RunOptions};
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};

@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::error::ConfigError;
 use crate::coverage_options::CoverageOptions;
+use crate::opt_in_options::{ExampleOptions, NotebookOptions};
 use crate::run_options::RunOptions;
 use crate::plan_options::{GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions};
 use crate::source::SourceFile;
@@ -56,6 +57,10 @@ pub struct ProctorOptions {
     pub run: RunOptions,
     /// `proctor coverage` (`[coverage]`).
     pub coverage: CoverageOptions,
+    /// Example scripts that opt in with a comment (`[examples]`).
+    pub examples: ExampleOptions,
+    /// Notebooks that opt in with a metadata block (`[notebooks]`).
+    pub notebooks: NotebookOptions,
 }
 
 /// Opt-in conventions for `proctor check` (`[check]`); each is off until
@@ -238,6 +243,8 @@ struct RawOptions {
     jobs: Vec<(String, JobOptions)>,
     run: RunOptions,
     coverage: CoverageOptions,
+    examples: ExampleOptions,
+    notebooks: NotebookOptions,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -257,6 +264,8 @@ impl From<RawOptions> for ProctorOptions {
             plan: PlanOptions { services: raw.services, needs: raw.needs, helpers: raw.helpers, gates: raw.gates, jobs: raw.jobs },
             run: raw.run,
             coverage: raw.coverage,
+            examples: raw.examples,
+            notebooks: raw.notebooks,
         }
     }
 }
@@ -350,6 +359,7 @@ fn validate(
         .into_iter()
         .chain(options.plan.problems(&options.taxonomy))
         .chain(options.coverage.problems())
+        .chain(crate::opt_in_options::problems(&options.examples, &options.notebooks))
         .map(|problem| (doc.locate(prefix, &problem.key), problem.message))
         .min_by_key(|(location, _)| *location);
     match first {
@@ -404,6 +414,8 @@ mod tests {
                 plan: PlanOptions::default(),
                 run: RunOptions::default(),
                 coverage: CoverageOptions::default(),
+                examples: ExampleOptions::default(),
+                notebooks: NotebookOptions::default(),
             }
         );
     }

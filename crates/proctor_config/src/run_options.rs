@@ -70,7 +70,7 @@ impl RerunRule {
     }
 }
 
-fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+pub(crate) fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
     let value = f64::deserialize(deserializer)?;
     if value.is_finite() && value > 0.0 {
         Ok(Some(value))

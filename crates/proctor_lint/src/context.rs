@@ -221,6 +221,8 @@ pub(crate) struct SuiteContext<'a> {
     pub(crate) items: &'a [Item],
     /// The `conftest.py` files of the collection (absolute).
     pub(crate) conftests: &'a [PathBuf],
+    /// The files of the example and notebook folders and their opt-ins.
+    pub(crate) opt_in: &'a [proctor_python::OptInFile],
     /// The distinct items (see `distinct` in the crate root) with their
     /// effective markers.
     pub(crate) linted: &'a [crate::Linted<'a>],

@@ -42,7 +42,7 @@ use registry::Check;
 /// `sources` (once each), which the renderers then draw code frames from.
 #[must_use]
 pub fn check(items: &[Item], taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    run(items, &[], None, taxonomy, selection, sources)
+    run(items, &[], &[], None, taxonomy, selection, sources)
 }
 
 /// Like [`check`] over the collection's items, and also runs the
@@ -52,10 +52,10 @@ pub fn check(items: &[Item], taxonomy: &Taxonomy, selection: &RuleSelection, sou
 /// are the same.
 #[must_use]
 pub fn check_suite(collection: &Collection, settings: &Settings, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    run(&collection.items, &collection.conftests, Some(settings), taxonomy, selection, sources)
+    run(&collection.items, &collection.conftests, &collection.opt_in, Some(settings), taxonomy, selection, sources)
 }
 
-fn run(items: &[Item], conftests: &[std::path::PathBuf], settings: Option<&Settings>, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
+fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_python::OptInFile], settings: Option<&Settings>, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
     // Files are read when a rule or a renderer first needs them: a clean
     // file is never read again after collection.
     // Items come in runs of one file: announce each file once per run.
@@ -79,6 +79,9 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], settings: Option<&Setti
             if let Ok(relative) = file.strip_prefix(rootdir) {
                 sources.load(&relative.to_string_lossy().replace('\\', "/"));
             }
+        }
+        for file in opt_in.iter().filter(|f| f.nodeid.is_none() || !f.problems.is_empty()) {
+            sources.load(&file.file);
         }
     }
     let enabled: Vec<&'static Rule> = RULES.iter().filter(|rule| selection.enabled(rule.code)).collect();
@@ -105,7 +108,7 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], settings: Option<&Setti
         })
         .collect();
     if let Some(settings) = settings {
-        let cx = SuiteContext { items, conftests, linted: &linted, known: std::sync::OnceLock::new(), used: std::sync::OnceLock::new(), settings, taxonomy, sources };
+        let cx = SuiteContext { items, conftests, opt_in, linted: &linted, known: std::sync::OnceLock::new(), used: std::sync::OnceLock::new(), settings, taxonomy, sources };
         let mut suite = Vec::new();
         for rule in &enabled {
             if let Check::Suite(check) = rule.check {

@@ -5,6 +5,7 @@ use proctor_source::Severity;
 
 use crate::context::{ItemContext, Sink, SuiteContext};
 use crate::rules::config::{addopts_markexpr, ignored_config_table};
+use crate::rules::examples::{example_without_opt_in, notebook_without_opt_in, opt_in_expression};
 use crate::rules::conventions::{multi_claim_test_name, test_file_name, test_name_shape, unmirrored_test_file};
 use crate::rules::registry::{unknown_marker_in_expression, unregistered_marker, unused_helper, unused_registered_marker};
 use crate::rules::taxonomy::{
@@ -89,6 +90,9 @@ pub static RULES: &[Rule] = &[
     rule!(suite "PRC302", test_name_shape, Error, "a test name does not have the shape of `[check] test-name`"),
     rule!(suite "PRC303", multi_claim_test_name, Error, "a test name claims two things with `_and_` (`[check] one-claim`)"),
     rule!(suite "PRC304", test_file_name, Error, "a test file name does not match `[check] file-name`"),
+    rule!(suite "PRC401", opt_in_expression, Error, "an example's opt-in comment holds an expression instead of comma-separated marker names"),
+    rule!(suite "PRC402", example_without_opt_in, Info, "a script in an `[examples]` folder has no opt-in comment, so it never runs"),
+    rule!(suite "PRC403", notebook_without_opt_in, Error, "a notebook has no usable opt-in metadata block, so it is always skipped"),
     rule!("PRC900", dynamic_item, Info, "a test proctor cannot see statically"),
 ];
 

@@ -10,6 +10,7 @@ use ruff_python_ast::{Expr, Stmt};
 
 use crate::fnmatch::{fnmatch, fnmatch_ex};
 use crate::model::CollectError;
+use crate::opt_in::{self, OptInFile, OptInKind};
 use crate::settings::CollectSettings;
 use crate::source::SourceFile;
 
@@ -42,6 +43,10 @@ pub(crate) struct Discovery {
     /// Problems met while walking (missing paths, symlink loops, unreadable
     /// directories).
     pub(crate) errors: Vec<CollectError>,
+    /// Files of the configured example and notebook folders, with the
+    /// index in `test_files` they follow (examples without the opt-in
+    /// comment included, without a node id).
+    pub(crate) opt_in: Vec<(usize, OptInFile)>,
 }
 
 /// `collect_ignore` / `collect_ignore_glob` of one conftest.py, as absolute
@@ -82,6 +87,8 @@ impl<'s> Walker<'s> {
             if path.is_dir() {
                 let mut stack = Vec::new();
                 self.walk_dir(path, None, &mut stack);
+            } else if path.is_file() && self.opt_in_file(path) {
+                // An example or a notebook.
             } else if path.is_file() {
                 // A file given explicitly is collected whatever its name,
                 // as long as it is a Python file (or a .txt/.rst doctest).
@@ -116,6 +123,36 @@ impl<'s> Walker<'s> {
         if self.seen_files.insert(path.to_path_buf()) {
             self.out.test_files.push(path.to_path_buf());
         }
+    }
+
+    /// Handles a file of a configured example or notebook folder: true
+    /// when it is taken care of (an opted-in example, a notebook, or an
+    /// ignored one), false when it is left to the usual rules (an example
+    /// without the opt-in comment, recorded for `proctor check`).
+    fn opt_in_file(&mut self, path: &Path) -> bool {
+        let Some(kind) = self.settings.opt_in.kind_of(path) else {
+            return false;
+        };
+        if self.seen_files.contains(path) || self.ignored(path, false) {
+            return true;
+        }
+        let at = self.out.test_files.len();
+        let file = match kind {
+            OptInKind::Notebook => opt_in::read_notebook(self.settings, path),
+            OptInKind::Example => match opt_in::read_example(self.settings, path) {
+                Some(file) => file,
+                None => {
+                    let rel = self.settings.relative(path);
+                    if !self.out.opt_in.iter().any(|(_, f)| f.file == rel) {
+                        self.out.opt_in.push((at, OptInFile::unopted(rel)));
+                    }
+                    return false;
+                }
+            },
+        };
+        self.seen_files.insert(path.to_path_buf());
+        self.out.opt_in.push((at, file));
+        true
     }
 
     /// Registers conftest.py files from the rootdir down to `path`'s parent.
@@ -199,6 +236,7 @@ impl<'s> Walker<'s> {
                         self.walk_dir(&path, canonical, stack);
                     }
                 }
+                Kind::File if self.opt_in_file(&path) => {}
                 Kind::File => {
                     let is_py = path.extension().is_some_and(|e| e == "py");
                     let wanted = if is_py {

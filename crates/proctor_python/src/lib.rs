@@ -12,6 +12,7 @@ mod ids;
 mod imports;
 mod model;
 mod namespace;
+mod opt_in;
 mod parametrize;
 mod project;
 mod reorder;
@@ -26,6 +27,7 @@ pub use ids::IdOptions;
 pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
 pub use discover::normalize;
 pub use settings::CollectSettings;
+pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 
 use collector::RawItem;
 

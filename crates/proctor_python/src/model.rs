@@ -18,6 +18,10 @@ pub enum MarkerSource {
     Module,
     /// `pytest.param(..., marks=...)`, or the empty-parameter-set mark.
     Param,
+    /// The opt-in of an example script (its `# pytest:` comment) or a
+    /// notebook (its metadata block); the whole file is one test.
+    #[serde(rename = "opt-in")]
+    OptIn,
 }
 
 /// One marker as pytest's `item.iter_markers()` would yield it.
@@ -136,4 +140,9 @@ pub struct Collection {
     /// again (marker registrations).
     #[serde(skip)]
     pub conftests: Vec<std::path::PathBuf>,
+    /// The files of the configured example and notebook folders, in
+    /// collection order: what each opts in with, and what is wrong with it
+    /// (examples without the comment included, for `proctor check`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opt_in: Vec<crate::opt_in::OptInFile>,
 }

@@ -128,12 +128,16 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
 
     let mut raw: Vec<RawItem> = Vec::with_capacity(results.iter().map(|r| r.items.len()).sum());
     let mut doctests = discovery.doctest_files.iter().peekable();
+    let mut opt_in = discovery.opt_in.iter().peekable();
     // In pytest's default `prepend` import mode, two test modules with the
     // same dotted name cannot both be imported: the later one fails.
     let mut imported: HashMap<&str, &Path> = HashMap::default();
     for (position, result) in results.into_iter().enumerate() {
         while let Some((_, path)) = doctests.next_if(|(at, _)| *at <= position) {
             raw.extend(doctest_item(settings, path));
+        }
+        while let Some((_, file)) = opt_in.next_if(|(at, _)| *at <= position) {
+            raw.extend(crate::opt_in::item(file));
         }
         let path = discovery.test_files[position].as_path();
         if settings.import_mode != "importlib" && result.parsed {
@@ -155,6 +159,10 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     for (_, path) in doctests {
         raw.extend(doctest_item(settings, path));
     }
+    for (_, file) in opt_in {
+        raw.extend(crate::opt_in::item(file));
+    }
+    collection.opt_in = discovery.opt_in.into_iter().map(|(_, file)| file).collect();
     if !settings.definitions_only {
         reorder::reorder_items(&mut raw);
     }

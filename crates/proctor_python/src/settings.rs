@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::ids::IdOptions;
+use crate::opt_in::OptInSettings;
 
 /// Everything static collection needs to know about the suite's setup.
 #[derive(Debug, Clone)]
@@ -50,6 +51,8 @@ pub struct CollectSettings {
     /// instead of pytest's fixture-scope order. Markers, decorators,
     /// locations, dynamic reasons and errors are those of full collection.
     pub definitions_only: bool,
+    /// Example scripts and notebooks that are tests when they opt in.
+    pub opt_in: OptInSettings,
 }
 
 impl CollectSettings {
@@ -76,6 +79,7 @@ impl CollectSettings {
             max_file_size: 16 * 1024 * 1024,
             threads: 0,
             definitions_only: false,
+            opt_in: OptInSettings::default(),
         }
     }
 

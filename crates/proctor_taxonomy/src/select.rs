@@ -200,6 +200,7 @@ pub fn describe_provenance(provenance: &Provenance) -> String {
         MarkerSource::Class => "the class",
         MarkerSource::Module => "the module (pytestmark)",
         MarkerSource::Param => "a parameter set",
+        MarkerSource::OptIn => "the file's opt-in (`# pytest:` comment or notebook metadata)",
     };
     match provenance {
         Provenance::Written { source } => format!("written on {}", place(source)),

@@ -146,7 +146,7 @@ fn report_collect_errors(collection: &proctor_python::Collection, out: &mut Prin
 
 /// Collects the suite and checks it, reading the files findings are in.
 fn lint(suite: &Suite, taxonomy: &Taxonomy, selection: &RuleSelection) -> (proctor_python::Collection, Vec<proctor_source::Diagnostic>, Sources) {
-    let collection = suite.collect();
+    let collection = suite.collect_whole();
     let mut sources = Sources::new(suite.collect.rootdir.clone());
     let diagnostics = proctor_lint::check_suite(&collection, &suite.config, taxonomy, selection, &mut sources);
     (collection, diagnostics, sources)

@@ -65,7 +65,7 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     let plan = &options.plan;
     let jobs = machine::job_setups(&suite, args.job.as_deref())?;
     let here: Facts = machine::facts(&suite, &args.machine)?;
-    let collection = suite.collect();
+    let collection = suite.collect_whole();
     let mut out = Printer::stdout();
     for error in &collection.errors {
         writeln!(out.err(), "error: {}: {}", error.file, error.message)?;

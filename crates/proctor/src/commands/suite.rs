@@ -92,6 +92,13 @@ impl Suite {
             collect.max_file_size = size;
         }
         collect.threads = args.threads.or(config.proctor.collect.threads).unwrap_or(0);
+        let opt_in_base = &pytest.rootdir;
+        collect.opt_in = proctor_python::OptInSettings {
+            example_dirs: config.proctor.examples.paths.iter().map(|p| absolute(opt_in_base, p)).collect(),
+            comment: config.proctor.examples.comment().to_owned(),
+            notebook_dirs: config.proctor.notebooks.paths.iter().map(|p| absolute(opt_in_base, p)).collect(),
+            metadata_key: config.proctor.notebooks.metadata_key().to_owned(),
+        };
         let mut positional: Vec<String> = addopts.paths.clone();
         positional.extend(args.paths.iter().cloned());
         Ok(Suite { cwd, config, collect, args: positional })
@@ -99,6 +106,33 @@ impl Suite {
 
     pub(crate) fn collect(&self) -> proctor_python::Collection {
         proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
+    }
+
+    /// The collection of the whole suite, for the commands that look at
+    /// its architecture (`check`, `plan`): without explicit paths, the
+    /// configured example and notebook folders are collected too, even
+    /// where pytest's own walk (`testpaths`) does not reach them.
+    pub(crate) fn collect_whole(&self) -> proctor_python::Collection {
+        let opt_in = &self.collect.opt_in;
+        if !self.args.is_empty() || (opt_in.example_dirs.is_empty() && opt_in.notebook_dirs.is_empty()) {
+            return self.collect();
+        }
+        let rootdir = &self.config.pytest.rootdir;
+        let mut starts: Vec<PathBuf> = if self.cwd == *rootdir {
+            self.config.pytest.testpaths.iter().map(|p| absolute(rootdir, p)).filter(|p| p.exists()).collect()
+        } else {
+            Vec::new()
+        };
+        if starts.is_empty() {
+            starts.push(self.cwd.clone());
+        }
+        for dir in opt_in.example_dirs.iter().chain(&opt_in.notebook_dirs) {
+            if dir.exists() && !starts.iter().any(|s| dir.starts_with(s)) {
+                starts.push(dir.clone());
+            }
+        }
+        let args: Vec<String> = starts.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        proctor_python::collect(&self.collect, &args, &self.cwd, &self.config.pytest.testpaths)
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub(crate) mod config;
 pub(crate) mod conventions;
+pub(crate) mod examples;
 pub(crate) mod registry;
 pub(crate) mod taxonomy;
 
