@@ -32,6 +32,8 @@ fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sourc
     let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
     settings.threads = 1;
     settings.definitions_only = definitions_only;
+    let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
+    settings.opt_in = proctor_python::OptInSettings::under(&root, &examples.paths, examples.comment(), &notebooks.paths, notebooks.metadata_key());
     let collection = proctor_python::collect(&settings, &[], &root, &config.pytest.testpaths);
     assert!(collection.errors.is_empty(), "{code}: {:?}", collection.errors);
     let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
@@ -46,6 +48,7 @@ fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sourc
 const CONFIG_FILES: &[&str] = &["pytest.ini", "pyproject.toml", "proctor.toml", "tox.ini", "setup.cfg"];
 
 /// The `(file, line)` pairs marked `# Error` in the fixture's test files
+/// (notebooks included: there `# Error` sits in a string on the line)
 /// and configuration files.
 fn expected(code: &str) -> BTreeSet<(String, usize)> {
     let root = fixtures().join(code);
@@ -57,7 +60,7 @@ fn expected(code: &str) -> BTreeSet<(String, usize)> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "py") {
+            } else if path.extension().is_some_and(|e| e == "py" || e == "ipynb") {
                 files.push(path);
             }
         }
@@ -72,8 +75,11 @@ fn expected(code: &str) -> BTreeSet<(String, usize)> {
             if !(trimmed.contains("# Error") || standalone && trimmed.starts_with("# Error")) {
                 continue;
             }
+            // A standalone `# Error` names the next line of code, or the
+            // next example opt-in comment (`# pytest: ...`).
             let target = if standalone {
-                lines.iter().enumerate().skip(i + 1).find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')).map(|(j, _)| j)
+                let code = |l: &str| !l.trim().is_empty() && (!l.trim_start().starts_with('#') || l.trim_start().starts_with("# pytest:"));
+                lines.iter().enumerate().skip(i + 1).find(|(_, l)| code(l)).map(|(j, _)| j)
             } else {
                 Some(i)
             };
@@ -142,6 +148,9 @@ fixture_tests! {
     prc302_test_name_shape: "PRC302",
     prc303_multi_claim_test_name: "PRC303",
     prc304_test_file_name: "PRC304",
+    prc401_opt_in_expression: "PRC401",
+    prc402_example_without_opt_in: "PRC402",
+    prc403_notebook_without_opt_in: "PRC403",
     prc900_dynamic_item: "PRC900",
 }
 

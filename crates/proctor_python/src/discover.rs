@@ -142,8 +142,10 @@ impl<'s> Walker<'s> {
             OptInKind::Example => match opt_in::read_example(self.settings, path) {
                 Some(file) => file,
                 None => {
+                    // A test module in an example folder is a test anyway.
+                    let test_module = self.settings.python_files.iter().any(|p| fnmatch_ex(p, path));
                     let rel = self.settings.relative(path);
-                    if !self.out.opt_in.iter().any(|(_, f)| f.file == rel) {
+                    if !test_module && !self.out.opt_in.iter().any(|(_, f)| f.file == rel) {
                         self.out.opt_in.push((at, OptInFile::unopted(rel)));
                     }
                     return false;

@@ -42,6 +42,13 @@ pub struct OptInSettings {
 }
 
 impl OptInSettings {
+    /// The settings of folders given relative to `rootdir`.
+    #[must_use]
+    pub fn under(rootdir: &Path, example_dirs: &[String], comment: &str, notebook_dirs: &[String], metadata_key: &str) -> OptInSettings {
+        let resolve = |dirs: &[String]| dirs.iter().map(|d| crate::discover::normalize(&rootdir.join(d))).collect();
+        OptInSettings { example_dirs: resolve(example_dirs), comment: comment.to_owned(), notebook_dirs: resolve(notebook_dirs), metadata_key: metadata_key.to_owned() }
+    }
+
     /// What `path` is, when it lies in a configured folder: an example
     /// candidate (any `.py` but `conftest.py` and `__init__.py`) or a
     /// notebook.

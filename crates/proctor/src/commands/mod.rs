@@ -11,6 +11,7 @@ pub(crate) mod machine;
 pub(crate) mod plan;
 pub(crate) mod rule;
 pub(crate) mod run;
+pub(crate) mod run_opt_in;
 pub(crate) mod run_order;
 pub(crate) mod run_progress;
 pub(crate) mod run_report;

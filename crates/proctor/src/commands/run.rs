@@ -175,6 +175,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // each phase but their own, so only those reported nowhere count.
     let mut deselected_ids: HashSet<String> = HashSet::new();
     let work_dir = rootdir.join(".proctor").join("run");
+    env.extend(crate::commands::run_opt_in::write_manifest(&work_dir, &rootdir, &collection, options)?);
     let all_files: Vec<&str> = {
         let mut files: Vec<&str> = collection.items.iter().map(|i| collected_file(&i.nodeid)).collect();
         files.sort_unstable();

@@ -92,13 +92,8 @@ impl Suite {
             collect.max_file_size = size;
         }
         collect.threads = args.threads.or(config.proctor.collect.threads).unwrap_or(0);
-        let opt_in_base = &pytest.rootdir;
-        collect.opt_in = proctor_python::OptInSettings {
-            example_dirs: config.proctor.examples.paths.iter().map(|p| absolute(opt_in_base, p)).collect(),
-            comment: config.proctor.examples.comment().to_owned(),
-            notebook_dirs: config.proctor.notebooks.paths.iter().map(|p| absolute(opt_in_base, p)).collect(),
-            metadata_key: config.proctor.notebooks.metadata_key().to_owned(),
-        };
+        let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
+        collect.opt_in = proctor_python::OptInSettings::under(&pytest.rootdir, &examples.paths, examples.comment(), &notebooks.paths, notebooks.metadata_key());
         let mut positional: Vec<String> = addopts.paths.clone();
         positional.extend(args.paths.iter().cloned());
         Ok(Suite { cwd, config, collect, args: positional })

@@ -9,7 +9,10 @@ rules live in proctor; this module only adapts. It does nothing unless
 
 import json
 import os
+import re
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -56,6 +59,7 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(session, config, items):
     if _connection is None:
         return
+    _mark_opted_in(items)
     collected = []
     # `item.iter_markers()`, closest first, with the markers of modules and
     # classes converted once for all their items.
@@ -201,3 +205,196 @@ class _Guard:
             yield
         finally:
             socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
+
+
+# Examples and notebooks that opt in (``[examples]``, ``[notebooks]``).
+# proctor read their opt-ins statically and lists them, with their
+# markers, in the file ``PROCTOR_BRIDGE_OPT_IN`` names; a file that another
+# plugin or a conftest already collects (nbmake, a project's own example
+# collector) is left to it and only gets the markers.
+
+_opt_in = None
+
+
+def _opt_in_manifest():
+    global _opt_in
+    if _opt_in is None:
+        path = os.environ.get("PROCTOR_BRIDGE_OPT_IN")
+        _opt_in = {"files": {}}
+        if path:
+            with open(path, encoding="utf-8") as f:
+                _opt_in = json.load(f)
+    return _opt_in
+
+
+def _opt_in_entry(path):
+    files = _opt_in_manifest()["files"]
+    return files.get(str(path)) if files else None
+
+
+def _add_opt_in_markers(item, entry):
+    for name in entry.get("markers", []):
+        if item.get_closest_marker(name) is None:
+            item.add_marker(getattr(pytest.mark, name))
+    if entry.get("skip"):
+        item.add_marker(pytest.mark.skip(reason=entry["skip"]))
+
+
+def _mark_opted_in(items):
+    if not _opt_in_manifest()["files"]:
+        return
+    for item in items:
+        if isinstance(item, (_ExampleItem, _NotebookItem)):
+            continue
+        entry = _opt_in_entry(getattr(item, "path", ""))
+        if entry is not None:
+            _add_opt_in_markers(item, entry)
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    """An opted-in example named on the command line (or matching
+    ``python_files``) is run as a script, never imported as a module."""
+    entry = _opt_in_entry(module_path)
+    if entry is not None and entry["kind"] == "example":
+        return _OptInFile.from_parent(parent, path=module_path)
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collect_file(file_path, parent):
+    outcome = yield
+    entry = _opt_in_entry(file_path)
+    if entry is None:
+        return
+    if outcome.get_result():
+        return
+    outcome.force_result([_OptInFile.from_parent(parent, path=file_path)])
+
+
+class _OptInFailed(Exception):
+    """An example or notebook that did not run clean; its text is the report."""
+
+
+class _OptInFile(pytest.File):
+    def collect(self):
+        entry = _opt_in_entry(self.path)
+        if entry["kind"] == "example":
+            # The id the Mellea conftest gives: `docs/examples/hello.py::hello.py`.
+            item = _ExampleItem.from_parent(self, name=self.path.name)
+        else:
+            # nbmake's id: `docs/notebooks/intro.ipynb::`.
+            item = _NotebookItem.from_parent(self, name="")
+        _add_opt_in_markers(item, entry)
+        return [item]
+
+
+def _run_captured(command, cwd, timeout):
+    """Runs `command` with the rootdir importable. Its stdout goes to this
+    test's captured output; its stderr is returned for the report (without
+    colour codes and the kernel's transport warning). Returns (status,
+    stderr, timed_out)."""
+    env = dict(os.environ)
+    root = str(_rootdir)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("PROCTOR_BRIDGE", None)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    timed_out = False
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        process.kill()
+        out, err = process.communicate()
+    sys.stdout.write(out)
+    err = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", err)
+    err = "".join(line for line in err.splitlines(True) if "Kernel is running over TCP without encryption" not in line)
+    return process.returncode, err, timed_out
+
+
+_rootdir = "."
+
+
+def pytest_sessionstart(session):
+    global _rootdir
+    _rootdir = session.config.rootpath
+
+
+class _ExampleItem(pytest.Item):
+    """An example script, run as a subprocess with the rootdir importable;
+    it passes when it exits with status 0."""
+
+    def runtest(self):
+        timeout = _opt_in_manifest().get("example_timeout")
+        status, err, timed_out = _run_captured([sys.executable, str(self.path)], str(self.config.invocation_params.dir), timeout)
+        if timed_out:
+            raise _OptInFailed("example ran over its %g s timeout ([examples] timeout) and was killed" % timeout)
+        if status == 0:
+            sys.stderr.write(err)
+            return
+        if "_pytest.outcomes.Skipped" in err:
+            reason = "example skipped itself"
+            for line in err.splitlines():
+                if line.startswith("Skipped: ") or line.startswith("_pytest.outcomes.Skipped: "):
+                    reason = line.split(": ", 1)[1]
+            pytest.skip(reason)
+        how = "was killed by signal %d" % -status if status < 0 else "exited with status %d" % status
+        raise _OptInFailed("example %s\n%s" % (how, err.rstrip()))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, _OptInFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, "example: %s" % self.name
+
+
+_NOTEBOOK_RUNNER = r"""
+import os, sys
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+path, cell_timeout = sys.argv[1], float(sys.argv[2])
+notebook = nbformat.read(path, as_version=4)
+kernel = notebook.metadata.get("kernelspec", {}).get("name") or "python3"
+client = NotebookClient(notebook, timeout=cell_timeout, kernel_name=kernel,
+                        resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}})
+try:
+    client.execute()
+except CellTimeoutError as error:
+    sys.stderr.write("a cell ran over its %g s timeout ([notebooks] cell-timeout)\n%s\n" % (cell_timeout, error))
+    sys.exit(3)
+except (CellExecutionError, DeadKernelError) as error:
+    sys.stderr.write("%s\n" % error)
+    sys.exit(1)
+"""
+
+
+class _NotebookItem(pytest.Item):
+    """A notebook, executed cell by cell with nbclient in a subprocess,
+    with a per-cell and a whole-notebook timeout; it passes when every
+    cell runs clean (cells tagged ``skip-execution`` are skipped)."""
+
+    def runtest(self):
+        import importlib.util
+
+        if importlib.util.find_spec("nbclient") is None:
+            pytest.skip("nbclient is not installed in this interpreter (pip install nbclient ipykernel)")
+        manifest = _opt_in_manifest()
+        cell_timeout = manifest.get("cell_timeout", 300)
+        timeout = manifest.get("notebook_timeout", 900)
+        command = [sys.executable, "-c", _NOTEBOOK_RUNNER, str(self.path), str(cell_timeout)]
+        status, err, timed_out = _run_captured(command, str(self.path.parent), timeout)
+        if timed_out:
+            raise _OptInFailed("notebook ran over its %g s timeout ([notebooks] timeout) and was killed" % timeout)
+        if status != 0:
+            raise _OptInFailed("notebook failed (status %d)\n%s" % (status, err.strip()))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, _OptInFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, "notebook: %s" % self.path.name

@@ -84,6 +84,7 @@ fn source_name(source: MarkerSource) -> &'static str {
         MarkerSource::Class => "class",
         MarkerSource::Module => "module",
         MarkerSource::Param => "param",
+        MarkerSource::OptIn => "opt-in",
     }
 }
 

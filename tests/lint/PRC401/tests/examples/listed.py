@@ -1,0 +1,3 @@
+# pytest: e2e, ollama
+"""A list of marker names: fine."""
+print("ok")

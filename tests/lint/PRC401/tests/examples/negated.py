@@ -1,0 +1,3 @@
+# Error
+# pytest: e2e, not ollama
+print("x")

@@ -1,0 +1,1 @@
+print("no opt-in: PRC402, not this rule")

@@ -1,0 +1,1 @@
+# A conftest is not an example.

@@ -1,0 +1,2 @@
+"""Forgotten: never runs."""  # Error
+print("never runs")

@@ -1,0 +1,3 @@
+# pytest: e2e
+"""Opted in."""
+print("runs")

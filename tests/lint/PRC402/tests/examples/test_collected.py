@@ -1,0 +1,2 @@
+def test_module_in_examples():
+    pass
