@@ -5,8 +5,9 @@
 //! block (`{"<key>": {"markers": [...], "packages": [...]}}`) gives its
 //! markers and the packages it needs.
 //!
-//! Each becomes one item: `docs/examples/hello.py::hello.py` (the id the
-//! Mellea conftest gives) and `docs/notebooks/intro.ipynb::` (nbmake's).
+//! Each becomes one item named after its file, as the Mellea conftest and
+//! nbmake name theirs: `docs/examples/hello.py::hello.py`,
+//! `docs/notebooks/intro.ipynb::intro.ipynb`.
 //! Its markers are written in the comment or the metadata
 //! ([`MarkerSource::OptIn`]), so taxonomy, gates and jobs treat it as any
 //! test; a notebook's packages are recorded as `pytest.importorskip`
@@ -201,7 +202,7 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
     let mut out = OptInFile {
         file: rel.clone(),
         kind: OptInKind::Notebook,
-        nodeid: Some(format!("{rel}::")),
+        nodeid: Some(format!("{rel}::{}", path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()))),
         markers: Vec::new(),
         locations: Vec::new(),
         packages: Vec::new(),

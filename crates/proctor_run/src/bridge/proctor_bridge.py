@@ -244,7 +244,7 @@ def _mark_opted_in(items):
     if not _opt_in_manifest()["files"]:
         return
     for item in items:
-        if isinstance(item, (_ExampleItem, _NotebookItem)):
+        if isinstance(item, (_ExampleItem, _NotebookItem)):  # marked when made
             continue
         entry = _opt_in_entry(getattr(item, "path", ""))
         if entry is not None:
@@ -282,8 +282,8 @@ class _OptInFile(pytest.File):
             # The id the Mellea conftest gives: `docs/examples/hello.py::hello.py`.
             item = _ExampleItem.from_parent(self, name=self.path.name)
         else:
-            # nbmake's id: `docs/notebooks/intro.ipynb::`.
-            item = _NotebookItem.from_parent(self, name="")
+            # nbmake's id: `docs/notebooks/intro.ipynb::intro.ipynb`.
+            item = _NotebookItem.from_parent(self, name=self.path.name)
         _add_opt_in_markers(item, entry)
         return [item]
 
@@ -331,12 +331,11 @@ class _ExampleItem(pytest.Item):
         if status == 0:
             sys.stderr.write(err)
             return
-        if "_pytest.outcomes.Skipped" in err:
-            reason = "example skipped itself"
-            for line in err.splitlines():
-                if line.startswith("Skipped: ") or line.startswith("_pytest.outcomes.Skipped: "):
-                    reason = line.split(": ", 1)[1]
-            pytest.skip(reason)
+        # `pytest.skip()` in the script: pytest names its exception
+        # `Skipped` in tracebacks.
+        last = err.strip().splitlines()[-1] if err.strip() else ""
+        if last.startswith("Skipped: "):
+            pytest.skip(last[len("Skipped: "):])
         how = "was killed by signal %d" % -status if status < 0 else "exited with status %d" % status
         raise _OptInFailed("example %s\n%s" % (how, err.rstrip()))
 
@@ -358,7 +357,9 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 path, cell_timeout = sys.argv[1], float(sys.argv[2])
 notebook = nbformat.read(path, as_version=4)
 kernel = notebook.metadata.get("kernelspec", {}).get("name") or "python3"
-client = NotebookClient(notebook, timeout=cell_timeout, kernel_name=kernel,
+# A cell over its timeout stops the notebook at once: the kernel is shut
+# down immediately rather than asked to finish the cell.
+client = NotebookClient(notebook, timeout=cell_timeout, kernel_name=kernel, shutdown_kernel="immediate",
                         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}})
 try:
     client.execute()

@@ -1,0 +1,198 @@
+//! Examples and notebooks that opt in (`[examples]`, `[notebooks]`),
+//! against the reference: bare pytest with the collector the Mellea
+//! document describes (`tests/harness/opt_in_reference.py`) and nbmake.
+//! proctor must collect the same items with the same markers, and its run
+//! must give them the same outcomes. Then the timeouts, and what `check`
+//! and `plan` say about them. Needs `PROCTOR_TEST_PYTHON` with nbclient,
+//! ipykernel and nbmake (scripts/test installs tests/requirements.txt).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::write;
+use serde_json::Value;
+
+fn python() -> PathBuf {
+    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn suite() -> PathBuf {
+    repo().join("tests/suites/opt_in")
+}
+
+/// The suite copied to a temporary directory, so runs leave nothing in
+/// the repository (`.proctor/`, notebook outputs).
+fn copy_of_suite() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut stack = vec![suite()];
+    while let Some(from) = stack.pop() {
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let path = entry.unwrap().path();
+            let to = dir.path().join(path.strip_prefix(suite()).unwrap());
+            if path.is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+                stack.push(path);
+            } else {
+                std::fs::copy(&path, &to).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+/// bare pytest with the reference collector and nbmake, plus `plugin`
+/// (a harness dump plugin) writing to `dump`.
+fn reference_pytest(dir: &Path, plugin: &str, dump: &Path, extra: &[&str]) -> Output {
+    Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "opt_in_reference", "-p", plugin, "-p", "no:cacheprovider", "--nbmake"])
+        .args(extra)
+        .arg("docs")
+        .current_dir(dir)
+        .env("PYTHONPATH", repo().join("tests/harness"))
+        .env("PROCTOR_DUMP", dump)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
+}
+
+fn proctor(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proctor")).args(args).current_dir(dir).env_remove("PYTEST_ADDOPTS").output().unwrap()
+}
+
+/// Node ids with their marker names (sorted, `skip` aside: the reference
+/// and proctor word skip reasons differently), in collection order.
+fn items_with_markers(items: &[Value]) -> Vec<(String, Vec<String>)> {
+    items
+        .iter()
+        .map(|item| {
+            let mut names: Vec<String> = item["markers"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_owned()).filter(|n| n != "skip").collect();
+            names.sort();
+            (item["nodeid"].as_str().unwrap().to_owned(), names)
+        })
+        .collect()
+}
+
+#[test]
+fn collection_matches_the_reference_collector_and_nbmake() {
+    let dir = copy_of_suite();
+    let dump = dir.path().join("pytest.json");
+    let output = reference_pytest(dir.path(), "dump_items", &dump, &["--collect-only"]);
+    let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("no dump: {}", text(&output)))).unwrap();
+    let theirs = items_with_markers(theirs["items"].as_array().unwrap());
+    let output = proctor(dir.path(), &["collect", "docs", "--json"]);
+    let ours: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
+    let ours = items_with_markers(ours["items"].as_array().unwrap());
+    assert_eq!(ours, theirs, "proctor (left) and the reference (right) collect different items or markers");
+    assert_eq!(theirs.len(), 7, "the suite has 3 examples and 4 notebooks: {theirs:?}");
+}
+
+#[test]
+fn outcomes_match_the_reference() {
+    let dir = copy_of_suite();
+    let dump = dir.path().join("pytest.json");
+    let output = reference_pytest(dir.path(), "dump_outcomes", &dump, &["--nbmake-timeout=120"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("no dump: {}", text(&output)))).unwrap();
+    let theirs: BTreeMap<String, String> = doc["outcomes"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
+    let their_status = output.status.code();
+    let report = dir.path().join("proctor.json");
+    let output = proctor(dir.path(), &["run", "docs", "--python", python().to_str().unwrap(), "--no-history", "--json", report.to_str().unwrap()]);
+    let log = text(&output);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {log}"))).unwrap();
+    let tests = doc["tests"].as_array().unwrap();
+    let ours: BTreeMap<String, String> = tests.iter().map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned())).collect();
+    assert_eq!(ours, theirs, "outcomes differ\n{log}");
+    assert_eq!(output.status.code(), their_status, "{log}");
+    let expected = [
+        ("docs/examples/hello.py::hello.py", "passed"),
+        ("docs/examples/fails.py::fails.py", "failed"),
+        ("docs/examples/skips_itself.py::skips_itself.py", "skipped"),
+        ("docs/notebooks/intro.ipynb::intro.ipynb", "passed"),
+        ("docs/notebooks/fails.ipynb::fails.ipynb", "failed"),
+        ("docs/notebooks/no_block.ipynb::no_block.ipynb", "skipped"),
+        ("docs/notebooks/needs_package.ipynb::needs_package.ipynb", "skipped"),
+    ];
+    for (nodeid, outcome) in expected {
+        assert_eq!(ours.get(nodeid).map(String::as_str), Some(outcome), "{nodeid}\n{log}");
+    }
+    // What the report says about each, in the words a maintainer needs.
+    let find = |nodeid: &str| tests.iter().find(|t| t["nodeid"] == nodeid).unwrap();
+    let failed = find("docs/examples/fails.py::fails.py")["message"].as_str().unwrap();
+    assert!(failed.contains("example exited with status 1") && failed.contains("about to fail") && failed.contains("boom"), "{failed}");
+    let notebook = find("docs/notebooks/fails.ipynb::fails.ipynb")["message"].as_str().unwrap();
+    assert!(notebook.contains("ZeroDivisionError") && !notebook.contains('\u{1b}'), "{notebook}");
+    assert_eq!(find("docs/examples/skips_itself.py::skips_itself.py")["reason"], "needs a pulled model");
+    assert_eq!(find("docs/notebooks/needs_package.ipynb::needs_package.ipynb")["reason"], "package surely_not_installed_pkg not installed");
+    assert!(find("docs/notebooks/no_block.ipynb::no_block.ipynb")["reason"].as_str().unwrap().starts_with("notebook has no `mellea` metadata block"));
+    // The notebook with a missing package is not even handed to pytest.
+    assert!(log.contains("(6 of 7 files to import)"), "{log}");
+}
+
+#[test]
+fn per_cell_and_whole_notebook_timeouts_are_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\nmarkers = ['e2e']\n\n[tool.proctor.examples]\npaths = ['examples']\ntimeout = 1\n\n[tool.proctor.notebooks]\npaths = ['notebooks']\ncell-timeout = 3\ntimeout = 12\n",
+    );
+    write(root, "examples/sleeps.py", "# pytest: e2e\nimport time\ntime.sleep(30)\n");
+    let notebook = |cells: &[&str]| {
+        let cells: Vec<Value> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, source)| serde_json::json!({"cell_type": "code", "id": format!("c{i}"), "execution_count": null, "metadata": {}, "outputs": [], "source": source}))
+            .collect();
+        serde_json::json!({"cells": cells, "metadata": {"proctor": {"markers": ["e2e"]}, "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}).to_string()
+    };
+    write(root, "notebooks/slow_cell.ipynb", &notebook(&["import time\ntime.sleep(60)"]));
+    write(root, "notebooks/slow_notebook.ipynb", &notebook(&["import time\ntime.sleep(2)"; 8]));
+    let report = root.join("report.json");
+    let output = proctor(root, &["run", "examples", "notebooks", "--python", python().to_str().unwrap(), "--no-history", "--json", report.to_str().unwrap()]);
+    let log = text(&output);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {log}"))).unwrap();
+    let message = |nodeid: &str| {
+        let test = doc["tests"].as_array().unwrap().iter().find(|t| t["nodeid"] == nodeid).unwrap_or_else(|| panic!("{nodeid}: {log}"));
+        assert_eq!(test["outcome"], "failed", "{nodeid}: {log}");
+        test["message"].as_str().unwrap().to_owned()
+    };
+    assert!(message("examples/sleeps.py::sleeps.py").contains("example ran over its 1 s timeout ([examples] timeout)"), "{log}");
+    assert!(message("notebooks/slow_cell.ipynb::slow_cell.ipynb").contains("a cell ran over its 3 s timeout ([notebooks] cell-timeout)"), "{log}");
+    assert!(message("notebooks/slow_notebook.ipynb::slow_notebook.ipynb").contains("notebook ran over its 12 s timeout ([notebooks] timeout)"), "{log}");
+}
+
+#[test]
+fn a_notebook_timeout_shorter_than_a_cell_is_a_configuration_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pyproject.toml", "[tool.pytest.ini_options]\n\n[tool.proctor.notebooks]\npaths = ['nb']\ncell-timeout = 1200\n");
+    let output = proctor(dir.path(), &["check"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("pyproject.toml:5:16: the notebook timeout (900 s) is shorter than one cell's (1200 s)"), "{}", text(&output));
+}
+
+#[test]
+fn check_lists_what_never_runs_and_plan_audits_examples_with_the_rest() {
+    let dir = copy_of_suite();
+    let output = proctor(dir.path(), &["check", "--format", "concise"]);
+    let log = text(&output);
+    assert!(log.contains("docs/examples/forgotten.py:1:1: PRC402"), "{log}");
+    assert!(log.contains("docs/notebooks/no_block.ipynb:"), "{log}");
+    assert!(log.contains("PRC403 the notebook's metadata has no `mellea` block"), "{log}");
+    assert_eq!(output.status.code(), Some(1), "{log}");
+    // No explicit path: plan sees the example folders beside `testpaths`.
+    let output = proctor(dir.path(), &["plan", "--json"]);
+    let plan: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
+    let items = plan.to_string();
+    assert!(items.contains("docs/examples/hello.py::hello.py") && items.contains("tests/test_unit.py::test_unit"), "{items}");
+}

@@ -1,0 +1,1 @@
+# The example folder's conftest: not an example.

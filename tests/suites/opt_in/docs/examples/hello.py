@@ -1,0 +1,3 @@
+# pytest: e2e
+"""Greeting example: runs clean, so it passes."""
+print("hello from an example")

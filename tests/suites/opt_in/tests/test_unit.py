@@ -1,0 +1,2 @@
+def test_unit():
+    assert 1 + 1 == 2
