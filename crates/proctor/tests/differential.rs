@@ -73,6 +73,7 @@ suites!(
     errors,
     dynamic,
     outcomes,
+    opt_in,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

@@ -30,12 +30,19 @@ fn suite() -> PathBuf {
 /// The suite copied to a temporary directory, so runs leave nothing in
 /// the repository (`.proctor/`, notebook outputs).
 fn copy_of_suite() -> tempfile::TempDir {
+    copy_of(&suite())
+}
+
+fn copy_of(root: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mut stack = vec![suite()];
+    let mut stack = vec![root.to_path_buf()];
     while let Some(from) = stack.pop() {
         for entry in std::fs::read_dir(&from).unwrap() {
             let path = entry.unwrap().path();
-            let to = dir.path().join(path.strip_prefix(suite()).unwrap());
+            if path.file_name().is_some_and(|n| n == ".proctor" || n == ".pytest_cache") {
+                continue;
+            }
+            let to = dir.path().join(path.strip_prefix(root).unwrap());
             if path.is_dir() {
                 std::fs::create_dir_all(&to).unwrap();
                 stack.push(path);
@@ -195,4 +202,40 @@ fn check_lists_what_never_runs_and_plan_audits_examples_with_the_rest() {
     let plan: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
     let items = plan.to_string();
     assert!(items.contains("docs/examples/hello.py::hello.py") && items.contains("tests/test_unit.py::test_unit"), "{items}");
+}
+
+/// The Mellea example (seed 000): its examples and notebooks go through the
+/// same gates as its tests. Without Ollama or a GPU they are skipped with
+/// the maintainers' reasons; on an assumed machine with both they run.
+#[test]
+fn mellea_examples_and_notebooks_are_gated_like_tests() {
+    let dir = copy_of(&repo().join("examples/mellea"));
+    let interpreter = python();
+    let run = |extra: &[&str]| {
+        let report = dir.path().join("report.json");
+        let mut args = vec!["run", "docs", "--python", interpreter.to_str().unwrap(), "--no-history", "--json", report.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(&args).current_dir(dir.path()).env_remove("PYTEST_ADDOPTS").env_remove("CICD").env_remove("OLLAMA_HOST").output().unwrap();
+        let log = text(&output);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {log}"))).unwrap();
+        let outcomes: BTreeMap<String, (String, String)> = doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["nodeid"].as_str().unwrap().to_owned(), (t["outcome"].as_str().unwrap().to_owned(), t["reason"].as_str().unwrap_or("").to_owned())))
+            .collect();
+        (outcomes, log)
+    };
+    let (here, log) = run(&["--assume", "service.ollama=down", "--assume", "gpu.count=0"]);
+    let reason = |nodeid: &str| here.get(nodeid).map(|(o, r)| format!("{o}: {r}")).unwrap_or_else(|| panic!("{nodeid}: {log}"));
+    assert_eq!(reason("docs/examples/instruct_greeting.py::instruct_greeting.py"), "skipped: service ollama not reachable at 127.0.0.1:11434");
+    assert_eq!(reason("docs/examples/hf_generate.py::hf_generate.py"), "skipped: no GPU detected");
+    assert_eq!(reason("docs/examples/notebooks/getting_started.ipynb::getting_started.ipynb"), "skipped: service ollama not reachable at 127.0.0.1:11434");
+    assert!(reason("docs/examples/notebooks/untagged.ipynb::untagged.ipynb").starts_with("skipped: notebook has no `mellea` metadata block"), "{log}");
+    // `slow`, deselected by addopts' `-m "not slow"`; the draft never opted in.
+    assert!(!here.contains_key("docs/examples/notebooks/docling_rag.ipynb::docling_rag.ipynb") && !here.keys().any(|n| n.contains("draft_agent")), "{log}");
+    let (there, log) = run(&["--assume", "service.ollama=up", "--assume", "gpu.vram_gb=80"]);
+    for nodeid in ["docs/examples/instruct_greeting.py::instruct_greeting.py", "docs/examples/hf_generate.py::hf_generate.py", "docs/examples/notebooks/getting_started.ipynb::getting_started.ipynb"] {
+        assert_eq!(there.get(nodeid).map(|(o, _)| o.as_str()), Some("passed"), "{nodeid}: {log}");
+    }
 }

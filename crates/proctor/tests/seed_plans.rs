@@ -140,11 +140,22 @@ fn mellea() {
                     "`nightly`: selected but skipped (Insufficient VRAM: 80 GB < 200 GB required)",
                 ],
             ),
+            (
+                "docs/examples/notebooks/untagged.ipynb::untagged.ipynb",
+                &[
+                    "`notebooks`: selected but skipped (notebook has no `mellea` metadata block",
+                    "`nightly-notebooks`: deselected by -m \"e2e\" (job `nightly-notebooks`)",
+                    "`nightly`: selected but skipped (notebook has no `mellea` metadata block",
+                ],
+            ),
         ],
-        // pr: 3 unit + 2 integration + 4 ollama e2e (structured, chat, the
-        // `llm` legacy test, OpenAI-via-Ollama) = 9. nightly: those 9, the
-        // qualitative ollama test, huggingface 20 GB and vLLM 8 GB = 12.
-        &[("pr", 9), ("nightly", 12)],
+        // pr (test/ only): 3 unit + 2 integration + 4 ollama e2e
+        // (structured, chat, the `llm` legacy test, OpenAI-via-Ollama) = 9.
+        // notebooks: getting_started (docling_rag is slow, untagged has no
+        // block) = 1. nightly-notebooks: getting_started and docling_rag = 2.
+        // nightly: the 9, the qualitative ollama test, huggingface 20 GB,
+        // vLLM 8 GB, the two opted-in examples and getting_started = 15.
+        &[("pr", 9), ("notebooks", 1), ("nightly-notebooks", 2), ("nightly", 15)],
     );
     let qualitative = "test/backends/test_ollama.py::test_greeting_instruct_contains_salutation";
     assert_eq!(verdict(&doc, qualitative, "pr")["verdict"], "skipped");
@@ -159,11 +170,14 @@ fn mellea() {
         .map(|p| (p[0].as_str().unwrap(), p[1].as_u64().unwrap()))
         .filter(|(_, n)| *n > 0)
         .collect();
-    assert_eq!(phases, [("ollama", 5), ("huggingface", 1), ("openai", 1), ("(none)", 5)]);
+    assert_eq!(phases, [("ollama", 7), ("huggingface", 2), ("openai", 1), ("(none)", 5)]);
     // Planted: the deprecated `llm` alias (PRC004); the seed's own
-    // `addopts = -m "not slow"` (PRC202, information); and the predicates
+    // `addopts = -m "not slow"` (PRC202, information); the predicates
     // the seed documents that this small suite's tests do not call
-    // (`require_ram`, `require_package`, `require_python`: PRC104, once each).
+    // (`require_ram`, `require_package`, `require_python`: PRC104, once each);
+    // an example without the opt-in comment (PRC402, information) and a
+    // notebook without its `mellea` block (PRC403). The opted-in examples and
+    // notebooks are not test modules: `[check] file-name` leaves them alone.
     let (code, found) = check("mellea");
     assert_eq!(
         found,
@@ -173,6 +187,8 @@ fn mellea() {
             ("PRC104", "pyproject.toml"),
             ("PRC104", "pyproject.toml"),
             ("PRC202", "pyproject.toml"),
+            ("PRC402", "docs/examples/draft_agent.py"),
+            ("PRC403", "docs/examples/notebooks/untagged.ipynb"),
         ])
     );
     assert_eq!(code, 1);

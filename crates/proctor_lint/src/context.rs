@@ -248,6 +248,13 @@ impl<'a> SuiteContext<'a> {
         }
     }
 
+    /// The files of opted-in examples and notebooks: tests, but not test
+    /// modules, so the conventions about test files and test names do not
+    /// apply to them.
+    pub(crate) fn opt_in_files(&self) -> HashSet<&'a str> {
+        self.opt_in.iter().filter(|f| f.nodeid.is_some()).map(|f| f.file.as_str()).collect()
+    }
+
     /// The names in pytest's `markers`, each with its raw line.
     pub(crate) fn registered(&self) -> Vec<(&'a str, &'a str)> {
         self.settings

@@ -46,6 +46,11 @@ pub fn decide(item: &Item, effective: &Effective, selection: &Selection, plan: &
         let by = part.map_or_else(String::new, |p| format!("-{option} {:?} ({})", p.text.trim(), p.origin_text()));
         return Ok(Verdict::Deselected { by });
     }
+    // A written `skip` mark: pytest skips the test wherever it runs (its
+    // marks are evaluated before proctor's own skips, added after them).
+    if let Some(reason) = unconditional_skip(item) {
+        return Ok(Verdict::Skipped { reason });
+    }
     for (marker, gate) in &plan.gates {
         if effective.has(marker) {
             if let Some(reason) = closed(marker, gate, facts) {
@@ -59,4 +64,16 @@ pub fn decide(item: &Item, effective: &Effective, selection: &Selection, plan: &
         }
     }
     Ok(Verdict::Run)
+}
+
+/// The reason of the item's first `skip` mark, as pytest reports it
+/// (`unconditional skip` when it gives none).
+fn unconditional_skip(item: &Item) -> Option<String> {
+    let marker = item.markers.iter().find(|m| m.name == "skip")?;
+    let reason = marker.kwargs.get("reason").or_else(|| marker.args.first());
+    Some(match reason {
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(_) => return None,
+        None => "unconditional skip".to_owned(),
+    })
 }

@@ -41,8 +41,9 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
     let Ok(glob) = globset::Glob::new(pattern) else { return };
     let matcher = glob.compile_matcher();
     let mut files: BTreeSet<&str> = BTreeSet::new();
+    let opt_in = suite.opt_in_files();
     for item in suite.items {
-        if item.dynamic.is_some() && !item.nodeid.contains("::") {
+        if item.dynamic.is_some() && !item.nodeid.contains("::") || opt_in.contains(item.file.as_str()) {
             continue;
         }
         files.insert(proctor_python::collected_file(&item.nodeid));

@@ -43,7 +43,11 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
     let Some(pattern) = &suite.settings.proctor.check.test_name else {
         return;
     };
+    let opt_in = suite.opt_in_files();
     suite.for_each_item(|cx| {
+        if opt_in.contains(cx.item.file.as_str()) {
+            return;
+        }
         let name = cx.test_name();
         if pattern.matches(name) {
             return;

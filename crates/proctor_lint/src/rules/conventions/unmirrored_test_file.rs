@@ -46,7 +46,7 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
     let rootdir = &suite.settings.pytest.rootdir;
     let tests = mirror.tests.trim_start_matches("./").trim_end_matches('/');
     let source = mirror.source.trim_start_matches("./").trim_end_matches('/');
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<&str> = suite.opt_in_files().into_iter().collect();
     for item in suite.items {
         if seen.contains(&item.file.as_str()) {
             continue;
