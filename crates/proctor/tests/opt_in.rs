@@ -227,7 +227,7 @@ fn mellea_examples_and_notebooks_are_gated_like_tests() {
         (outcomes, log)
     };
     let (here, log) = run(&["--assume", "service.ollama=down", "--assume", "gpu.count=0"]);
-    let reason = |nodeid: &str| here.get(nodeid).map(|(o, r)| format!("{o}: {r}")).unwrap_or_else(|| panic!("{nodeid}: {log}"));
+    let reason = |nodeid: &str| here.get(nodeid).map_or_else(|| panic!("{nodeid}: {log}"), |(o, r)| format!("{o}: {r}"));
     assert_eq!(reason("docs/examples/instruct_greeting.py::instruct_greeting.py"), "skipped: service ollama not reachable at 127.0.0.1:11434");
     assert_eq!(reason("docs/examples/hf_generate.py::hf_generate.py"), "skipped: no GPU detected");
     assert_eq!(reason("docs/examples/notebooks/getting_started.ipynb::getting_started.ipynb"), "skipped: service ollama not reachable at 127.0.0.1:11434");

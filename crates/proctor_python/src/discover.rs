@@ -139,9 +139,8 @@ impl<'s> Walker<'s> {
         let at = self.out.test_files.len();
         let file = match kind {
             OptInKind::Notebook => opt_in::read_notebook(self.settings, path),
-            OptInKind::Example => match opt_in::read_example(self.settings, path) {
-                Some(file) => file,
-                None => {
+            OptInKind::Example => {
+                let Some(file) = opt_in::read_example(self.settings, path) else {
                     // A test module in an example folder is a test anyway.
                     let test_module = self.settings.python_files.iter().any(|p| fnmatch_ex(p, path));
                     let rel = self.settings.relative(path);
@@ -149,8 +148,9 @@ impl<'s> Walker<'s> {
                         self.out.opt_in.push((at, OptInFile::unopted(rel)));
                     }
                     return false;
-                }
-            },
+                };
+                file
+            }
         };
         self.seen_files.insert(path.to_path_buf());
         self.out.opt_in.push((at, file));

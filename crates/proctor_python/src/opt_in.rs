@@ -214,7 +214,7 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(err) => {
             out.skip = Some(format!("notebook cannot be read: {err}"));
-            out.problems.push(OptInProblem { kind: "malformed", location: at_start, message: format!("{err}") });
+            out.problems.push(OptInProblem { kind: "malformed", location: at_start, message: err.clone() });
             return out;
         }
     };
@@ -244,36 +244,33 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
         return out;
     };
     let (block_location, block_at) = locate(&format!("\"{key}\""), text.find("\"metadata\"").unwrap_or(0));
-    match block.get("markers") {
-        Some(Json::Array(values)) => {
-            let mut from = block_at;
-            for value in values {
-                match value.as_str().filter(|name| is_marker_name(name)) {
-                    Some(name) => {
-                        let (mut location, offset) = locate(&format!("\"{name}\""), from);
-                        from = offset + 1;
-                        // The name, without its quotes.
-                        location.column += 1;
-                        location.end_column -= 1;
-                        out.markers.push(name.to_owned());
-                        out.locations.push(location);
-                    }
-                    None => out.problems.push(OptInProblem {
-                        kind: "malformed",
-                        location: block_location.clone(),
-                        message: format!("`markers` holds {value}, which is not a marker name"),
-                    }),
+    if let Some(Json::Array(values)) = block.get("markers") {
+        let mut from = block_at;
+        for value in values {
+            match value.as_str().filter(|name| is_marker_name(name)) {
+                Some(name) => {
+                    let (mut location, offset) = locate(&format!("\"{name}\""), from);
+                    from = offset + 1;
+                    // The name, without its quotes.
+                    location.column += 1;
+                    location.end_column -= 1;
+                    out.markers.push(name.to_owned());
+                    out.locations.push(location);
                 }
+                None => out.problems.push(OptInProblem {
+                    kind: "malformed",
+                    location: block_location.clone(),
+                    message: format!("`markers` holds {value}, which is not a marker name"),
+                }),
             }
         }
-        _ => {
-            out.problems.push(OptInProblem {
-                kind: "missing",
-                location: block_location.clone(),
-                message: format!("the `{key}` block has no `markers` list; it is required (an empty list is allowed)"),
-            });
-            out.skip = Some(format!("notebook's `{key}` metadata block has no `markers` list"));
-        }
+    } else {
+        out.problems.push(OptInProblem {
+            kind: "missing",
+            location: block_location.clone(),
+            message: format!("the `{key}` block has no `markers` list; it is required (an empty list is allowed)"),
+        });
+        out.skip = Some(format!("notebook's `{key}` metadata block has no `markers` list"));
     }
     match block.get("packages") {
         None => {}

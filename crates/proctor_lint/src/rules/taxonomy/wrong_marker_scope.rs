@@ -47,13 +47,12 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let scope = match marker.source {
-            MarkerSource::Function => MarkerScope::Function,
+            // An example or a notebook is one test: its opt-in is the
+            // test's own marking.
+            MarkerSource::Function | MarkerSource::OptIn => MarkerScope::Function,
             MarkerSource::Class => MarkerScope::Class,
             MarkerSource::Module => MarkerScope::Module,
             MarkerSource::Param => MarkerScope::Param,
-            // An example or a notebook is one test: its opt-in is the
-            // test's own marking.
-            MarkerSource::OptIn => MarkerScope::Function,
         };
         if !scopes.contains(&scope) {
             let allowed: Vec<String> = scopes.iter().map(|s| format!("`{}`", scope_name(*s))).collect();
