@@ -348,3 +348,71 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
         class_key: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(root: &Path) -> CollectSettings {
+        let mut settings = CollectSettings::new(root.to_path_buf());
+        settings.opt_in = OptInSettings::under(root, &["ex".into()], "# pytest:", &["nb".into()], "mellea");
+        settings
+    }
+
+    fn example(text: &str) -> Option<OptInFile> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("ex")).unwrap();
+        let path = dir.path().join("ex/hello.py");
+        std::fs::write(&path, text).unwrap();
+        read_example(&settings(dir.path()), &path)
+    }
+
+    #[test]
+    fn the_comment_is_found_before_the_first_line_of_code_only() {
+        let found = example("#!/usr/bin/env python\n\n# pytest: e2e, ollama,qualitative\n\"\"\"Doc.\"\"\"\n").unwrap();
+        assert_eq!(found.markers, ["e2e", "ollama", "qualitative"]);
+        assert_eq!(found.nodeid.as_deref(), Some("ex/hello.py::hello.py"));
+        let columns: Vec<(usize, usize, usize)> = found.locations.iter().map(|l| (l.line, l.column, l.end_column)).collect();
+        assert_eq!(columns, [(3, 11, 14), (3, 16, 22), (3, 23, 34)]);
+        assert!(example("import os\n# pytest: e2e\n").is_none(), "after code the comment does not count");
+        assert!(example("\"\"\"Doc.\"\"\"\nprint(1)\n").is_none());
+    }
+
+    #[test]
+    fn an_expression_is_a_problem_and_gives_no_marker() {
+        let found = example("# pytest: e2e and ollama, slow\n").unwrap();
+        assert_eq!(found.markers, ["slow"]);
+        assert_eq!(found.problems.len(), 1);
+        assert_eq!(found.problems[0].kind, "expression");
+        assert!(found.problems[0].message.contains("write `e2e, ollama`"), "{}", found.problems[0].message);
+    }
+
+    fn notebook(text: &str) -> OptInFile {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("nb")).unwrap();
+        let path = dir.path().join("nb/intro.ipynb");
+        std::fs::write(&path, text).unwrap();
+        read_notebook(&settings(dir.path()), &path)
+    }
+
+    #[test]
+    fn a_notebook_block_gives_markers_packages_and_locations() {
+        let found = notebook("{\"cells\": [],\n \"metadata\": {\"mellea\": {\"markers\": [\"e2e\", \"slow\"], \"packages\": [\"docling\"]}}}\n");
+        assert_eq!((found.markers.as_slice(), found.packages.as_slice(), found.skip.as_deref()), (&["e2e".to_owned(), "slow".to_owned()][..], &["docling".to_owned()][..], None));
+        assert_eq!((found.locations[1].line, found.locations[1].column), (2, 46));
+        let item = item(&found).unwrap();
+        let needs: Vec<&str> = item.decorators.iter().filter_map(|d| d.args[0].as_str()).collect();
+        assert_eq!(needs, [NOTEBOOK_RUNNER_PACKAGE, "docling"]);
+    }
+
+    #[test]
+    fn a_notebook_without_a_usable_block_is_skipped_with_the_reason() {
+        let missing = notebook("{\"cells\": [], \"metadata\": {}}");
+        assert!(missing.skip.as_deref().is_some_and(|r| r.starts_with("notebook has no `mellea` metadata block")));
+        let broken = notebook("{\"cells\": [,]}");
+        assert!(broken.skip.as_deref().is_some_and(|r| r.starts_with("notebook is not valid JSON (nb/intro.ipynb:1:")), "{:?}", broken.skip);
+        assert_eq!(broken.problems[0].kind, "malformed");
+        let skip = item(&broken).unwrap();
+        assert!(skip.markers.iter().any(|m| m.name == "skip") && skip.decorators.is_empty());
+    }
+}
