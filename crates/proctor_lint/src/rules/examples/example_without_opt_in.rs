@@ -15,7 +15,7 @@ Such a file is never run as a test, and pytest says nothing about it: it
 is not collected, not skipped, not in any summary. An example that stopped
 working goes unnoticed. Listing them makes the choice explicit: opt the
 file in, or leave it out knowingly (suppress the finding with
-`# noqa: PRC402` on its first line, or `--ignore PRC402`).
+`# proctor: ignore[PRC402]` on its first line, or `--ignore PRC402`).
 
 ## Example
 ```python
