@@ -309,6 +309,9 @@ fn rule_prints_the_documentation_and_lists_the_rules() {
     PRC302  test-name-shape                     a test name does not have the shape of `[check] test-name`
     PRC303  multi-claim-test-name               a test name claims two things with `_and_` (`[check] one-claim`)
     PRC304  test-file-name                      a test file name does not match `[check] file-name`
+    PRC401  opt-in-expression                   an example's opt-in comment holds an expression instead of comma-separated marker names
+    PRC402  example-without-opt-in              a script in an `[examples]` folder has no opt-in comment, so it never runs
+    PRC403  notebook-without-opt-in             a notebook has no usable opt-in metadata block, so it is always skipped
     PRC900  dynamic-item                        a test proctor cannot see statically
     --- stderr
     "##);

@@ -243,3 +243,57 @@ fn a_report_written_by_coverage_py() {
     assert!(output.contains("core          2  100.0%    100.0%  90% / 80%       -  pass\n"), "{output}");
     assert!(output.contains("error: area adapters: lines 66.6% < 80%\n"), "{output}");
 }
+
+/// The indx example (seed 001) measured for real: its offline unit suite
+/// under coverage.py (`[tool.coverage.run]` in its pyproject), then its
+/// "Coverage targets": core and the stages at 90 % pass, the adapters miss
+/// 80 % (the jsonl store's `compact` has no test: planted). Then "a drop
+/// fails the check": with that run as the baseline, a run whose tests
+/// cover less fails on the drop even where the minimum still holds.
+#[test]
+fn the_indx_example_enforces_its_coverage_targets() {
+    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest and coverage (scripts/test sets it)");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/indx");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut stack = vec![repo.clone()];
+    while let Some(from) = stack.pop() {
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "__pycache__" {
+                continue;
+            }
+            let to = root.join(path.strip_prefix(&repo).unwrap());
+            if path.is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+                stack.push(path);
+            } else {
+                std::fs::copy(&path, &to).unwrap();
+            }
+        }
+    }
+    let measure = |report: &str| {
+        for args in [&["run", "-m", "pytest", "tests/unit", "-q", "-p", "no:cacheprovider"][..], &["json", "-q", "-o", report][..]] {
+            let output = std::process::Command::new(&python).arg("-m").arg("coverage").args(args).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap();
+            assert!(output.status.success(), "coverage {args:?}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        }
+    };
+    measure("coverage.json");
+    let output = run(root, &["coverage"]);
+    assert!(output.starts_with("exit: 1\n"), "{output}");
+    assert!(output.contains("core          4  100.0%    100.0%      90%       -  pass\n"), "{output}");
+    assert!(output.contains("error: area adapters: lines 78.3% < 80%\n"), "{output}");
+    assert!(output.contains("1 of 2 areas fail."), "{output}");
+
+    // The store's search loses its test: adapters drop further.
+    std::fs::rename(root.join("coverage.json"), root.join("baseline.json")).unwrap();
+    let store_test = root.join("tests/unit/store/test_jsonl.py");
+    let text = std::fs::read_to_string(&store_test).unwrap().replace("    assert store.search(\"a\") == sample_chunks\n", "");
+    std::fs::write(&store_test, text).unwrap();
+    measure("coverage.json");
+    let output = run(root, &["coverage", "--baseline", "baseline.json"]);
+    assert!(output.starts_with("exit: 1\n"), "{output}");
+    assert!(output.contains("error: area adapters: lines dropped"), "{output}");
+    assert!(!output.contains("error: area core"), "{output}");
+}

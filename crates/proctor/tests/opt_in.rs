@@ -141,8 +141,9 @@ fn outcomes_match_the_reference() {
     assert_eq!(find("docs/examples/skips_itself.py::skips_itself.py")["reason"], "needs a pulled model");
     assert_eq!(find("docs/notebooks/needs_package.ipynb::needs_package.ipynb")["reason"], "package surely_not_installed_pkg not installed");
     assert!(find("docs/notebooks/no_block.ipynb::no_block.ipynb")["reason"].as_str().unwrap().starts_with("notebook has no `mellea` metadata block"));
-    // The notebook with a missing package is not even handed to pytest.
-    assert!(log.contains("(6 of 7 files to import)"), "{log}");
+    // The notebooks with a missing package or without a block are not even
+    // handed to pytest.
+    assert!(log.contains("(5 of 7 files to import)"), "{log}");
 }
 
 #[test]
