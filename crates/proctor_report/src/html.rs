@@ -367,7 +367,7 @@ fn failure(result: &TestResult) -> Failure<'_> {
 }
 
 /// The [`SLOWEST`] longest tests of each phase, longest first (ties in
-/// run order); tests that took no time are left out.
+/// run order); skipped tests and tests that took no time are left out.
 fn slowest<'a>(results: &'a [TestResult], median: &dyn Fn(&str) -> Option<f64>) -> Vec<Slowest<'a>> {
     let unphased = if results.iter().any(|r| r.phase.is_some()) { NO_PHASE } else { ALL_TESTS };
     let phase_of = |result: &'a TestResult| result.phase.as_deref().unwrap_or(unphased);
@@ -380,7 +380,7 @@ fn slowest<'a>(results: &'a [TestResult], median: &dyn Fn(&str) -> Option<f64>) 
     phases
         .into_iter()
         .filter_map(|phase| {
-            let mut timed: Vec<&TestResult> = results.iter().filter(|r| phase_of(r) == phase && r.duration > 0.0).collect();
+            let mut timed: Vec<&TestResult> = results.iter().filter(|r| phase_of(r) == phase && r.outcome != Outcome::Skipped && r.duration > 0.0).collect();
             timed.sort_by(|a, b| b.duration.total_cmp(&a.duration));
             timed.truncate(SLOWEST);
             let tests: Vec<Timed<'_>> =

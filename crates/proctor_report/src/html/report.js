@@ -17,7 +17,7 @@
       else if (key === 'text') node.textContent = String(value);
       else node.setAttribute(key, String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -26,6 +26,7 @@
 
   function seconds(value) {
     if (value === null || value === undefined) return '';
+    if (value > 0 && value < 0.001) return '< 1 ms';
     if (value < 1) return (value * 1000).toFixed(0) + ' ms';
     if (value < 100) return value.toFixed(2) + ' s';
     return value.toFixed(0) + ' s';
