@@ -145,20 +145,19 @@ fn browser_check(root: &Path) {
 fn report_explains_a_missing_malformed_or_foreign_json() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let missing = proctor(root, &["report", "--from", "nope.json", "--html", "out.html"]);
-    assert_eq!(missing.status.code(), Some(4));
-    assert!(text(&missing).contains("cannot read the JSON report nope.json"), "{}", text(&missing));
-    write(root, "bad.json", "{\"version\": 1, \"tests\": [");
-    let malformed = proctor(root, &["report", "--from", "bad.json", "--html", "out.html"]);
-    assert_eq!(malformed.status.code(), Some(4));
-    assert!(text(&malformed).contains("bad.json is not JSON"), "{}", text(&malformed));
-    write(root, "v2.json", "{\"version\": 2}");
-    let newer = proctor(root, &["report", "--from", "v2.json", "--html", "out.html"]);
-    assert_eq!(newer.status.code(), Some(4));
-    assert!(text(&newer).contains("v2.json is a version 2 report; this proctor reads version 1"), "{}", text(&newer));
-    write(root, "other.json", "{\"version\": 1, \"tests\": 3}");
-    let foreign = proctor(root, &["report", "--from", "other.json", "--html", "out.html"]);
-    assert_eq!(foreign.status.code(), Some(4));
-    assert!(text(&foreign).contains("other.json is not a proctor JSON report of version 1"), "{}", text(&foreign));
+    let cases = [
+        ("nope.json", None, "cannot read the JSON report nope.json"),
+        ("bad.json", Some("{\"version\": 1, \"tests\": ["), "bad.json is not JSON"),
+        ("v2.json", Some("{\"version\": 2}"), "v2.json is a version 2 report; this proctor reads version 1"),
+        ("other.json", Some("{\"version\": 1, \"tests\": 3}"), "other.json is not a proctor JSON report of version 1"),
+    ];
+    for (file, content, expected) in cases {
+        if let Some(content) = content {
+            write(root, file, content);
+        }
+        let output = proctor(root, &["report", "--from", file, "--html", "out.html"]);
+        assert_eq!(output.status.code(), Some(4), "{file}: {}", text(&output));
+        assert!(text(&output).contains(expected), "{file}: {}", text(&output));
+    }
     assert!(!root.join("out.html").exists());
 }
