@@ -300,15 +300,23 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             shard: shard_spec,
         };
         match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
-            Ok(recorded) => history = history_extract(&recorded, &results),
+            Ok(recorded) => {
+                // Medians cost a query over every stored result: only for
+                // the reports and the slow findings.
+                let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
+                history = history_extract(&recorded, &results, medians);
+            }
             Err(err) => writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?,
         }
     }
-    let mut extras = ReportExtras { history: history.clone(), ..ReportExtras::default() };
+    let mut extras = ReportExtras::default();
     if args.json.is_some() || args.html.is_some() {
         match report_extras(&suite, &collection, &effectives, &results, history.clone()) {
             Ok(computed) => extras = computed,
-            Err(err) => writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}")?,
+            Err(err) => {
+                writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}")?;
+                extras.history.clone_from(&history);
+            }
         }
     }
     write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;

@@ -25,12 +25,13 @@ use crate::printer::Printer;
 const FINDINGS_WINDOW: usize = 20;
 
 /// What the history says about this run's tests, for the findings and the
-/// reports: flaky tests and median durations over [`FINDINGS_WINDOW`] runs.
-/// `None` when the history cannot be read.
-pub(crate) fn history_extract(history: &proctor_history::History, results: &[TestResult]) -> Option<HistoryExtract> {
+/// reports: flaky tests and (with `medians`) median durations over
+/// [`FINDINGS_WINDOW`] runs. `None` when the history cannot be read.
+pub(crate) fn history_extract(history: &proctor_history::History, results: &[TestResult], medians: bool) -> Option<HistoryExtract> {
     let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
     let flaky = history.flaky(FINDINGS_WINDOW).ok()?.into_iter().filter(|t| ran.contains(t.nodeid.as_str())).collect();
-    let durations = history.durations(FINDINGS_WINDOW).ok()?.into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
+    let durations = if medians { history.durations(FINDINGS_WINDOW).ok()? } else { HashMap::new() };
+    let durations = durations.into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
     Some(HistoryExtract { window: FINDINGS_WINDOW, runs: history.run_count().ok()?, flaky, durations })
 }
 
