@@ -74,6 +74,23 @@ pub(crate) enum Command {
     /// passes, 1 when one fails or dropped, 2 when a report cannot be read
     /// or the configuration is wrong (see docs/coverage.md).
     Coverage(CoverageArgs),
+    /// Render a saved `proctor run --json` report again, as HTML.
+    ///
+    /// `proctor report --from result.json --html report.html` writes the
+    /// page `proctor run --html` would have written for that run. Exit
+    /// status: 0, or 4 when the JSON report cannot be read (missing, not
+    /// JSON, another version) or the page cannot be written.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// The JSON report of a run (`proctor run --json PATH`).
+    #[arg(long = "from", value_name = "PATH")]
+    pub(crate) from: PathBuf,
+    /// Write the self-contained HTML report here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) html: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -220,6 +237,9 @@ pub(crate) struct RunArgs {
     /// Write a `JUnit` XML report here (markers as properties).
     #[arg(long = "junit-xml", value_name = "PATH")]
     pub(crate) junit_xml: Option<PathBuf>,
+    /// Write a self-contained HTML report here (one file, opens offline).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) html: Option<PathBuf>,
     /// Print every test's outcome as it ends, not only a progress line.
     #[arg(short, long)]
     pub(crate) verbose: bool,

@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         args::Command::Ci(ci) => commands::ci::run(ci),
         args::Command::Caps(caps) => commands::caps::run(caps),
         args::Command::Coverage(coverage) => commands::coverage::run(coverage),
+        args::Command::Report(report) => commands::report::run(report),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {

@@ -1,11 +1,13 @@
 //! The machine-readable report of a run (`proctor run --json`): a versioned
 //! document with the run's context, its totals, every test's result and
-//! the skips grouped by reason.
+//! the skips grouped by reason, plus the optional [`ReportExtras`]; and
+//! the same document read back ([`SavedReport`]) for `proctor report`.
 
 use proctor_run::{RunSummary, TestResult};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::extras::ReportExtras;
 use crate::skips::skip_groups;
 
 /// The version of the JSON report's shape; it changes only when a field
@@ -13,7 +15,7 @@ use crate::skips::skip_groups;
 pub const JSON_REPORT_VERSION: u32 = 1;
 
 /// The context of a run that the results alone do not tell.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportMeta {
     /// proctor's version.
     pub proctor_version: String,
@@ -22,19 +24,20 @@ pub struct ReportMeta {
     /// The command line, program name first.
     pub command: Vec<String>,
     /// The selection as the user wrote it (`-m`, `-k`, tier, job), if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<String>,
     /// The seed of a random test order, if the order was random.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
 }
 
 /// The JSON report: `version`, `meta`, `summary` (the [`RunSummary`]
 /// fields plus its pytest-style `line`), `tests` (each [`TestResult`] as
 /// serialized) and `skips` (`{reason, count, tests}` per reason, most
-/// frequent first).
+/// frequent first), then the fields of `extras` that are present
+/// (`tier_axis`, `jobs_by_tier`, `history`).
 #[must_use]
-pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMeta) -> Value {
+pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMeta, extras: &ReportExtras) -> Value {
     let mut summary_value = to_value(summary);
     if let Value::Object(fields) = &mut summary_value {
         fields.insert("line".to_owned(), Value::String(summary.line()));
@@ -43,13 +46,35 @@ pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMe
         .into_iter()
         .map(|group| json!({ "reason": group.reason, "count": group.nodeids.len(), "tests": group.nodeids }))
         .collect();
-    json!({
+    let mut report = json!({
         "version": JSON_REPORT_VERSION,
         "meta": to_value(meta),
         "summary": summary_value,
         "tests": results.iter().map(to_value).collect::<Vec<_>>(),
         "skips": skips,
-    })
+    });
+    if let (Value::Object(fields), Value::Object(extra)) = (&mut report, to_value(extras)) {
+        fields.extend(extra);
+    }
+    report
+}
+
+/// A JSON report read back: what [`json_report`] was given. `skips` and
+/// the summary's `line` are left out, since they follow from the rest.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SavedReport {
+    /// The shape's version ([`JSON_REPORT_VERSION`] when written by this
+    /// proctor).
+    pub version: u32,
+    /// The run's context.
+    pub meta: ReportMeta,
+    /// The run's totals.
+    pub summary: RunSummary,
+    /// Every test's result, in run order.
+    pub tests: Vec<TestResult>,
+    /// The tier axis, jobs × tiers and history, where the report has them.
+    #[serde(flatten)]
+    pub extras: ReportExtras,
 }
 
 /// `value` as JSON. The report's types have string keys only, so this

@@ -131,7 +131,7 @@ fn passes_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
 }
 
 /// What a failure entry says when the runner gave no message.
-fn default_message(outcome: Outcome) -> &'static str {
+pub(crate) fn default_message(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Crashed => "the pytest process died while this test was running",
         Outcome::TimedOut => "the test ran past its timeout and its process was killed",

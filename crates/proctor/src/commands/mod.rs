@@ -9,6 +9,7 @@ pub(crate) mod coverage;
 pub(crate) mod explain;
 pub(crate) mod machine;
 pub(crate) mod plan;
+pub(crate) mod report;
 pub(crate) mod rule;
 pub(crate) mod run;
 pub(crate) mod run_opt_in;

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::Verdict;
+use proctor_report::ReportExtras;
 use proctor_python::{collected_file, function_nodeid, Item};
 use proctor_run::{CollectedItem, Event, Outcome, PhaseOptions, RunSummary, TestResult};
 use proctor_taxonomy::{Effective, Selection};
@@ -24,7 +25,7 @@ use crate::args::RunArgs;
 use crate::commands::machine;
 use crate::commands::run_order::{self, Order};
 use crate::commands::run_progress::Progress;
-use crate::commands::run_report::{history_findings, print_summary, utc, write_reports};
+use crate::commands::run_report::{history_extract, history_findings, print_summary, report_extras, utc, write_reports};
 use crate::commands::run_reruns::rerun;
 use crate::commands::run_rules::{decide, Rules, StaticVerdict};
 use crate::commands::selection::Selecting;
@@ -143,7 +144,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             continue;
         }
         match &info.verdict {
-            Verdict::Skipped { reason } if rules.shard.is_none() => results.push(skipped(item, reason)),
+            Verdict::Skipped { reason } if rules.shard.is_none() => results.push(skipped(item, reason, &info.names)),
             _ => deselected += 1,
         }
     }
@@ -215,7 +216,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
                 _ => String::new(),
             };
             for &index in &plan.items {
-                let mut result = skipped(&collection.items[index], "");
+                let mut result = skipped(&collection.items[index], "", &statics[index].names);
                 result.outcome = Outcome::Error;
                 result.reason = None;
                 result.phase.clone_from(&plan.name);
@@ -283,25 +284,45 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     }
     print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())?;
     let selection_text = describe_selection(&rules.selection);
-    write_reports(args, &results, &summary, &utc(started_at), &selection_text)?;
     let code = match pytest_status {
         Some(status @ (3 | 4)) if !interrupted => status,
         _ if failed_to_start.is_some() => 2,
         _ => summary.exit_code,
     };
+    // The run is recorded first, so that the reports' history includes it.
+    let mut history = None;
     if !args.no_history && !results.is_empty() {
         let record = proctor_history::RunRecord {
             started_at,
             finished_at: SystemTime::now(),
             command: std::env::args().collect(),
-            selection: Some(selection_text),
+            selection: Some(selection_text.clone()),
             exit_code: code,
             shard: shard_spec,
         };
         match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
-            Ok(history) => history_findings(&mut out, &history, &results, options)?,
+            Ok(recorded) => {
+                // Medians cost a query over every stored result: only for
+                // the reports and the slow findings.
+                let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
+                history = history_extract(&recorded, &results, medians);
+            }
             Err(err) => writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?,
         }
+    }
+    let mut extras = ReportExtras::default();
+    if args.json.is_some() || args.html.is_some() {
+        match report_extras(&suite, &collection, &effectives, &results, history.clone()) {
+            Ok(computed) => extras = computed,
+            Err(err) => {
+                writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}")?;
+                extras.history.clone_from(&history);
+            }
+        }
+    }
+    write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;
+    if let Some(history) = &history {
+        history_findings(&mut out, history, &results, options)?;
     }
     out.flush()?;
     Ok(u8::try_from(code).unwrap_or(1))
@@ -374,7 +395,8 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
     drift
 }
 
-fn skipped(item: &Item, reason: &str) -> TestResult {
+/// A test proctor skips without pytest, with its effective markers.
+fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
     TestResult {
         nodeid: item.nodeid.clone(),
         outcome: Outcome::Skipped,
@@ -385,7 +407,7 @@ fn skipped(item: &Item, reason: &str) -> TestResult {
         output: String::new(),
         attempts: 0,
         flaky: false,
-        markers: Vec::new(),
+        markers: markers.to_vec(),
     }
 }
 

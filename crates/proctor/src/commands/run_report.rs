@@ -1,43 +1,60 @@
 //! What `proctor run` prints and writes after the tests: the summary (with
-//! drift between static and real collection), the JSON and `JUnit`
-//! reports, and the history's findings (flaky across runs, slow tests).
+//! drift between static and real collection), the JSON, `JUnit` and HTML
+//! reports with what they show beyond the results (tier axis, jobs × tiers,
+//! history), and the history's findings (flaky across runs, slow tests).
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
+use std::path::Path;
 use std::time::SystemTime;
 
 use anyhow::{Context, Result};
+use proctor_config::{Cardinality, TaxonomyOptions};
+use proctor_plan::{plan_jobs, Verdict};
+use proctor_python::{function_nodeid, Collection};
+use proctor_report::{HistoryExtract, JobTiers, ReportExtras, TierAxis, NO_TIER};
 use proctor_run::{RunSummary, TestResult};
+use proctor_taxonomy::Effective;
 
 use crate::args::RunArgs;
+use crate::commands::machine;
+use crate::commands::suite::Suite;
 use crate::printer::Printer;
 
 /// Runs in the history the flaky and slow findings look at.
 const FINDINGS_WINDOW: usize = 20;
 
+/// What the history says about this run's tests, for the findings and the
+/// reports: flaky tests and (with `medians`) median durations over
+/// [`FINDINGS_WINDOW`] runs. `None` when the history cannot be read.
+pub(crate) fn history_extract(history: &proctor_history::History, results: &[TestResult], medians: bool) -> Option<HistoryExtract> {
+    let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
+    let flaky = history.flaky(FINDINGS_WINDOW).ok()?.into_iter().filter(|t| ran.contains(t.nodeid.as_str())).collect();
+    let durations = if medians { history.durations(FINDINGS_WINDOW).ok()? } else { HashMap::new() };
+    let durations = durations.into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
+    Some(HistoryExtract { window: FINDINGS_WINDOW, runs: history.run_count().ok()?, flaky, durations })
+}
+
 /// What the history says about this run's tests: flaky across runs, and
 /// (with `[run] slow-threshold`) slow tests without the slow marker and
 /// marked ones that are fast.
-pub(crate) fn history_findings(out: &mut Printer, history: &proctor_history::History, results: &[TestResult], options: &proctor_config::ProctorOptions) -> Result<()> {
-    let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
-    if let Ok(flaky) = history.flaky(FINDINGS_WINDOW) {
-        for test in flaky.iter().filter(|t| ran.contains(t.nodeid.as_str())) {
-            writeln!(
-                out,
-                "FLAKY {} — went wrong in {} of its last {} runs ({} passed only on a rerun)",
-                test.nodeid,
-                test.failures + test.passes_after_rerun,
-                test.runs,
-                test.passes_after_rerun
-            )?;
-        }
+pub(crate) fn history_findings(out: &mut Printer, history: &HistoryExtract, results: &[TestResult], options: &proctor_config::ProctorOptions) -> Result<()> {
+    for test in &history.flaky {
+        writeln!(
+            out,
+            "FLAKY {} — went wrong in {} of its last {} runs ({} passed only on a rerun)",
+            test.nodeid,
+            test.failures + test.passes_after_rerun,
+            test.runs,
+            test.passes_after_rerun
+        )?;
     }
     let Some(threshold) = options.run.slow_threshold else {
         return Ok(());
     };
     let marker = options.run.slow_marker.as_deref().unwrap_or("slow");
     let marked_slow: HashSet<String> = results.iter().filter(|r| r.markers.iter().any(|m| m == marker)).map(|r| r.nodeid.clone()).collect();
-    let durations: HashMap<String, f64> = history.durations(FINDINGS_WINDOW).unwrap_or_default().into_iter().filter(|(n, _)| ran.contains(n.as_str())).collect();
+    let durations: HashMap<String, f64> = history.durations.iter().map(|(n, d)| (n.clone(), *d)).collect();
     for finding in proctor_history::slow_findings(&durations, &marked_slow, threshold) {
         match finding {
             proctor_history::SlowFinding::Unmarked { nodeid, median } => writeln!(out, "SLOW {nodeid} — {median:.1}s median, over {threshold}s, but not marked `{marker}`")?,
@@ -62,27 +79,90 @@ pub(crate) fn print_summary(out: &mut Printer, results: &[TestResult], summary: 
     Ok(())
 }
 
-pub(crate) fn write_reports(args: &RunArgs, results: &[TestResult], summary: &RunSummary, started_at: &str, selection: &str) -> Result<()> {
+pub(crate) fn write_reports(args: &RunArgs, results: &[TestResult], summary: &RunSummary, started_at: &str, selection: &str, extras: &ReportExtras) -> Result<()> {
+    let meta = proctor_report::ReportMeta {
+        proctor_version: env!("CARGO_PKG_VERSION").to_owned(),
+        started_at: started_at.to_owned(),
+        command: std::env::args().collect(),
+        selection: Some(selection.to_owned()),
+        seed: match args.order.as_str() {
+            "random" => args.seed,
+            _ => None,
+        },
+    };
     if let Some(path) = &args.json {
-        let meta = proctor_report::ReportMeta {
-            proctor_version: env!("CARGO_PKG_VERSION").to_owned(),
-            started_at: started_at.to_owned(),
-            command: std::env::args().collect(),
-            selection: Some(selection.to_owned()),
-            seed: match args.order.as_str() {
-                "random" => args.seed,
-                _ => None,
-            },
-        };
-        let doc = proctor_report::json_report(results, summary, &meta);
-        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+        let doc = proctor_report::json_report(results, summary, &meta, extras);
+        write_file(path, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
     }
     if let Some(path) = &args.junit_xml {
         let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").map_or_else(|_| "localhost".to_owned(), |h| h.trim().to_owned());
-        let xml = proctor_report::junit_xml(results, summary, "proctor", started_at, &hostname);
-        std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
+        write_file(path, &proctor_report::junit_xml(results, summary, "proctor", started_at, &hostname))?;
+    }
+    if let Some(path) = &args.html {
+        write_file(path, &proctor_report::html_report(results, summary, &meta, extras))?;
     }
     Ok(())
+}
+
+/// Writes a report, saying which file could not be written.
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// What the JSON and HTML reports show beyond the results: the tier axis,
+/// the run's tests per tier that each configured job selects (planned with
+/// `proctor plan`'s code over the run's static items), and `history`.
+pub(crate) fn report_extras(suite: &Suite, collection: &Collection, effectives: &[Effective], results: &[TestResult], history: Option<HistoryExtract>) -> Result<ReportExtras> {
+    let tier_axis = tier_axis(&suite.config.proctor.taxonomy);
+    let jobs_by_tier = jobs_by_tier(suite, collection, effectives, results, tier_axis.as_ref())?;
+    Ok(ReportExtras { tier_axis, jobs_by_tier, history })
+}
+
+/// The axis named `tier`, else the first `exactly-one` axis.
+fn tier_axis(taxonomy: &TaxonomyOptions) -> Option<TierAxis> {
+    let axes = &taxonomy.axes;
+    axes.iter()
+        .find(|(name, _)| name == "tier")
+        .or_else(|| axes.iter().find(|(_, axis)| axis.cardinality == Cardinality::ExactlyOne))
+        .map(|(name, axis)| TierAxis { name: name.clone(), markers: axis.markers.clone() })
+}
+
+/// For each `[jobs.<name>]`: how many of the run's tests it selects (runs
+/// or skips), per tier. A result counts through its static item (a
+/// dynamic item stands for every test of its function); results static
+/// collection does not know are left out.
+fn jobs_by_tier(suite: &Suite, collection: &Collection, effectives: &[Effective], results: &[TestResult], axis: Option<&TierAxis>) -> Result<Vec<JobTiers>> {
+    let jobs = machine::job_setups(suite, None)?;
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let options = &suite.config.proctor;
+    let planned = plan_jobs(&collection.items, effectives, &jobs, &options.plan, &options.taxonomy)?;
+    let by_id: HashMap<&str, usize> = collection.items.iter().enumerate().map(|(i, item)| (item.nodeid.as_str(), i)).collect();
+    let dynamic: HashMap<&str, usize> =
+        collection.items.iter().enumerate().filter(|(_, item)| item.dynamic.is_some()).map(|(i, item)| (function_nodeid(&item.nodeid), i)).collect();
+    let columns = axis.map_or_else(|| vec![NO_TIER], TierAxis::columns);
+    let mut rows: Vec<JobTiers> =
+        jobs.iter().map(|job| JobTiers { name: job.name.clone(), selected: 0, tiers: columns.iter().map(|c| ((*c).to_owned(), 0)).collect() }).collect();
+    for result in results {
+        let Some(&at) = by_id.get(result.nodeid.as_str()).or_else(|| dynamic.get(function_nodeid(&result.nodeid))) else {
+            continue;
+        };
+        let tier = axis.map_or(NO_TIER, |axis| axis.tier_of(result));
+        for (row, verdict) in rows.iter_mut().zip(&planned.items[at].verdicts) {
+            if matches!(verdict, Verdict::Deselected { .. }) {
+                continue;
+            }
+            row.selected += 1;
+            if let Some(entry) = row.tiers.iter_mut().find(|(name, _)| name == tier) {
+                entry.1 += 1;
+            }
+        }
+    }
+    for row in &mut rows {
+        row.tiers.retain(|(_, n)| *n > 0);
+    }
+    Ok(rows)
 }
 
 /// `time` as ISO-8601 in UTC (`2026-11-30T01:50:19Z`).

@@ -1,6 +1,6 @@
 //! The JSON report's shape.
 
-use proctor_report::{json_report, ReportMeta, JSON_REPORT_VERSION};
+use proctor_report::{json_report, ReportExtras, ReportMeta, JSON_REPORT_VERSION};
 use serde_json::json;
 
 use crate::fixture::{self, OLLAMA};
@@ -19,7 +19,7 @@ fn meta(seed: Option<u64>) -> ReportMeta {
 fn report_has_version_meta_summary_tests_and_skips() {
     let results = fixture::results();
     let summary = fixture::summary(&results);
-    let report = json_report(&results, &summary, &meta(Some(42)));
+    let report = json_report(&results, &summary, &meta(Some(42)), &ReportExtras::default());
     assert_eq!(report["version"], json!(JSON_REPORT_VERSION));
     assert_eq!(report["version"], json!(1));
     assert_eq!(
@@ -73,7 +73,7 @@ fn report_has_version_meta_summary_tests_and_skips() {
 fn optional_meta_fields_are_left_out() {
     let mut meta = meta(None);
     meta.selection = None;
-    let report = json_report(&[], &proctor_run::RunSummary::of(&[], 0, 0.0, false), &meta);
+    let report = json_report(&[], &proctor_run::RunSummary::of(&[], 0, 0.0, false), &meta, &ReportExtras::default());
     let fields = report["meta"].as_object().unwrap();
     assert!(!fields.contains_key("seed"));
     assert!(!fields.contains_key("selection"));

@@ -1,6 +1,7 @@
-//! Tests of the three reporters on one run with every outcome.
+//! Tests of the reporters on one run with every outcome.
 
 mod fixture;
+mod html;
 mod json;
 mod junit;
 mod terminal;
