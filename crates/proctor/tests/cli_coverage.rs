@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run, write};
+use common::{copy_of, run, write};
 
 const CONFIG: &str = r#"
 [coverage]
@@ -254,25 +254,8 @@ fn a_report_written_by_coverage_py() {
 fn the_indx_example_enforces_its_coverage_targets() {
     let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest and coverage (scripts/test sets it)");
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/indx");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = copy_of(&repo);
     let root = dir.path();
-    let mut stack = vec![repo.clone()];
-    while let Some(from) = stack.pop() {
-        for entry in std::fs::read_dir(&from).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if name.starts_with('.') || name == "__pycache__" {
-                continue;
-            }
-            let to = root.join(path.strip_prefix(&repo).unwrap());
-            if path.is_dir() {
-                std::fs::create_dir_all(&to).unwrap();
-                stack.push(path);
-            } else {
-                std::fs::copy(&path, &to).unwrap();
-            }
-        }
-    }
     let measure = |report: &str| {
         for args in [&["run", "-m", "pytest", "tests/unit", "-q", "-p", "no:cacheprovider"][..], &["json", "-q", "-o", report][..]] {
             let output = std::process::Command::new(&python).arg("-m").arg("coverage").args(args).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap();

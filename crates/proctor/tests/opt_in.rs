@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::write;
+use common::{copy_of, write};
 use serde_json::Value;
 
 fn python() -> PathBuf {
@@ -31,27 +31,6 @@ fn suite() -> PathBuf {
 /// the repository (`.proctor/`, notebook outputs).
 fn copy_of_suite() -> tempfile::TempDir {
     copy_of(&suite())
-}
-
-fn copy_of(root: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(from) = stack.pop() {
-        for entry in std::fs::read_dir(&from).unwrap() {
-            let path = entry.unwrap().path();
-            if path.file_name().is_some_and(|n| n == ".proctor" || n == ".pytest_cache") {
-                continue;
-            }
-            let to = dir.path().join(path.strip_prefix(root).unwrap());
-            if path.is_dir() {
-                std::fs::create_dir_all(&to).unwrap();
-                stack.push(path);
-            } else {
-                std::fs::copy(&path, &to).unwrap();
-            }
-        }
-    }
-    dir
 }
 
 fn text(output: &Output) -> String {

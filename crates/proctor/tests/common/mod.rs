@@ -60,3 +60,29 @@ pub(crate) fn without_timings(text: &str) -> String {
     }
     out
 }
+
+/// A copy of the directory `from` in a new temporary directory, without
+/// hidden entries and `__pycache__` (a run's `.proctor/`, caches), so a
+/// test can run a committed suite without writing into the repository.
+#[allow(dead_code, reason = "used by some of the test binaries that include this module")]
+pub(crate) fn copy_of(from: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut stack = vec![from.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "__pycache__" {
+                continue;
+            }
+            let to = dir.path().join(path.strip_prefix(from).unwrap());
+            if path.is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+                stack.push(path);
+            } else {
+                std::fs::copy(&path, &to).unwrap();
+            }
+        }
+    }
+    dir
+}
