@@ -193,7 +193,7 @@ fn mellea_examples_and_notebooks_are_gated_like_tests() {
     let interpreter = python();
     let run = |extra: &[&str]| {
         let report = dir.path().join("report.json");
-        let mut args = vec!["run", "docs", "--python", interpreter.to_str().unwrap(), "--no-history", "--json", report.to_str().unwrap()];
+        let mut args = vec!["run", "--python", interpreter.to_str().unwrap(), "--no-history", "--json", report.to_str().unwrap()];
         args.extend_from_slice(extra);
         let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(&args).current_dir(dir.path()).env_remove("PYTEST_ADDOPTS").env_remove("CICD").env_remove("OLLAMA_HOST").output().unwrap();
         let log = text(&output);
@@ -206,7 +206,7 @@ fn mellea_examples_and_notebooks_are_gated_like_tests() {
             .collect();
         (outcomes, log)
     };
-    let (here, log) = run(&["--assume", "service.ollama=down", "--assume", "gpu.count=0"]);
+    let (here, log) = run(&["docs", "--assume", "service.ollama=down", "--assume", "gpu.count=0"]);
     let reason = |nodeid: &str| here.get(nodeid).map_or_else(|| panic!("{nodeid}: {log}"), |(o, r)| format!("{o}: {r}"));
     assert_eq!(reason("docs/examples/instruct_greeting.py::instruct_greeting.py"), "skipped: service ollama not reachable at 127.0.0.1:11434");
     assert_eq!(reason("docs/examples/hf_generate.py::hf_generate.py"), "skipped: no GPU detected");
@@ -214,8 +214,17 @@ fn mellea_examples_and_notebooks_are_gated_like_tests() {
     assert!(reason("docs/examples/notebooks/untagged.ipynb::untagged.ipynb").starts_with("skipped: notebook has no `mellea` metadata block"), "{log}");
     // `slow`, deselected by addopts' `-m "not slow"`; the draft never opted in.
     assert!(!here.contains_key("docs/examples/notebooks/docling_rag.ipynb::docling_rag.ipynb") && !here.keys().any(|n| n.contains("draft_agent")), "{log}");
-    let (there, log) = run(&["--assume", "service.ollama=up", "--assume", "gpu.vram_gb=80"]);
+    let (there, log) = run(&["docs", "--assume", "service.ollama=up", "--assume", "gpu.vram_gb=80"]);
     for nodeid in ["docs/examples/instruct_greeting.py::instruct_greeting.py", "docs/examples/hf_generate.py::hf_generate.py", "docs/examples/notebooks/getting_started.ipynb::getting_started.ipynb"] {
         assert_eq!(there.get(nodeid).map(|(o, _)| o.as_str()), Some("passed"), "{nodeid}: {log}");
     }
+    // The advisory `notebooks` job runs what its CI step runs: its `paths`,
+    // with addopts' `not slow`.
+    let (job, log) = run(&["--job", "notebooks", "--assume", "service.ollama=up"]);
+    let ran: Vec<(&str, &str)> = job.iter().map(|(n, (o, _))| (n.as_str(), o.as_str())).collect();
+    assert_eq!(
+        ran,
+        [("docs/examples/notebooks/getting_started.ipynb::getting_started.ipynb", "passed"), ("docs/examples/notebooks/untagged.ipynb::untagged.ipynb", "skipped")],
+        "{log}"
+    );
 }

@@ -47,7 +47,10 @@ struct PhasePlan {
 pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let started = Instant::now();
     let started_at = SystemTime::now();
-    let suite = Suite::load(&args.suite)?;
+    let mut suite = Suite::load(&args.suite)?;
+    // What pytest is handed: the paths on the command line, else the job's
+    // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
+    let paths = run_paths(args, &mut suite);
     let selecting = Selecting::new(&suite, &args.selection)?;
     // Collect first: the interpreter is asked for its packages and version
     // only when some test needs them.
@@ -230,7 +233,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         // pytest gets the same arguments as bare pytest would, plus an
         // `--ignore` per module it need not import in this phase (many file
         // arguments make pytest's collection slower than its own walk).
-        let mut pytest_args: Vec<String> = args.suite.paths.clone();
+        let mut pytest_args: Vec<String> = paths.clone();
         pytest_args.extend(all_files.iter().filter(|f| !plan.files.iter().any(|p| p == *f)).map(|file| format!("--ignore={}", rootdir.join(file).display())));
         let phase = PhaseOptions {
             python: python.clone(),
@@ -326,6 +329,23 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     }
     out.flush()?;
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// The paths pytest gets: the command line's, else the `--job`'s `paths`
+/// (relative to the rootdir, as a CI step runs them), which static
+/// collection then starts from too.
+fn run_paths(args: &RunArgs, suite: &mut Suite) -> Vec<String> {
+    if !args.suite.paths.is_empty() {
+        return args.suite.paths.clone();
+    }
+    let job = args.job.as_deref().and_then(|name| suite.config.proctor.plan.jobs.iter().find(|(n, _)| n == name));
+    let Some((_, job)) = job else {
+        return Vec::new();
+    };
+    let rootdir = &suite.config.pytest.rootdir;
+    let paths: Vec<String> = job.paths.iter().map(|p| rootdir.join(p).to_string_lossy().into_owned()).collect();
+    suite.args.extend(paths.iter().cloned());
+    paths
 }
 
 /// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
