@@ -61,7 +61,12 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             found += 1;
             let effective = selecting.taxonomy.effective(item);
             writeln!(out, "{}", item.nodeid)?;
-            writeln!(out, "  defined at {}:{}", item.file, item.line)?;
+            if item.line == 0 {
+                // A whole file: an example, a notebook, a doctest file.
+                writeln!(out, "  defined at {}", item.file)?;
+            } else {
+                writeln!(out, "  defined at {}:{}", item.file, item.line)?;
+            }
             if let Some(reason) = &item.dynamic {
                 writeln!(out, "  dynamic: {reason}")?;
             }
