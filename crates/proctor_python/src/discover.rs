@@ -3,10 +3,11 @@
 //! `--ignore`, `--ignore-glob`, virtualenvs, `collect_ignore` lists in
 //! conftest.py files).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ruff_python_ast::{Expr, Stmt};
+use rustc_hash::FxHashSet;
 
 use crate::fnmatch::{fnmatch, fnmatch_ex};
 use crate::model::CollectError;
@@ -67,12 +68,13 @@ pub(crate) struct Walker<'s> {
     settings: &'s CollectSettings,
     out: Discovery,
     ignores: BTreeMap<PathBuf, ConftestIgnores>,
-    seen_files: HashSet<PathBuf>,
+    /// By their bytes, which hash faster than a `Path`'s components.
+    seen_files: FxHashSet<std::ffi::OsString>,
 }
 
 impl<'s> Walker<'s> {
     pub(crate) fn new(settings: &'s CollectSettings) -> Self {
-        Walker { settings, out: Discovery::default(), ignores: BTreeMap::new(), seen_files: HashSet::new() }
+        Walker { settings, out: Discovery::default(), ignores: BTreeMap::new(), seen_files: FxHashSet::default() }
     }
 
     /// Walks every initial path in order.
@@ -107,13 +109,13 @@ impl<'s> Walker<'s> {
     }
 
     fn add_doctest(&mut self, path: &Path) {
-        if self.seen_files.insert(path.to_path_buf()) {
+        if self.seen_files.insert(path.as_os_str().to_owned()) {
             self.out.doctest_files.push((self.out.test_files.len(), path.to_path_buf()));
         }
     }
 
     fn add_file(&mut self, path: &Path) {
-        if self.seen_files.insert(path.to_path_buf()) {
+        if self.seen_files.insert(path.as_os_str().to_owned()) {
             self.out.test_files.push(path.to_path_buf());
         }
     }

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -53,10 +54,10 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .unzip();
     let mut loaded: Vec<SourceFile> = Vec::new();
     let mut names: Vec<(String, String)> = Vec::new();
-    let mut known: HashSet<PathBuf> = HashSet::default();
+    let mut known: HashSet<OsString> = HashSet::default();
     // Discovery already parsed the conftests (for `collect_ignore`).
     for file in std::mem::take(&mut discovery.conftest_sources) {
-        if known.insert(file.path.clone()) {
+        if known.insert(file.path.clone().into_os_string()) {
             names.push(resolver.module_names(&file.path));
             loaded.push(file);
         }
@@ -65,7 +66,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     for names in &scans {
         for dotted in names {
             for (file, name) in resolver.find_module(&roots, dotted) {
-                if known.insert(file.clone()) {
+                if known.insert(file.clone().into_os_string()) {
                     wanted.push((file, name));
                 }
             }
@@ -79,7 +80,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             let Some(ast) = &loaded[idx].ast else { continue };
             for dotted in imported_modules(&ast.body, &names[idx].1) {
                 for (file, name) in resolver.find_module(&roots, &dotted) {
-                    if known.insert(file.clone()) {
+                    if known.insert(file.clone().into_os_string()) {
                         wanted.push((file, name));
                     }
                 }
@@ -101,7 +102,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     }
     let shared = build_shared(&loaded, &names);
     let project = Project::new(&shared, None);
-    let by_path: HashMap<&Path, usize> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_path(), i)).collect();
+    let by_path: ByPath<'_> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_os_str(), i)).collect();
 
     let mut collection = Collection { conftests: discovery.conftests.values().cloned().collect(), ..Collection::default() };
     collection.errors.extend(discovery.errors.iter().cloned());
@@ -116,7 +117,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .zip(dir_of.par_iter())
         .map(|(((bytes, path), (dotted, package)), &dir)| {
             let dir = &dirs[dir];
-            if let Some(&idx) = by_path.get(path.as_path()) {
+            if let Some(&idx) = by_path.get(path.as_os_str()) {
                 return collect_module(settings, &project, idx, &discovery, dir);
             }
             // A test module nothing imports: parsed for this task only and
@@ -171,6 +172,11 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
 fn utf8_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
 }
+
+/// The shared modules by path. Paths are keyed by their bytes: hashing a
+/// `Path` walks its components, which costs more than the lookup it
+/// serves, and every path here is joined from the same roots.
+type ByPath<'f> = HashMap<&'f OsStr, usize>;
 
 /// A file's bytes, or why they could not be read.
 type FileBytes = Result<Vec<u8>, String>;
@@ -232,8 +238,8 @@ struct SessionFixtures<'a> {
 }
 
 impl<'a> SessionFixtures<'a> {
-    fn new(project: &Project<'_, 'a>, discovery: &Discovery, by_path: &HashMap<&Path, usize>) -> Self {
-        let conftest_indices: Vec<usize> = discovery.conftests.values().filter_map(|p| by_path.get(p.as_path()).copied()).collect();
+    fn new(project: &Project<'_, 'a>, discovery: &Discovery, by_path: &ByPath<'_>) -> Self {
+        let conftest_indices: Vec<usize> = discovery.conftests.values().filter_map(|p| by_path.get(p.as_os_str()).copied()).collect();
         let conftests = conftest_indices
             .iter()
             .map(|&idx| (idx, Fixtures::of_namespace(project, idx, &project.module(idx).ns, false).into()))
@@ -258,9 +264,9 @@ impl<'a> SessionFixtures<'a> {
 
 /// Conftest hooks pytest runs that proctor cannot: ones that create items
 /// become dynamic items, `pytest_collection_modifyitems` a warning.
-fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discovery: &Discovery, by_path: &HashMap<&Path, usize>, collection: &mut Collection) {
+fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discovery: &Discovery, by_path: &ByPath<'_>, collection: &mut Collection) {
     for (dir, conftest) in &discovery.conftests {
-        let Some(&idx) = by_path.get(conftest.as_path()) else { continue };
+        let Some(&idx) = by_path.get(conftest.as_os_str()) else { continue };
         let ns = &project.module(idx).ns;
         let rel = settings.relative(conftest);
         for hook in ["pytest_collect_file", "pytest_pycollect_makeitem", "pytest_collect_directory", "pytest_pycollect_makemodule"] {
@@ -301,16 +307,16 @@ fn dir_contexts<'a>(
     settings: &CollectSettings,
     discovery: &Discovery,
     session: &SessionFixtures<'a>,
-    by_path: &HashMap<&Path, usize>,
+    by_path: &ByPath<'_>,
 ) -> (Vec<DirContext<'a>>, Vec<usize>) {
     let mut dirs = Vec::new();
-    let mut index: HashMap<&Path, usize> = HashMap::default();
+    let mut index: HashMap<&OsStr, usize> = HashMap::default();
     let dir_of = discovery
         .test_files
         .iter()
         .map(|path| {
             let dir = path.parent().unwrap_or(path);
-            *index.entry(dir).or_insert_with(|| {
+            *index.entry(dir.as_os_str()).or_insert_with(|| {
                 let chain = conftest_chain(settings, dir, &discovery.conftests, by_path);
                 let mut layers = session.plugins.clone();
                 layers.extend(chain.iter().map(|c| session.conftests.get(c).cloned().unwrap_or_else(|| Arc::new([]))));
@@ -401,12 +407,12 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
 }
 
 /// Conftest modules from the rootdir down to `dir`.
-fn conftest_chain(settings: &CollectSettings, dir: &Path, conftests: &BTreeMap<PathBuf, PathBuf>, by_path: &HashMap<&Path, usize>) -> Vec<usize> {
+fn conftest_chain(settings: &CollectSettings, dir: &Path, conftests: &BTreeMap<PathBuf, PathBuf>, by_path: &ByPath<'_>) -> Vec<usize> {
     let mut dirs: Vec<&Path> = dir.ancestors().take_while(|d| d.starts_with(&settings.rootdir)).collect();
     dirs.reverse();
     dirs.into_iter()
         .filter_map(|d| conftests.get(d))
-        .filter_map(|c| by_path.get(c.as_path()).copied())
+        .filter_map(|c| by_path.get(c.as_os_str()).copied())
         .collect()
 }
 
