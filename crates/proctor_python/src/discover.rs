@@ -242,6 +242,9 @@ impl<'s> Walker<'s> {
 
     /// Records a path that a conftest ignores only under some condition.
     fn note_conditional(&mut self, path: &Path) {
+        if self.ignores.is_empty() {
+            return;
+        }
         let parent = path.parent().unwrap_or(path);
         let text = path.to_string_lossy();
         let conftest = self
@@ -273,8 +276,8 @@ impl<'s> Walker<'s> {
         if self.settings.ignore.iter().any(|p| p == path) {
             return true;
         }
-        let text = path.to_string_lossy();
-        if self.settings.ignore_glob.iter().any(|g| fnmatch(&text, g)) {
+        // The text is made only when there are globs: most suites have none.
+        if self.settings.ignore_glob.iter().any(|g| fnmatch(&path.to_string_lossy(), g)) {
             return true;
         }
         if is_dir {
