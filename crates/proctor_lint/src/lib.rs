@@ -127,6 +127,9 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
     // may not have been read yet: in parallel.
     let mut diagnostics: Vec<Diagnostic> = unique.into_par_iter().filter(|d| !suppression::suppressed(d, sources)).collect();
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    // Every item's effective markers are freed on the pool's threads: on
+    // this thread alone, that is a share of the sequential time.
+    linted.into_par_iter().for_each(drop);
     diagnostics
 }
 

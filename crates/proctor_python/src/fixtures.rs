@@ -2,6 +2,10 @@
 //! and pytest's fixture closure, which decides which parametrized fixtures
 //! expand a test.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+
 use ruff_python_ast::{self as ast, Expr};
 
 use crate::collector::{function_argnames, has_decorator};
@@ -49,10 +53,11 @@ pub(crate) struct FixtureDef<'a> {
     pub(crate) argnames: Vec<String>,
 }
 
-/// Fixture definitions by layer, least specific first.
+/// Fixture definitions by layer, least specific first. The session's and
+/// the conftests' layers are shared by every module that sees them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Fixtures<'a> {
-    pub(crate) layers: Vec<Vec<FixtureDef<'a>>>,
+    pub(crate) layers: Vec<Arc<[FixtureDef<'a>]>>,
 }
 
 impl<'a> Fixtures<'a> {
@@ -83,7 +88,7 @@ impl<'a> Fixtures<'a> {
         let mut out: Vec<FixtureDef<'a>> = Vec::new();
         // dir(instance) covers the whole MRO; a derived definition hides
         // a base one of the same attribute name.
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         for &(cm, cdef) in mro {
             let ns = project.class_ns(cdef);
             for fixture in Self::of_namespace(project, cm, ns, true) {
@@ -98,7 +103,7 @@ impl<'a> Fixtures<'a> {
 
     /// A view of these fixtures with the class layers appended.
     pub(crate) fn with_classes<'f>(&'f self, classes: impl IntoIterator<Item = &'f [FixtureDef<'a>]>) -> FixtureView<'f, 'a> {
-        let mut layers: Vec<&'f [FixtureDef<'a>]> = self.layers.iter().map(Vec::as_slice).collect();
+        let mut layers: Vec<&'f [FixtureDef<'a>]> = self.layers.iter().map(AsRef::as_ref).collect();
         layers.extend(classes);
         FixtureView { layers }
     }
@@ -112,7 +117,11 @@ pub(crate) struct FixtureView<'f, 'a> {
 impl<'f, 'a> FixtureView<'f, 'a> {
     /// Definitions of `name`, least specific first.
     pub(crate) fn defs(&self, name: &str) -> Vec<&'f FixtureDef<'a>> {
-        self.layers.iter().flat_map(|l| l.iter()).filter(|f| f.name == name).collect()
+        self.defs_iter(name).collect()
+    }
+
+    fn defs_iter<'s>(&'s self, name: &'s str) -> impl DoubleEndedIterator<Item = &'f FixtureDef<'a>> + 's {
+        self.layers.iter().flat_map(|l| l.iter()).filter(move |f| f.name == name)
     }
 
     /// Autouse fixture names in pytest's order.
@@ -123,51 +132,54 @@ impl<'f, 'a> FixtureView<'f, 'a> {
     /// pytest's `getfixtureclosure`: a depth-first traversal of the
     /// requested names, then a stable sort by scope, widest first.
     pub(crate) fn closure(&self, initial: &[String], ignore: &[String]) -> Vec<String> {
-        let mut indices: std::collections::HashMap<String, isize> = std::collections::HashMap::new();
-        let mut out = Vec::new();
+        let mut indices: HashMap<&str, isize> = HashMap::default();
+        let mut out: Vec<&str> = Vec::new();
         for name in initial {
             self.process(name, ignore, &mut indices, &mut out, 0);
         }
-        let scope_of = |name: &String| -> FixtureScope {
-            if ignore.contains(name) {
+        let scope_of = |name: &str| -> FixtureScope {
+            if ignore.iter().any(|i| i == name) {
                 return FixtureScope::Function;
             }
-            self.defs(name).last().map_or(FixtureScope::Function, |d| d.scope)
+            self.defs_iter(name).next_back().map_or(FixtureScope::Function, |d| d.scope)
         };
         out.sort_by_key(|name| std::cmp::Reverse(scope_of(name)));
-        out
+        out.into_iter().map(str::to_string).collect()
     }
 
-    fn process(&self, name: &str, ignore: &[String], indices: &mut std::collections::HashMap<String, isize>, out: &mut Vec<String>, depth: usize) {
+    /// One step of the traversal; `indices` holds, per name, which of its
+    /// definitions (counted from the most specific) the next request of
+    /// the name resolves to, as pytest's `getfixturedefs` with `-1`, `-2`
+    /// for overrides that request the fixture they override.
+    fn process<'n>(&'n self, name: &'n str, ignore: &[String], indices: &mut HashMap<&'n str, isize>, out: &mut Vec<&'n str>, depth: usize)
+    where
+        'f: 'n,
+    {
         if depth > 64 {
             return;
         }
-        let index = indices.get(name).copied();
-        if index == Some(-1) {
-            return;
-        }
-        if index.is_none() {
-            out.push(name.to_string());
-            indices.insert(name.to_string(), -1);
-        }
+        let index = match indices.get(name).copied() {
+            Some(-1) => return,
+            Some(index) => index,
+            None => {
+                out.push(name);
+                indices.insert(name, -1);
+                -1
+            }
+        };
         if ignore.iter().any(|i| i == name) {
             return;
         }
-        let defs = self.defs(name);
-        if defs.is_empty() {
+        let len = isize::try_from(self.defs_iter(name).count()).unwrap_or(isize::MAX);
+        if len == 0 || -index > len {
             return;
         }
-        let index = indices.get(name).copied().unwrap_or(-1);
-        let len = isize::try_from(defs.len()).unwrap_or(isize::MAX);
-        if -index > len {
-            return;
-        }
-        let def = defs[usize::try_from(len + index).unwrap_or(0)];
-        indices.insert(name.to_string(), index - 1);
+        let Some(def) = self.defs_iter(name).nth(usize::try_from(len + index).unwrap_or(0)) else { return };
+        indices.insert(name, index - 1);
         for dep in &def.argnames {
             self.process(dep, ignore, indices, out, depth + 1);
         }
-        indices.insert(name.to_string(), index);
+        indices.insert(name, index);
     }
 }
 

@@ -50,6 +50,38 @@ pub(crate) fn make_ids(argnames: &[String], sets: &[IdInput<'_>], options: &IdOp
     Ok(make_unique(ids))
 }
 
+/// Whether [`make_ids`] would build the ids of these sets, without
+/// building them: the same error for the same first set it fails on. For
+/// callers that need to know whether the ids are static but not the ids
+/// themselves (test definitions).
+pub(crate) fn check_ids(sets: &[IdInput<'_>], options: &IdOptions) -> Result<(), String> {
+    for (idx, set) in sets.iter().enumerate() {
+        match &set.explicit {
+            Some(ExplicitId::Param(_)) => {}
+            Some(ExplicitId::Listed(value)) => match value {
+                PyValue::Unknown(reason) => return Err(reason.clone()),
+                PyValue::Container { .. } | PyValue::Object => return Err(format!("ids[{idx}] is not a type pytest accepts as an id")),
+                _ => {}
+            },
+            None => {
+                for value in set.values {
+                    if is_too_long(value) {
+                        match options.long_str_strategy.as_deref().unwrap_or("short") {
+                            "legacy" => {}
+                            "short" => continue,
+                            other => return Err(format!("parametrize_long_str_id_strategy = {other} is not computed statically")),
+                        }
+                    }
+                    if let PyValue::Unknown(reason) = value {
+                        return Err(reason.clone());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn escape_str(text: &str, options: &IdOptions) -> String {
     if options.disable_escaping {
         text.to_string()
@@ -78,12 +110,7 @@ fn value_id(value: &PyValue, options: &IdOptions) -> Result<Option<String>, Stri
 
 /// `_idval`: the id of one value of an auto-named parameter set.
 fn auto_id(value: &PyValue, argname: &str, idx: usize, options: &IdOptions) -> Result<String, String> {
-    let too_long = match value {
-        PyValue::Str(s) => s.chars().count() > 100,
-        PyValue::Bytes(b) => b.len() > 100,
-        _ => false,
-    };
-    if too_long {
+    if is_too_long(value) {
         match options.long_str_strategy.as_deref().unwrap_or("short") {
             "legacy" => {}
             "short" => return Ok(format!("{argname}{idx}")),
@@ -91,6 +118,15 @@ fn auto_id(value: &PyValue, argname: &str, idx: usize, options: &IdOptions) -> R
         }
     }
     Ok(value_id(value, options)?.unwrap_or_else(|| format!("{argname}{idx}")))
+}
+
+/// A string or bytes value too long for pytest to use as its own id.
+fn is_too_long(value: &PyValue) -> bool {
+    match value {
+        PyValue::Str(s) => s.chars().count() > 100,
+        PyValue::Bytes(b) => b.len() > 100,
+        _ => false,
+    }
 }
 
 /// `make_unique_parameterset_ids`: suffix duplicates with a counter, with
@@ -132,6 +168,26 @@ fn make_unique(mut ids: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_ids_fails_where_make_ids_fails() {
+        let long = PyValue::Str("x".repeat(101));
+        let unknown = PyValue::Unknown("not literal".into());
+        let values = [PyValue::Int("1".into()), long, unknown, PyValue::Object, PyValue::Container { kind: crate::value::ContainerKind::List, elements: Vec::new() }];
+        let strategies = [None, Some("legacy"), Some("sha256")];
+        let argnames = ["a".to_string()];
+        for strategy in strategies {
+            let options = IdOptions { disable_escaping: false, long_str_strategy: strategy.map(String::from) };
+            for value in &values {
+                let cases: [Option<ExplicitId>; 3] = [None, Some(ExplicitId::Listed(value.clone())), Some(ExplicitId::Param("p".into()))];
+                for explicit in cases {
+                    let sets = [IdInput { explicit, values: std::slice::from_ref(value) }];
+                    let built = make_ids(&argnames, &sets, &options).map(|_| ());
+                    assert_eq!(check_ids(&sets, &options), built, "{value:?} {strategy:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn duplicates_get_pytest_suffixes() {

@@ -3,7 +3,7 @@
 //! listings are read once and cached: a suite imports the same few names
 //! (`os`, `pytest`, its helpers) from hundreds of files.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -14,10 +14,14 @@ use crate::settings::CollectSettings;
 /// Cached directory listings and module lookups.
 #[derive(Default)]
 pub(crate) struct Resolver {
-    listings: HashMap<PathBuf, Listing>,
+    // Paths are keyed by their bytes: hashing a `Path` walks its
+    // components, which costs more than the lookup it serves. The paths
+    // here are all joined from the same roots, so equal paths are equal
+    // bytes.
+    listings: HashMap<OsString, Listing>,
     found: HashMap<String, Vec<(PathBuf, String)>>,
     /// The dotted name of each directory's package ("" outside packages).
-    packages: HashMap<PathBuf, String>,
+    packages: HashMap<OsString, String>,
 }
 
 /// The directories and other entries of `dir` (empty when unreadable).
@@ -48,7 +52,7 @@ struct Listing {
 
 impl Resolver {
     fn listing(&mut self, dir: &Path) -> &Listing {
-        self.listings.entry(dir.to_path_buf()).or_insert_with(|| read_listing(dir))
+        self.listings.entry(dir.as_os_str().to_owned()).or_insert_with(|| read_listing(dir))
     }
 
     /// Lists `dirs` (and the directories above them, up to the first
@@ -56,9 +60,9 @@ impl Resolver {
     /// them.
     pub(crate) fn prefetch<'d>(&mut self, dirs: impl IntoIterator<Item = &'d Path>) {
         let mut wanted: Vec<&Path> = Vec::new();
-        let mut seen: HashSet<&Path> = HashSet::default();
+        let mut seen: HashSet<&OsStr> = HashSet::default();
         for dir in dirs {
-            if seen.insert(dir) && !self.listings.contains_key(dir) {
+            if seen.insert(dir.as_os_str()) && !self.listings.contains_key(dir.as_os_str()) {
                 wanted.push(dir);
             }
         }
@@ -67,9 +71,9 @@ impl Resolver {
             let mut above = Vec::new();
             for (dir, listing) in wanted.into_iter().zip(listed) {
                 let package = listing.files.contains(std::ffi::OsStr::new("__init__.py"));
-                self.listings.insert(dir.to_path_buf(), listing);
+                self.listings.insert(dir.as_os_str().to_owned(), listing);
                 if let Some(parent) = dir.parent().filter(|_| package) {
-                    if seen.insert(parent) && !self.listings.contains_key(parent) {
+                    if seen.insert(parent.as_os_str()) && !self.listings.contains_key(parent.as_os_str()) {
                         above.push(parent);
                     }
                 }
@@ -103,7 +107,7 @@ impl Resolver {
     /// the directories above it that have an `__init__.py` too), or ""
     /// when it has no `__init__.py`. Cached: test files share directories.
     fn dir_package(&mut self, dir: &Path) -> String {
-        if let Some(known) = self.packages.get(dir) {
+        if let Some(known) = self.packages.get(dir.as_os_str()) {
             return known.clone();
         }
         let dotted = if self.has_init(dir) {
@@ -115,7 +119,7 @@ impl Resolver {
         } else {
             String::new()
         };
-        self.packages.insert(dir.to_path_buf(), dotted.clone());
+        self.packages.insert(dir.as_os_str().to_owned(), dotted.clone());
         dotted
     }
 

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::collector::to_marker;
 use crate::fixtures::{FixtureScope, FixtureView};
-use crate::ids::{make_ids, ExplicitId, IdInput};
+use crate::ids::{check_ids, make_ids, ExplicitId, IdInput};
 use crate::model::{Marker, MarkerSource};
 use crate::project::{Project, RawMark};
 use crate::settings::CollectSettings;
@@ -433,20 +433,28 @@ fn apply<'a>(
         .iter_mut()
         .map(|set| IdInput { explicit: set.explicit.take(), values: &set.evaluated })
         .collect();
-    let ids = make_ids(&call.argnames, &inputs, &settings.ids).map_err(ExpandError::Dynamic)?;
+    // Test definitions have no ids: only whether pytest could build them
+    // (else the test is dynamic) counts.
+    let ids = if settings.definitions_only {
+        check_ids(&inputs, &settings.ids).map_err(ExpandError::Dynamic)?;
+        Vec::new()
+    } else {
+        make_ids(&call.argnames, &inputs, &settings.ids).map_err(ExpandError::Dynamic)?
+    };
     let base = calls.unwrap_or_else(|| vec![CallSpec::default()]);
     let mut out = Vec::with_capacity(base.len() * call.sets.len());
     for spec in &base {
-        for (index, (set, id)) in call.sets.iter().zip(&ids).enumerate() {
+        for (index, set) in call.sets.iter().enumerate() {
             let mut next = spec.clone();
             for (argname, value) in call.argnames.iter().zip(set.evaluated.iter()) {
                 if next.params.iter().any(|p| &p.argname == argname) {
                     return Err(ExpandError::Collect(format!("{nodeid}: duplicate parametrization of '{argname}'")));
                 }
-                let key = if call.scope.is_function() { String::new() } else { value_key(value, index) };
+                // The key only serves `reorder_items`, which definitions skip.
+                let key = if call.scope.is_function() || settings.definitions_only { String::new() } else { value_key(value, index) };
                 next.params.push(ParamEntry { argname: argname.clone(), scope: call.scope, key });
             }
-            if !set.hidden {
+            if let Some(id) = ids.get(index).filter(|_| !set.hidden) {
                 next.ids.push(id.clone());
             }
             next.marks.extend(set.marks.iter().cloned());

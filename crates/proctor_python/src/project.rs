@@ -227,7 +227,14 @@ impl<'p, 'a> Project<'p, 'a> {
                 let base = self.resolve_expr(module, &attr.value, depth + 1);
                 let name = attr.attr.id.as_str();
                 match base {
-                    Entity::External(path) => Entity::External(format!("{path}.{name}")),
+                    Entity::External(mut path) => {
+                        // Extended in place: decorators resolve through
+                        // this on every item, and `format!` costs more.
+                        path.reserve(name.len() + 1);
+                        path.push('.');
+                        path.push_str(name);
+                        Entity::External(path)
+                    }
                     Entity::SuiteModule(idx) => {
                         let dotted = self.dotted_of(idx);
                         self.attribute_of_module(&dotted, name, depth + 1)

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use ruff_python_ast::Stmt;
@@ -46,16 +48,16 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .zip(test_names.par_iter())
         .map(|(path, (_, package))| {
             let bytes = read_bytes(path, settings.max_file_size);
-            let imports = bytes.as_ref().map_or_else(|_| Vec::new(), |bytes| scan_imports(&String::from_utf8_lossy(bytes), package));
+            let imports = bytes.as_ref().map_or_else(|_| Vec::new(), |bytes| scan_imports(&utf8_text(bytes), package));
             (imports, bytes)
         })
         .unzip();
     let mut loaded: Vec<SourceFile> = Vec::new();
     let mut names: Vec<(String, String)> = Vec::new();
-    let mut known: HashSet<PathBuf> = HashSet::default();
+    let mut known: HashSet<OsString> = HashSet::default();
     // Discovery already parsed the conftests (for `collect_ignore`).
     for file in std::mem::take(&mut discovery.conftest_sources) {
-        if known.insert(file.path.clone()) {
+        if known.insert(file.path.clone().into_os_string()) {
             names.push(resolver.module_names(&file.path));
             loaded.push(file);
         }
@@ -64,7 +66,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     for names in &scans {
         for dotted in names {
             for (file, name) in resolver.find_module(&roots, dotted) {
-                if known.insert(file.clone()) {
+                if known.insert(file.clone().into_os_string()) {
                     wanted.push((file, name));
                 }
             }
@@ -78,7 +80,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             let Some(ast) = &loaded[idx].ast else { continue };
             for dotted in imported_modules(&ast.body, &names[idx].1) {
                 for (file, name) in resolver.find_module(&roots, &dotted) {
-                    if known.insert(file.clone()) {
+                    if known.insert(file.clone().into_os_string()) {
                         wanted.push((file, name));
                     }
                 }
@@ -100,20 +102,23 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     }
     let shared = build_shared(&loaded, &names);
     let project = Project::new(&shared, None);
-    let by_path: HashMap<&Path, usize> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_path(), i)).collect();
+    let by_path: ByPath<'_> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_os_str(), i)).collect();
 
     let mut collection = Collection { conftests: discovery.conftests.values().cloned().collect(), ..Collection::default() };
     collection.errors.extend(discovery.errors.iter().cloned());
     let session = SessionFixtures::new(&project, &discovery, &by_path);
     conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
+    let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
 
     let results: Vec<ModuleResult> = contents
         .into_par_iter()
         .zip(discovery.test_files.par_iter())
         .zip(test_names.par_iter())
-        .map(|((bytes, path), (dotted, package))| {
-            if let Some(&idx) = by_path.get(path.as_path()) {
-                return collect_module(settings, &project, idx, &discovery, &session, &by_path);
+        .zip(dir_of.par_iter())
+        .map(|(((bytes, path), (dotted, package)), &dir)| {
+            let dir = &dirs[dir];
+            if let Some(&idx) = by_path.get(path.as_os_str()) {
+                return collect_module(settings, &project, idx, &discovery, dir);
             }
             // A test module nothing imports: parsed for this task only and
             // dropped when its items are made.
@@ -122,7 +127,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             let module = Module { file: &file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) };
             let classes = class_tables(&module);
             let local = Project::new(&shared, Some(Local { module: &module, classes: &classes }));
-            collect_module(settings, &local, local.local_index(), &discovery, &session, &by_path)
+            collect_module(settings, &local, local.local_index(), &discovery, dir)
         })
         .collect();
 
@@ -168,6 +173,18 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     }
     (collection, raw)
 }
+
+/// `bytes` as text for the import scan: borrowed when they are UTF-8, as
+/// nearly every file is (`from_utf8` checks that faster than the lossy
+/// conversion does).
+fn utf8_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
+}
+
+/// The shared modules by path. Paths are keyed by their bytes: hashing a
+/// `Path` walks its components, which costs more than the lookup it
+/// serves, and every path here is joined from the same roots.
+type ByPath<'f> = HashMap<&'f OsStr, usize>;
 
 /// A file's bytes, or why they could not be read.
 type FileBytes = Result<Vec<u8>, String>;
@@ -224,16 +241,16 @@ fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Sha
 /// Fixtures every test module sees: `pytest_plugins` modules and each
 /// conftest's own, computed once.
 struct SessionFixtures<'a> {
-    plugins: Vec<Vec<FixtureDef<'a>>>,
-    conftests: HashMap<usize, Vec<FixtureDef<'a>>>,
+    plugins: Vec<Arc<[FixtureDef<'a>]>>,
+    conftests: HashMap<usize, Arc<[FixtureDef<'a>]>>,
 }
 
 impl<'a> SessionFixtures<'a> {
-    fn new(project: &Project<'_, 'a>, discovery: &Discovery, by_path: &HashMap<&Path, usize>) -> Self {
-        let conftest_indices: Vec<usize> = discovery.conftests.values().filter_map(|p| by_path.get(p.as_path()).copied()).collect();
+    fn new(project: &Project<'_, 'a>, discovery: &Discovery, by_path: &ByPath<'_>) -> Self {
+        let conftest_indices: Vec<usize> = discovery.conftests.values().filter_map(|p| by_path.get(p.as_os_str()).copied()).collect();
         let conftests = conftest_indices
             .iter()
-            .map(|&idx| (idx, Fixtures::of_namespace(project, idx, &project.module(idx).ns, false)))
+            .map(|&idx| (idx, Fixtures::of_namespace(project, idx, &project.module(idx).ns, false).into()))
             .collect();
         // Modules named in a conftest's `pytest_plugins` are visible to the
         // whole session, registered before the conftests' own fixtures.
@@ -244,7 +261,7 @@ impl<'a> SessionFixtures<'a> {
             for name in plugin_names(expr) {
                 if let Some(plugin) = project.by_dotted(&name) {
                     if seen.insert(plugin) {
-                        plugins.push(Fixtures::of_namespace(project, plugin, &project.module(plugin).ns, false));
+                        plugins.push(Fixtures::of_namespace(project, plugin, &project.module(plugin).ns, false).into());
                     }
                 }
             }
@@ -255,9 +272,9 @@ impl<'a> SessionFixtures<'a> {
 
 /// Conftest hooks pytest runs that proctor cannot: ones that create items
 /// become dynamic items, `pytest_collection_modifyitems` a warning.
-fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discovery: &Discovery, by_path: &HashMap<&Path, usize>, collection: &mut Collection) {
+fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discovery: &Discovery, by_path: &ByPath<'_>, collection: &mut Collection) {
     for (dir, conftest) in &discovery.conftests {
-        let Some(&idx) = by_path.get(conftest.as_path()) else { continue };
+        let Some(&idx) = by_path.get(conftest.as_os_str()) else { continue };
         let ns = &project.module(idx).ns;
         let rel = settings.relative(conftest);
         for hook in ["pytest_collect_file", "pytest_pycollect_makeitem", "pytest_collect_directory", "pytest_pycollect_makemodule"] {
@@ -284,29 +301,61 @@ fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discove
     }
 }
 
-/// Collects one test module (module index `idx` in `project`).
-fn collect_module<'a>(
+/// What every test module of one directory shares: its conftests and the
+/// fixtures they and the session's plugins define.
+struct DirContext<'a> {
+    chain: Vec<usize>,
+    layers: Vec<Arc<[FixtureDef<'a>]>>,
+}
+
+/// The [`DirContext`] of each directory that holds test modules, and the
+/// index of each test module's directory among them: computed once per
+/// directory rather than once per module.
+fn dir_contexts<'a>(
     settings: &CollectSettings,
-    project: &Project<'_, 'a>,
-    idx: usize,
     discovery: &Discovery,
     session: &SessionFixtures<'a>,
-    by_path: &HashMap<&Path, usize>,
-) -> ModuleResult {
+    by_path: &ByPath<'_>,
+) -> (Vec<DirContext<'a>>, Vec<usize>) {
+    let mut dirs = Vec::new();
+    let mut index: HashMap<&OsStr, usize> = HashMap::default();
+    let dir_of = discovery
+        .test_files
+        .iter()
+        .map(|path| {
+            let dir = path.parent().unwrap_or(path);
+            *index.entry(dir.as_os_str()).or_insert_with(|| {
+                let chain = conftest_chain(settings, dir, &discovery.conftests, by_path);
+                let mut layers = session.plugins.clone();
+                layers.extend(chain.iter().map(|c| session.conftests.get(c).cloned().unwrap_or_else(|| Arc::new([]))));
+                dirs.push(DirContext { chain, layers });
+                dirs.len() - 1
+            })
+        })
+        .collect();
+    (dirs, dir_of)
+}
+
+/// Why `path` (or a directory above it) is ignored only under a condition,
+/// if it is; nothing to look up in the common case of no such conftest.
+fn conditional_reason(settings: &CollectSettings, path: &Path, discovery: &Discovery) -> Option<String> {
+    if discovery.conditional.is_empty() {
+        return None;
+    }
+    path.ancestors().take_while(|p| p.starts_with(&settings.rootdir)).find_map(|p| discovery.conditional.get(p).cloned())
+}
+
+/// Collects one test module (module index `idx` in `project`) of the
+/// directory `dir`.
+fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx: usize, discovery: &Discovery, dir: &DirContext<'a>) -> ModuleResult {
     let module = project.module(idx);
     if let Some(error) = &module.file.error {
         return ModuleResult { items: Vec::new(), error: Some(error.clone()), parsed: false };
     }
-    let chain = conftest_chain(settings, &module.file.path, &discovery.conftests, by_path);
-    let mut layers: Vec<Vec<FixtureDef<'a>>> = session.plugins.clone();
-    layers.extend(chain.iter().map(|c| session.conftests.get(c).cloned().unwrap_or_default()));
-    layers.push(Fixtures::of_namespace(project, idx, &module.ns, false));
-    let mut module_dynamic = module
-        .file
-        .path
-        .ancestors()
-        .take_while(|p| p.starts_with(&settings.rootdir))
-        .find_map(|p| discovery.conditional.get(p).cloned());
+    let chain = &dir.chain;
+    let mut layers = dir.layers.clone();
+    layers.push(Fixtures::of_namespace(project, idx, &module.ns, false).into());
+    let mut module_dynamic = conditional_reason(settings, &module.file.path, discovery);
     for &c in chain.iter().chain(std::iter::once(&idx)) {
         if module_dynamic.is_none() && project.module(c).ns.get("pytest_generate_tests").is_some() {
             module_dynamic = Some(format!(
@@ -365,13 +414,13 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
     })
 }
 
-/// Conftest modules from the rootdir down to `file`'s directory.
-fn conftest_chain(settings: &CollectSettings, file: &Path, conftests: &BTreeMap<PathBuf, PathBuf>, by_path: &HashMap<&Path, usize>) -> Vec<usize> {
-    let mut dirs: Vec<&Path> = file.parent().map(|p| p.ancestors().take_while(|d| d.starts_with(&settings.rootdir)).collect()).unwrap_or_default();
+/// Conftest modules from the rootdir down to `dir`.
+fn conftest_chain(settings: &CollectSettings, dir: &Path, conftests: &BTreeMap<PathBuf, PathBuf>, by_path: &ByPath<'_>) -> Vec<usize> {
+    let mut dirs: Vec<&Path> = dir.ancestors().take_while(|d| d.starts_with(&settings.rootdir)).collect();
     dirs.reverse();
     dirs.into_iter()
         .filter_map(|d| conftests.get(d))
-        .filter_map(|c| by_path.get(c.as_path()).copied())
+        .filter_map(|c| by_path.get(c.as_os_str()).copied())
         .collect()
 }
 

@@ -41,6 +41,12 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
+        // Most files have no `\r`: then a search for `\n` alone, which the
+        // standard library runs a word at a time, finds every line.
+        if !text.contains('\r') {
+            line_starts.extend(text.match_indices('\n').map(|(i, _)| offset(i + 1)));
+            return Self { line_starts };
+        }
         let mut i = 0;
         while i < bytes.len() {
             match bytes[i] {
@@ -131,5 +137,14 @@ mod tests {
         assert_eq!(index.offset(text, LineColumn { line: 2, column: 3 }), 5);
         assert_eq!(index.offset(text, LineColumn { line: 2, column: 9 }), 7);
         assert_eq!(index.offset(text, LineColumn { line: 4, column: 1 }), 11);
+    }
+
+    #[test]
+    fn newline_only_text_has_the_same_lines() {
+        let text = "ab\n\ncdé\nx\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_starts, [0, 3, 4, 9, 11]);
+        assert_eq!(index.line_text(text, 3), "cdé");
+        assert_eq!(LineIndex::new("").line_starts, [0]);
     }
 }
