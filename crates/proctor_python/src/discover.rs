@@ -135,7 +135,7 @@ impl<'s> Walker<'s> {
         let Some(kind) = self.settings.opt_in.kind_of(path) else {
             return false;
         };
-        if self.seen_files.contains(path) || self.ignored(path, false) {
+        if self.seen_files.contains(path.as_os_str()) || self.ignored(path, false) {
             return true;
         }
         let at = self.out.test_files.len();
@@ -154,7 +154,7 @@ impl<'s> Walker<'s> {
                 file
             }
         };
-        self.seen_files.insert(path.to_path_buf());
+        self.seen_files.insert(path.as_os_str().to_owned());
         self.out.opt_in.push((at, file));
         true
     }
