@@ -11,7 +11,6 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
 
 import pytest
@@ -61,6 +60,9 @@ def pytest_collection_modifyitems(session, config, items):
         return
     _mark_opted_in(items)
     collected = []
+    # pytest computes `item.nodeid` from the node's path at each access:
+    # read once per item (and parents are cached by identity).
+    ids = [item.nodeid for item in items]
     # `item.iter_markers()`, closest first, with the markers of modules and
     # classes converted once for all their items.
     parents = {}
@@ -71,53 +73,57 @@ def pytest_collection_modifyitems(session, config, items):
     def inherited(node):
         if node is None:
             return []
-        found = parents.get(node.nodeid)
+        found = parents.get(id(node))
         if found is None:
             found = convert(node.own_markers) + inherited(node.parent)
-            parents[node.nodeid] = found
+            parents[id(node)] = found
         return found
 
-    for item in items:
-        markers = convert(item.own_markers) + inherited(item.parent)
+    for item, nodeid in zip(items, ids):
+        markers = (convert(item.own_markers) if item.own_markers else []) + inherited(item.parent)
         # Node id and markers are all the rules read (`item.location` would
         # cost a path computation per item).
-        entry = {"nodeid": item.nodeid}
+        entry = {"nodeid": nodeid}
         if markers:
             entry["markers"] = markers
         collected.append(entry)
     _send({"event": "collected", "items": collected})
     answer = _receive()
-    by_id = {item.nodeid: item for item in items}
-    for nodeid, reason in answer.get("skip", {}).items():
-        item = by_id.get(nodeid)
-        if item is not None:
+    skip = answer.get("skip") or {}
+    deselect = set(answer.get("deselect") or ())
+    kept = []
+    deselected = []
+    for item, nodeid in zip(items, ids):
+        reason = skip.get(nodeid)
+        if reason is not None:
             item.add_marker(pytest.mark.skip(reason=reason))
-    deselect = set(answer.get("deselect", []))
-    kept = [item for item in items if item.nodeid not in deselect]
+        (deselected if nodeid in deselect else kept).append((item, nodeid))
     order = answer.get("order")
     if order:
         position = {nodeid: i for i, nodeid in enumerate(order)}
-        kept.sort(key=lambda item: position.get(item.nodeid, len(position)))
+        kept.sort(key=lambda pair: position.get(pair[1], len(position)))
     no_network = set(answer.get("no_network", []))
     module_sync = bool(os.environ.get("PROCTOR_BRIDGE_MODULE_SYNC"))
     if (no_network or module_sync) and not config.pluginmanager.has_plugin("proctor_bridge_guard"):
         config.pluginmanager.register(_Guard(module_sync, no_network), "proctor_bridge_guard")
-    deselected = [item for item in items if item.nodeid in deselect]
     if deselected:
-        config.hook.pytest_deselected(items=deselected)
-    items[:] = kept
+        config.hook.pytest_deselected(items=[item for item, _ in deselected])
+    items[:] = [item for item, _ in kept]
 
 
 _reports = []
+_INF = float("inf")
 
 
 def pytest_runtest_logreport(report):
-    """Keeps the test's reports until it ends: a passing phase as
-    ``[when, outcome, duration]``, anything else in full."""
+    """Keeps the test's reports, as JSON text, until it ends: a passing
+    phase as ``[when, "passed", duration]``, anything else in full. This
+    runs three times per test: the common case is formatted by hand."""
     if _connection is None:
         return
     if report.passed and not getattr(report, "wasxfail", None):
-        _reports.append([report.when, "passed", report.duration])
+        duration = report.duration
+        _reports.append('["%s","passed",%r]' % (report.when, duration if duration == duration and duration not in (_INF, -_INF) else 0.0))
         return
     reason = None
     longrepr = None
@@ -129,7 +135,7 @@ def pytest_runtest_logreport(report):
         longrepr = report.longreprtext
     # Captured output is kept for failures only, as pytest shows it.
     sections = [[name, content] for name, content in report.sections] if report.failed else []
-    _reports.append({
+    _reports.append(json.dumps({
         "when": report.when,
         "outcome": report.outcome,
         "duration": report.duration,
@@ -137,7 +143,7 @@ def pytest_runtest_logreport(report):
         "reason": reason,
         "wasxfail": getattr(report, "wasxfail", None),
         "sections": sections,
-    })
+    }, default=repr))
 
 
 def pytest_runtest_logfinish(nodeid, location):
@@ -145,7 +151,8 @@ def pytest_runtest_logfinish(nodeid, location):
     process is found as the first kept one that never ended."""
     if _connection is None:
         return
-    _send({"event": "done", "nodeid": nodeid, "reports": list(_reports)})
+    message = '{"event":"done","nodeid":%s,"reports":[%s]}\n' % (json.dumps(nodeid), ",".join(_reports))
+    _connection.sendall(message.encode("utf-8"))
     _reports.clear()
 
 
@@ -297,6 +304,8 @@ def _run_captured(command, cwd, timeout):
     root = str(_rootdir)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PROCTOR_BRIDGE", None)
+    import subprocess  # only examples and notebooks need it
+
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     timed_out = False
     try:
