@@ -438,11 +438,14 @@ fn kill(child: &mut Child) {
 /// once its connection closed), then kills what it left behind in its
 /// process group; its exit code, `None` when a signal ended it.
 fn reap(child: &mut Child) -> Option<i32> {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(30);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            // Python's teardown usually takes tens of milliseconds: poll
+            // finely at first, every run waits for it.
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_secs(1) { 1 } else { 10 })),
             Ok(None) => {
                 kill(child);
                 break child.wait().ok();
