@@ -52,6 +52,8 @@ def pytest_configure(config):
     _connection = socket.create_connection((host, int(port)))
     _reader = _connection.makefile("r", encoding="utf-8")
     _send({"event": "hello", "token": os.environ.get("PROCTOR_BRIDGE_TOKEN", ""), "pid": os.getpid()})
+    if os.environ.get("PROCTOR_BRIDGE_OPT_IN") and not config.pluginmanager.has_plugin("proctor_bridge_opt_in"):
+        config.pluginmanager.register(_OptInCollection(), "proctor_bridge_opt_in")
 
 
 @pytest.hookimpl(trylast=True)
@@ -258,24 +260,27 @@ def _mark_opted_in(items):
             _add_opt_in_markers(item, entry)
 
 
-def pytest_pycollect_makemodule(module_path, parent):
-    """An opted-in example named on the command line (or matching
-    ``python_files``) is run as a script, never imported as a module."""
-    entry = _opt_in_entry(module_path)
-    if entry is not None and entry["kind"] == "example":
-        return _OptInFile.from_parent(parent, path=module_path)
-    return None
+class _OptInCollection:
+    """Collects the opted-in files; registered only when proctor hands a
+    manifest, so a suite without examples pays nothing per file."""
 
+    def pytest_pycollect_makemodule(self, module_path, parent):
+        """An opted-in example named on the command line (or matching
+        ``python_files``) is run as a script, never imported as a module."""
+        entry = _opt_in_entry(module_path)
+        if entry is not None and entry["kind"] == "example":
+            return _OptInFile.from_parent(parent, path=module_path)
+        return None
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_collect_file(file_path, parent):
-    outcome = yield
-    entry = _opt_in_entry(file_path)
-    if entry is None:
-        return
-    if outcome.get_result():
-        return
-    outcome.force_result([_OptInFile.from_parent(parent, path=file_path)])
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collect_file(self, file_path, parent):
+        outcome = yield
+        entry = _opt_in_entry(file_path)
+        if entry is None:
+            return
+        if outcome.get_result():
+            return
+        outcome.force_result([_OptInFile.from_parent(parent, path=file_path)])
 
 
 class _OptInFailed(Exception):
