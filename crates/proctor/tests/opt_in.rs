@@ -177,11 +177,21 @@ fn check_lists_what_never_runs_and_plan_audits_examples_with_the_rest() {
     assert!(log.contains("docs/notebooks/no_block.ipynb:"), "{log}");
     assert!(log.contains("PRC403 the notebook's metadata has no `mellea` block"), "{log}");
     assert_eq!(output.status.code(), Some(1), "{log}");
-    // No explicit path: plan sees the example folders beside `testpaths`.
+    // No explicit path: plan sees the example folders beside `testpaths`;
+    // a job without paths runs what `pytest` alone collects, so only a job
+    // that names the folder runs the examples.
+    let config = std::fs::read_to_string(dir.path().join("pyproject.toml")).unwrap();
+    let jobs = "\n[tool.proctor.jobs.ci]\n\n[tool.proctor.jobs.docs]\npaths = [\"docs\"]\n";
+    std::fs::write(dir.path().join("pyproject.toml"), config + jobs).unwrap();
     let output = proctor(dir.path(), &["plan", "--json"]);
     let plan: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
-    let items = plan.to_string();
-    assert!(items.contains("docs/examples/hello.py::hello.py") && items.contains("tests/test_unit.py::test_unit"), "{items}");
+    let items = plan["items"].as_array().unwrap_or_else(|| panic!("{plan}"));
+    let verdicts = |nodeid: &str| -> Vec<String> {
+        let item = items.iter().find(|i| i["nodeid"] == nodeid).unwrap_or_else(|| panic!("{nodeid} not planned: {plan}"));
+        ["ci", "docs"].iter().map(|job| &item["jobs"][job]).map(|v| format!("{} {}", v["verdict"].as_str().unwrap(), v["by"].as_str().unwrap_or(""))).collect()
+    };
+    assert_eq!(verdicts("docs/examples/hello.py::hello.py"), ["deselected pytest's testpaths (tests)", "run "]);
+    assert_eq!(verdicts("tests/test_unit.py::test_unit"), ["run ", "deselected the job's paths (docs)"]);
 }
 
 /// The Mellea example (seed 000): its examples and notebooks go through the

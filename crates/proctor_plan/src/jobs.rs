@@ -24,6 +24,10 @@ pub struct JobSetup {
     pub selection: Selection,
     /// Its runner.
     pub facts: Facts,
+    /// Where pytest starts when the job names no `paths`: `testpaths`
+    /// (empty: everything collected). Items outside, such as examples
+    /// `check` and `plan` collect from their own folders, are not run.
+    pub walk: Vec<String>,
 }
 
 /// The selection of a job: the default (unless `use-default = false`),
@@ -158,10 +162,11 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
         let mut verdicts = Vec::with_capacity(jobs.len());
         let mut phases = Vec::with_capacity(jobs.len());
         for (job, report) in jobs.iter().zip(&mut reports) {
-            let verdict = if in_paths(item, &job.options.paths) {
+            let (paths, what) = if job.options.paths.is_empty() { (&job.walk, "pytest's testpaths") } else { (&job.options.paths, "the job's paths") };
+            let verdict = if in_paths(item, paths) {
                 decide(item, effective, &job.selection, plan, &job.facts)?
             } else {
-                Verdict::Deselected { by: format!("the job's paths ({})", job.options.paths.join(", ")) }
+                Verdict::Deselected { by: format!("{what} ({})", paths.join(", ")) }
             };
             match &verdict {
                 Verdict::Run => {

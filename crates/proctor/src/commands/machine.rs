@@ -81,6 +81,10 @@ pub(crate) fn job_setups(suite: &Suite, only: Option<&str>) -> Result<Vec<JobSet
     let options = &suite.config.proctor;
     let plan = &options.plan;
     let default = default_selection(suite);
+    // A job without paths runs what `pytest` alone collects: `testpaths`
+    // (globs aside, which are not prefixes).
+    let testpaths = &suite.config.pytest.testpaths;
+    let walk: Vec<String> = if testpaths.iter().any(|p| p.contains(['*', '?', '['])) { Vec::new() } else { testpaths.clone() };
     let mut jobs = Vec::new();
     for (name, job) in &plan.jobs {
         if only.is_some_and(|wanted| wanted != name) {
@@ -89,7 +93,7 @@ pub(crate) fn job_setups(suite: &Suite, only: Option<&str>) -> Result<Vec<JobSet
         let selection = job_selection(name, job, default.clone()).with_context(|| format!("job `{name}`"))?;
         let mut facts = job_facts(job, plan);
         assume_on_facts(&mut facts, &job.assume).with_context(|| format!("job `{name}`: `assume`"))?;
-        jobs.push(JobSetup { name: name.clone(), options: job.clone(), selection, facts });
+        jobs.push(JobSetup { name: name.clone(), options: job.clone(), selection, facts, walk: walk.clone() });
     }
     if let Some(wanted) = only {
         if jobs.is_empty() {
