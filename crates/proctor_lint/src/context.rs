@@ -69,6 +69,16 @@ impl<'a> ItemContext<'a> {
     /// marker's first line.
     pub(crate) fn rename_edit(&self, marker: &Marker, replacement: &str) -> Option<Edit> {
         let location = marker.location.as_ref()?;
+        if marker.source == proctor_python::MarkerSource::OptIn {
+            // An example's comment or a notebook's block: the location is
+            // the name itself.
+            return Some(Edit {
+                file: location.file.clone(),
+                start: LineColumn { line: location.line, column: location.column },
+                end: LineColumn { line: location.end_line, column: location.end_column },
+                replacement: replacement.to_owned(),
+            });
+        }
         let line = self.sources.get(&location.file)?.line(location.line);
         let from = line.char_indices().nth(location.column.saturating_sub(1))?.0;
         let dotted = format!(".{}", marker.name);

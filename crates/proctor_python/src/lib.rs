@@ -133,6 +133,15 @@ pub fn parses(text: &str) -> Result<(), String> {
     }
 }
 
+/// Whether the text of `file` is still what it must be after a fix: a
+/// notebook valid JSON, anything else a Python module ([`parses`]).
+pub fn parses_as(file: &str, text: &str) -> Result<(), String> {
+    if file.ends_with(".ipynb") {
+        return serde_json::from_str::<serde_json::Value>(text).map(|_| ()).map_err(|err| format!("{}:{}: not valid JSON: {err}", err.line(), err.column()));
+    }
+    parses(text)
+}
+
 fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Collection {
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();

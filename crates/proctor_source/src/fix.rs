@@ -81,16 +81,16 @@ pub struct RejectedFix {
     pub error: String,
 }
 
-/// Splits `files` into those whose new text `parses` accepts and those it
-/// refuses. A fix is only as good as the rule that built it: this is the
+/// Splits `files` into those whose new text `parses` (given the file's
+/// path and its text) accepts and those it refuses. A fix is only as good as the rule that built it: this is the
 /// net that keeps a wrong edit from breaking a test file (every file with
 /// findings parsed before it was fixed).
 #[must_use]
-pub fn verify_fixes(files: Vec<FixedFile>, parses: impl Fn(&str) -> Result<(), String>) -> (Vec<FixedFile>, Vec<RejectedFix>) {
+pub fn verify_fixes(files: Vec<FixedFile>, parses: impl Fn(&str, &str) -> Result<(), String>) -> (Vec<FixedFile>, Vec<RejectedFix>) {
     let mut accepted = Vec::with_capacity(files.len());
     let mut rejected = Vec::new();
     for file in files {
-        match parses(&file.text) {
+        match parses(&file.file, &file.text) {
             Ok(()) => accepted.push(file),
             Err(error) => rejected.push(RejectedFix { file: file.file, fixed: file.fixed, error }),
         }
@@ -127,7 +127,7 @@ mod tests {
         sources.insert("t.py", "@pytest.mark.llm\ndef test_a():\n    pass\n".to_owned());
         // A rename into a keyword: `pytest.mark.class` is a syntax error.
         let fixed = apply_fixes(&[fixing(1, 14, 17, "class")], &sources);
-        let parses = |text: &str| if text.contains(".class") { Err("1:14: SyntaxError: invalid syntax".to_owned()) } else { Ok(()) };
+        let parses = |_: &str, text: &str| if text.contains(".class") { Err("1:14: SyntaxError: invalid syntax".to_owned()) } else { Ok(()) };
         let (accepted, rejected) = verify_fixes(fixed, parses);
         assert_eq!(accepted, []);
         assert_eq!(rejected, [RejectedFix { file: "t.py".into(), fixed: 1, error: "1:14: SyntaxError: invalid syntax".into() }]);

@@ -37,7 +37,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     }
     let mut fixed = 0;
     if args.fix {
-        let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(&diagnostics, &sources), proctor_python::parses);
+        let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(&diagnostics, &sources), proctor_python::parses_as);
         report_rejected(&rejected, &mut out)?;
         fixed = write_fixes(&suite.collect.rootdir, &files)?;
         if fixed > 0 {
@@ -89,7 +89,7 @@ fn diff(suite: &Suite, collection: &proctor_python::Collection, diagnostics: &[D
         writeln!(out.err(), "warning: {warning}")?;
     }
     report_collect_errors(collection, out)?;
-    let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(diagnostics, sources), proctor_python::parses);
+    let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(diagnostics, sources), proctor_python::parses_as);
     report_rejected(&rejected, out)?;
     let mut fixable = 0;
     for file in &files {
