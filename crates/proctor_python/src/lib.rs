@@ -136,7 +136,7 @@ pub fn parses(text: &str) -> Result<(), String> {
 /// Whether the text of `file` is still what it must be after a fix: a
 /// notebook valid JSON, anything else a Python module ([`parses`]).
 pub fn parses_as(file: &str, text: &str) -> Result<(), String> {
-    if file.ends_with(".ipynb") {
+    if std::path::Path::new(file).extension().is_some_and(|e| e.eq_ignore_ascii_case("ipynb")) {
         return serde_json::from_str::<serde_json::Value>(text).map(|_| ()).map_err(|err| format!("{}:{}: not valid JSON: {err}", err.line(), err.column()));
     }
     parses(text)
