@@ -19,16 +19,8 @@ fn write_runs(path: &Path, writer: usize) {
     for run in 0..RUNS_PER_WRITER {
         let results: Vec<TestResult> = (0..RESULTS_PER_RUN)
             .map(|i| TestResult {
-                nodeid: format!("tests/test_w{writer}.py::test_{i}"),
-                outcome: if (run + i) % 7 == 0 { Outcome::Failed } else { Outcome::Passed },
                 duration: 0.1,
-                phase: None,
-                reason: None,
-                message: None,
-                output: String::new(),
-                attempts: 1,
-                flaky: false,
-                markers: Vec::new(),
+                ..TestResult::new(format!("tests/test_w{writer}.py::test_{i}"), if (run + i) % 7 == 0 { Outcome::Failed } else { Outcome::Passed })
             })
             .collect();
         let record = RunRecord {

@@ -84,16 +84,9 @@ fn results() -> Vec<TestResult> {
     cases
         .iter()
         .map(|&(name, outcome, reason, message)| TestResult {
-            nodeid: format!("{file}::{name}"),
-            outcome,
-            duration: 0.0,
-            phase: None,
             reason: reason.map(str::to_owned),
             message: message.map(str::to_owned),
-            output: String::new(),
-            attempts: 1,
-            flaky: false,
-            markers: Vec::new(),
+            ..TestResult::new(format!("{file}::{name}"), outcome)
         })
         .collect()
 }

@@ -86,6 +86,26 @@ pub struct TestResult {
     pub markers: Vec<String>,
 }
 
+impl TestResult {
+    /// A result of one attempt, with no duration, reason, message, output
+    /// or marker yet.
+    #[must_use]
+    pub fn new(nodeid: impl Into<String>, outcome: Outcome) -> TestResult {
+        TestResult {
+            nodeid: nodeid.into(),
+            outcome,
+            duration: 0.0,
+            phase: None,
+            reason: None,
+            message: None,
+            output: String::new(),
+            attempts: 1,
+            flaky: false,
+            markers: Vec::new(),
+        }
+    }
+}
+
 /// What the runner reports as it goes, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
@@ -213,7 +233,7 @@ mod tests {
     use super::*;
 
     fn result(nodeid: &str, outcome: Outcome) -> TestResult {
-        TestResult { nodeid: nodeid.into(), outcome, duration: 0.0, phase: None, reason: None, message: None, output: String::new(), attempts: 1, flaky: false, markers: Vec::new() }
+        TestResult::new(nodeid, outcome)
     }
 
     #[test]

@@ -6,18 +6,7 @@ use crate::protocol::Report;
 
 /// The result of a test from its reports, in the order pytest sent them.
 pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
-    let mut result = TestResult {
-        nodeid: nodeid.to_owned(),
-        outcome: Outcome::Passed,
-        duration: reports.iter().map(|r| r.duration).sum(),
-        phase: None,
-        reason: None,
-        message: None,
-        output: String::new(),
-        attempts: 1,
-        flaky: false,
-        markers: Vec::new(),
-    };
+    let mut result = TestResult { duration: reports.iter().map(|r| r.duration).sum(), ..TestResult::new(nodeid, Outcome::Passed) };
     let mut outcome: Option<Outcome> = None;
     for report in reports {
         let failed = report.outcome == "failed";

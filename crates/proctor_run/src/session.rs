@@ -147,16 +147,10 @@ pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]
                 _ => format!("the pytest process died while this test ran ({}){}", status_text(status), pytest_tail(&log_path)),
             };
             let result = TestResult {
-                nodeid,
-                outcome: outcome_kind,
                 duration: started.elapsed().as_secs_f64(),
                 phase: options.phase.clone(),
-                reason: None,
                 message: Some(message),
-                output: String::new(),
-                attempts: 1,
-                flaky: false,
-                markers: Vec::new(),
+                ..TestResult::new(nodeid, outcome_kind)
             };
             on_event(&Event::TestFinished(result.clone()));
             outcome.results.push(result);

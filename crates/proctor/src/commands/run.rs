@@ -417,18 +417,7 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
 
 /// A test proctor skips without pytest, with its effective markers.
 fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
-    TestResult {
-        nodeid: item.nodeid.clone(),
-        outcome: Outcome::Skipped,
-        duration: 0.0,
-        phase: None,
-        reason: Some(reason.to_owned()),
-        message: None,
-        output: String::new(),
-        attempts: 0,
-        flaky: false,
-        markers: markers.to_vec(),
-    }
+    TestResult { reason: Some(reason.to_owned()), attempts: 0, markers: markers.to_vec(), ..TestResult::new(item.nodeid.clone(), Outcome::Skipped) }
 }
 
 /// A dynamic static item stands for every pytest item of its function.

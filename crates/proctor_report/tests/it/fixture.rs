@@ -4,18 +4,7 @@ use proctor_run::{Outcome, RunSummary, TestResult};
 
 /// A result with no reason, message, output or marker.
 pub(crate) fn result(nodeid: &str, outcome: Outcome) -> TestResult {
-    TestResult {
-        nodeid: nodeid.to_owned(),
-        outcome,
-        duration: 0.0,
-        phase: None,
-        reason: None,
-        message: None,
-        output: String::new(),
-        attempts: 1,
-        flaky: false,
-        markers: Vec::new(),
-    }
+    TestResult::new(nodeid, outcome)
 }
 
 fn with_reason(mut result: TestResult, reason: &str) -> TestResult {
