@@ -61,6 +61,14 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
         if out.is_empty() {
             out.push(Arg { path: cwd.to_path_buf(), nodeid: None });
         }
+        if settings.opt_in.whole_suite {
+            let folders = settings.opt_in.example_dirs.iter().chain(&settings.opt_in.notebook_dirs);
+            for dir in folders {
+                if dir.exists() && !out.iter().any(|start| dir.starts_with(&start.path)) {
+                    out.push(Arg { path: dir.clone(), nodeid: None });
+                }
+            }
+        }
         return out;
     }
     for arg in args {
@@ -188,6 +196,22 @@ pub fn nodeid_matches(nodeid: &str, selector: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_whole_suite_adds_the_opt_in_folders_to_globbed_testpaths() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = super::normalize(&dir.path().canonicalize().unwrap());
+        for (path, text) in [("tests/a/test_x.py", "def test_x():\n    pass\n"), ("other/test_y.py", "def test_y():\n    pass\n"), ("ex/hello.py", "# pytest: e2e\nprint(1)\n")] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        let mut settings = super::CollectSettings::new(root.clone());
+        settings.opt_in = super::OptInSettings::under(&root, &["ex".into()], "# pytest:", &[], "proctor");
+        let ids = |settings: &super::CollectSettings| -> Vec<String> { super::collect(settings, &[], &root, &["tests/*".into()]).items.into_iter().map(|i| i.nodeid).collect() };
+        assert_eq!(ids(&settings), ["tests/a/test_x.py::test_x"]);
+        settings.opt_in.whole_suite = true;
+        assert_eq!(ids(&settings), ["tests/a/test_x.py::test_x", "ex/hello.py::hello.py"]);
+    }
+
     #[test]
     fn parses_locates_the_first_syntax_error() {
         assert_eq!(super::parses("import pytest\n\n@pytest.mark.e2e\ndef test_a():\n    pass\n"), Ok(()));

@@ -40,6 +40,10 @@ pub struct OptInSettings {
     pub notebook_dirs: Vec<PathBuf>,
     /// The notebook metadata key of the opt-in block.
     pub metadata_key: String,
+    /// Without explicit paths, start from these folders as well as from
+    /// pytest's (`testpaths`): the whole suite, as `check` and `plan` see
+    /// it, where pytest's own walk may not reach them.
+    pub whole_suite: bool,
 }
 
 impl OptInSettings {
@@ -47,7 +51,7 @@ impl OptInSettings {
     #[must_use]
     pub fn under(rootdir: &Path, example_dirs: &[String], comment: &str, notebook_dirs: &[String], metadata_key: &str) -> OptInSettings {
         let resolve = |dirs: &[String]| dirs.iter().map(|d| crate::discover::normalize(&rootdir.join(d))).collect();
-        OptInSettings { example_dirs: resolve(example_dirs), comment: comment.to_owned(), notebook_dirs: resolve(notebook_dirs), metadata_key: metadata_key.to_owned() }
+        OptInSettings { example_dirs: resolve(example_dirs), comment: comment.to_owned(), notebook_dirs: resolve(notebook_dirs), metadata_key: metadata_key.to_owned(), whole_suite: false }
     }
 
     /// What `path` is, when it lies in a configured folder: an example
@@ -227,11 +231,14 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
             return out;
         }
     };
+    // One line index for every location (a notebook with outputs can be
+    // megabytes long).
+    let index = proctor_source::LineIndex::new(&text);
     let locate = |needle: &str, from: usize| -> (Location, usize) {
         match text[from.min(text.len())..].find(needle) {
             Some(found) => {
                 let offset = from + found;
-                (location_at(&text, &rel, offset, needle.chars().count()), offset)
+                (location_at(&index, &text, &rel, offset, needle.chars().count()), offset)
             }
             None => (at_start.clone(), from),
         }
@@ -295,9 +302,9 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
     out
 }
 
-/// The location of `len` characters at byte `offset` of `text`.
-fn location_at(text: &str, file: &str, offset: usize, len: usize) -> Location {
-    let index = proctor_source::LineIndex::new(text);
+/// The location of `len` characters at byte `offset` of `text`, whose
+/// line index is `index`.
+fn location_at(index: &proctor_source::LineIndex, text: &str, file: &str, offset: usize, len: usize) -> Location {
     let at = index.line_column(text, u32::try_from(offset).unwrap_or(u32::MAX));
     Location { file: file.to_owned(), line: at.line, column: at.column, end_line: at.line, end_column: at.column + len }
 }

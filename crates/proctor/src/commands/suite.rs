@@ -108,26 +108,9 @@ impl Suite {
     /// configured example and notebook folders are collected too, even
     /// where pytest's own walk (`testpaths`) does not reach them.
     pub(crate) fn collect_whole(&self) -> proctor_python::Collection {
-        let opt_in = &self.collect.opt_in;
-        if !self.args.is_empty() || (opt_in.example_dirs.is_empty() && opt_in.notebook_dirs.is_empty()) {
-            return self.collect();
-        }
-        let rootdir = &self.config.pytest.rootdir;
-        let mut starts: Vec<PathBuf> = if self.cwd == *rootdir {
-            self.config.pytest.testpaths.iter().map(|p| absolute(rootdir, p)).filter(|p| p.exists()).collect()
-        } else {
-            Vec::new()
-        };
-        if starts.is_empty() {
-            starts.push(self.cwd.clone());
-        }
-        for dir in opt_in.example_dirs.iter().chain(&opt_in.notebook_dirs) {
-            if dir.exists() && !starts.iter().any(|s| dir.starts_with(s)) {
-                starts.push(dir.clone());
-            }
-        }
-        let args: Vec<String> = starts.iter().map(|p| p.to_string_lossy().into_owned()).collect();
-        proctor_python::collect(&self.collect, &args, &self.cwd, &self.config.pytest.testpaths)
+        let mut settings = self.collect.clone();
+        settings.opt_in.whole_suite = true;
+        proctor_python::collect(&settings, &self.args, &self.cwd, &self.config.pytest.testpaths)
     }
 }
 
