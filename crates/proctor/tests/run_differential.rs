@@ -17,12 +17,22 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
+/// What both runs get besides the selection: pytest arguments and
+/// environment variables.
+#[derive(Default)]
+struct Extra<'a> {
+    args: &'a [&'a str],
+    env: &'a [(&'a str, &'a str)],
+}
+
 /// pytest's outcomes and exit status, through `tests/harness/dump_outcomes.py`.
-fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<String, String>, Vec<String>, i32) {
+fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, Vec<String>, i32) {
     let dump = out.join("pytest.json");
     let status = Command::new(python())
         .args(["-m", "pytest", "-q", "-p", "dump_outcomes", "-p", "no:cacheprovider"])
         .args(selection)
+        .args(extra.args)
+        .envs(extra.env.iter().copied())
         .current_dir(dir)
         .env("PYTHONPATH", repo().join("tests/harness"))
         .env("PROCTOR_DUMP", &dump)
@@ -36,8 +46,9 @@ fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<Stri
     (outcomes, skipped_modules, status.status.code().unwrap_or(-1))
 }
 
-/// proctor's outcomes (as pytest words) and exit status.
-fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<String, String>, i32, String) {
+/// proctor's outcomes (as pytest words) and exit status; `extra` reaches
+/// pytest, with `tests/harness` importable.
+fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, i32, String) {
     let report = out.join("proctor.json");
     let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
         .arg("run")
@@ -47,7 +58,10 @@ fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str]) -> (BTreeMap<Str
         .arg("--json")
         .arg(&report)
         .args(["--no-history", "--", "-p", "no:cacheprovider"])
+        .args(extra.args)
+        .envs(extra.env.iter().copied())
         .current_dir(dir)
+        .env("PYTHONPATH", repo().join("tests/harness"))
         .env_remove("PYTEST_ADDOPTS")
         .output()
         .unwrap();
@@ -69,9 +83,14 @@ fn check(dir: &Path) {
 
 /// The same `-m` / `-k` for both.
 fn check_selection(dir: &Path, selection: &[&str]) {
+    check_with(dir, selection, &Extra::default());
+}
+
+/// The same `-m` / `-k` and the same extras for both.
+fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
     let out = tempfile::tempdir().unwrap();
-    let (theirs, skipped_modules, their_status) = pytest_outcomes(dir, out.path(), selection);
-    let (mut ours, our_status, log) = proctor_outcomes(dir, out.path(), selection);
+    let (theirs, skipped_modules, their_status) = pytest_outcomes(dir, out.path(), selection, extra);
+    let (mut ours, our_status, log) = proctor_outcomes(dir, out.path(), selection, extra);
     // A module pytest skips whole (importorskip) has no items there;
     // proctor, which does not import it, reports each of its selected tests
     // skipped (and its deselected ones deselected, where pytest, which must
@@ -111,6 +130,21 @@ fn outcomes() {
     check_selection(&dir, &["-k", "param or group"]);
     check_selection(&dir, &["-m", "slow", "-k", "not class"]);
     check_selection(&dir, &["-m", "nothing_has_this"]);
+}
+
+/// A plugin that runs each test itself (as pytest-rerunfailures does):
+/// the bridge leaves it the hook and reads the reports, with the same
+/// outcomes; the plugin's log shows that it ran the tests under proctor.
+#[test]
+fn outcomes_when_another_plugin_runs_the_tests() {
+    let dir = repo().join("tests/suites/outcomes");
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let path = log.path().to_str().unwrap();
+    check_with(&dir, &["-m", "not slow"], &Extra { args: &["-p", "own_protocol"], env: &[("OWN_PROTOCOL_LOG", path)] });
+    let ran = std::fs::read_to_string(log.path()).unwrap();
+    let under_proctor = ran.lines().filter(|line| line.starts_with("proctor ")).count();
+    let under_pytest = ran.lines().filter(|line| line.starts_with("pytest ")).count();
+    assert!(under_proctor > 5 && under_proctor == under_pytest, "the plugin ran {under_proctor} test(s) under proctor, {under_pytest} under pytest:\n{ran}");
 }
 
 #[test]

@@ -14,4 +14,4 @@ mod session;
 pub use model::{Event, Outcome, RunSummary, TestResult};
 pub use protocol::{CollectedItem, CollectedMarker, Decisions};
 pub use services::{RunningService, ServiceError};
-pub use session::{run_phase, PhaseOptions, PhaseOutcome, RunError};
+pub use session::{run_phase, start, PhaseOptions, PhaseOutcome, RunError, Started};

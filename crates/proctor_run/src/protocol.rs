@@ -7,10 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 /// One message from the plugin.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
+#[derive(Debug, Clone)]
 pub(crate) enum Message {
-    /// The plugin connected.
+    /// The plugin connected; it waits for the [`Setup`].
     Hello {
         /// The token proctor gave the process, to refuse strangers.
         token: String,
@@ -25,19 +24,88 @@ pub(crate) enum Message {
         /// The module's path.
         module: String,
     },
+    /// A test ended and every phase passed (the common case, sent short).
+    Passed {
+        /// Its node id.
+        nodeid: String,
+        /// Setup, call and teardown together, in seconds.
+        duration: f64,
+    },
     /// A test ended, with its reports (one message per test: the test
     /// running when a process dies is the first kept one not done).
     Done {
         /// Its node id.
         nodeid: String,
         /// Its reports, in order.
-        reports: Vec<CompactReport>,
+        reports: Vec<Report>,
     },
     /// The session ended.
     SessionFinish {
         /// pytest's exit status.
         exitstatus: i32,
     },
+}
+
+/// Every field any message has, read in one pass: serde's tagged enums
+/// buffer each message whole before reading it, which cost proctor more
+/// than pytest spent sending.
+#[derive(Deserialize)]
+struct Wire {
+    event: String,
+    token: Option<String>,
+    nodeid: Option<String>,
+    duration: Option<f64>,
+    reports: Option<Vec<Report>>,
+    module: Option<String>,
+    exitstatus: Option<i32>,
+    ids: Option<Vec<String>>,
+    #[serde(default)]
+    groups: Vec<Vec<CollectedMarker>>,
+    #[serde(default)]
+    marks: Vec<usize>,
+}
+
+impl Message {
+    /// The message on one line from the plugin; `None` for a line that is
+    /// not one (a plugin newer than this proctor), which is skipped.
+    pub(crate) fn parse(line: &[u8]) -> Option<Message> {
+        let wire: Wire = serde_json::from_slice(line).ok()?;
+        Some(match wire.event.as_str() {
+            "hello" => Message::Hello { token: wire.token.unwrap_or_default() },
+            "collected" => {
+                // Each item's markers are one of the distinct lists in
+                // `groups` (`marks` empty: all the first, no markers).
+                let ids = wire.ids?;
+                let no_markers = Vec::new();
+                let items = ids
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, nodeid)| {
+                        let group = wire.marks.get(i).copied().unwrap_or(0);
+                        CollectedItem { nodeid, markers: wire.groups.get(group).unwrap_or(&no_markers).clone() }
+                    })
+                    .collect();
+                Message::Collected { items }
+            }
+            "module" => Message::Module { module: wire.module? },
+            "passed" => Message::Passed { nodeid: wire.nodeid?, duration: wire.duration? },
+            "done" => Message::Done { nodeid: wire.nodeid?, reports: wire.reports? },
+            "session-finish" => Message::SessionFinish { exitstatus: wire.exitstatus? },
+            _ => return None,
+        })
+    }
+}
+
+/// What proctor tells the plugin when it connects, before pytest collects.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub(crate) struct Setup {
+    /// Modules pytest need not import (absolute paths), as `--ignore`.
+    pub(crate) ignore: Vec<String>,
+    /// The manifest of opted-in examples and notebooks, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) opt_in: Option<String>,
+    /// Pause before each module after the first (services' hooks).
+    pub(crate) module_sync: bool,
 }
 
 /// An item as pytest collected it.
@@ -76,32 +144,6 @@ pub(crate) struct Report {
     pub(crate) wasxfail: Option<String>,
     #[serde(default)]
     pub(crate) sections: Vec<(String, String)>,
-}
-
-/// A report as the plugin sends it at a test's end: a passing phase as
-/// `[when, outcome, duration]`, anything else in full.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub(crate) enum CompactReport {
-    Full(Report),
-    Passed(String, String, f64),
-}
-
-impl CompactReport {
-    pub(crate) fn into_report(self) -> Report {
-        match self {
-            CompactReport::Full(report) => report,
-            CompactReport::Passed(when, outcome, duration) => Report {
-                when,
-                outcome,
-                duration,
-                longrepr: None,
-                reason: None,
-                wasxfail: None,
-                sections: Vec::new(),
-            },
-        }
-    }
 }
 
 /// proctor's answer to a collection.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::model::{Event, Outcome, TestResult};
 use crate::outcome::fold;
 use crate::process::{group_of, log_tail, signal_group};
-use crate::protocol::{CollectedItem, CompactReport, Decisions, Message, Report};
+use crate::protocol::{CollectedItem, Decisions, Message, Setup};
 
 /// The plugin's source, written next to the run's files and imported by
 /// pytest as `proctor_bridge`.
@@ -50,6 +50,12 @@ pub struct PhaseOptions {
     /// pytest stops before the first test of each module after the first
     /// until `on_event` has handled [`Event::ModuleStarting`].
     pub module_sync: bool,
+    /// Modules pytest need not import, as if given `--ignore` (the bridge
+    /// hands them over when pytest's session starts, so that a process
+    /// started early need not know them yet).
+    pub ignore: Vec<PathBuf>,
+    /// The manifest of opted-in examples and notebooks, if any.
+    pub opt_in: Option<PathBuf>,
 }
 
 /// What a phase produced.
@@ -101,9 +107,45 @@ enum Heard {
     Closed,
 }
 
-/// Runs one phase. `decide` answers each collection; `on_event` hears
-/// every event as it happens.
-pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions, on_event: &mut dyn FnMut(&Event)) -> Result<PhaseOutcome, RunError> {
+/// A pytest process started before its phase runs, so that Python starts
+/// while proctor still reads the suite; [`run_phase`] serves it. Dropped
+/// unserved (nothing to run after all, or an error), it is killed.
+pub struct Started {
+    listener: TcpListener,
+    address: String,
+    process: Option<Spawned>,
+}
+
+/// One pytest process and what identifies it.
+struct Spawned {
+    child: Child,
+    token: String,
+    log_path: PathBuf,
+    command: Vec<String>,
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let Some(mut spawned) = self.process.take() {
+            kill(&mut spawned.child);
+            let _ = spawned.child.wait();
+        }
+    }
+}
+
+/// Starts the first pytest process of a phase now. Of `options`, what
+/// the process is started with must be final (interpreter, directory,
+/// arguments, environment, work directory, phase name); the rest
+/// (`ignore`, `opt_in`, `module_sync`, `timeout`) is read when
+/// [`run_phase`] serves it.
+pub fn start(options: &PhaseOptions) -> Result<Started, RunError> {
+    let (listener, address) = listen_on_loopback(options)?;
+    let process = spawn(options, &options.args, &address, 0)?;
+    Ok(Started { listener, address, process: Some(process) })
+}
+
+/// Writes the plugin and opens the loopback listener the plugin connects to.
+fn listen_on_loopback(options: &PhaseOptions) -> Result<(TcpListener, String), RunError> {
     std::fs::create_dir_all(&options.work_dir).map_err(|source| RunError::WorkDir { path: options.work_dir.clone(), source })?;
     let plugin = options.work_dir.join("proctor_bridge.py");
     // Written only when it changed: an untouched file keeps its mtime, so
@@ -114,18 +156,52 @@ pub fn run_phase(options: &PhaseOptions, decide: &mut dyn FnMut(&[CollectedItem]
     let listener = TcpListener::bind("127.0.0.1:0").map_err(RunError::Listen)?;
     listener.set_nonblocking(true).map_err(RunError::Listen)?;
     let address = listener.local_addr().map_err(RunError::Listen)?.to_string();
+    Ok((listener, address))
+}
+
+fn spawn(options: &PhaseOptions, args: &[String], address: &str, attempt: usize) -> Result<Spawned, RunError> {
+    let token = format!("{}-{attempt}-{}", std::process::id(), nanos());
+    let log_path = options.work_dir.join(format!("pytest-{}{attempt}.log", options.phase.as_deref().map(|p| format!("{p}-")).unwrap_or_default()));
+    let mut command = pytest_command(options, args, address, &token, &log_path)?;
+    let child = command.spawn().map_err(|source| RunError::Spawn { python: options.python.clone(), source })?;
+    Ok(Spawned { child, token, log_path, command: describe(&command) })
+}
+
+/// Runs one phase, in the process `started` if given (see [`start`]).
+/// `decide` answers each collection; `on_event` hears every event as it
+/// happens.
+pub fn run_phase(
+    options: &PhaseOptions,
+    started: Option<Started>,
+    decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<PhaseOutcome, RunError> {
+    let (listener, address, mut first) = if let Some(mut started) = started {
+        let process = started.process.take();
+        let listener = started.listener.try_clone().map_err(RunError::Listen)?;
+        (listener, started.address.clone(), process)
+    } else {
+        let (listener, address) = listen_on_loopback(options)?;
+        (listener, address, None)
+    };
+    let setup = Setup {
+        ignore: options.ignore.iter().map(|p| p.to_string_lossy().into_owned()).collect(),
+        opt_in: options.opt_in.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        module_sync: options.module_sync,
+    };
+    let setup = serde_json::to_string(&setup).unwrap_or_else(|_| "{}".to_owned()) + "\n";
     let mut outcome = PhaseOutcome::default();
     let mut finished: HashSet<String> = HashSet::new();
     // The items still to run, once the first process has collected.
     let mut expected: Option<Vec<String>> = None;
     let mut args = options.args.clone();
     for attempt in 0..=MAX_RESTARTS {
-        let token = format!("{}-{attempt}-{}", std::process::id(), nanos());
-        let log_path = options.work_dir.join(format!("pytest-{}{attempt}.log", options.phase.as_deref().map(|p| format!("{p}-")).unwrap_or_default()));
-        let mut command = pytest_command(options, &args, &address, &token, &log_path)?;
-        on_event(&Event::ProcessStarted { phase: options.phase.clone(), command: describe(&command) });
-        let mut child = command.spawn().map_err(|source| RunError::Spawn { python: options.python.clone(), source })?;
-        let process = serve(&listener, &mut child, &token, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
+        let Spawned { mut child, token, log_path, command } = match first.take() {
+            Some(spawned) => spawned,
+            None => spawn(options, &args, &address, attempt)?,
+        };
+        on_event(&Event::ProcessStarted { phase: options.phase.clone(), command });
+        let process = serve(&listener, &mut child, &token, &setup, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
         let status = reap(&mut child);
         on_event(&Event::ProcessFinished { status });
         if let Some(kept) = process.kept {
@@ -192,6 +268,7 @@ fn serve(
     listener: &TcpListener,
     child: &mut Child,
     token: &str,
+    setup: &str,
     options: &PhaseOptions,
     decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions,
     on_event: &mut dyn FnMut(&Event),
@@ -238,7 +315,12 @@ fn serve(
             }
         };
         match message {
-            Message::Hello { token: given } => trusted = given == token,
+            Message::Hello { token: given } => {
+                trusted = given == token;
+                if trusted && writer.write_all(setup.as_bytes()).is_err() {
+                    break;
+                }
+            }
             _ if !trusted => break,
             Message::Collected { items } => {
                 let decisions = decide(&items);
@@ -268,9 +350,15 @@ fn serve(
                     break;
                 }
             }
-            Message::Done { nodeid, reports: compact } => {
-                let phase_reports: Vec<Report> = compact.into_iter().map(CompactReport::into_report).collect();
-                let mut result = fold(&nodeid, &phase_reports);
+            Message::Passed { nodeid, duration } => {
+                let result = TestResult { duration, phase: options.phase.clone(), ..TestResult::new(nodeid.clone(), Outcome::Passed) };
+                finished.insert(nodeid);
+                since = Instant::now();
+                on_event(&Event::TestFinished(result.clone()));
+                outcome.results.push(result);
+            }
+            Message::Done { nodeid, reports } => {
+                let mut result = fold(&nodeid, &reports);
                 result.phase.clone_from(&options.phase);
                 finished.insert(nodeid);
                 since = Instant::now();
@@ -318,9 +406,9 @@ fn listen(stream: TcpStream) -> Receiver<Heard> {
         let send = |line: &[u8]| {
             // Lines that are not messages (a plugin newer than this
             // proctor) are skipped.
-            match serde_json::from_slice::<Message>(line) {
-                Ok(message) => sender.send(Heard::Message(message)).is_ok(),
-                Err(_) => true,
+            match Message::parse(line) {
+                Some(message) => sender.send(Heard::Message(message)).is_ok(),
+                None => true,
             }
         };
         read_lines(&stream, send);
@@ -408,7 +496,6 @@ fn pytest_command(options: &PhaseOptions, args: &[String], address: &str, token:
         .env("PYTHONPATH", python_path)
         .env("PROCTOR_BRIDGE", address)
         .env("PROCTOR_BRIDGE_TOKEN", token)
-        .env("PROCTOR_BRIDGE_MODULE_SYNC", if options.module_sync { "1" } else { "" })
         .envs(options.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::from(log_file))

@@ -30,6 +30,8 @@ fn options(root: &Path) -> PhaseOptions {
         work_dir: root.join(".proctor/run"),
         interrupt: None,
         module_sync: false,
+        ignore: Vec::new(),
+        opt_in: None,
     }
 }
 
@@ -56,7 +58,7 @@ fn decisions_apply_and_outcomes_match_pytest() {
         decisions
     };
     let mut events = Vec::new();
-    let outcome = run_phase(&options(root), &mut decide, &mut |e: &Event| events.push(e.clone())).unwrap();
+    let outcome = run_phase(&options(root), None, &mut decide, &mut |e: &Event| events.push(e.clone())).unwrap();
     // pytest's own -m from addopts is neutralised: proctor selects.
     assert_eq!(seen.len(), 7, "{seen:?}");
     assert!(seen.iter().find(|i| i.nodeid == "test_a.py::test_gpu").unwrap().markers.iter().any(|m| m.name == "gpu"));
@@ -92,7 +94,7 @@ fn a_killed_process_loses_no_test() {
     );
     let mut decide = |_: &[CollectedItem]| Decisions::default();
     let mut notes = 0;
-    let outcome = run_phase(&options(root), &mut decide, &mut |e: &Event| {
+    let outcome = run_phase(&options(root), None, &mut decide, &mut |e: &Event| {
         if matches!(e, Event::Note { .. }) {
             notes += 1;
         }
@@ -122,7 +124,7 @@ fn pytest_that_cannot_start_is_reported() {
     write(root, "conftest.py", "raise SystemExit('conftest is broken')\n");
     write(root, "test_c.py", "def test_x():\n    pass\n");
     let mut decide = |_: &[CollectedItem]| Decisions::default();
-    let outcome = run_phase(&options(root), &mut decide, &mut |_: &Event| {}).unwrap();
+    let outcome = run_phase(&options(root), None, &mut decide, &mut |_: &Event| {}).unwrap();
     assert!(outcome.results.is_empty());
     assert!(outcome.failed_to_start.as_deref().unwrap_or_default().contains("conftest is broken"), "{outcome:?}");
 }

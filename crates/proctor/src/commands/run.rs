@@ -52,51 +52,81 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
     let paths = run_paths(args, &mut suite);
     let selecting = Selecting::new(&suite, &args.selection)?;
+    let job = match &args.job {
+        Some(name) => Some(machine::job_setups(&suite, Some(name))?.remove(0)),
+        None => None,
+    };
+    // The job's environment, for pytest and for the facts of this machine.
+    let env: Vec<(String, String)> = job.as_ref().map(|job| job.options.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
+    let job_phases = job.as_ref().and_then(|job| job.options.phases.clone());
+    let options = &suite.config.proctor;
+    let started_services: Vec<String> = options.plan.services.iter().filter(|(_, s)| s.start.is_some()).map(|(n, _)| n.clone()).collect();
+    let phase_names = job_phases.as_ref().map_or_else(Vec::new, |p| proctor_plan::phase_names(p, &options.taxonomy));
+    let python = machine::detect_options(&suite.config, &args.machine)
+        .python
+        .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
+    let rootdir = suite.config.pytest.rootdir.clone();
+    let work_dir = rootdir.join(".proctor").join("run");
+    let interrupt = install_interrupt_handler();
+    let base = PhaseOptions {
+        python,
+        cwd: suite.cwd.clone(),
+        args: paths.clone(),
+        extra_args: args.pytest_args.clone(),
+        env: env.clone(),
+        timeout: args.timeout.or(options.run.timeout).map(Duration::from_secs_f64),
+        phase: None,
+        work_dir: work_dir.clone(),
+        interrupt: Some(Arc::clone(&interrupt)),
+        module_sync: false,
+        ignore: Vec::new(),
+        opt_in: None,
+    };
+    // One phase and no service to start first: pytest starts now, and
+    // Python's start-up (a tenth of a second or more) overlaps proctor's
+    // reading of the suite, on the other cores. The modules it need not
+    // import reach it when its session starts.
+    let mut early = if phase_names.is_empty() && started_services.is_empty() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        if suite.collect.threads == 0 {
+            suite.collect.threads = cores.saturating_sub(1).max(1);
+        }
+        Some(proctor_run::start(&base).context("cannot run pytest")?)
+    } else {
+        None
+    };
     // Collect first: the interpreter is asked for its packages and version
     // only when some test needs them.
     let collection = suite.collect();
+    let options = &suite.config.proctor;
     // Effective markers of the static items, once for every use below.
     let effectives: Vec<Effective> = collection.items.iter().map(|item| selecting.taxonomy.effective(item)).collect();
     let ask_python = collection.items.iter().zip(&effectives).any(|(item, effective)| {
-        proctor_plan::needs(item, effective, &suite.config.proctor.plan)
+        proctor_plan::needs(item, effective, &options.plan)
             .iter()
             .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
     });
     let mut facts = machine::facts_asking_python(&suite, &args.machine, ask_python)?;
-    let mut env: Vec<(String, String)> = Vec::new();
     let mut phases_axis = None;
-    let mut job_phases: Option<proctor_config::PhaseOptions> = None;
-    let selection = match &args.job {
-        Some(name) => {
-            let job = machine::job_setups(&suite, Some(name))?.remove(0);
+    let selection = match job {
+        Some(job) => {
             // This machine, with the job's environment and flags.
-            for (key, value) in &job.options.env {
-                facts.env.insert(key.clone(), value.clone());
-                env.push((key.clone(), value.clone()));
-            }
+            facts.env.extend(env.iter().cloned());
             facts.flags.extend(job.options.flags.iter().cloned());
             phases_axis = job.options.phases.as_ref().map(|p| (p.by.clone(), p.order.clone()));
-            job_phases.clone_from(&job.options.phases);
             job.selection
         }
         None => selecting.selection,
     };
     let order = resolve_order(args, &suite, phases_axis)?;
-    let options = &suite.config.proctor;
     // Services proctor starts count as up: a test that needs one is not
     // skipped for it; if it fails to start, its phase's tests are errors.
-    let started_services: Vec<String> = options.plan.services.iter().filter(|(_, s)| s.start.is_some()).map(|(n, _)| n.clone()).collect();
     for name in &started_services {
         if let Some(service) = options.plan.service(name) {
             facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address: service.default_address.clone() });
         }
     }
-    let phases = job_phases.as_ref().map_or_else(Vec::new, |p| proctor_plan::phase_names(p, &options.taxonomy));
-    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases, started_services };
-    let python = machine::detect_options(&suite.config, &args.machine)
-        .python
-        .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
-    let rootdir = suite.config.pytest.rootdir.clone();
+    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases: phase_names, started_services };
     let history_path = proctor_history::History::default_path(&rootdir);
 
     // Static pass: verdicts, the shard, phases, and the files pytest must
@@ -168,7 +198,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     writeln!(out, "{header}")?;
     out.flush()?;
 
-    let interrupt = install_interrupt_handler();
     let markers_of: RefCell<HashMap<String, Vec<String>>> = RefCell::new(HashMap::new());
     let mut drift: Vec<String> = Vec::new();
     let mut failed_to_start = None;
@@ -178,8 +207,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Deselected in some phase: items of other phases are deselected in
     // each phase but their own, so only those reported nowhere count.
     let mut deselected_ids: HashSet<String> = HashSet::new();
-    let work_dir = rootdir.join(".proctor").join("run");
-    env.extend(crate::commands::run_opt_in::write_manifest(&work_dir, &rootdir, &collection, options)?);
+    let opt_in = crate::commands::run_opt_in::write_manifest(&work_dir, &rootdir, &collection, options)?;
     let all_files: Vec<&str> = {
         let mut files: Vec<&str> = collection.items.iter().map(|i| collected_file(&i.nodeid)).collect();
         files.sort_unstable();
@@ -188,6 +216,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     };
     for plan in &phases {
         if plan.files.is_empty() || interrupted {
+            drop(early.take());
             continue;
         }
         if let Some(name) = &plan.name {
@@ -196,7 +225,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         // Services this phase's tests need and proctor starts.
         std::fs::create_dir_all(&work_dir).with_context(|| format!("cannot create {}", work_dir.display()))?;
         let mut running = Vec::new();
-        let mut service_env = env.clone();
+        let mut service_env = base.env.clone();
         let mut failed_service = None;
         for name in &plan.services {
             let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
@@ -230,25 +259,20 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             stop_services(running, &mut progress);
             continue;
         }
-        // pytest gets the same arguments as bare pytest would, plus an
-        // `--ignore` per module it need not import in this phase (many file
-        // arguments make pytest's collection slower than its own walk).
-        let mut pytest_args: Vec<String> = paths.clone();
-        pytest_args.extend(all_files.iter().filter(|f| !plan.files.iter().any(|p| p == *f)).map(|file| format!("--ignore={}", rootdir.join(file).display())));
+        // pytest gets the same arguments as bare pytest would; the modules
+        // it need not import in this phase are ignored as with `--ignore`
+        // (many file arguments make pytest's collection slower than its
+        // own walk).
         let phase = PhaseOptions {
-            python: python.clone(),
-            cwd: suite.cwd.clone(),
-            args: pytest_args,
-            extra_args: args.pytest_args.clone(),
             env: service_env,
-            timeout: args.timeout.or(options.run.timeout).map(Duration::from_secs_f64),
             phase: plan.name.clone(),
-            work_dir: work_dir.clone(),
-            interrupt: Some(Arc::clone(&interrupt)),
             module_sync: running.iter().any(|s| options.plan.service(s.name()).is_some_and(|o| o.hook_between_modules.is_some())),
+            ignore: all_files.iter().filter(|f| !plan.files.iter().any(|p| p == *f)).map(|file| rootdir.join(file)).collect(),
+            opt_in: opt_in.clone(),
+            ..base.clone()
         };
         let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id, &markers_of, plan.name.as_ref());
-        let outcome = proctor_run::run_phase(&phase, &mut decide, &mut |event: &Event| {
+        let outcome = proctor_run::run_phase(&phase, early.take(), &mut decide, &mut |event: &Event| {
             if let Event::ModuleStarting { module } = event {
                 between_modules(&running, module, &mut progress);
             }

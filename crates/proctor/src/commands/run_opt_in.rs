@@ -1,9 +1,9 @@
 //! The manifest of opted-in examples and notebooks that `proctor run`
-//! hands the bridge (`PROCTOR_BRIDGE_OPT_IN`): which files are tests,
+//! hands the bridge (named in its setup): which files are tests,
 //! their markers (read statically, the one place the opt-in rules live),
 //! and the timeouts. The bridge collects and runs them from it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use proctor_config::ProctorOptions;
@@ -11,8 +11,8 @@ use proctor_python::{Collection, OptInKind};
 use serde_json::{json, Map, Value};
 
 /// Writes the manifest into `work_dir` when the collection has opted-in
-/// files; returns the environment variable that names it.
-pub(crate) fn write_manifest(work_dir: &Path, rootdir: &Path, collection: &Collection, options: &ProctorOptions) -> Result<Option<(String, String)>> {
+/// files; returns its path.
+pub(crate) fn write_manifest(work_dir: &Path, rootdir: &Path, collection: &Collection, options: &ProctorOptions) -> Result<Option<PathBuf>> {
     let mut files = Map::new();
     for file in collection.opt_in.iter().filter(|f| f.nodeid.is_some()) {
         let kind = match file.kind {
@@ -37,5 +37,5 @@ pub(crate) fn write_manifest(work_dir: &Path, rootdir: &Path, collection: &Colle
     std::fs::create_dir_all(work_dir).with_context(|| format!("cannot create {}", work_dir.display()))?;
     let path = work_dir.join("opt-in.json");
     std::fs::write(&path, serde_json::to_string_pretty(&manifest)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(Some(("PROCTOR_BRIDGE_OPT_IN".to_owned(), path.to_string_lossy().into_owned())))
+    Ok(Some(path))
 }

@@ -54,7 +54,7 @@ pub(crate) fn rerun(
         std::fs::create_dir_all(&phase.work_dir).with_context(|| format!("cannot create {}", phase.work_dir.display()))?;
         std::fs::write(&list, nodeids.join("\n") + "\n").with_context(|| format!("cannot write {}", list.display()))?;
         let again = PhaseOptions { args: vec![format!("@{}", list.display())], ..phase.clone() };
-        let outcome = proctor_run::run_phase(&again, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
+        let outcome = proctor_run::run_phase(&again, None, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
         for attempt in outcome.results {
             let Some((index, _)) = wanted.iter().find(|(i, _)| results[*i].nodeid == attempt.nodeid) else { continue };
             let previous = &mut results[*index];

@@ -1,10 +1,18 @@
 """proctor's bridge to pytest, loaded with ``-p proctor_bridge``.
 
-At collection it sends pytest's items (node id, markers) to
-proctor and applies proctor's answer: deselect, skip with a reason, order.
-Then it streams each test's reports back, one JSON object per line. All
-rules live in proctor; this module only adapts. It does nothing unless
+When pytest's session starts it takes proctor's setup (modules not to
+import, the opted-in examples and notebooks). At collection it sends
+pytest's items (node id, markers) to proctor and applies proctor's
+answer: deselect, skip with a reason, order. Then it sends each test's
+reports when the test ends, one JSON object per line. All rules live in
+proctor; this module only adapts. It does nothing unless
 ``PROCTOR_BRIDGE`` names proctor's address.
+
+Every test pays for what this module does per test, so that path is
+kept short: one message per test, formatted by hand for the common case
+(every phase passed), and, when no other plugin implements
+``pytest_runtest_protocol``, no hook of its own per test at all (see
+``_Protocol``).
 """
 
 import json
@@ -12,6 +20,7 @@ import os
 import re
 import socket
 import sys
+from json.encoder import encode_basestring_ascii as _quote
 
 import pytest
 
@@ -52,8 +61,72 @@ def pytest_configure(config):
     _connection = socket.create_connection((host, int(port)))
     _reader = _connection.makefile("r", encoding="utf-8")
     _send({"event": "hello", "token": os.environ.get("PROCTOR_BRIDGE_TOKEN", ""), "pid": os.getpid()})
-    if os.environ.get("PROCTOR_BRIDGE_OPT_IN") and not config.pluginmanager.has_plugin("proctor_bridge_opt_in"):
-        config.pluginmanager.register(_OptInCollection(), "proctor_bridge_opt_in")
+
+
+_rootdir = "."
+_module_sync = False
+
+
+def pytest_sessionstart(session):
+    """proctor's setup, read as late as possible before collection: proctor
+    may still be reading the suite while Python starts."""
+    global _rootdir, _opt_in, _module_sync
+    _rootdir = session.config.rootpath
+    if _connection is None:
+        return
+    setup = _receive()
+    config = session.config
+    ignore = setup.get("ignore") or []
+    if ignore:
+        # As if given as `--ignore=PATH`: pytest's own check applies them.
+        if config.option.ignore is None:
+            config.option.ignore = []
+        config.option.ignore.extend(ignore)
+    _module_sync = bool(setup.get("module_sync"))
+    manifest = setup.get("opt_in")
+    if manifest:
+        with open(manifest, encoding="utf-8") as f:
+            _opt_in = json.load(f)
+        if not config.pluginmanager.has_plugin("proctor_bridge_opt_in"):
+            config.pluginmanager.register(_OptInCollection(), "proctor_bridge_opt_in")
+
+
+def _collected(items, ids):
+    """The collection message: the node ids, and each item's markers
+    (``item.iter_markers()``, closest first) as an index into ``groups``,
+    the distinct lists of markers. Items share their module's and class's
+    list, converted once."""
+    groups = [[]]
+    marks = []
+    parents = {}
+
+    def convert(marks):
+        return [{"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}} for m in marks]
+
+    def group_of(node):
+        if node is None:
+            return 0
+        found = parents.get(id(node))
+        if found is None:
+            found = group_of(node.parent)
+            if node.own_markers:
+                groups.append(convert(node.own_markers) + groups[found])
+                found = len(groups) - 1
+            parents[id(node)] = found
+        return found
+
+    for item in items:
+        # Node id and markers are all the rules read (`item.location` would
+        # cost a path computation per item).
+        group = group_of(item.parent)
+        if item.own_markers:
+            groups.append(convert(item.own_markers) + groups[group])
+            group = len(groups) - 1
+        marks.append(group)
+    message = {"event": "collected", "ids": ids, "groups": groups}
+    if any(marks):
+        message["marks"] = marks
+    return message
 
 
 @pytest.hookimpl(trylast=True)
@@ -61,72 +134,60 @@ def pytest_collection_modifyitems(session, config, items):
     if _connection is None:
         return
     _mark_opted_in(items)
-    collected = []
     # pytest computes `item.nodeid` from the node's path at each access:
-    # read once per item (and parents are cached by identity).
+    # read once per item.
     ids = [item.nodeid for item in items]
-    # `item.iter_markers()`, closest first, with the markers of modules and
-    # classes converted once for all their items.
-    parents = {}
-
-    def convert(marks):
-        return [{"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}} for m in marks]
-
-    def inherited(node):
-        if node is None:
-            return []
-        found = parents.get(id(node))
-        if found is None:
-            found = convert(node.own_markers) + inherited(node.parent)
-            parents[id(node)] = found
-        return found
-
-    for item, nodeid in zip(items, ids):
-        markers = (convert(item.own_markers) if item.own_markers else []) + inherited(item.parent)
-        # Node id and markers are all the rules read (`item.location` would
-        # cost a path computation per item).
-        entry = {"nodeid": nodeid}
-        if markers:
-            entry["markers"] = markers
-        collected.append(entry)
-    _send({"event": "collected", "items": collected})
+    _send(_collected(items, ids))
     answer = _receive()
     skip = answer.get("skip") or {}
     deselect = set(answer.get("deselect") or ())
-    kept = []
-    deselected = []
-    for item, nodeid in zip(items, ids):
-        reason = skip.get(nodeid)
-        if reason is not None:
-            item.add_marker(pytest.mark.skip(reason=reason))
-        (deselected if nodeid in deselect else kept).append((item, nodeid))
     order = answer.get("order")
-    if order:
-        position = {nodeid: i for i, nodeid in enumerate(order)}
-        kept.sort(key=lambda pair: position.get(pair[1], len(position)))
+    if skip or deselect or order:
+        kept = []
+        deselected = []
+        for item, nodeid in zip(items, ids):
+            reason = skip.get(nodeid)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+            (deselected if nodeid in deselect else kept).append((item, nodeid))
+        if order:
+            position = {nodeid: i for i, nodeid in enumerate(order)}
+            kept.sort(key=lambda pair: position.get(pair[1], len(position)))
+        if deselected:
+            config.hook.pytest_deselected(items=[item for item, _ in deselected])
+        items[:] = [item for item, _ in kept]
     no_network = set(answer.get("no_network", []))
-    module_sync = bool(os.environ.get("PROCTOR_BRIDGE_MODULE_SYNC"))
-    if (no_network or module_sync) and not config.pluginmanager.has_plugin("proctor_bridge_guard"):
-        config.pluginmanager.register(_Guard(module_sync, no_network), "proctor_bridge_guard")
-    if deselected:
-        config.hook.pytest_deselected(items=[item for item, _ in deselected])
-    items[:] = [item for item, _ in kept]
+    plugins = config.pluginmanager
+    if (no_network or _module_sync) and not plugins.has_plugin("proctor_bridge_guard"):
+        plugins.register(_Guard(_module_sync, no_network), "proctor_bridge_guard")
+    if plugins.has_plugin("proctor_bridge_protocol") or plugins.has_plugin("proctor_bridge_reports"):
+        return
+    others = [impl for impl in plugins.hook.pytest_runtest_protocol.get_hookimpls() if not (impl.hookwrapper or getattr(impl, "wrapper", False)) and impl.plugin_name != "runner"]
+    if others:
+        plugins.register(_Reports(), "proctor_bridge_reports")
+    else:
+        plugins.register(_Protocol(), "proctor_bridge_protocol")
 
 
-_reports = []
 _INF = float("inf")
 
 
-def pytest_runtest_logreport(report):
-    """Keeps the test's reports, as JSON text, until it ends: a passing
-    phase as ``[when, "passed", duration]``, anything else in full. This
-    runs three times per test: the common case is formatted by hand."""
-    if _connection is None:
-        return
-    if report.passed and not getattr(report, "wasxfail", None):
-        duration = report.duration
-        _reports.append('["%s","passed",%r]' % (report.when, duration if duration == duration and duration not in (_INF, -_INF) else 0.0))
-        return
+def _send_test(nodeid, reports):
+    """One message when a test ends, so that a test that crashes its
+    process is found as the first kept one that never ended. `nodeid` is
+    already quoted for JSON."""
+    if len(reports) == 3:
+        setup, call, teardown = reports
+        if setup.outcome == "passed" and call.outcome == "passed" and teardown.outcome == "passed" and getattr(call, "wasxfail", None) is None:
+            duration = setup.duration + call.duration + teardown.duration
+            if -_INF < duration < _INF:  # no NaN or infinity, which JSON lacks
+                _connection.sendall(('{"event":"passed","nodeid":%s,"duration":%r}\n' % (nodeid, duration)).encode("utf-8"))
+                return
+    _connection.sendall(('{"event":"done","nodeid":%s,"reports":[%s]}\n' % (nodeid, ",".join(_report(r) for r in reports))).encode("utf-8"))
+
+
+def _report(report):
+    """A report in full, as JSON text."""
     reason = None
     longrepr = None
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
@@ -135,32 +196,60 @@ def pytest_runtest_logreport(report):
             reason = reason[len("Skipped: "):]
     elif report.longrepr is not None:
         longrepr = report.longreprtext
+    duration = report.duration
     # Captured output is kept for failures only, as pytest shows it.
     sections = [[name, content] for name, content in report.sections] if report.failed else []
-    _reports.append(json.dumps({
+    return json.dumps({
         "when": report.when,
         "outcome": report.outcome,
-        "duration": report.duration,
+        "duration": duration if -_INF < duration < _INF else 0.0,
         "longrepr": longrepr,
         "reason": reason,
         "wasxfail": getattr(report, "wasxfail", None),
         "sections": sections,
-    }, default=repr))
+    }, default=repr)
 
 
-def pytest_runtest_logfinish(nodeid, location):
-    """One message per test, sent when it ends: a test that crashes its
-    process is found as the first kept one that never ended."""
-    if _connection is None:
-        return
-    message = '{"event":"done","nodeid":%s,"reports":[%s]}\n' % (json.dumps(nodeid), ",".join(_reports))
-    _connection.sendall(message.encode("utf-8"))
-    _reports.clear()
+class _Protocol:
+    """pytest's own ``pytest_runtest_protocol`` (``_pytest.runner``), step
+    for step, which also sends the test's reports: registered only when no
+    other plugin implements the hook, it costs the test no hook call of its
+    own. Wrappers (timeouts, warnings, the guard) still wrap it."""
+
+    def __init__(self):
+        from _pytest.runner import runtestprotocol
+
+        self.runtestprotocol = runtestprotocol
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        ihook = item.ihook
+        nodeid = item.nodeid
+        location = item.location
+        ihook.pytest_runtest_logstart(nodeid=nodeid, location=location)
+        reports = self.runtestprotocol(item, nextitem=nextitem)
+        ihook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
+        _send_test(_quote(nodeid), reports)
+        return True
+
+
+class _Reports:
+    """The same messages from pytest's report hooks, when another plugin
+    (pytest-rerunfailures, flaky, a conftest) runs tests its own way."""
+
+    def __init__(self):
+        self.reports = []
+
+    def pytest_runtest_logreport(self, report):
+        self.reports.append(report)
+
+    def pytest_runtest_logfinish(self, nodeid):
+        reports, self.reports = self.reports, []
+        _send_test(_quote(nodeid), reports)
 
 
 def pytest_sessionfinish(session, exitstatus):
     _send({"event": "session-finish", "exitstatus": int(exitstatus)})
-
 
 
 def _is_loopback(address):
@@ -218,21 +307,14 @@ class _Guard:
 
 # Examples and notebooks that opt in (``[examples]``, ``[notebooks]``).
 # proctor read their opt-ins statically and lists them, with their
-# markers, in the file ``PROCTOR_BRIDGE_OPT_IN`` names; a file that another
+# markers, in the manifest its setup names; a file that another
 # plugin or a conftest already collects (nbmake, a project's own example
 # collector) is left to it and only gets the markers.
 
-_opt_in = None
+_opt_in = {"files": {}}
 
 
 def _opt_in_manifest():
-    global _opt_in
-    if _opt_in is None:
-        path = os.environ.get("PROCTOR_BRIDGE_OPT_IN")
-        _opt_in = {"files": {}}
-        if path:
-            with open(path, encoding="utf-8") as f:
-                _opt_in = json.load(f)
     return _opt_in
 
 
@@ -323,14 +405,6 @@ def _run_captured(command, cwd, timeout):
     err = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", err)
     err = "".join(line for line in err.splitlines(True) if "Kernel is running over TCP without encryption" not in line)
     return process.returncode, err, timed_out
-
-
-_rootdir = "."
-
-
-def pytest_sessionstart(session):
-    global _rootdir
-    _rootdir = session.config.rootpath
 
 
 class _ExampleItem(pytest.Item):
