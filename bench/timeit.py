@@ -34,7 +34,10 @@ import time
 from pathlib import Path
 
 
-def run_once(cmd: list[str], cwd: str, env: dict, stdout: Path, stderr: Path):
+def run_once(cmd: list[str], cwd: str, env: dict, stdout: Path, stderr: Path, with_cpu: bool = False):
+    """Wall seconds, peak RSS (KiB) and exit code of one run; with
+    `with_cpu`, also its CPU seconds (user + sys, with the children it
+    waited for)."""
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
@@ -42,6 +45,8 @@ def run_once(cmd: list[str], cwd: str, env: dict, stdout: Path, stderr: Path):
         _, status, rusage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
+    if with_cpu:
+        return elapsed, rusage.ru_maxrss, proc.returncode, rusage.ru_utime + rusage.ru_stime
     return elapsed, rusage.ru_maxrss, proc.returncode
 
 

@@ -8,7 +8,7 @@
 #
 # Scenarios (suites from bench/run/gen.py, under bench/out/):
 #   overhead  200 modules x 20 tests, nothing gated: proctor's cost on top
-#             of pytest (static pass, bridge, result stream).
+#             of pytest (static pass, bridge, result stream, history).
 #   gated     the same, half of the modules GPU modules whose import takes
 #             50 ms; on a machine without a GPU bare pytest imports them to
 #             skip their tests (a conftest gate), proctor does not import
@@ -41,11 +41,14 @@ python3 "$ROOT/bench/run/gen.py" "$OUT/gated" --modules 200 --tests 20 --gpu-sha
     echo "pytest: $("$PY" -m pytest --version 2>&1)"
     echo "command: bench/run/run.sh --runs $RUNS"
 } >&2
+# Bytecode caching on, as on a developer's machine (a CI image may turn it
+# off; then both recompile every module, which dilutes the ratio).
+unset PYTHONDONTWRITEBYTECODE
 for scenario in overhead gated; do
     echo "== $scenario" >&2
     python3 "$ROOT/bench/pair.py" --cwd "$OUT/$scenario" --runs "$RUNS" --warmup "$WARMUP" --out-dir "$OUT/results-$scenario" \
         --name pytest -- "$PY" -m pytest -q -p no:cacheprovider \
-        --- --name proctor -- "$PROCTOR" run --python "$PY" --no-history -- -p no:cacheprovider
+        --- --name proctor -- "$PROCTOR" run --python "$PY" -- -p no:cacheprovider
     tail -1 "$OUT/results-$scenario/pytest.stdout" >&2
     tail -1 "$OUT/results-$scenario/proctor.stdout" >&2
 done

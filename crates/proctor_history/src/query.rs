@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
 use crate::outcome;
+use crate::schema::WENT_WRONG;
 use crate::stats::median;
 use crate::store::History;
 
@@ -86,6 +87,29 @@ impl History {
             .collect())
     }
 
+    /// [`History::durations`] of the given tests only, each read through
+    /// its index: the cost follows the number of tests asked for, not the
+    /// size of the history (which `durations` reads whole).
+    pub fn durations_of<'a>(&self, nodeids: impl IntoIterator<Item = &'a str>, last_runs: usize) -> Result<HashMap<String, f64>, HistoryError> {
+        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let mut statement = self
+            .conn
+            .prepare("SELECT duration FROM results WHERE nodeid = ?1 AND outcome IN ('passed', 'failed') ORDER BY run_id DESC LIMIT ?2")
+            .map_err(read_err)?;
+        let mut found = HashMap::new();
+        for nodeid in nodeids {
+            let mut values: Vec<f64> = statement
+                .query_map(rusqlite::params![nodeid, window(last_runs)], |row| row.get::<_, f64>(0))
+                .map_err(read_err)?
+                .collect::<Result<_, _>>()
+                .map_err(read_err)?;
+            if let Some(m) = median(&mut values) {
+                found.insert(nodeid.to_owned(), m);
+            }
+        }
+        Ok(found)
+    }
+
     /// The tests that, within their last `last_runs` runs (skips not
     /// counted), both passed and failed, or passed only on a rerun; most
     /// unstable first (see [`FlakyTest::unstable`]), then fewest runs, then
@@ -101,6 +125,7 @@ impl History {
                     SELECT nodeid, outcome, flaky,
                            ROW_NUMBER() OVER (PARTITION BY nodeid ORDER BY run_id DESC) AS n
                     FROM results WHERE outcome != 'skipped'
+                        AND nodeid IN (SELECT nodeid FROM results WHERE {WENT_WRONG})
                  ) WHERE n <= ?1
                  GROUP BY nodeid"
             ))
@@ -215,6 +240,39 @@ mod tests {
         assert_eq!(last3["b"], 2.0, "b's window is its own last results");
         assert!(history.durations(0).unwrap().is_empty());
         assert_eq!(history.run_count().unwrap(), 4);
+    }
+
+    #[test]
+    fn durations_of_some_tests_are_their_durations() {
+        let (_dir, history) = history_with(&[
+            vec![result("a", Outcome::Passed, 100.0), result("b", Outcome::Passed, 2.0)],
+            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Skipped, 0.0)],
+            vec![result("a", Outcome::Failed, 3.0), result("b", Outcome::Crashed, 50.0)],
+            vec![result("a", Outcome::Passed, 2.0), result("c", Outcome::Skipped, 0.0)],
+        ]);
+        for window in [0, 1, 3, 10] {
+            let all = history.durations(window).unwrap();
+            let some = history.durations_of(["a", "c", "unknown"], window).unwrap();
+            let expected: HashMap<String, f64> = all.into_iter().filter(|(n, _)| n == "a").collect();
+            assert_eq!(some, expected, "window {window}");
+        }
+    }
+
+    #[test]
+    fn finding_flaky_tests_reads_only_what_went_wrong() {
+        // The partial index's condition is the failing outcomes' set: a
+        // new failing outcome must be added to both.
+        assert_eq!(WENT_WRONG, format!("outcome IN {} OR flaky != 0", outcome::failure_set()));
+        let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
+        let plan: Vec<String> = history
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN SELECT nodeid FROM results WHERE {WENT_WRONG}"))
+            .unwrap()
+            .query_map([], |row| row.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(plan.iter().any(|step| step.contains("results_wrong")), "{plan:?}");
     }
 
     #[test]

@@ -25,7 +25,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX results_nodeid ON results(nodeid, run_id);
     CREATE INDEX results_run ON results(run_id);",
+    // Version 2: the results that went wrong (failing outcomes, passes on
+    // a rerun), few among many, so that finding the flaky tests after each
+    // run reads them and not the whole history. The condition must stay
+    // `WENT_WRONG` word for word: SQLite uses a partial index only for a
+    // query that repeats its condition.
+    "CREATE INDEX results_wrong ON results(nodeid) WHERE outcome IN ('failed', 'error', 'crashed', 'timed-out') OR flaky != 0;",
 ];
+
+/// The condition of the `results_wrong` index, for the queries that use it.
+pub(crate) const WENT_WRONG: &str = "outcome IN ('failed', 'error', 'crashed', 'timed-out') OR flaky != 0";
 
 /// The schema version this build writes.
 pub(crate) fn current_version() -> u32 {

@@ -138,7 +138,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let shard_spec = args.shard.as_deref().map(str::parse::<proctor_history::ShardSpec>).transpose().map_err(|e| anyhow!("--shard: {e}"))?;
     if let Some(spec) = &shard_spec {
         let running: Vec<String> = collection.items.iter().zip(&statics).filter(|(_, v)| v.verdict.runs()).map(|(i, _)| i.nodeid.clone()).collect();
-        let durations = if args.no_history { HashMap::new() } else { read_durations(&history_path) };
+        let durations = if args.no_history { HashMap::new() } else { read_durations(&history_path, &running) };
         let members = proctor_history::shard(&running, &durations, spec.index, spec.count).map_err(|e| anyhow!("--shard: {e}"))?;
         rules.shard = Some((members.into_iter().collect(), spec.index, spec.count));
     }
@@ -469,11 +469,12 @@ fn describe_selection(selection: &Selection) -> String {
     }
 }
 
-fn read_durations(path: &std::path::Path) -> HashMap<String, f64> {
+/// The recorded durations of these tests (none without a history).
+fn read_durations(path: &std::path::Path, nodeids: &[String]) -> HashMap<String, f64> {
     if !path.is_file() {
         return HashMap::new();
     }
-    proctor_history::History::open(path).and_then(|history| history.durations(HISTORY_WINDOW)).unwrap_or_default()
+    proctor_history::History::open(path).and_then(|history| history.durations_of(nodeids.iter().map(String::as_str), HISTORY_WINDOW)).unwrap_or_default()
 }
 
 /// Ctrl-C sets the returned flag instead of ending proctor: the runner
