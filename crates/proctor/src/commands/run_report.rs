@@ -30,7 +30,7 @@ const FINDINGS_WINDOW: usize = 20;
 pub(crate) fn history_extract(history: &proctor_history::History, results: &[TestResult], medians: bool) -> Option<HistoryExtract> {
     let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
     let flaky = history.flaky(FINDINGS_WINDOW).ok()?.into_iter().filter(|t| ran.contains(t.nodeid.as_str())).collect();
-    let durations = if medians { history.durations_of(ran.iter().copied(), FINDINGS_WINDOW).ok()?.into_iter().collect() } else { Default::default() };
+    let durations = if medians { history.durations_of(ran.iter().copied(), FINDINGS_WINDOW).ok()?.into_iter().collect() } else { std::collections::BTreeMap::default() };
     Some(HistoryExtract { window: FINDINGS_WINDOW, runs: history.run_count().ok()?, flaky, durations })
 }
 
