@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Two commands timed side by side, interleaved: wall time and peak RSS.
 
-    python3 bench/pair.py --cwd DIR --runs N [--warmup W] --out-dir DIR \
-        --name A -- CMD ARGS... --- --name B -- CMD ARGS...
+    python3 bench/pair.py --cwd DIR --runs N [--warmup W] [--before SHELL] \
+        --out-dir DIR --name A -- CMD ARGS... --- --name B -- CMD ARGS...
 
 Each round runs both commands once, one right after the other, swapping
 which goes first every round, so that a change in the machine's load
@@ -19,6 +19,10 @@ resampled with replacement, 10,000 times, fixed seed): a bar such as
 one median happens to be. Also the ratio of CPU time (user + sys, the
 command and the children it waited for). Prints one line per command and
 the ratios.
+
+`--before SHELL` runs a shell command (untimed, in --cwd) before every
+run of either command, to start each from the same state (a history
+database restored from a snapshot, say).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,6 +53,7 @@ def parse(argv: list[str]):
     ap.add_argument("--cwd", default=".")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--before", help="a shell command run (untimed) before every run")
     ap.add_argument("--out-dir", type=Path, required=True)
     if "---" not in argv:
         ap.error("give two commands separated by ---")
@@ -73,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, cmd in order:
             out = args.out_dir / f"{name}.stdout"
             err = args.out_dir / f"{name}.stderr"
+            if args.before:
+                subprocess.run(args.before, shell=True, cwd=args.cwd, env=env, check=True)
             seconds, rss_kb, code, cpu = run_once(cmd, args.cwd, env, out, err, with_cpu=True)
             r = results[name]
             if round_ < args.warmup:

@@ -8,7 +8,6 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -98,13 +97,6 @@ pub enum RunError {
     /// The loopback listener for the bridge could not be opened.
     #[error("cannot open a loopback port for the bridge: {0}")]
     Listen(std::io::Error),
-}
-
-/// What the session hears from one pytest process.
-enum Heard {
-    Message(Message),
-    /// The connection closed.
-    Closed,
 }
 
 /// A pytest process started before its phase runs, so that Python starts
@@ -280,10 +272,7 @@ fn serve(
     let Some(stream) = accept(listener, child) else {
         return report;
     };
-    let Ok(mut writer) = stream.try_clone() else {
-        return report;
-    };
-    let heard = listen(stream);
+    let mut lines = Lines::new(stream);
     // The plugin sends a test's messages when it ends (one write per test),
     // and pytest runs the kept items in order: the test running now is the
     // first kept one not finished, since the last finish (or collection).
@@ -292,82 +281,93 @@ fn serve(
     let running = |kept: &Option<Vec<String>>, finished: &HashSet<String>| -> Option<String> {
         kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
     };
-    loop {
-        let message = match heard.recv_timeout(Duration::from_millis(50)) {
-            Ok(Heard::Message(message)) => message,
-            Ok(Heard::Closed) | Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => {
-                if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+    'process: loop {
+        if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            kill(child);
+            report.interrupted = true;
+            return report;
+        }
+        if let Some(limit) = options.timeout {
+            if since.elapsed() > limit {
+                if let Some(nodeid) = running(&report.kept, finished) {
                     kill(child);
-                    report.interrupted = true;
+                    report.interrupted_test = Some((nodeid, since, Outcome::TimedOut));
                     return report;
                 }
-                if let Some(limit) = options.timeout {
-                    if since.elapsed() > limit {
-                        if let Some(nodeid) = running(&report.kept, finished) {
-                            kill(child);
-                            report.interrupted_test = Some((nodeid, since, Outcome::TimedOut));
-                            return report;
-                        }
+            }
+        }
+        // Until its collection is answered, pytest waits for proctor at
+        // each step: wait on the socket, to answer at once. While tests
+        // run, poll it every [`POLL`] instead: a reader blocked on the socket
+        // is woken by every test's line, which costs pytest kernel time
+        // (about 20 µs per test on loopback TCP), and proctor a thread
+        // switch per test.
+        let messages = if report.kept.is_none() { lines.read(Some(Duration::from_millis(50))) } else { lines.read(None) };
+        if messages.is_empty() {
+            if lines.closed {
+                break;
+            }
+            if report.kept.is_some() {
+                std::thread::sleep(POLL);
+            }
+            continue;
+        }
+        for message in messages {
+            match message {
+                Message::Hello { token: given } => {
+                    trusted = given == token;
+                    if trusted && lines.answer(setup.as_bytes()).is_err() {
+                        break 'process;
                     }
                 }
-                continue;
-            }
-        };
-        match message {
-            Message::Hello { token: given } => {
-                trusted = given == token;
-                if trusted && writer.write_all(setup.as_bytes()).is_err() {
-                    break;
+                _ if !trusted => break 'process,
+                Message::Collected { items } => {
+                    let decisions = decide(&items);
+                    let answer = serde_json::to_string(&decisions).unwrap_or_else(|_| "{}".to_owned()) + "\n";
+                    if lines.answer(answer.as_bytes()).is_err() {
+                        break 'process;
+                    }
+                    let deselect: HashSet<&String> = decisions.deselect.iter().collect();
+                    let mut kept: Vec<String> = items.iter().map(|i| i.nodeid.clone()).filter(|n| !deselect.contains(n)).collect();
+                    if !decisions.order.is_empty() {
+                        let position: HashMap<&String, usize> = decisions.order.iter().enumerate().map(|(i, n)| (n, i)).collect();
+                        kept.sort_by_key(|n| position.get(n).copied().unwrap_or(usize::MAX));
+                    }
+                    on_event(&Event::Collected { collected: items.len(), deselected: decisions.deselect.len(), skipped: decisions.skip.len() });
+                    if first {
+                        outcome.collected = items;
+                        outcome.deselected = decisions.deselect;
+                    }
+                    report.kept = Some(kept);
+                    since = Instant::now();
                 }
-            }
-            _ if !trusted => break,
-            Message::Collected { items } => {
-                let decisions = decide(&items);
-                let answer = serde_json::to_string(&decisions).unwrap_or_else(|_| "{}".to_owned()) + "\n";
-                if writer.write_all(answer.as_bytes()).is_err() {
-                    break;
+                Message::Module { module } => {
+                    on_event(&Event::ModuleStarting { module });
+                    // The test that waited for this answer starts now.
+                    since = Instant::now();
+                    if lines.answer(b"{}\n").is_err() {
+                        break 'process;
+                    }
                 }
-                let deselect: HashSet<&String> = decisions.deselect.iter().collect();
-                let mut kept: Vec<String> = items.iter().map(|i| i.nodeid.clone()).filter(|n| !deselect.contains(n)).collect();
-                if !decisions.order.is_empty() {
-                    let position: HashMap<&String, usize> = decisions.order.iter().enumerate().map(|(i, n)| (n, i)).collect();
-                    kept.sort_by_key(|n| position.get(n).copied().unwrap_or(usize::MAX));
+                Message::Passed { nodeid, duration } => {
+                    let result = TestResult { duration, phase: options.phase.clone(), ..TestResult::new(nodeid.clone(), Outcome::Passed) };
+                    finished.insert(nodeid);
+                    since = Instant::now();
+                    on_event(&Event::TestFinished(result.clone()));
+                    outcome.results.push(result);
                 }
-                on_event(&Event::Collected { collected: items.len(), deselected: decisions.deselect.len(), skipped: decisions.skip.len() });
-                if first {
-                    outcome.collected = items;
-                    outcome.deselected = decisions.deselect;
+                Message::Done { nodeid, reports } => {
+                    let mut result = fold(&nodeid, &reports);
+                    result.phase.clone_from(&options.phase);
+                    finished.insert(nodeid);
+                    since = Instant::now();
+                    on_event(&Event::TestFinished(result.clone()));
+                    outcome.results.push(result);
                 }
-                report.kept = Some(kept);
-                since = Instant::now();
-            }
-            Message::Module { module } => {
-                on_event(&Event::ModuleStarting { module });
-                // The test that waited for this answer starts now.
-                since = Instant::now();
-                if writer.write_all(b"{}\n").is_err() {
-                    break;
+                Message::SessionFinish { exitstatus } => {
+                    report.session_status = Some(exitstatus);
+                    report.clean_end = true;
                 }
-            }
-            Message::Passed { nodeid, duration } => {
-                let result = TestResult { duration, phase: options.phase.clone(), ..TestResult::new(nodeid.clone(), Outcome::Passed) };
-                finished.insert(nodeid);
-                since = Instant::now();
-                on_event(&Event::TestFinished(result.clone()));
-                outcome.results.push(result);
-            }
-            Message::Done { nodeid, reports } => {
-                let mut result = fold(&nodeid, &reports);
-                result.phase.clone_from(&options.phase);
-                finished.insert(nodeid);
-                since = Instant::now();
-                on_event(&Event::TestFinished(result.clone()));
-                outcome.results.push(result);
-            }
-            Message::SessionFinish { exitstatus } => {
-                report.session_status = Some(exitstatus);
-                report.clean_end = true;
             }
         }
     }
@@ -391,85 +391,97 @@ fn accept(listener: &TcpListener, child: &mut Child) -> Option<TcpStream> {
                 if matches!(child.try_wait(), Ok(Some(_))) {
                     return None;
                 }
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
             }
             Err(_) => return None,
         }
     }
 }
 
-/// Reads the plugin's lines on a thread, so that the session can watch
-/// the clock while it waits.
-fn listen(stream: TcpStream) -> Receiver<Heard> {
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let send = |line: &[u8]| {
-            // Lines that are not messages (a plugin newer than this
-            // proctor) are skipped.
-            match Message::parse(line) {
-                Some(message) => sender.send(Heard::Message(message)).is_ok(),
-                None => true,
-            }
-        };
-        read_lines(&stream, send);
-        let _ = sender.send(Heard::Closed);
-    });
-    receiver
+/// How often the socket is read while tests run: each read costs a
+/// system call and a sleep, and pytest never waits for it (only a pause
+/// between modules, with `hook-between-modules`, waits up to this long).
+const POLL: Duration = Duration::from_millis(5);
+
+/// The plugin's lines, read on the session's own thread: what has arrived
+/// is read when asked for, and a line stays in the socket's buffer (where
+/// a crash cannot lose it) until then.
+struct Lines {
+    stream: TcpStream,
+    buffer: Vec<u8>,
+    chunk: Vec<u8>,
+    /// Bytes of `buffer` already searched for a newline (a collection
+    /// message of a large suite spans many reads).
+    searched: usize,
+    /// The socket is in non-blocking mode.
+    nonblocking: bool,
+    /// The plugin closed the connection (or it failed).
+    closed: bool,
 }
 
-/// Hands every line the plugin writes to `on_line` (until it returns
-/// false), up to the end of the connection. The socket is polled, not
-/// waited on: a reader blocked in `recv` makes every write of pytest wake
-/// it, which on loopback TCP cost pytest about 20 µs of kernel time per
-/// test. Polling every 2 ms leaves the messages in the socket's buffer
-/// (where a crash cannot lose them) at no cost to the writer.
-#[cfg(unix)]
-fn read_lines(stream: &TcpStream, mut on_line: impl FnMut(&[u8]) -> bool) {
-    use std::os::fd::AsRawFd;
-    const POLL: Duration = Duration::from_millis(2);
-    let mut buffer: Vec<u8> = Vec::with_capacity(1 << 16);
-    let mut chunk = vec![0u8; 1 << 16];
-    // Bytes of `buffer` already searched for a newline (a collection
-    // message of a large suite spans many reads).
-    let mut searched = 0;
-    loop {
-        // SAFETY: `chunk` is a live buffer of `chunk.len()` bytes, and the
-        // descriptor belongs to `stream`, which outlives the call.
-        let read = unsafe { libc::recv(stream.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len(), libc::MSG_DONTWAIT) };
-        match usize::try_from(read) {
-            Ok(0) => break,
-            Ok(n) => {
-                buffer.extend_from_slice(&chunk[..n]);
-                let mut start = 0;
-                while let Some(end) = buffer[searched..].iter().position(|&b| b == b'\n').map(|at| searched + at) {
-                    if !on_line(&buffer[start..end]) {
-                        return;
+impl Lines {
+    /// Writes an answer (the plugin waits for it), in blocking mode.
+    fn answer(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if self.nonblocking {
+            self.stream.set_nonblocking(false)?;
+            self.nonblocking = false;
+        }
+        self.stream.write_all(bytes)
+    }
+
+    fn new(stream: TcpStream) -> Lines {
+        Lines { stream, buffer: Vec::with_capacity(1 << 16), chunk: vec![0; 1 << 16], searched: 0, nonblocking: false, closed: false }
+    }
+
+    /// The messages of the complete lines that have arrived, waiting up to
+    /// `wait` for some (`None`: not at all). Lines that are not messages
+    /// (a plugin newer than this proctor) are skipped.
+    fn read(&mut self, wait: Option<Duration>) -> Vec<Message> {
+        use std::io::Read;
+        if self.closed {
+            return Vec::new();
+        }
+        let nonblocking = wait.is_none();
+        if nonblocking != self.nonblocking {
+            if self.stream.set_nonblocking(nonblocking).is_err() {
+                self.closed = true;
+                return Vec::new();
+            }
+            self.nonblocking = nonblocking;
+        }
+        if let Some(wait) = wait {
+            let _ = self.stream.set_read_timeout(Some(wait));
+        }
+        loop {
+            match self.stream.read(&mut self.chunk) {
+                Ok(0) => self.closed = true,
+                Ok(n) => {
+                    self.buffer.extend_from_slice(&self.chunk[..n]);
+                    // A full chunk: more may be waiting.
+                    if n == self.chunk.len() {
+                        continue;
                     }
-                    start = end + 1;
-                    searched = start;
                 }
-                buffer.drain(..start);
-                searched = buffer.len();
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(_) => self.closed = true,
             }
-            Err(_) => match std::io::Error::last_os_error().kind() {
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted => std::thread::sleep(POLL),
-                _ => break,
-            },
+            break;
         }
-    }
-    if !buffer.is_empty() {
-        on_line(&buffer);
-    }
-}
-
-#[cfg(not(unix))]
-fn read_lines(stream: &TcpStream, mut on_line: impl FnMut(&[u8]) -> bool) {
-    use std::io::{BufRead, BufReader};
-    for line in BufReader::new(stream).split(b'\n') {
-        let Ok(line) = line else { break };
-        if !on_line(&line) {
-            return;
+        let mut messages = Vec::new();
+        let mut start = 0;
+        while let Some(end) = self.buffer[self.searched..].iter().position(|&b| b == b'\n').map(|at| self.searched + at) {
+            messages.extend(Message::parse(&self.buffer[start..end]));
+            start = end + 1;
+            self.searched = start;
         }
+        self.buffer.drain(..start);
+        self.searched = self.buffer.len();
+        if self.closed && !self.buffer.is_empty() {
+            messages.extend(Message::parse(&self.buffer));
+            self.buffer.clear();
+        }
+        messages
     }
 }
 

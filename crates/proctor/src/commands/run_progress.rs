@@ -3,9 +3,18 @@
 //! failures and notes printed above it as they happen. Elsewhere (a pipe,
 //! a CI log): a character per test like pytest's progress, or a line per
 //! test with `--verbose`.
+//!
+//! Output is written out at most every [`REFRESH`] (and at every line
+//! end and failure), not once per test: with thousands of fast tests a
+//! write per test cost proctor more than everything else it does while
+//! pytest runs.
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// How often the progress is written out at most.
+const REFRESH: Duration = Duration::from_millis(100);
 
 use proctor_run::{Event, Outcome};
 
@@ -22,16 +31,21 @@ pub(crate) struct Progress {
     counts: BTreeMap<Outcome, usize>,
     /// A status line is on screen.
     status_shown: bool,
+    /// When the output was last written out.
+    flushed: Instant,
 }
 
 impl Progress {
     pub(crate) fn new(verbose: bool) -> Self {
         let live = !verbose && std::io::IsTerminal::is_terminal(&std::io::stdout());
-        Progress { verbose, live, printed: 0, total: 0, done: 0, counts: BTreeMap::new(), status_shown: false }
+        Progress { verbose, live, printed: 0, total: 0, done: 0, counts: BTreeMap::new(), status_shown: false, flushed: Instant::now() }
     }
 
     pub(crate) fn event(&mut self, event: &Event) {
         let mut out = std::io::stdout().lock();
+        // Written out now, not at the next refresh: a failure, a note, the
+        // end of a line.
+        let mut now = false;
         match event {
             Event::Collected { collected, deselected, .. } => {
                 self.total = (self.done + collected.saturating_sub(*deselected)).max(self.total);
@@ -40,6 +54,7 @@ impl Progress {
                 self.done += 1;
                 *self.counts.entry(result.outcome).or_insert(0) += 1;
                 self.total = self.total.max(self.done);
+                now = result.outcome.is_failure();
                 if self.verbose {
                     let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
                 } else if self.live {
@@ -47,13 +62,18 @@ impl Progress {
                         self.clear(&mut out);
                         let _ = writeln!(out, "{} {}", result.outcome.word().to_uppercase(), result.nodeid);
                     }
-                    self.status(&mut out);
+                    // The status line is redrawn at each refresh only.
+                    if now || self.flushed.elapsed() >= REFRESH {
+                        self.status(&mut out);
+                        now = true;
+                    }
                 } else {
                     let _ = write!(out, "{}", letter(result.outcome));
                     self.printed += 1;
                     if self.printed == 80 {
                         let _ = writeln!(out);
                         self.printed = 0;
+                        now = true;
                     }
                 }
             }
@@ -67,18 +87,26 @@ impl Progress {
                 if self.live && self.done > 0 {
                     self.status(&mut out);
                 }
+                now = true;
             }
             _ => {}
         }
-        let _ = out.flush();
+        if now || self.flushed.elapsed() >= REFRESH {
+            let _ = out.flush();
+            self.flushed = Instant::now();
+        }
     }
 
     /// Ends the progress output, leaving the last status on screen.
     pub(crate) fn finish(&mut self) {
         let mut out = std::io::stdout().lock();
+        if self.live && self.done > 0 {
+            self.status(&mut out);
+        }
         if self.status_shown || self.printed > 0 {
             let _ = writeln!(out);
         }
+        let _ = out.flush();
         self.status_shown = false;
         self.printed = 0;
     }
