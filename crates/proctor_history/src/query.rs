@@ -223,14 +223,20 @@ mod tests {
         (dir, history)
     }
 
-    #[test]
-    fn durations_are_medians_over_each_tests_window() {
-        let (_dir, history) = history_with(&[
+    /// Four runs of tests `a`, `b` and `c` with durations of every kind of
+    /// result.
+    fn timed_runs() -> Vec<Vec<TestResult>> {
+        vec![
             vec![result("a", Outcome::Passed, 100.0), result("b", Outcome::Passed, 2.0)],
             vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Skipped, 0.0)],
             vec![result("a", Outcome::Failed, 3.0), result("b", Outcome::Crashed, 50.0)],
             vec![result("a", Outcome::Passed, 2.0), result("c", Outcome::Skipped, 0.0)],
-        ]);
+        ]
+    }
+
+    #[test]
+    fn durations_are_medians_over_each_tests_window() {
+        let (_dir, history) = history_with(&timed_runs());
         let all = history.durations(10).unwrap();
         assert_eq!(all.len(), 2, "c never passed or failed: {all:?}");
         assert_eq!(all["a"], 2.5);
@@ -244,12 +250,7 @@ mod tests {
 
     #[test]
     fn durations_of_some_tests_are_their_durations() {
-        let (_dir, history) = history_with(&[
-            vec![result("a", Outcome::Passed, 100.0), result("b", Outcome::Passed, 2.0)],
-            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Skipped, 0.0)],
-            vec![result("a", Outcome::Failed, 3.0), result("b", Outcome::Crashed, 50.0)],
-            vec![result("a", Outcome::Passed, 2.0), result("c", Outcome::Skipped, 0.0)],
-        ]);
+        let (_dir, history) = history_with(&timed_runs());
         for window in [0, 1, 3, 10] {
             let all = history.durations(window).unwrap();
             let some = history.durations_of(["a", "c", "unknown"], window).unwrap();
