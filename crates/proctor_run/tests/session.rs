@@ -128,3 +128,37 @@ fn pytest_that_cannot_start_is_reported() {
     assert!(outcome.results.is_empty());
     assert!(outcome.failed_to_start.as_deref().unwrap_or_default().contains("conftest is broken"), "{outcome:?}");
 }
+
+/// Whether process `pid` still runs (a zombie or a gone process does not).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+}
+
+/// A pytest process started early and then not needed (nothing to run,
+/// an error in the static pass) is killed with what it started: no orphan.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_early_process_never_served_is_killed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // An "interpreter" that starts a child of its own and waits.
+    let fake = root.join("fake-python");
+    std::fs::write(&fake, "#!/bin/sh\nsleep 60 &\necho $$ $! > \"$(dirname \"$0\")/pids\"\nwait\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = proctor_run::start(&PhaseOptions { python: fake, ..options(root) }).unwrap();
+    let pids_file = root.join("pids");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&pids_file).map_or(true, |t| !t.ends_with('\n')) {
+        assert!(std::time::Instant::now() < deadline, "the fake interpreter never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let pids: Vec<i32> = std::fs::read_to_string(&pids_file).unwrap().split_whitespace().map(|p| p.parse().unwrap()).collect();
+    assert!(pids.iter().all(|&pid| running(pid)), "{pids:?} run before the drop");
+    drop(started);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|&pid| running(pid)) {
+        assert!(std::time::Instant::now() < deadline, "{pids:?} still run after the drop");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
