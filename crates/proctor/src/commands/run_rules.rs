@@ -96,7 +96,9 @@ impl Rules<'_> {
 /// proctor's answer to pytest's collection.
 pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>, phase: Option<&String>) -> Decisions {
     let mut decisions = Decisions::default();
-    let mut kept: Vec<String> = Vec::new();
+    let mut kept: Vec<String> = Vec::with_capacity(items.len());
+    // pytest waits for the answer: the map grows once, not by doubling.
+    markers_of.borrow_mut().reserve(items.len());
     for collected in items {
         let item = runtime_item(collected, static_by_id);
         let (verdict, names) = match rules.verdict(&item) {
