@@ -302,7 +302,7 @@ fn serve(
         // is woken by every test's line, which costs pytest kernel time
         // (about 20 µs per test on loopback TCP), and proctor a thread
         // switch per test.
-        let messages = if report.kept.is_none() { lines.read(Some(Duration::from_millis(50))) } else { lines.read(None) };
+        let messages = lines.read(report.kept.is_none());
         if messages.is_empty() {
             if lines.closed {
                 break;
@@ -349,17 +349,10 @@ fn serve(
                         break 'process;
                     }
                 }
-                Message::Passed { nodeid, duration } => {
-                    let result = TestResult { duration, phase: options.phase.clone(), ..TestResult::new(nodeid.clone(), Outcome::Passed) };
-                    finished.insert(nodeid);
-                    since = Instant::now();
-                    on_event(&Event::TestFinished(result.clone()));
-                    outcome.results.push(result);
-                }
-                Message::Done { nodeid, reports } => {
-                    let mut result = fold(&nodeid, &reports);
+                ended @ (Message::Passed { .. } | Message::Done { .. }) => {
+                    let Some(mut result) = test_result(ended) else { continue };
                     result.phase.clone_from(&options.phase);
-                    finished.insert(nodeid);
+                    finished.insert(result.nodeid.clone());
                     since = Instant::now();
                     on_event(&Event::TestFinished(result.clone()));
                     outcome.results.push(result);
@@ -377,6 +370,15 @@ fn serve(
         }
     }
     report
+}
+
+/// The result a test's closing message carries (`passed`, `done`).
+fn test_result(message: Message) -> Option<TestResult> {
+    match message {
+        Message::Passed { nodeid, duration } => Some(TestResult { duration, ..TestResult::new(nodeid, Outcome::Passed) }),
+        Message::Done { nodeid, reports } => Some(fold(&nodeid, &reports)),
+        _ => None,
+    }
 }
 
 /// Waits for the plugin to connect, or for the process to end first.
@@ -430,27 +432,26 @@ impl Lines {
     }
 
     fn new(stream: TcpStream) -> Lines {
-        Lines { stream, buffer: Vec::with_capacity(1 << 16), chunk: vec![0; 1 << 16], searched: 0, nonblocking: false, closed: false }
+        // A waiting read returns after this long without a line, so that
+        // the session still watches the clock, Ctrl-C and the process.
+        let closed = stream.set_read_timeout(Some(Duration::from_millis(50))).is_err();
+        Lines { stream, buffer: Vec::with_capacity(1 << 16), chunk: vec![0; 1 << 16], searched: 0, nonblocking: false, closed }
     }
 
-    /// The messages of the complete lines that have arrived, waiting up to
-    /// `wait` for some (`None`: not at all). Lines that are not messages
-    /// (a plugin newer than this proctor) are skipped.
-    fn read(&mut self, wait: Option<Duration>) -> Vec<Message> {
+    /// The messages of the complete lines that have arrived, waiting for
+    /// some (up to the read timeout) when `wait`. Lines that are not
+    /// messages (a plugin newer than this proctor) are skipped.
+    fn read(&mut self, wait: bool) -> Vec<Message> {
         use std::io::Read;
         if self.closed {
             return Vec::new();
         }
-        let nonblocking = wait.is_none();
-        if nonblocking != self.nonblocking {
-            if self.stream.set_nonblocking(nonblocking).is_err() {
+        if wait == self.nonblocking {
+            if self.stream.set_nonblocking(!wait).is_err() {
                 self.closed = true;
                 return Vec::new();
             }
-            self.nonblocking = nonblocking;
-        }
-        if let Some(wait) = wait {
-            let _ = self.stream.set_read_timeout(Some(wait));
+            self.nonblocking = !wait;
         }
         loop {
             match self.stream.read(&mut self.chunk) {

@@ -98,7 +98,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Collect first: the interpreter is asked for its packages and version
     // only when some test needs them.
     let collection = suite.collect();
-    let options = &suite.config.proctor;
     // Effective markers of the static items, once for every use below.
     let effectives: Vec<Effective> = collection.items.iter().map(|item| selecting.taxonomy.effective(item)).collect();
     let ask_python = collection.items.iter().zip(&effectives).any(|(item, effective)| {

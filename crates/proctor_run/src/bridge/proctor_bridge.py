@@ -100,8 +100,8 @@ def _collected(items, ids):
     marks = []
     parents = {}
 
-    def convert(marks):
-        return [{"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}} for m in marks]
+    def convert(own):
+        return [{"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}} for m in own]
 
     def group_of(node):
         if node is None:
@@ -314,12 +314,8 @@ class _Guard:
 _opt_in = {"files": {}}
 
 
-def _opt_in_manifest():
-    return _opt_in
-
-
 def _opt_in_entry(path):
-    files = _opt_in_manifest()["files"]
+    files = _opt_in["files"]
     return files.get(str(path)) if files else None
 
 
@@ -332,7 +328,7 @@ def _add_opt_in_markers(item, entry):
 
 
 def _mark_opted_in(items):
-    if not _opt_in_manifest()["files"]:
+    if not _opt_in["files"]:
         return
     for item in items:
         if isinstance(item, (_ExampleItem, _NotebookItem)):  # marked when made
@@ -407,12 +403,21 @@ def _run_captured(command, cwd, timeout):
     return process.returncode, err, timed_out
 
 
-class _ExampleItem(pytest.Item):
+class _OptInItem(pytest.Item):
+    """An example or a notebook: a failure is reported as its own text."""
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, _OptInFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class _ExampleItem(_OptInItem):
     """An example script, run as a subprocess with the rootdir importable;
     it passes when it exits with status 0."""
 
     def runtest(self):
-        timeout = _opt_in_manifest().get("example_timeout")
+        timeout = _opt_in.get("example_timeout")
         status, err, timed_out = _run_captured([sys.executable, str(self.path)], str(self.config.invocation_params.dir), timeout)
         if timed_out:
             raise _OptInFailed("example ran over its %g s timeout ([examples] timeout) and was killed" % timeout)
@@ -426,11 +431,6 @@ class _ExampleItem(pytest.Item):
             pytest.skip(last[len("Skipped: "):])
         how = "was killed by signal %d" % -status if status < 0 else "exited with status %d" % status
         raise _OptInFailed("example %s\n%s" % (how, err.rstrip()))
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, _OptInFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
 
     def reportinfo(self):
         return self.path, 0, "example: %s" % self.name
@@ -460,7 +460,7 @@ except (CellExecutionError, DeadKernelError) as error:
 """
 
 
-class _NotebookItem(pytest.Item):
+class _NotebookItem(_OptInItem):
     """A notebook, executed cell by cell with nbclient in a subprocess,
     with a per-cell and a whole-notebook timeout; it passes when every
     cell runs clean (cells tagged ``skip-execution`` are skipped)."""
@@ -470,20 +470,14 @@ class _NotebookItem(pytest.Item):
 
         if importlib.util.find_spec("nbclient") is None:
             pytest.skip("nbclient is not installed in this interpreter (pip install nbclient ipykernel)")
-        manifest = _opt_in_manifest()
-        cell_timeout = manifest.get("cell_timeout", 300)
-        timeout = manifest.get("notebook_timeout", 900)
+        cell_timeout = _opt_in.get("cell_timeout", 300)
+        timeout = _opt_in.get("notebook_timeout", 900)
         command = [sys.executable, "-c", _NOTEBOOK_RUNNER, str(self.path), str(cell_timeout)]
         status, err, timed_out = _run_captured(command, str(self.path.parent), timeout)
         if timed_out:
             raise _OptInFailed("notebook ran over its %g s timeout ([notebooks] timeout) and was killed" % timeout)
         if status != 0:
             raise _OptInFailed("notebook failed (status %d)\n%s" % (status, err.strip()))
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, _OptInFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
 
     def reportinfo(self):
         return self.path, 0, "notebook: %s" % self.path.name
