@@ -56,7 +56,8 @@ db = sqlite3.connect(sys.argv[1])
 for _ in range(19):
     run = db.execute("INSERT INTO runs (started_at, finished_at, command, selection, exit_code, shard) "
                      "SELECT started_at, finished_at, command, selection, exit_code, shard FROM runs WHERE id = 1").lastrowid
-    db.execute("INSERT INTO results SELECT ?, nodeid, outcome, duration, attempts, flaky, phase FROM results WHERE run_id = 1", (run,))
+    db.execute("INSERT INTO results (run_id, test_id, outcome, duration, attempts, flaky, phase) "
+               "SELECT ?, test_id, outcome, duration, attempts, flaky, phase FROM results WHERE run_id = 1", (run,))
 db.commit()
 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 db.close()

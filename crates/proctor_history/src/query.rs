@@ -56,6 +56,11 @@ pub struct StoredResult {
     pub phase: Option<String>,
 }
 
+/// One test's last durations, newest first: `?1` is its node id, `?2` how
+/// many.
+const DURATIONS_OF_ONE: &str = "SELECT duration FROM results WHERE test_id = (SELECT id FROM tests WHERE nodeid = ?1)
+     AND outcome IN ('passed', 'failed') ORDER BY run_id DESC LIMIT ?2";
+
 impl History {
     /// The median duration of each test over its last `last_runs` passed
     /// or failed results (skips, errors, crashes and timeouts say nothing
@@ -66,11 +71,11 @@ impl History {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT nodeid, duration FROM (
-                    SELECT nodeid, duration,
-                           ROW_NUMBER() OVER (PARTITION BY nodeid ORDER BY run_id DESC) AS n
+                "SELECT tests.nodeid, duration FROM (
+                    SELECT test_id, duration,
+                           ROW_NUMBER() OVER (PARTITION BY test_id ORDER BY run_id DESC) AS n
                     FROM results WHERE outcome IN ('passed', 'failed')
-                 ) WHERE n <= ?1",
+                 ) JOIN tests ON tests.id = test_id WHERE n <= ?1",
             )
             .map_err(read_err)?;
         let mut samples: HashMap<String, Vec<f64>> = HashMap::new();
@@ -94,7 +99,7 @@ impl History {
         let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
         let mut statement = self
             .conn
-            .prepare("SELECT duration FROM results WHERE nodeid = ?1 AND outcome IN ('passed', 'failed') ORDER BY run_id DESC LIMIT ?2")
+            .prepare(DURATIONS_OF_ONE)
             .map_err(read_err)?;
         let mut found = HashMap::new();
         for nodeid in nodeids {
@@ -120,14 +125,14 @@ impl History {
         let mut statement = self
             .conn
             .prepare(&format!(
-                "SELECT nodeid, COUNT(*), SUM(outcome IN {failures}), SUM(outcome = 'passed'), SUM(flaky != 0)
+                "SELECT tests.nodeid, COUNT(*), SUM(outcome IN {failures}), SUM(outcome = 'passed'), SUM(flaky != 0)
                  FROM (
-                    SELECT nodeid, outcome, flaky,
-                           ROW_NUMBER() OVER (PARTITION BY nodeid ORDER BY run_id DESC) AS n
+                    SELECT test_id, outcome, flaky,
+                           ROW_NUMBER() OVER (PARTITION BY test_id ORDER BY run_id DESC) AS n
                     FROM results WHERE outcome != 'skipped'
-                        AND nodeid IN (SELECT nodeid FROM results WHERE {WENT_WRONG})
-                 ) WHERE n <= ?1
-                 GROUP BY nodeid"
+                        AND test_id IN (SELECT test_id FROM results WHERE {WENT_WRONG})
+                 ) JOIN tests ON tests.id = test_id WHERE n <= ?1
+                 GROUP BY test_id"
             ))
             .map_err(read_err)?;
         let rows = statement
@@ -168,8 +173,9 @@ impl History {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT nodeid, outcome, duration, attempts, flaky, phase
-                 FROM results WHERE run_id = ?1 ORDER BY rowid",
+                "SELECT tests.nodeid, outcome, duration, attempts, flaky, phase
+                 FROM results JOIN tests ON tests.id = results.test_id
+                 WHERE run_id = ?1 ORDER BY results.rowid",
             )
             .map_err(read_err)?;
         let rows = statement
@@ -265,15 +271,28 @@ mod tests {
         // new failing outcome must be added to both.
         assert_eq!(WENT_WRONG, format!("outcome IN {} OR flaky != 0", outcome::failure_set()));
         let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
-        let plan: Vec<String> = history
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN SELECT nodeid FROM results WHERE {WENT_WRONG}"))
-            .unwrap()
-            .query_map([], |row| row.get::<_, String>(3))
+        let plan = plan_of(&history, &format!("SELECT test_id FROM results WHERE {WENT_WRONG}"));
+        assert!(plan.iter().any(|step| step.contains("results_wrong")), "{plan:?}");
+    }
+
+    #[test]
+    fn durations_of_a_test_read_its_index_entries() {
+        let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
+        let plan = plan_of(&history, DURATIONS_OF_ONE);
+        assert!(plan.iter().any(|step| step.contains("USING INDEX results_test (test_id=?)")), "{plan:?}");
+        assert!(plan.iter().any(|step| step.contains("tests USING COVERING INDEX")), "{plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN")), "{plan:?}");
+    }
+
+    /// The steps of `SQLite`'s plan for `sql`, its parameters unbound.
+    fn plan_of(history: &History, sql: &str) -> Vec<String> {
+        let mut statement = history.conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let unbound = std::iter::repeat_n(rusqlite::types::Null, statement.parameter_count());
+        statement
+            .query_map(rusqlite::params_from_iter(unbound), |row| row.get::<_, String>(3))
             .unwrap()
             .collect::<Result<_, _>>()
-            .unwrap();
-        assert!(plan.iter().any(|step| step.contains("results_wrong")), "{plan:?}");
+            .unwrap()
     }
 
     #[test]

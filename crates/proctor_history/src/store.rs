@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use proctor_run::TestResult;
-use rusqlite::{params, Connection, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
@@ -167,9 +167,11 @@ impl History {
         .map_err(write_err)?;
         let run_id = tx.last_insert_rowid();
         {
+            let mut find_test = tx.prepare("SELECT id FROM tests WHERE nodeid = ?1").map_err(write_err)?;
+            let mut add_test = tx.prepare("INSERT INTO tests (nodeid) VALUES (?1)").map_err(write_err)?;
             let mut insert = tx
                 .prepare(
-                    "INSERT INTO results (run_id, nodeid, outcome, duration, attempts, flaky, phase)
+                    "INSERT INTO results (run_id, test_id, outcome, duration, attempts, flaky, phase)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .map_err(write_err)?;
@@ -183,10 +185,14 @@ impl History {
                     _ => {}
                 }
                 let duration = if result.duration.is_finite() { result.duration.max(0.0) } else { 0.0 };
+                let test_id = match find_test.query_row([&result.nodeid], |row| row.get::<_, i64>(0)).optional().map_err(write_err)? {
+                    Some(id) => id,
+                    None => add_test.insert([&result.nodeid]).map_err(write_err)?,
+                };
                 insert
                     .execute(params![
                         run_id,
-                        result.nodeid,
+                        test_id,
                         outcome::code(result.outcome),
                         duration,
                         result.attempts,
@@ -202,8 +208,8 @@ impl History {
         Ok(run_id)
     }
 
-    /// Deletes all but the newest `keep` runs and their results; returns
-    /// how many runs were deleted.
+    /// Deletes all but the newest `keep` runs and their results, and the
+    /// tests no remaining run recorded; returns how many runs were deleted.
     pub fn prune(&mut self, keep: usize) -> Result<usize, HistoryError> {
         let write_err = |source| HistoryError::Write { path: self.path.clone(), source };
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
@@ -211,6 +217,8 @@ impl History {
         let cutoff = "SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET ?1";
         tx.execute(&format!("DELETE FROM results WHERE run_id IN ({cutoff})"), [keep]).map_err(write_err)?;
         let deleted = tx.execute(&format!("DELETE FROM runs WHERE id IN ({cutoff})"), [keep]).map_err(write_err)?;
+        tx.execute("DELETE FROM tests WHERE NOT EXISTS (SELECT 1 FROM results WHERE test_id = tests.id)", [])
+            .map_err(write_err)?;
         tx.commit().map_err(write_err)?;
         Ok(deleted)
     }
@@ -405,6 +413,59 @@ pub(crate) mod tests {
         assert_eq!(count(&history, "results"), 2);
         assert!(history.results_of(ids[4]).unwrap().len() == 1 && history.results_of(ids[0]).unwrap().is_empty());
         assert_eq!(history.prune(10).unwrap(), 0);
+        // A test only the pruned runs recorded goes with them.
+        history.record_run(&run(), &[result("t.py::gone", Outcome::Passed, 1.0)]).unwrap();
+        assert_eq!(count(&history, "tests"), 2);
+        history.prune(1).unwrap();
+        assert_eq!(count(&history, "tests"), 1);
+        assert_eq!(history.results_of(ids[4] + 1).unwrap()[0].nodeid, "t.py::gone");
+    }
+
+    #[test]
+    fn a_node_id_is_stored_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = History::open(&dir.path().join("h.db")).unwrap();
+        let twice = [result("t.py::a", Outcome::Passed, 1.0), result("t.py::a", Outcome::Failed, 2.0)];
+        let first = history.record_run(&run(), &twice).unwrap();
+        let second = history.record_run(&run(), &[result("t.py::b", Outcome::Passed, 1.0), twice[0].clone()]).unwrap();
+        assert_eq!(count(&history, "tests"), 2);
+        assert_eq!(count(&history, "results"), 4);
+        let nodeids = |id| history.results_of(id).unwrap().into_iter().map(|r| r.nodeid).collect::<Vec<_>>();
+        assert_eq!(nodeids(first), ["t.py::a", "t.py::a"]);
+        assert_eq!(nodeids(second), ["t.py::b", "t.py::a"]);
+    }
+
+    #[test]
+    fn a_version_2_history_keeps_its_runs_when_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for sql in &MIGRATIONS[..2] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 2).unwrap();
+            conn.execute_batch(
+                "INSERT INTO runs (started_at, finished_at, command, exit_code) VALUES (1, 2, 'proctor run', 1), (3, 4, 'proctor run', 0);
+                 INSERT INTO results (run_id, nodeid, outcome, duration, attempts, flaky, phase) VALUES
+                    (1, 't.py::b', 'failed', 2.0, 1, 0, NULL),
+                    (1, 't.py::a', 'passed', 1.0, 1, 0, 'db'),
+                    (2, 't.py::a', 'passed', 3.0, 2, 1, NULL),
+                    (2, 't.py::b', 'passed', 4.0, 1, 0, NULL);",
+            )
+            .unwrap();
+        }
+        let history = History::open(&path).unwrap();
+        assert_eq!(history.user_version().unwrap(), current_version());
+        assert_eq!(count(&history, "tests"), 2);
+        let first = history.results_of(1).unwrap();
+        assert_eq!(first.iter().map(|r| r.nodeid.as_str()).collect::<Vec<_>>(), ["t.py::b", "t.py::a"], "rows keep their order");
+        assert_eq!((first[0].outcome, first[1].phase.as_deref()), (Outcome::Failed, Some("db")));
+        let second = history.results_of(2).unwrap();
+        assert_eq!((second[0].nodeid.as_str(), second[0].attempts, second[0].flaky), ("t.py::a", 2, true));
+        assert_eq!(history.durations(10).unwrap()["t.py::a"], 2.0);
+        let flaky: Vec<_> = history.flaky(10).unwrap().into_iter().map(|t| t.nodeid).collect();
+        assert_eq!(flaky, ["t.py::a", "t.py::b"]);
     }
 
     #[test]
