@@ -304,3 +304,21 @@ fn a_service_hook_runs_between_modules() {
     let evictions = std::fs::read_to_string(root.join("evictions.log")).unwrap_or_default();
     assert_eq!(evictions, "/evict\n/evict\n", "one hook before each module after the first\n{}", text(&output));
 }
+
+#[test]
+fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
+    // proctor writes its summary and history while pytest's interpreter
+    // shuts down, then waits for it: an atexit handler that exits with 3
+    // is seen, said, and makes the run fail, as with bare pytest.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "conftest.py", "import atexit, os\n\natexit.register(lambda: os._exit(3))\n");
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    let bare = Command::new(python()).args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap();
+    assert_eq!(bare.status.code(), Some(3), "{}", text(&bare));
+    let output = proctor(root, &[]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    assert!(text(&output).contains("pytest's session ended with status 0, but its process then exited with exit status 3"), "{}", text(&output));
+    assert!(text(&output).contains("1 passed"), "{}", text(&output));
+    assert!(root.join(".proctor/history.db").is_file(), "the run was recorded before the wait");
+}

@@ -14,4 +14,4 @@ mod session;
 pub use model::{Event, Outcome, RunSummary, TestResult};
 pub use protocol::{CollectedItem, CollectedMarker, Decisions};
 pub use services::{RunningService, ServiceError};
-pub use session::{run_phase, start, PhaseOptions, PhaseOutcome, RunError, Started};
+pub use session::{run_phase, start, Exiting, LateExit, PhaseOptions, PhaseOutcome, RunError, Started};

@@ -140,11 +140,6 @@ pub enum Event {
     },
     /// A test ended (after any reruns).
     TestFinished(TestResult),
-    /// A pytest process ended.
-    ProcessFinished {
-        /// Its exit status, `None` when killed by a signal.
-        status: Option<i32>,
-    },
     /// Something the user should know (drift between the static model and
     /// pytest, a rerun, a restarted process).
     Note {

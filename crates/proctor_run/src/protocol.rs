@@ -44,6 +44,13 @@ pub(crate) enum Message {
         /// pytest's exit status.
         exitstatus: i32,
     },
+    /// pytest ran its last hook (`pytest_unconfigure`): from here the
+    /// interpreter only shuts down, which takes a large suite hundreds of
+    /// milliseconds.
+    Unconfigured {
+        /// pytest's exit status, as `pytest.main` returns it.
+        exitstatus: i32,
+    },
 }
 
 /// Every field any message has, read in one pass: serde's tagged enums
@@ -91,6 +98,7 @@ impl Message {
             "passed" => Message::Passed { nodeid: wire.nodeid?, duration: wire.duration? },
             "done" => Message::Done { nodeid: wire.nodeid?, reports: wire.reports? },
             "session-finish" => Message::SessionFinish { exitstatus: wire.exitstatus? },
+            "unconfigured" => Message::Unconfigured { exitstatus: wire.exitstatus? },
             _ => return None,
         })
     }

@@ -58,7 +58,7 @@ pub struct PhaseOptions {
 }
 
 /// What a phase produced.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct PhaseOutcome {
     /// One result per test that ran (or crashed, or timed out).
     pub results: Vec<TestResult>,
@@ -73,6 +73,71 @@ pub struct PhaseOutcome {
     pub failed_to_start: Option<String>,
     /// The run was interrupted (Ctrl-C).
     pub interrupted: bool,
+    /// The last process, when its session ended and its interpreter is
+    /// still shutting down.
+    pub exiting: Option<Exiting>,
+}
+
+/// A pytest process that ran its last hook: its results and exit status
+/// are in, and its interpreter is shutting down (for a suite of thousands
+/// of tests, hundreds of milliseconds in which bare pytest does nothing
+/// else either). Whoever holds it goes on meanwhile, and then waits for it
+/// with [`Exiting::wait`]; dropping it waits too, so that nothing it
+/// started outlives proctor.
+#[derive(Debug)]
+pub struct Exiting {
+    child: Child,
+    /// The status pytest's session ended with.
+    session_status: i32,
+    interrupt: Option<Arc<AtomicBool>>,
+    reaped: bool,
+}
+
+impl Exiting {
+    /// Waits for the process to exit (killing it if it hangs, or at once
+    /// on an interrupt), then kills what it left in its process group.
+    /// Returns what went wrong when the process did not exit with its
+    /// session's status (a crash in an `atexit` handler or in an
+    /// extension's teardown), which bare pytest's caller would have seen.
+    #[must_use]
+    pub fn wait(mut self) -> Option<LateExit> {
+        self.reaped = true;
+        let process_status = reap(&mut self.child, self.interrupt.as_deref());
+        (process_status != Some(self.session_status)).then_some(LateExit { session_status: self.session_status, process_status })
+    }
+}
+
+/// A pytest process that exited with another status than its session
+/// ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LateExit {
+    /// The status pytest's session ended with.
+    pub session_status: i32,
+    /// The process's exit status, `None` when a signal ended it.
+    pub process_status: Option<i32>,
+}
+
+impl LateExit {
+    /// The exit code bare pytest's caller would have seen: the process's,
+    /// or 1 when a signal ended it.
+    #[must_use]
+    pub fn exit_code(&self) -> i32 {
+        self.process_status.unwrap_or(1)
+    }
+}
+
+impl std::fmt::Display for LateExit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "pytest's session ended with status {}, but its process then exited with {}", self.session_status, status_text(self.process_status))
+    }
+}
+
+impl Drop for Exiting {
+    fn drop(&mut self) {
+        if !self.reaped {
+            reap(&mut self.child, self.interrupt.as_deref());
+        }
+    }
 }
 
 /// Why a phase could not run.
@@ -194,8 +259,14 @@ pub fn run_phase(
         };
         on_event(&Event::ProcessStarted { phase: options.phase.clone(), command });
         let process = serve(&listener, &mut child, &token, &setup, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
-        let status = reap(&mut child);
-        on_event(&Event::ProcessFinished { status });
+        let status = if let (true, Some(session_status)) = (process.unconfigured, process.session_status) {
+            // Nothing more can come from it: the caller goes on while its
+            // interpreter shuts down.
+            outcome.exiting = Some(Exiting { child, session_status, interrupt: options.interrupt.clone(), reaped: false });
+            None
+        } else {
+            reap(&mut child, options.interrupt.as_deref())
+        };
         if let Some(kept) = process.kept {
             if expected.is_none() {
                 expected = Some(kept);
@@ -251,6 +322,8 @@ struct ProcessReport {
     interrupted_test: Option<(String, Instant, Outcome)>,
     /// The session finished normally.
     clean_end: bool,
+    /// pytest ran its last hook; the process is still shutting down.
+    unconfigured: bool,
     /// Stopped by the interrupt flag.
     interrupted: bool,
 }
@@ -360,6 +433,12 @@ fn serve(
                 Message::SessionFinish { exitstatus } => {
                     report.session_status = Some(exitstatus);
                     report.clean_end = true;
+                }
+                Message::Unconfigured { exitstatus } => {
+                    report.session_status = Some(exitstatus);
+                    report.clean_end = true;
+                    report.unconfigured = true;
+                    break 'process;
                 }
             }
         }
@@ -529,17 +608,21 @@ fn kill(child: &mut Child) {
 }
 
 /// Waits for the process (killing it after a grace period if it hangs
-/// once its connection closed), then kills what it left behind in its
-/// process group; its exit code, `None` when a signal ended it.
-fn reap(child: &mut Child) -> Option<i32> {
+/// once it has nothing more to say, or at once on an interrupt), then
+/// kills what it left behind in its process group; its exit code, `None`
+/// when a signal ended it.
+fn reap(child: &mut Child, interrupt: Option<&AtomicBool>) -> Option<i32> {
     let started = Instant::now();
     let deadline = started + Duration::from_secs(30);
     let status = loop {
+        let interrupted = interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed));
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             // Python's teardown usually takes tens of milliseconds: poll
             // finely at first, every run waits for it.
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_secs(1) { 1 } else { 10 })),
+            Ok(None) if Instant::now() < deadline && !interrupted => {
+                std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_secs(1) { 1 } else { 10 }));
+            }
             Ok(None) => {
                 kill(child);
                 break child.wait().ok();

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use proctor_run::{run_phase, CollectedItem, Decisions, Event, Outcome, PhaseOptions};
+use proctor_run::{run_phase, CollectedItem, Decisions, Event, LateExit, Outcome, PhaseOptions};
 
 fn python() -> std::path::PathBuf {
     std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
@@ -161,4 +161,32 @@ fn an_early_process_never_served_is_killed() {
         assert!(std::time::Instant::now() < deadline, "{pids:?} still run after the drop");
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// A session that ended is handed back while its interpreter shuts down:
+/// the results are in before the process exits, waiting for it waits for
+/// its `atexit` handlers, and an exit status other than the session's is
+/// reported.
+#[test]
+fn a_process_shutting_down_is_handed_back_and_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "conftest.py",
+        "import atexit, os, pathlib, time\n\ndef _late():\n    deadline = time.time() + 20\n    while not pathlib.Path('go').exists() and time.time() < deadline:\n        time.sleep(0.01)\n    pathlib.Path('shut-down').write_text('x')\n    os._exit(3)\n\natexit.register(_late)\n",
+    );
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    let mut decide = |_: &[CollectedItem]| Decisions::default();
+    let outcome = run_phase(&options(root), None, &mut decide, &mut |_: &Event| {}).unwrap();
+    assert_eq!(outcomes(&outcome.results), BTreeMap::from([("test_a.py::test_ok".to_owned(), Outcome::Passed)]));
+    assert_eq!(outcome.pytest_status, Some(0));
+    // The atexit handler waits for `go`: the process is still shutting down.
+    assert!(!root.join("shut-down").exists());
+    let exiting = outcome.exiting.expect("the process is handed back while it shuts down");
+    std::fs::write(root.join("go"), "").unwrap();
+    let late = exiting.wait();
+    assert!(root.join("shut-down").exists(), "waiting waits for the atexit handler");
+    assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3) }));
+    assert_eq!(late.unwrap().to_string(), "pytest's session ended with status 0, but its process then exited with exit status 3");
 }

@@ -213,7 +213,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         files.dedup();
         files
     };
+    // The last pytest process, shutting down after its last hook: waited
+    // for before another starts or a service stops, and at the end, after
+    // proctor's own work (summary, history, reports) is done.
+    let mut shutdown = Shutdown::default();
     for plan in &phases {
+        shutdown.wait(&mut progress);
         if plan.files.is_empty() || interrupted {
             drop(early.take());
             continue;
@@ -288,9 +293,13 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         }
         pytest_status = pytest_status.max(outcome.pytest_status);
         interrupted = outcome.interrupted;
+        shutdown.exiting = outcome.exiting;
         if !interrupted {
-            rerun(&options.run.reruns, &phase, &mut results[first..], &markers_of, &mut decide, &mut progress)?;
+            rerun(&options.run.reruns, &phase, &mut results[first..], &markers_of, &mut decide, &mut progress, &mut shutdown)?;
             interrupted = interrupt.load(Ordering::Relaxed);
+        }
+        if !running.is_empty() {
+            shutdown.wait(&mut progress);
         }
         stop_services(running, &mut progress);
     }
@@ -351,7 +360,33 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         history_findings(&mut out, history, &results, options)?;
     }
     out.flush()?;
+    shutdown.wait(&mut progress);
+    // A crash after the session ended fails the run, as it fails bare
+    // pytest's caller.
+    let code = match shutdown.late {
+        Some(late) if code == 0 => late.exit_code(),
+        _ => code,
+    };
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// The last pytest process while its interpreter shuts down, and the
+/// first process that exited otherwise than its session ended.
+#[derive(Default)]
+pub(crate) struct Shutdown {
+    exiting: Option<proctor_run::Exiting>,
+    late: Option<proctor_run::LateExit>,
+}
+
+impl Shutdown {
+    /// Waits for the process still shutting down, if any; notes a late
+    /// exit.
+    pub(crate) fn wait(&mut self, progress: &mut Progress) {
+        if let Some(late) = self.exiting.take().and_then(proctor_run::Exiting::wait) {
+            progress.event(&Event::Note { message: late.to_string() });
+            self.late.get_or_insert(late);
+        }
+    }
 }
 
 /// The paths pytest gets: the command line's, else the `--job`'s `paths`

@@ -23,6 +23,7 @@ pub(crate) fn rerun(
     markers_of: &RefCell<HashMap<String, Vec<String>>>,
     decide: &mut dyn FnMut(&[CollectedItem]) -> Decisions,
     progress: &mut Progress,
+    shutdown: &mut crate::commands::run::Shutdown,
 ) -> Result<()> {
     if rules.is_empty() {
         return Ok(());
@@ -53,6 +54,8 @@ pub(crate) fn rerun(
         let list = phase.work_dir.join(format!("rerun-{round}.txt"));
         std::fs::create_dir_all(&phase.work_dir).with_context(|| format!("cannot create {}", phase.work_dir.display()))?;
         std::fs::write(&list, nodeids.join("\n") + "\n").with_context(|| format!("cannot write {}", list.display()))?;
+        // One pytest process at a time: the phase's own ends first.
+        shutdown.wait(progress);
         let again = PhaseOptions { args: vec![format!("@{}", list.display())], ..phase.clone() };
         let outcome = proctor_run::run_phase(&again, None, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
         for attempt in outcome.results {

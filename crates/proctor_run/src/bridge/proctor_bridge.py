@@ -248,8 +248,22 @@ class _Reports:
         _send_test(_quote(nodeid), reports)
 
 
+_session = None  # the session, once it finished
+
+
 def pytest_sessionfinish(session, exitstatus):
+    global _session
+    _session = session
     _send({"event": "session-finish", "exitstatus": int(exitstatus)})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """pytest's last hook: the interpreter only shuts down after it, and
+    proctor goes on while it does. The status is what `pytest.main`
+    returns (a `sessionfinish` hook may have changed it)."""
+    if _session is not None:
+        _send({"event": "unconfigured", "exitstatus": int(_session.exitstatus)})
 
 
 def _is_loopback(address):
