@@ -94,15 +94,16 @@ pub struct Exiting {
 }
 
 impl Exiting {
-    /// Waits for the process to exit (killing it if it hangs, or at once
-    /// on an interrupt), then kills what it left in its process group.
+    /// Waits for the process to exit, as long as it takes (a non-daemon
+    /// thread keeps bare pytest alive too), or kills it at once on an
+    /// interrupt; then kills what it left in its process group.
     /// Returns what went wrong when the process did not exit with its
     /// session's status (a crash in an `atexit` handler or in an
     /// extension's teardown), which bare pytest's caller would have seen.
     #[must_use]
     pub fn wait(mut self) -> Option<LateExit> {
         self.reaped = true;
-        let process_status = reap(&mut self.child, self.interrupt.as_deref());
+        let process_status = reap(&mut self.child, self.interrupt.as_deref(), None);
         (process_status != Some(self.session_status)).then_some(LateExit { session_status: self.session_status, process_status })
     }
 }
@@ -135,7 +136,7 @@ impl std::fmt::Display for LateExit {
 impl Drop for Exiting {
     fn drop(&mut self) {
         if !self.reaped {
-            reap(&mut self.child, self.interrupt.as_deref());
+            reap(&mut self.child, self.interrupt.as_deref(), None);
         }
     }
 }
@@ -265,7 +266,7 @@ pub fn run_phase(
             outcome.exiting = Some(Exiting { child, session_status, interrupt: options.interrupt.clone(), reaped: false });
             None
         } else {
-            reap(&mut child, options.interrupt.as_deref())
+            reap(&mut child, options.interrupt.as_deref(), Some(EXIT_GRACE))
         };
         if let Some(kept) = process.kept {
             if expected.is_none() {
@@ -607,20 +608,23 @@ fn kill(child: &mut Child) {
     let _ = child.kill();
 }
 
-/// Waits for the process (killing it after a grace period if it hangs
-/// once it has nothing more to say, or at once on an interrupt), then
-/// kills what it left behind in its process group; its exit code, `None`
-/// when a signal ended it.
-fn reap(child: &mut Child, interrupt: Option<&AtomicBool>) -> Option<i32> {
+/// How long a process whose connection closed may take to exit before
+/// it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(30);
+
+/// Waits for the process (killing it once `grace` is over, or at once on
+/// an interrupt), then kills what it left behind in its process group;
+/// its exit code, `None` when a signal ended it.
+fn reap(child: &mut Child, interrupt: Option<&AtomicBool>, grace: Option<Duration>) -> Option<i32> {
     let started = Instant::now();
-    let deadline = started + Duration::from_secs(30);
     let status = loop {
         let interrupted = interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed));
+        let late = grace.is_some_and(|grace| started.elapsed() > grace);
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             // Python's teardown usually takes tens of milliseconds: poll
             // finely at first, every run waits for it.
-            Ok(None) if Instant::now() < deadline && !interrupted => {
+            Ok(None) if !late && !interrupted => {
                 std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_secs(1) { 1 } else { 10 }));
             }
             Ok(None) => {
