@@ -5,6 +5,7 @@
 #
 #   bench/run/run.sh                  # both scenarios, 5 rounds
 #   bench/run/run.sh --runs 9
+#   bench/run/run.sh --runs 41 --scenario overhead --scenario history
 #
 # Scenarios (suites from bench/run/gen.py, under bench/out/):
 #   overhead  200 modules x 20 tests, nothing gated: proctor's cost on top
@@ -20,13 +21,19 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS=5
 WARMUP=1
+SCENARIOS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
+        --scenario) SCENARIOS+=("$2"); shift 2 ;;
         --warmup) WARMUP="$2"; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
+done
+[[ ${#SCENARIOS[@]} -gt 0 ]] || SCENARIOS=(overhead history gated)
+for scenario in "${SCENARIOS[@]}"; do
+    [[ $scenario == overhead || $scenario == history || $scenario == gated ]] || { echo "unknown scenario: $scenario (overhead, history, gated)" >&2; exit 2; }
 done
 PY="$ROOT/.venv/bin/python"
 [[ -x "$PY" ]] || { echo "needs the repo's .venv with pytest (scripts/test makes it)" >&2; exit 2; }
@@ -42,7 +49,7 @@ python3 "$ROOT/bench/run/gen.py" "$OUT/gated" --modules 200 --tests 20 --gpu-sha
     echo "machine: $(nproc) cores"
     echo "commit: $(cd "$ROOT" && git rev-parse --short HEAD)"
     echo "pytest: $("$PY" -m pytest --version 2>&1)"
-    echo "command: bench/run/run.sh --runs $RUNS"
+    echo "command: bench/run/run.sh --runs $RUNS${SCENARIOS[*]/#/ --scenario }"
 } >&2
 # Bytecode caching on, as on a developer's machine (a CI image may turn it
 # off; then both recompile every module, which dilutes the ratio).
@@ -63,7 +70,7 @@ db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 db.close()
 EOF
 cp "$OUT/history/.proctor/history.db" "$OUT/history-20-runs.db"
-for scenario in overhead history gated; do
+for scenario in "${SCENARIOS[@]}"; do
     echo "== $scenario" >&2
     history=(--no-history)
     before=()
