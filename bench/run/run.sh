@@ -49,7 +49,9 @@ python3 "$ROOT/bench/run/gen.py" "$OUT/gated" --modules 200 --tests 20 --gpu-sha
     echo "machine: $(nproc) cores"
     echo "commit: $(cd "$ROOT" && git rev-parse --short HEAD)"
     echo "pytest: $("$PY" -m pytest --version 2>&1)"
-    echo "command: bench/run/run.sh --runs $RUNS${SCENARIOS[*]/#/ --scenario }"
+    printf 'command: bench/run/run.sh --runs %s' "$RUNS"
+    printf ' --scenario %s' "${SCENARIOS[@]}"
+    echo
 } >&2
 # Bytecode caching on, as on a developer's machine (a CI image may turn it
 # off; then both recompile every module, which dilutes the ratio).
