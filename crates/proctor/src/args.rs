@@ -42,7 +42,9 @@ pub(crate) enum Command {
     ///
     /// Arguments after `--` go to pytest unchanged. Exit status is
     /// pytest's: 0 all passed, 1 some failed (or crashed, or timed out), 2
-    /// interrupted, 3 internal error, 4 usage error, 5 no tests ran.
+    /// interrupted, 3 internal error, 4 usage error, 5 no tests ran. A run
+    /// that passed but whose pytest then exited otherwise (a crash at
+    /// interpreter shutdown) exits with that status, as bare pytest would.
     Run(RunArgs),
     /// Lint the suite against its taxonomy.
     ///
