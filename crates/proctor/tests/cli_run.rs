@@ -280,6 +280,24 @@ fn the_history_names_flaky_and_slow_tests() {
 }
 
 #[test]
+fn the_history_keeps_the_newest_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pyproject.toml", "[tool.proctor.run]\nhistory-runs = 2\n");
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    for _ in 0..3 {
+        let output = proctor(root, &[]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    }
+    let history = proctor_history::History::open(&root.join(".proctor/history.db")).unwrap();
+    assert_eq!(history.run_count().unwrap(), 2);
+    write(root, "pyproject.toml", "[tool.proctor.run]\nhistory-runs = 0\n");
+    let output = proctor(root, &[]);
+    assert_eq!(output.status.code(), Some(4), "a usage error, as pytest's: {}", text(&output));
+    assert!(text(&output).contains("pyproject.toml:2:16: `history-runs` must be at least 1"), "{}", text(&output));
+}
+
+#[test]
 fn a_service_hook_runs_between_modules() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

@@ -6,6 +6,7 @@
 //! timeout = 300
 //! no-network = ["unit"]
 //! slow-threshold = 60
+//! history-runs = 200
 //!
 //! [[run.reruns]]
 //! markers = ["ollama"]
@@ -37,6 +38,24 @@ pub struct RunOptions {
     pub slow_threshold: Option<f64>,
     /// The marker of slow tests (`slow-marker`, default `slow`).
     pub slow_marker: Option<String>,
+    /// How many runs the history keeps (`history-runs`, at least 1,
+    /// default [`DEFAULT_HISTORY_RUNS`]): after each run the older ones
+    /// are dropped, so that the file stays small enough to cache.
+    #[serde(deserialize_with = "positive_runs")]
+    pub history_runs: Option<usize>,
+}
+
+/// Runs the history keeps without `history-runs`: the last 20 runs of
+/// every test (the window of the flaky and slow findings) with up to ten
+/// shards.
+pub const DEFAULT_HISTORY_RUNS: usize = 200;
+
+impl RunOptions {
+    /// How many runs the history keeps.
+    #[must_use]
+    pub fn history_runs(&self) -> usize {
+        self.history_runs.unwrap_or(DEFAULT_HISTORY_RUNS)
+    }
 }
 
 /// One rerun rule.
@@ -79,6 +98,13 @@ pub(crate) fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Re
     }
 }
 
+fn positive_runs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
+    match usize::deserialize(deserializer)? {
+        0 => Err(serde::de::Error::custom("`history-runs` must be at least 1")),
+        n => Ok(Some(n)),
+    }
+}
+
 fn positive_times<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
     match u32::deserialize(deserializer)? {
         0 => Err(serde::de::Error::custom("`times` must be at least 1")),
@@ -98,5 +124,15 @@ mod tests {
         assert!(!rule.applies(&ollama, "AssertionError: assert 1 == 2"));
         assert!(!rule.applies(&["openai".to_owned()], "ReadTimeout"));
         assert!(toml::from_str::<RerunRule>("times = 0").is_err());
+    }
+
+    #[test]
+    fn the_history_keeps_a_positive_number_of_runs() {
+        assert_eq!(RunOptions::default().history_runs(), DEFAULT_HISTORY_RUNS);
+        let options: RunOptions = toml::from_str("history-runs = 50").unwrap();
+        assert_eq!(options.history_runs(), 50);
+        let err = toml::from_str::<RunOptions>("history-runs = 0").unwrap_err();
+        assert!(err.to_string().contains("`history-runs` must be at least 1"), "{err}");
+        assert!(toml::from_str::<RunOptions>("history-runs = -3").is_err());
     }
 }

@@ -217,8 +217,10 @@ impl History {
         let cutoff = "SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET ?1";
         tx.execute(&format!("DELETE FROM results WHERE run_id IN ({cutoff})"), [keep]).map_err(write_err)?;
         let deleted = tx.execute(&format!("DELETE FROM runs WHERE id IN ({cutoff})"), [keep]).map_err(write_err)?;
-        tx.execute("DELETE FROM tests WHERE NOT EXISTS (SELECT 1 FROM results WHERE test_id = tests.id)", [])
-            .map_err(write_err)?;
+        if deleted > 0 {
+            tx.execute("DELETE FROM tests WHERE NOT EXISTS (SELECT 1 FROM results WHERE test_id = tests.id)", [])
+                .map_err(write_err)?;
+        }
         tx.commit().map_err(write_err)?;
         Ok(deleted)
     }

@@ -336,7 +336,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             shard: shard_spec,
         };
         match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
-            Ok(recorded) => {
+            Ok(mut recorded) => {
+                if let Err(err) = recorded.prune(options.run.history_runs()) {
+                    writeln!(out.err(), "warning: older runs were not dropped from the history: {err}")?;
+                }
                 // Medians cost a query over every stored result: only for
                 // the reports and the slow findings.
                 let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
