@@ -1,7 +1,8 @@
 //! What recording a run costs as the history grows: `record_run` of 4,000
 //! results into a history of 0 to 40 earlier runs, and the reads
 //! `proctor run` does after it (flaky tests, durations of the run's
-//! tests). A benchmark, not a test: it prints milliseconds.
+//! tests), then dropping the oldest run to keep the history's size. A
+//! benchmark, not a test: it prints milliseconds.
 //!
 //!     cargo bench -p proctor_history --bench record
 //!
@@ -31,7 +32,7 @@ fn main() {
         exit_code: 1,
         shard: None,
     };
-    println!("{:>12} {:>12} {:>12} {:>12}", "earlier runs", "record ms", "flaky ms", "durations ms");
+    println!("{:>12} {:>12} {:>12} {:>12} {:>12}", "earlier runs", "record ms", "flaky ms", "durations ms", "prune ms");
     let mut earlier = 0;
     for checkpoint in [0, 10, 20, 40] {
         while earlier < checkpoint {
@@ -41,6 +42,7 @@ fn main() {
         let mut record_ms = Vec::new();
         let mut flaky_ms = Vec::new();
         let mut durations_ms = Vec::new();
+        let mut prune_ms = Vec::new();
         for _ in 0..ROUNDS {
             // Each round records one more run and then drops the oldest,
             // so that every round writes into a history of the same size.
@@ -53,9 +55,17 @@ fn main() {
             let took = Instant::now();
             std::hint::black_box(history.durations_of(results.iter().map(|r| r.nodeid.as_str()), 20).expect("durations"));
             durations_ms.push(took.elapsed());
+            let took = Instant::now();
             history.prune(checkpoint).expect("pruned");
+            prune_ms.push(took.elapsed());
         }
-        println!("{checkpoint:>12} {:>12.1} {:>12.1} {:>12.1}", median_ms(record_ms), median_ms(flaky_ms), median_ms(durations_ms));
+        println!(
+            "{checkpoint:>12} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
+            median_ms(record_ms),
+            median_ms(flaky_ms),
+            median_ms(durations_ms),
+            median_ms(prune_ms)
+        );
     }
 }
 
