@@ -377,7 +377,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
 /// first process that exited otherwise than its session ended.
 #[derive(Default)]
 pub(crate) struct Shutdown {
-    exiting: Option<proctor_run::Exiting>,
+    pub(crate) exiting: Option<proctor_run::Exiting>,
     late: Option<proctor_run::LateExit>,
 }
 

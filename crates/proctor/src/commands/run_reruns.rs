@@ -58,6 +58,7 @@ pub(crate) fn rerun(
         shutdown.wait(progress);
         let again = PhaseOptions { args: vec![format!("@{}", list.display())], ..phase.clone() };
         let outcome = proctor_run::run_phase(&again, None, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
+        shutdown.exiting = outcome.exiting;
         for attempt in outcome.results {
             let Some((index, _)) = wanted.iter().find(|(i, _)| results[*i].nodeid == attempt.nodeid) else { continue };
             let previous = &mut results[*index];
