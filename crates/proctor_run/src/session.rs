@@ -622,8 +622,8 @@ fn reap(child: &mut Child, interrupt: Option<&AtomicBool>, grace: Option<Duratio
         let late = grace.is_some_and(|grace| started.elapsed() > grace);
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            // Python's teardown usually takes tens of milliseconds: poll
-            // finely at first, every run waits for it.
+            // Python's teardown takes tens to hundreds of milliseconds:
+            // poll finely at first, every run waits for it.
             Ok(None) if !late && !interrupted => {
                 std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_secs(1) { 1 } else { 10 }));
             }

@@ -340,8 +340,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
                 if let Err(err) = recorded.prune(options.run.history_runs()) {
                     writeln!(out.err(), "warning: older runs were not dropped from the history: {err}")?;
                 }
-                // Medians cost a query over every stored result: only for
-                // the reports and the slow findings.
+                // Medians cost an index lookup per test of the run: only
+                // for the reports and the slow findings.
                 let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
                 history = history_extract(&recorded, &results, medians);
             }
