@@ -74,6 +74,7 @@ suites!(
     dynamic,
     outcomes,
     opt_in,
+    addopts_plugins,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

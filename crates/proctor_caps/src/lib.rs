@@ -22,6 +22,7 @@ mod process;
 mod python;
 mod render;
 mod services;
+mod site;
 
 pub use assume::{assume, AssumeError, ASSUME_KEYS};
 pub use detect::{detect, DetectOptions, ServiceProbe, SKIP_RESOURCE_CHECKS_ENV};
@@ -29,3 +30,4 @@ pub use interpreter::find_interpreter;
 pub use model::{gib, gib_bytes, Capabilities, Gpu, Platform, Python, Service};
 pub use packages::normalize_name;
 pub use render::render;
+pub use site::site_packages;

@@ -5,7 +5,11 @@
 //! Only pytest's own options are known to pytest when it decides the rootdir,
 //! so discovery uses that table alone. For [`Addopts`] a few common plugin
 //! options that take a value (`-n auto`, `--reruns 3`) are known as well, so
-//! that their values are not mistaken for paths.
+//! that their values are not mistaken for paths, and so are the options the
+//! suite's conftests and installed plugins declare
+//! ([`crate::declared_options`]).
+
+use crate::declared_options::{DeclaredArity, DeclaredOption};
 
 /// The options in `addopts` and `PYTEST_ADDOPTS` that proctor acts on, in the
 /// order pytest applies them (ini `addopts` first, then `PYTEST_ADDOPTS`).
@@ -44,6 +48,10 @@ pub struct Addopts {
     /// Every other token, in order, as written (an option and its separate
     /// value are two tokens).
     pub other: Vec<String>,
+    /// Options no table knows that were given the next token as their value
+    /// because that token is not an existing path (`--plugin-opt VALUE`):
+    /// `(option, value)`, each worth a warning.
+    pub guessed: Vec<(String, String)>,
 }
 
 /// How many values an option takes.
@@ -53,6 +61,9 @@ enum Arity {
     One,
     /// argparse's `nargs="?"`: the next token if it is not an option.
     Optional,
+    /// `nargs="*"`, `"+"` or `N`: the following tokens that are not options,
+    /// at least `min`, at most `max`.
+    Many { min: usize, max: Option<usize> },
 }
 
 /// What an option means to proctor.
@@ -170,7 +181,9 @@ const CORE: &[OptSpec] = &[
 
 /// Value-taking options of widely used plugins (xdist, rerunfailures, timeout,
 /// randomly, random-order, cov, html, json-report, django, asyncio, repeat,
-/// split), known only when reading [`Addopts`].
+/// split, benchmark, hypothesis, socket, recording, syrupy, playwright,
+/// metadata), known only when reading [`Addopts`]. Each list was read from
+/// the plugin's `pytest_addoption`.
 const PLUGINS: &[OptSpec] = &[
     opt(
         &[
@@ -210,11 +223,50 @@ const PLUGINS: &[OptSpec] = &[
             "--group",
             "--splitting-algorithm",
             "--durations-path",
+            "--session-timeout",
+            "--benchmark-sort",
+            "--benchmark-group-by",
+            "--benchmark-columns",
+            "--benchmark-name",
+            "--benchmark-storage",
+            "--benchmark-min-time",
+            "--benchmark-max-time",
+            "--benchmark-min-rounds",
+            "--benchmark-timer",
+            "--benchmark-calibration-precision",
+            "--benchmark-warmup-iterations",
+            "--benchmark-save",
+            "--benchmark-compare-fail",
+            "--benchmark-cprofile",
+            "--benchmark-time-unit",
+            "--benchmark-json",
+            "--hypothesis-profile",
+            "--hypothesis-seed",
+            "--hypothesis-verbosity",
+            "--allow-hosts",
+            "--record-mode",
+            "--snapshot-default-extension",
+            "--browser",
+            "--browser-channel",
+            "--base-url",
+            "--metadata-from-json",
+            "--liveserver",
         ],
         Arity::One,
         Target::Other,
     ),
-    opt(&["--cov"], Arity::Optional, Target::Other),
+    opt(
+        &[
+            "--cov",
+            "--benchmark-histogram",
+            "--benchmark-csv",
+            "--benchmark-netrc",
+            "--benchmark-warmup",
+            "--benchmark-compare",
+        ],
+        Arity::Optional,
+        Target::Other,
+    ),
 ];
 
 /// Which options are known while parsing.
@@ -226,34 +278,71 @@ pub(crate) enum Known {
     WithPlugins,
 }
 
-fn find(known: Known, name: &str) -> Option<&'static OptSpec> {
-    let tables: &[&[OptSpec]] = match known {
-        Known::Core => &[CORE],
-        Known::WithPlugins => &[CORE, PLUGINS],
-    };
-    tables
-        .iter()
-        .flat_map(|table| table.iter())
-        .find(|spec| spec.names.contains(&name))
+/// An option found in a table: how many values it takes, what it means,
+/// and its names for argparse's messages.
+#[derive(Debug, Clone, Copy)]
+struct Spec<'t> {
+    arity: Arity,
+    target: Target,
+    label: &'t [String],
+    names: &'static [&'static str],
+}
+
+impl Spec<'_> {
+    fn label(&self) -> String {
+        if self.label.is_empty() {
+            self.names.join("/")
+        } else {
+            self.label.join("/")
+        }
+    }
+}
+
+/// The options known while parsing: a built-in table, and those the suite's
+/// conftests and installed plugins declare.
+#[derive(Clone, Copy)]
+struct Options<'t> {
+    known: Known,
+    declared: &'t [DeclaredOption],
+}
+
+impl<'t> Options<'t> {
+    fn find(self, name: &str) -> Option<Spec<'t>> {
+        let tables: &[&[OptSpec]] = match self.known {
+            Known::Core => &[CORE],
+            Known::WithPlugins => &[CORE, PLUGINS],
+        };
+        if let Some(spec) = tables.iter().flat_map(|table| table.iter()).find(|spec| spec.names.contains(&name)) {
+            return Some(Spec { arity: spec.arity, target: spec.target, label: &[], names: spec.names });
+        }
+        let declared = self.declared.iter().find(|option| option.names.iter().any(|n| n == name))?;
+        let arity = match declared.arity {
+            DeclaredArity::Flag => Arity::Flag,
+            DeclaredArity::One => Arity::One,
+            DeclaredArity::Optional => Arity::Optional,
+            DeclaredArity::Many { min, max } => Arity::Many { min, max },
+        };
+        Some(Spec { arity, target: Target::Other, label: &declared.names, names: &[] })
+    }
 }
 
 /// argparse's idea of whether a token is an option rather than a value.
-fn looks_like_option(known: Known, token: &str) -> bool {
+fn looks_like_option(known: Options<'_>, token: &str) -> bool {
     if !token.starts_with('-') || token == "-" {
         return false;
     }
-    if token == "--" || find(known, token).is_some() {
+    if token == "--" || known.find(token).is_some() {
         return true;
     }
     if let Some((name, _)) = token.split_once('=') {
-        if find(known, name).is_some() {
+        if known.find(name).is_some() {
             return true;
         }
     }
     if !token.starts_with("--")
         && token
             .get(..2)
-            .and_then(|short| find(known, short))
+            .and_then(|short| known.find(short))
             .is_some()
     {
         return true;
@@ -266,6 +355,23 @@ fn looks_like_option(known: Known, token: &str) -> bool {
 /// Parses argument tokens like pytest's `parse_known_args`; an option that
 /// lacks its value is an error with argparse's message.
 pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> {
+    parse_guessing(tokens, known, &[], &|_| true)
+}
+
+/// [`parse`], with a last resort for options no table knows: with
+/// [`Known::WithPlugins`], an unknown `--long-option` followed by a token that
+/// is not an option and not an existing path (`exists`) takes that token as
+/// its value, recorded in [`Addopts::guessed`]. Without it, a plugin's
+/// `--columns min,mean` would make pytest's paths `min,mean` and collect
+/// nothing.
+pub(crate) fn parse_guessing(
+    tokens: &[String],
+    known: Known,
+    declared: &[DeclaredOption],
+    exists: &dyn Fn(&str) -> bool,
+) -> Result<Addopts, String> {
+    let guessing = known == Known::WithPlugins;
+    let known = Options { known, declared };
     let mut out = Addopts::default();
     let mut i = 0;
     while i < tokens.len() {
@@ -281,22 +387,31 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
         }
         // Exact name, `--name=value`, then a short option with its value or
         // more short flags attached.
-        let (spec, name, mut explicit) = if let Some(spec) = find(known, token) {
+        let (spec, name, mut explicit) = if let Some(spec) = known.find(token) {
             (spec, token.as_str(), None)
         } else if let Some(spec) = token
             .split_once('=')
-            .and_then(|(name, value)| Some((find(known, name)?, name, value)))
+            .and_then(|(name, value)| Some((known.find(name)?, name, value)))
             .map(|(spec, name, value)| (spec, name, Some(value.to_owned())))
         {
             spec
         } else if let Some((spec, short)) = (!token.starts_with("--"))
             .then(|| token.get(..2))
             .flatten()
-            .and_then(|short| Some((find(known, short)?, short)))
+            .and_then(|short| Some((known.find(short)?, short)))
         {
             (spec, short, Some(token[2..].to_owned()))
         } else {
             out.other.push(token.clone());
+            let guess = guessing && token.starts_with("--") && !token.contains('=');
+            if let Some(next) = tokens.get(i).filter(|next| guess && !looks_like_option(known, next)) {
+                let path = next.split_once("::").map_or(next.as_str(), |(path, _)| path);
+                if !exists(path) {
+                    out.other.push(next.clone());
+                    out.guessed.push((token.clone(), next.clone()));
+                    i += 1;
+                }
+            }
             continue;
         };
 
@@ -313,7 +428,7 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
                     Some(rest) if !current_name.starts_with("--") && !rest.is_empty() => {
                         let mut chars = rest.chars();
                         let next = format!("-{}", chars.next().unwrap_or_default());
-                        let Some(next_spec) = find(known, &next) else {
+                        let Some(next_spec) = known.find(&next) else {
                             return Err(format!(
                                 "argument {current_name}: ignored explicit argument '{rest}'"
                             ));
@@ -331,6 +446,25 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
                 }
                 continue;
             }
+            if let Arity::Many { min, max } = current.arity {
+                let mut values: Vec<String> = explicit.take().into_iter().collect();
+                while max.is_none_or(|max| values.len() < max) {
+                    match tokens.get(i) {
+                        Some(next) if !looks_like_option(known, next) => {
+                            i += 1;
+                            written.push(next.clone());
+                            values.push(next.clone());
+                        }
+                        _ => break,
+                    }
+                }
+                if values.len() < min {
+                    let what = if min == 1 { "expected at least one argument".to_owned() } else { format!("expected {min} arguments") };
+                    return Err(format!("argument {}: {what}", spec.label()));
+                }
+                apply(&mut out, current.target, values.pop(), &written);
+                break;
+            }
             let value = match explicit.take() {
                 Some(value) => Some(value),
                 None => match tokens.get(i) {
@@ -343,7 +477,7 @@ pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> 
                     _ => {
                         return Err(format!(
                             "argument {}: expected one argument",
-                            spec.names.join("/")
+                            spec.label()
                         ))
                     }
                 },
@@ -424,6 +558,41 @@ mod tests {
         assert_eq!(
             a.other,
             ["--reruns", "3", "-n", "auto", "--cov=src", "--cov", "t"]
+        );
+    }
+
+    #[test]
+    fn plugin_options_with_values_are_not_paths() {
+        let a = parse_str("--benchmark-columns min,mean --timeout 30 --cov-report term -ra tests", Known::WithPlugins);
+        assert_eq!(a.paths, ["tests"]);
+        assert!(a.guessed.is_empty());
+    }
+
+    #[test]
+    fn unknown_options_take_a_value_that_is_not_a_path() {
+        let tokens = crate::shlex::split("--unheard-of min,mean --other-flag tests --last").unwrap();
+        let a = parse_guessing(&tokens, Known::WithPlugins, &[], &|path| path == "tests").unwrap();
+        assert_eq!(a.paths, ["tests"]);
+        assert_eq!(a.guessed, [("--unheard-of".to_owned(), "min,mean".to_owned())]);
+        assert_eq!(a.other, ["--unheard-of", "min,mean", "--other-flag", "--last"]);
+        // pytest's own table alone (rootdir discovery) never guesses.
+        let a = parse_guessing(&tokens, Known::Core, &[], &|path| path == "tests").unwrap();
+        assert_eq!(a.paths, ["min,mean", "tests"]);
+    }
+
+    #[test]
+    fn declared_options_take_their_values() {
+        let declared = crate::declared_options::scan(
+            "p.addoption('--stages', nargs='+')\np.addoption('--fast', action='store_true')\np.addoption('--pair', nargs=2)",
+        );
+        let tokens = crate::shlex::split("--stages one two --fast tests --pair a b more").unwrap();
+        let a = parse_guessing(&tokens, Known::WithPlugins, &declared, &|_| false).unwrap();
+        assert_eq!(a.paths, ["tests", "more"]);
+        assert!(a.guessed.is_empty());
+        let tokens = crate::shlex::split("--pair a").unwrap();
+        assert_eq!(
+            parse_guessing(&tokens, Known::WithPlugins, &declared, &|_| false),
+            Err("argument --pair: expected 2 arguments".to_owned())
         );
     }
 

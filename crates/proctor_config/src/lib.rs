@@ -25,6 +25,7 @@
 
 mod args;
 mod coverage_options;
+pub mod declared_options;
 mod discovery;
 mod error;
 mod ini;

@@ -8,6 +8,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::args::{self, Addopts, Known};
+use crate::declared_options;
 use crate::discovery::{self, Setup, SetupArgs};
 use crate::error::{ConfigError, ConfigWarning, Location};
 use crate::loaders::{IniKind, LoadedConfig};
@@ -260,8 +261,29 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
         .override_ini;
     let mut addopts = ini_addopts;
     addopts.extend(env_tokens);
-    let addopts_parsed = args::parse(&addopts, Known::WithPlugins)
+    // pytest resolves positional arguments against the invocation directory.
+    let exists = |path: &str| cwd.join(path).exists();
+    let proctor_found = proctor_options::find(&setup.rootdir)?;
+    let initial: Vec<PathBuf> = if positional.is_empty() {
+        let testpaths = values.args("testpaths", &[])?;
+        let dirs: Vec<PathBuf> = testpaths.iter().map(|p| setup.rootdir.join(p)).filter(|p| p.exists()).collect();
+        if dirs.is_empty() || cwd != setup.rootdir { vec![cwd.clone()] } else { dirs }
+    } else {
+        positional.iter().map(|p| cwd.join(p)).collect()
+    };
+    let mut declared = declared_options::scan_files(&initial_conftests(&setup.rootdir, &initial));
+    let mut addopts_parsed = args::parse_guessing(&addopts, Known::WithPlugins, &declared, &exists)
         .map_err(|message| ConfigError::whole(&env_path, message))?;
+    if !addopts_parsed.guessed.is_empty() {
+        // Options no table knows: read what the installed plugins declare.
+        let configured = proctor_found.as_ref().and_then(|(_, options)| options.python.as_deref());
+        if let Some(python) = proctor_caps::find_interpreter(None, configured, &setup.rootdir) {
+            let plugins = declared_options::plugin_files(&proctor_caps::site_packages(&python));
+            declared.extend(declared_options::scan_files(&plugins));
+            addopts_parsed = args::parse_guessing(&addopts, Known::WithPlugins, &declared, &exists)
+                .map_err(|message| ConfigError::whole(&env_path, message))?;
+        }
+    }
     values.apply_overrides(&from_ini, &addopts_origin)?;
     values.apply_overrides(&env.override_ini, &Origin::Override(env_path))?;
 
@@ -292,8 +314,22 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
         ignored_config_files: setup.ignored.iter().map(|c| c.path.clone()).collect(),
     };
 
-    let warnings = shadow_warnings(&setup);
-    let (proctor_file, proctor) = match proctor_options::find(&pytest.rootdir)? {
+    let mut warnings = shadow_warnings(&setup);
+    let (addopts_path, addopts_at) = match &addopts_origin {
+        Origin::File(location) => (setup.config.as_ref().map(|c| c.path.clone()).unwrap_or_default(), *location),
+        Origin::Override(path) => (path.clone(), Location { line: 1, column: 1 }),
+    };
+    for (option, value) in &pytest.addopts_parsed.guessed {
+        warnings.push(ConfigWarning {
+            path: addopts_path.clone(),
+            line: addopts_at.line,
+            column: addopts_at.column,
+            message: format!(
+                "addopts: `{option}` is not an option proctor knows (no installed plugin declares it here); `{value}` is taken as its value because no such path exists"
+            ),
+        });
+    }
+    let (proctor_file, proctor) = match proctor_found {
         Some((path, options)) => (Some(path), options),
         None => (None, ProctorOptions::default()),
     };
@@ -303,6 +339,44 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
         proctor_file,
         warnings,
     })
+}
+
+/// The conftests pytest loads before it parses the command line for good
+/// (`_set_initial_conftests`): for each initial path, the `conftest.py` of
+/// its directory and of every ancestor up to the rootdir, and those of its
+/// `test*` subdirectories.
+fn initial_conftests(rootdir: &Path, initial: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut add = |path: PathBuf| {
+        if path.is_file() && !out.contains(&path) {
+            out.push(path);
+        }
+    };
+    for path in initial {
+        let anchor = crate::paths::normpath(path);
+        let dir = if anchor.is_dir() { anchor.clone() } else { anchor.parent().map(Path::to_path_buf).unwrap_or_default() };
+        for ancestor in dir.ancestors() {
+            add(ancestor.join("conftest.py"));
+            if ancestor == rootdir {
+                break;
+            }
+        }
+        if anchor.is_dir() {
+            let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&anchor)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .filter(|entry| entry.file_name().to_string_lossy().starts_with("test"))
+                .map(|entry| entry.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            subdirs.sort();
+            for sub in subdirs {
+                add(sub.join("conftest.py"));
+            }
+        }
+    }
+    out
 }
 
 /// A warning for each file whose pytest configuration loses to the one used.

@@ -444,3 +444,44 @@ fn without_proctor_options_the_defaults_apply() {
     assert_eq!(settings.proctor_file, None);
     assert_eq!(settings.proctor, proctor_config::ProctorOptions::default());
 }
+
+#[test]
+fn options_declared_by_conftests_and_installed_plugins_keep_their_values() {
+    let tree = Tree::new();
+    tree.file(
+        "pytest.ini",
+        "[pytest]\naddopts = --stages one two --fast --level 3 --plugin-cols min,mean --plugin-flag tests\n",
+    )
+    .file("proctor.toml", "python = \".venv/bin/python\"\n")
+    .file(
+        "conftest.py",
+        "def pytest_addoption(parser):\n    parser.addoption('--stages', nargs='+')\n    parser.addoption('--fast', action='store_true')\n",
+    )
+    .file("tests/conftest.py", "def pytest_addoption(parser):\n    parser.getgroup('x').addoption('--level', type=int)\n")
+    .file(".venv/bin/python", "")
+    .file(".venv/pyvenv.cfg", "home = /nowhere\nversion = 3.11.7\n")
+    .file(
+        ".venv/lib/python3.11/site-packages/fake_plugin-1.0.dist-info/entry_points.txt",
+        "[pytest11]\nfake = fake_plugin.plugin\n",
+    )
+    .file(
+        ".venv/lib/python3.11/site-packages/fake_plugin/plugin.py",
+        "def pytest_addoption(parser):\n    parser.addoption('--plugin-cols')\n    parser.addoption('--plugin-flag', action='store_true')\n",
+    )
+    .dir("tests");
+    let settings = tree.ok("", &[]);
+    assert_eq!(settings.pytest.addopts_parsed.paths, ["tests"]);
+    assert!(settings.pytest.addopts_parsed.guessed.is_empty());
+    assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+}
+
+#[test]
+fn an_option_nothing_declares_takes_a_value_that_is_not_a_path_with_a_warning() {
+    let tree = Tree::new();
+    tree.file("pytest.ini", "[pytest]\naddopts = --unheard-of min,mean tests\n").dir("tests");
+    let settings = tree.ok("", &[]);
+    assert_eq!(settings.pytest.addopts_parsed.paths, ["tests"]);
+    let messages: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains("pytest.ini:2:") && messages[0].contains("`--unheard-of`") && messages[0].contains("`min,mean`"), "{messages:?}");
+}
