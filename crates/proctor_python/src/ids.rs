@@ -20,6 +20,15 @@ pub(crate) enum ExplicitId {
     Param(String),
     /// An entry of `ids=[...]` evaluated.
     Listed(PyValue),
+    /// What an `ids=` callable returned for each value, as its id part;
+    /// `None` where the value's own id applies.
+    PerValue(Vec<Option<String>>),
+}
+
+/// The id part an `ids=` callable's result gives (`_idval_from_function`):
+/// `None` for a type pytest has no id for, so the value's own id applies.
+pub(crate) fn function_id(result: &PyValue, options: &IdOptions) -> Result<Option<String>, String> {
+    value_id(result, options)
 }
 
 /// One parameter set to name.
@@ -37,6 +46,16 @@ pub(crate) fn make_ids(argnames: &[String], sets: &[IdInput<'_>], options: &IdOp
             Some(ExplicitId::Param(text)) => escape_str(text, options),
             Some(ExplicitId::Listed(value)) => value_id(value, options)?
                 .ok_or_else(|| format!("ids[{idx}] is not a type pytest accepts as an id"))?,
+            Some(ExplicitId::PerValue(given)) => {
+                let mut parts = Vec::with_capacity(argnames.len());
+                for ((value, argname), part) in set.values.iter().zip(argnames).zip(given) {
+                    parts.push(match part {
+                        Some(part) => part.clone(),
+                        None => auto_id(value, argname, idx, options)?,
+                    });
+                }
+                parts.join("-")
+            }
             None => {
                 let mut parts = Vec::with_capacity(argnames.len());
                 for (value, argname) in set.values.iter().zip(argnames) {
@@ -57,10 +76,12 @@ pub(crate) fn make_ids(argnames: &[String], sets: &[IdInput<'_>], options: &IdOp
 pub(crate) fn check_ids(sets: &[IdInput<'_>], options: &IdOptions) -> Result<(), String> {
     for (idx, set) in sets.iter().enumerate() {
         match &set.explicit {
-            Some(ExplicitId::Param(_)) => {}
+            Some(ExplicitId::Param(_) | ExplicitId::PerValue(_)) => {}
             Some(ExplicitId::Listed(value)) => match value {
                 PyValue::Unknown(reason) => return Err(reason.clone()),
-                PyValue::Container { .. } | PyValue::Object => return Err(format!("ids[{idx}] is not a type pytest accepts as an id")),
+                PyValue::Container { .. } | PyValue::Object | PyValue::Param(_) | PyValue::Mark(_) => {
+                    return Err(format!("ids[{idx}] is not a type pytest accepts as an id"))
+                }
                 _ => {}
             },
             None => {
@@ -101,8 +122,8 @@ fn value_id(value: &PyValue, options: &IdOptions) -> Result<Option<String>, Stri
         }),
         PyValue::Pattern(p) => Some(ascii_escape_str(p)),
         PyValue::EnumMember { display } => Some(display.clone()),
-        PyValue::Named(name) => Some(name.clone()),
-        PyValue::Container { .. } | PyValue::Object => None,
+        PyValue::Named(name) | PyValue::Function { name, .. } => Some(name.clone()),
+        PyValue::Container { .. } | PyValue::Object | PyValue::Param(_) | PyValue::Mark(_) => None,
         PyValue::Unknown(reason) => return Err(reason.clone()),
         scalar => scalar.scalar_str(),
     })

@@ -6,6 +6,7 @@
 
 mod collector;
 mod discover;
+mod eval;
 mod fixtures;
 mod fnmatch;
 mod ids;
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 pub use ids::IdOptions;
 pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
 pub use discover::normalize;
-pub use settings::CollectSettings;
+pub use settings::{deprecation_is_error, CollectSettings};
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 
 use collector::RawItem;

@@ -34,11 +34,21 @@ pub(crate) struct Namespace<'a> {
     pub(crate) star_imports: Vec<String>,
     /// Names switched off with `name.__test__ = False`.
     pub(crate) test_disabled: Vec<&'a str>,
+    /// Names whose final value depends on more than one statement: bound
+    /// more than once, or changed in place (`X.append(..)`, `X += ..`,
+    /// `X[k] = ..`). The evaluator runs the module code for them.
+    pub(crate) mutated: rustc_hash::FxHashSet<&'a str>,
+    /// The expression each mutated name is bound to in this table (by
+    /// address), so that a reference that resolves to it is recognised.
+    pub(crate) mutated_by_expr: HashMap<usize, &'a str>,
 }
 
 impl<'a> Namespace<'a> {
     fn insert(&mut self, name: &'a str, binding: Binding<'a>) {
         if let Some(&i) = self.index.get(name) {
+            if self.entries[i].is_some() {
+                self.mutated.insert(name);
+            }
             self.entries[i] = Some((name, binding));
         } else {
             self.index.insert(name, self.entries.len());
@@ -69,6 +79,11 @@ impl<'a> Namespace<'a> {
     pub(crate) fn build(body: &'a [Stmt], package: &str) -> Self {
         let mut ns = Namespace::default();
         ns.add_body(body, package, false);
+        for &name in &ns.mutated {
+            if let Some(Binding::Value { expr, .. }) = ns.get(name) {
+                ns.mutated_by_expr.insert(std::ptr::from_ref(*expr) as usize, name);
+            }
+        }
         ns
     }
 
@@ -100,6 +115,11 @@ impl<'a> Namespace<'a> {
             Stmt::ClassDef(def) => self.insert(def.name.id.as_str(), Binding::Class { def, cond }),
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
+                    if let Expr::Subscript(subscript) = target {
+                        if let Expr::Name(owner) = subscript.value.as_ref() {
+                            self.mutated.insert(owner.id.as_str());
+                        }
+                    }
                     if let Expr::Attribute(attr) = target {
                         if let (Expr::Name(owner), "__test__") = (attr.value.as_ref(), attr.attr.id.as_str()) {
                             if matches!(assign.value.as_ref(), Expr::BooleanLiteral(b) if !b.value) {
@@ -117,7 +137,24 @@ impl<'a> Namespace<'a> {
                     self.add_target(&assign.target, Some(value), cond);
                 }
             }
-            Stmt::AugAssign(assign) => self.add_target(&assign.target, None, cond),
+            Stmt::AugAssign(assign) => match assign.target.as_ref() {
+                // `X += [...]` keeps X's binding; module code gives its value.
+                Expr::Name(name) if matches!(self.get(name.id.as_str()), Some(Binding::Value { .. })) => {
+                    self.mutated.insert(name.id.as_str());
+                }
+                target => self.add_target(target, None, cond),
+            },
+            Stmt::Expr(stmt) => {
+                if let Expr::Call(call) = stmt.value.as_ref() {
+                    if let Expr::Attribute(attr) = call.func.as_ref() {
+                        if let Expr::Name(owner) = attr.value.as_ref() {
+                            if crate::eval::MUTATING_METHODS.contains(&attr.attr.id.as_str()) {
+                                self.mutated.insert(owner.id.as_str());
+                            }
+                        }
+                    }
+                }
+            }
             Stmt::Import(import) => {
                 for alias in &import.names {
                     let dotted = alias.name.id.as_str();

@@ -9,11 +9,12 @@ use serde_json::json;
 
 use crate::collector::to_marker;
 use crate::fixtures::{FixtureScope, FixtureView};
-use crate::ids::{check_ids, make_ids, ExplicitId, IdInput};
+use crate::ids::{check_ids, function_id, make_ids, ExplicitId, IdInput};
 use crate::model::{Marker, MarkerSource};
 use crate::project::{Project, RawMark};
 use crate::settings::CollectSettings;
-use crate::value::{ContainerKind, PyValue};
+use crate::eval::{iterate as ops_iterate, Evaluator};
+use crate::value::{ContainerKind, MarkValue, PyValue};
 
 /// One planned call of a test function.
 #[derive(Debug, Clone, Default)]
@@ -42,6 +43,9 @@ pub(crate) enum ExpandError {
 
 struct ParamSet<'a> {
     values: Vec<(usize, &'a Expr)>,
+    /// Values computed by the evaluator (`pytest.param(*CASE)` of a
+    /// computed tuple).
+    computed: Vec<PyValue>,
     evaluated: Vec<PyValue>,
     explicit: Option<ExplicitId>,
     hidden: bool,
@@ -69,6 +73,17 @@ pub(crate) fn expand<'a>(
             }
         }
         parsed.push(call);
+    }
+    if settings.deprecations_are_errors {
+        for call in &parsed {
+            let (vm, values) = project.deref(call.argvalues.0, call.argvalues.1);
+            if let Some(kind) = iterator_kind(project, vm, values) {
+                // pytest 9.1 warns; the suite's filters make the warning an error.
+                return Err(ExpandError::Collect(format!(
+                    "pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize is deprecated.\nTest: {nodeid}, argvalues type: {kind}"
+                )));
+            }
+        }
     }
     let mut usefixtures = Vec::new();
     for mark in marks.iter().filter(|m| m.name == "usefixtures") {
@@ -230,26 +245,16 @@ fn param_sets<'a>(
     let (vm, values) = project.deref(module, values);
     let elements: &'a [Expr] = match values {
         Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts,
-        Expr::Call(call) if force_tuple => {
-            if let Some(range) = literal_range(project, vm, call).filter(|r| !r.is_empty()) {
-                return Ok(range
-                    .into_iter()
-                    .map(|n| ParamSet {
-                        values: Vec::new(),
-                        evaluated: vec![PyValue::Int(n.to_string())],
-                        explicit: None,
-                        hidden: false,
-                        marks: Vec::new(),
-                    })
-                    .collect());
+        _ => {
+            // A computed list: evaluated as a whole.
+            let evaluator = Evaluator::new(*project);
+            let items = ops_iterate(evaluator.eval(vm, values)).map_err(|reason| ExpandError::Dynamic(format!("parametrize argvalues: {reason}")))?;
+            let mut sets = Vec::with_capacity(items.len());
+            for item in items {
+                sets.push(set_from_value(item, n_names, force_tuple, argnames)?);
             }
-            if literal_range(project, vm, call).is_some() {
-                &[]
-            } else {
-                return Err(ExpandError::Dynamic("parametrize argvalues are computed at runtime".into()));
-            }
+            return finish_sets(settings, sets, n_names, argnames, func_name);
         }
-        _ => return Err(ExpandError::Dynamic("parametrize argvalues are computed at runtime".into())),
     };
     let _ = func_name;
     let mut sets = Vec::new();
@@ -257,7 +262,7 @@ fn param_sets<'a>(
         if matches!(element, Expr::Starred(_)) {
             return Err(ExpandError::Dynamic("argvalues use * unpacking".into()));
         }
-        let mut set = ParamSet { values: Vec::new(), evaluated: Vec::new(), explicit: None, hidden: false, marks: Vec::new() };
+        let mut set = ParamSet { values: Vec::new(), computed: Vec::new(), evaluated: Vec::new(), explicit: None, hidden: false, marks: Vec::new() };
         if let Some(param) = project.as_param(vm, element) {
             for value in param.values {
                 if let Expr::Starred(starred) = value {
@@ -269,7 +274,10 @@ fn param_sets<'a>(
                         {
                             set.values.extend(elts.iter().map(|e| (sm, e)));
                         }
-                        _ => return Err(ExpandError::Dynamic("pytest.param(*values) of a non-literal sequence".into())),
+                        _ => match ops_iterate(project.eval(sm, target, 0)) {
+                            Ok(items) => set.computed.extend(items),
+                            Err(reason) => return Err(ExpandError::Dynamic(format!("pytest.param(*values): {reason}"))),
+                        },
                     }
                 } else {
                     set.values.push((vm, value));
@@ -298,18 +306,98 @@ fn param_sets<'a>(
                     }
                     set.values = elts.iter().map(|e| (em, e)).collect();
                 }
-                _ => return Err(ExpandError::Dynamic("a parameter set is not a literal tuple".into())),
+                _ => {
+                    let value = project.eval(em, target, 0);
+                    sets.push(set_from_value(value, n_names, force_tuple, argnames)?);
+                    continue;
+                }
             }
         }
-        if set.values.len() != n_names {
-            return Err(ExpandError::Collect(format!(
-                "in \"parametrize\" the number of names ({n_names}):\n  {argnames:?}\nmust be equal to the number of values ({})",
-                set.values.len()
-            )));
+        if !set.computed.is_empty() {
+            // `pytest.param(*CASE)`: the literal values, then the computed
+            // ones, in the call's order only when all are computed.
+            if !set.values.is_empty() {
+                return Err(ExpandError::Dynamic("pytest.param mixing * unpacking and values".into()));
+            }
+            set.evaluated = std::mem::take(&mut set.computed);
+        } else {
+            set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e, 0)).collect();
         }
-        set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e, 0)).collect();
+        if set.evaluated.len() != n_names {
+            return Err(wrong_count(n_names, argnames, set.evaluated.len()));
+        }
         sets.push(set);
     }
+    finish_sets(settings, sets, n_names, argnames, func_name)
+}
+
+/// The type name of an argvalues expression that is an iterator rather than
+/// a collection (a generator expression, `map(...)`, `itertools.chain(...)`).
+fn iterator_kind<'a>(project: &Project<'_, 'a>, module: usize, expr: &'a Expr) -> Option<String> {
+    match expr {
+        Expr::Generator(_) => Some("generator".to_owned()),
+        Expr::Call(call) => match project.resolve_expr(module, &call.func, 0) {
+            crate::project::Entity::Builtin(name) if matches!(name.as_str(), "map" | "filter" | "zip" | "reversed" | "iter" | "enumerate") => Some(name),
+            crate::project::Entity::External(path) if path.starts_with("itertools.") => {
+                path.rsplit('.').next().map(|n| if n == "from_iterable" { "chain".to_owned() } else { n.to_owned() })
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// pytest's error for a parameter set of the wrong length.
+fn wrong_count(n_names: usize, argnames: &[String], n_values: usize) -> ExpandError {
+    ExpandError::Collect(format!(
+        "in \"parametrize\" the number of names ({n_names}):\n  {argnames:?}\nmust be equal to the number of values ({n_values})"
+    ))
+}
+
+/// `ParameterSet.extract_from`: one computed element of argvalues.
+fn set_from_value<'a>(value: PyValue, n_names: usize, force_tuple: bool, argnames: &[String]) -> Result<ParamSet<'a>, ExpandError> {
+    let mut set = ParamSet { values: Vec::new(), computed: Vec::new(), evaluated: Vec::new(), explicit: None, hidden: false, marks: Vec::new() };
+    match value {
+        PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("a parameter set: {reason}"))),
+        PyValue::Param(param) => {
+            set.evaluated = param.values;
+            set.hidden = param.hidden;
+            match param.id {
+                Some(PyValue::Str(id)) => set.explicit = Some(ExplicitId::Param(id)),
+                Some(PyValue::None) | None => {}
+                Some(_) => return Err(ExpandError::Dynamic("pytest.param id is not a string".into())),
+            }
+            set.marks = param.marks.iter().map(|m| Arc::new(mark_marker(m))).collect();
+        }
+        value if force_tuple => set.evaluated = vec![value],
+        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => set.evaluated = elements,
+        _ => return Err(ExpandError::Dynamic("a parameter set that is not a tuple".into())),
+    }
+    if set.evaluated.len() != n_names {
+        return Err(wrong_count(n_names, argnames, set.evaluated.len()));
+    }
+    Ok(set)
+}
+
+/// A mark of `pytest.param(marks=...)` computed by the evaluator.
+fn mark_marker(mark: &MarkValue) -> Marker {
+    Marker {
+        name: mark.name.clone(),
+        args: mark.args.iter().map(|v| v.to_json("<computed>")).collect(),
+        kwargs: mark.kwargs.iter().map(|(k, v)| (k.clone(), v.to_json("<computed>"))).collect(),
+        source: MarkerSource::Param,
+        location: None,
+    }
+}
+
+/// The empty-parameter-set rule, once the sets are known.
+fn finish_sets<'a>(
+    settings: &CollectSettings,
+    mut sets: Vec<ParamSet<'a>>,
+    n_names: usize,
+    argnames: &[String],
+    func_name: &str,
+) -> Result<Vec<ParamSet<'a>>, ExpandError> {
     if sets.is_empty() {
         let reason = format!("got empty parameter set for ({})", argnames.join(", "));
         let mark = match settings.empty_parameter_set_mark.as_str() {
@@ -333,6 +421,7 @@ fn param_sets<'a>(
         };
         sets.push(ParamSet {
             values: Vec::new(),
+            computed: Vec::new(),
             evaluated: vec![PyValue::Object; n_names],
             explicit: Some(ExplicitId::Param("NOTSET".into())),
             hidden: false,
@@ -340,41 +429,6 @@ fn param_sets<'a>(
         });
     }
     Ok(sets)
-}
-
-/// The values of `range(...)` with literal integer arguments (at most a
-/// million of them), as parametrize argvalues.
-fn literal_range<'a>(project: &Project<'_, 'a>, module: usize, call: &'a ast::ExprCall) -> Option<Vec<i64>> {
-    if !matches!(project.resolve_expr(module, &call.func, 0), crate::project::Entity::Builtin(ref n) if n == "range") {
-        return None;
-    }
-    if !call.arguments.keywords.is_empty() {
-        return None;
-    }
-    let mut ints = Vec::new();
-    for arg in &call.arguments.args {
-        match project.eval(module, arg, 0) {
-            PyValue::Int(digits) => ints.push(digits.parse::<i64>().ok()?),
-            _ => return None,
-        }
-    }
-    let (first, stop, stride) = match ints.as_slice() {
-        [end] => (0, *end, 1),
-        [begin, end] => (*begin, *end, 1),
-        [begin, end, by] if *by != 0 => (*begin, *end, *by),
-        _ => return None,
-    };
-    let len = if stride > 0 { (stop - first + stride - 1) / stride } else { (first - stop - stride - 1) / -stride };
-    if len > 1_000_000 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(usize::try_from(len.max(0)).unwrap_or(0));
-    let mut n = first;
-    while (stride > 0 && n < stop) || (stride < 0 && n > stop) {
-        out.push(n);
-        n += stride;
-    }
-    Some(out)
 }
 
 /// `Metafunc.parametrize`: multiplies the existing calls by the new sets.
@@ -425,7 +479,46 @@ fn apply<'a>(
                     set.explicit = Some(ExplicitId::Param(parts.join("-")));
                 }
             }
-            _ => return Err(ExpandError::Dynamic("ids are computed by a callable or at runtime".into())),
+            _ => {
+                let evaluator = Evaluator::new(*project);
+                match evaluator.eval(im, ids_expr) {
+                    callable @ (PyValue::Function { .. } | PyValue::Named(_)) => {
+                        // `ids=callable`: called with each value; `None`
+                        // or an unsupported type falls back to the value's own id.
+                        for set in &mut call.sets {
+                            if set.explicit.is_some() || set.hidden {
+                                continue;
+                            }
+                            let mut parts = Vec::with_capacity(set.evaluated.len());
+                            for value in &set.evaluated {
+                                let id = evaluator.call1(&callable, value.clone());
+                                let part = match id {
+                                    PyValue::None => None,
+                                    other => function_id(&other, &settings.ids)
+                                        .map_err(|reason| ExpandError::Dynamic(format!("the ids callable: {reason}")))?,
+                                };
+                                parts.push(part);
+                            }
+                            set.explicit = Some(ExplicitId::PerValue(parts));
+                        }
+                    }
+                    PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("ids: {reason}"))),
+                    listed => {
+                        let ids = ops_iterate(listed).map_err(|reason| ExpandError::Dynamic(format!("ids: {reason}")))?;
+                        for (set, id) in call.sets.iter_mut().zip(ids) {
+                            if set.explicit.is_some() || set.hidden {
+                                continue;
+                            }
+                            match id {
+                                PyValue::None => {}
+                                PyValue::Named(ref n) if n == "HIDDEN_PARAM" => set.hidden = true,
+                                PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("an id in ids: {reason}"))),
+                                value => set.explicit = Some(ExplicitId::Listed(value)),
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
     let inputs: Vec<IdInput<'_>> = call

@@ -3,12 +3,12 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ruff_python_ast::{self as ast, Expr, Number, UnaryOp};
+use ruff_python_ast::{self as ast, Expr, Number};
 use ruff_text_size::Ranged;
 
 use crate::namespace::{Binding, Namespace, BUILTIN_CALLABLES};
 use crate::source::SourceFile;
-use crate::value::{ContainerKind, PyValue};
+use crate::value::PyValue;
 
 /// One parsed module with its name table.
 pub(crate) struct Module<'a> {
@@ -477,151 +477,27 @@ impl<'p, 'a> Project<'p, 'a> {
                 break;
             }
             match self.resolve_expr(current.0, current.1, 0) {
-                Entity::Value { module: vm, expr: value } => current = (vm, value),
+                // A name that module code builds is not its first value.
+                Entity::Value { module: vm, expr: value }
+                    if !self.module(vm).ns.mutated_by_expr.contains_key(&(std::ptr::from_ref(value) as usize)) =>
+                {
+                    current = (vm, value);
+                }
                 _ => break,
             }
         }
         current
     }
 
-    /// Evaluates a literal expression to the value pytest would see.
-    pub(crate) fn eval(&self, module: usize, expr: &'a Expr, depth: usize) -> PyValue {
-        if depth > MAX_DEPTH {
-            return PyValue::Unknown("expression too deep".to_string());
-        }
-        match expr {
-            Expr::NoneLiteral(_) => PyValue::None,
-            Expr::BooleanLiteral(b) => PyValue::Bool(b.value),
-            Expr::NumberLiteral(n) => number_value(&n.value, false),
-            Expr::StringLiteral(s) => PyValue::Str(s.value.to_str().to_string()),
-            Expr::BytesLiteral(b) => PyValue::Bytes(b.value.bytes().collect()),
-            Expr::UnaryOp(op) => match (op.op, op.operand.as_ref()) {
-                (UnaryOp::USub, Expr::NumberLiteral(n)) => number_value(&n.value, true),
-                (UnaryOp::UAdd, Expr::NumberLiteral(n)) => number_value(&n.value, false),
-                (UnaryOp::Not, operand) => match self.eval(module, operand, depth + 1) {
-                    PyValue::Bool(b) => PyValue::Bool(!b),
-                    PyValue::None => PyValue::Bool(true),
-                    _ => PyValue::Unknown("`not` of a non-literal".to_string()),
-                },
-                _ => PyValue::Unknown("unary operation".to_string()),
-            },
-            Expr::List(ast::ExprList { elts, .. }) => self.container(module, ContainerKind::List, elts, depth),
-            Expr::Tuple(ast::ExprTuple { elts, .. }) => self.container(module, ContainerKind::Tuple, elts, depth),
-            Expr::Set(ast::ExprSet { elts, .. }) => self.container(module, ContainerKind::Set, elts, depth),
-            Expr::Dict(dict) => PyValue::Container {
-                kind: ContainerKind::Dict,
-                elements: dict
-                    .items
-                    .iter()
-                    .map(|item| {
-                        let key = item
-                            .key
-                            .as_ref()
-                            .map_or(PyValue::Unknown("**".to_string()), |k| self.eval(module, k, depth + 1));
-                        PyValue::Container {
-                            kind: ContainerKind::Tuple,
-                            elements: vec![key, self.eval(module, &item.value, depth + 1)],
-                        }
-                    })
-                    .collect(),
-            },
-            Expr::EllipsisLiteral(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => PyValue::Object,
-            Expr::Lambda(_) => PyValue::Named("<lambda>".to_string()),
-            Expr::FString(f) => {
-                let mut text = String::new();
-                for part in &f.value {
-                    match part {
-                        ast::FStringPart::Literal(lit) => text.push_str(&lit.value),
-                        ast::FStringPart::FString(fs) => {
-                            for element in &fs.elements {
-                                match element {
-                                    ast::InterpolatedStringElement::Literal(lit) => text.push_str(&lit.value),
-                                    ast::InterpolatedStringElement::Interpolation(_) => {
-                                        return PyValue::Unknown("f-string with placeholders".to_string())
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                PyValue::Str(text)
-            }
-            Expr::Name(_) | Expr::Attribute(_) => self.eval_reference(module, expr, depth),
-            Expr::Call(call) => self.eval_call(module, call, depth),
-            Expr::BinOp(binop) => eval_binop(
-                binop.op,
-                &self.eval(module, &binop.left, depth + 1),
-                &self.eval(module, &binop.right, depth + 1),
-            ),
-            _ => PyValue::Unknown("not a literal expression".to_string()),
-        }
-    }
-
-    fn container(&self, module: usize, kind: ContainerKind, elts: &'a [Expr], depth: usize) -> PyValue {
-        PyValue::Container {
-            kind,
-            elements: elts.iter().map(|e| self.eval(module, e, depth + 1)).collect(),
-        }
-    }
-
-    fn eval_reference(&self, module: usize, expr: &'a Expr, depth: usize) -> PyValue {
-        // An enum member: `Color.RED` where `Color` is an Enum of the suite.
-        if let Expr::Attribute(attr) = expr {
-            if let Entity::Class { module: cm, def } = self.resolve_expr(module, &attr.value, depth + 1) {
-                if let Some(kind) = self.enum_kind(cm, def, 0) {
-                    let member = attr.attr.id.as_str();
-                    let ns = self.class_ns(def);
-                    if let Some(Binding::Value { expr: value, .. }) = ns.get(member) {
-                        return match kind {
-                            EnumKind::Plain => PyValue::EnumMember {
-                                display: format!("{}.{member}", def.name.id.as_str()),
-                            },
-                            EnumKind::ValueStr => match self.eval(cm, value, depth + 1) {
-                                PyValue::Int(display) | PyValue::Str(display) => PyValue::EnumMember { display },
-                                _ => PyValue::Unknown(format!("value of enum member `{member}`")),
-                            },
-                        };
-                    }
-                }
-            }
-        }
-        match self.resolve_expr(module, expr, depth + 1) {
-            Entity::Func { def, .. } => PyValue::Named(def.name.id.as_str().to_string()),
-            Entity::Class { def, .. } => PyValue::Named(def.name.id.as_str().to_string()),
-            Entity::Value { module: vm, expr: value } => self.eval(vm, value, depth + 1),
-            Entity::Builtin(name) => PyValue::Named(name),
-            Entity::External(path) => PyValue::Unknown(format!("`{path}` is defined outside the suite")),
-            Entity::SuiteModule(_) => PyValue::Unknown("a module object".to_string()),
-            Entity::Unknown(reason) => PyValue::Unknown(reason),
-        }
-    }
-
-    fn eval_call(&self, module: usize, call: &'a ast::ExprCall, depth: usize) -> PyValue {
-        match self.resolve_expr(module, &call.func, depth + 1) {
-            Entity::Builtin(name) => match name.as_str() {
-                "object" | "dict" | "list" | "set" | "tuple" | "frozenset" | "bytearray" => PyValue::Object,
-                n if n.ends_with("Error") || n.ends_with("Exception") || n.ends_with("Warning") => PyValue::Object,
-                _ => PyValue::Unknown(format!("result of `{name}(...)`")),
-            },
-            Entity::External(path) if path == "re.compile" => match call.arguments.args.first() {
-                Some(Expr::StringLiteral(s)) => PyValue::Pattern(s.value.to_str().to_string()),
-                _ => PyValue::Unknown("re.compile of a non-literal".to_string()),
-            },
-            Entity::Class { module: cm, def } => {
-                if self.class_is_plain(cm, def, 0) {
-                    PyValue::Object
-                } else {
-                    PyValue::Unknown(format!("instance of `{}`", def.name.id.as_str()))
-                }
-            }
-            Entity::External(path) => PyValue::Unknown(format!("result of `{path}(...)`")),
-            _ => PyValue::Unknown("result of a call".to_string()),
-        }
+    /// Evaluates an expression to the value pytest would see (see
+    /// [`crate::eval`]); what cannot be known is [`PyValue::Unknown`].
+    pub(crate) fn eval(&self, module: usize, expr: &'a Expr, _depth: usize) -> PyValue {
+        crate::eval::Evaluator::new(*self).eval(module, expr)
     }
 
     /// Whether instances of this suite class have no id of their own: no
     /// builtin or external bases, no `__name__`, not an enum.
-    fn class_is_plain(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> bool {
+    pub(crate) fn class_is_plain(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
@@ -638,9 +514,21 @@ impl<'p, 'a> Project<'p, 'a> {
     }
 
     /// How members of this class print if it is an Enum (Python 3.11+).
-    fn enum_kind(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> Option<EnumKind> {
+    pub(crate) fn enum_kind(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> Option<EnumKind> {
         if depth > MAX_DEPTH {
             return None;
+        }
+        // `class X(str, Enum)`: members are strs (pytest's id is the value).
+        let str_mixin = def.bases().iter().any(|base| matches!(self.resolve_expr(module, base, 0), Entity::Builtin(ref n) if n == "str"));
+        if str_mixin {
+            let plain = def.bases().iter().any(|base| match self.resolve_expr(module, base, 0) {
+                Entity::External(path) => path == "enum.Enum",
+                Entity::Class { module: bm, def: bdef } => self.enum_kind(bm, bdef, depth + 1).is_some(),
+                _ => false,
+            });
+            if plain {
+                return Some(EnumKind::MixedStr);
+            }
         }
         for base in def.bases() {
             match self.resolve_expr(module, base, 0) {
@@ -662,55 +550,14 @@ impl<'p, 'a> Project<'p, 'a> {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum EnumKind {
+pub(crate) enum EnumKind {
     /// `str(member)` is `Class.NAME`.
     Plain,
     /// `str(member)` is `str(member.value)` (`IntEnum`, `StrEnum`, `IntFlag`).
     ValueStr,
-}
-
-/// Constant-folds the operations literal parameter lists commonly use:
-/// string and bytes concatenation and repetition, and integer arithmetic.
-fn eval_binop(op: ast::Operator, left: &PyValue, right: &PyValue) -> PyValue {
-    let int = |v: &PyValue| match v {
-        PyValue::Int(d) => d.parse::<i128>().ok(),
-        PyValue::Bool(b) => Some(i128::from(*b)),
-        _ => None,
-    };
-    match (op, left, right) {
-        (ast::Operator::Add, PyValue::Str(a), PyValue::Str(b)) => PyValue::Str(format!("{a}{b}")),
-        (ast::Operator::Add, PyValue::Bytes(a), PyValue::Bytes(b)) => PyValue::Bytes([a.as_slice(), b].concat()),
-        (ast::Operator::Mult, PyValue::Str(s), n) | (ast::Operator::Mult, n, PyValue::Str(s)) if int(n).is_some() => {
-            let times = usize::try_from(int(n).unwrap_or(0).max(0)).unwrap_or(0);
-            if s.len().saturating_mul(times) > 1 << 20 {
-                PyValue::Unknown("string too large to fold".to_string())
-            } else {
-                PyValue::Str(s.repeat(times))
-            }
-        }
-        (ast::Operator::Mult, PyValue::Bytes(s), n) | (ast::Operator::Mult, n, PyValue::Bytes(s)) if int(n).is_some() => {
-            let times = usize::try_from(int(n).unwrap_or(0).max(0)).unwrap_or(0);
-            if s.len().saturating_mul(times) > 1 << 20 {
-                PyValue::Unknown("bytes too large to fold".to_string())
-            } else {
-                PyValue::Bytes(s.repeat(times))
-            }
-        }
-        (ast::Operator::Add | ast::Operator::Sub | ast::Operator::Mult, a, b)
-            if matches!(a, PyValue::Int(_)) && matches!(b, PyValue::Int(_)) =>
-        {
-            let (Some(x), Some(y)) = (int(a), int(b)) else {
-                return PyValue::Unknown("integer too large to fold".to_string());
-            };
-            let result = match op {
-                ast::Operator::Add => x.checked_add(y),
-                ast::Operator::Sub => x.checked_sub(y),
-                _ => x.checked_mul(y),
-            };
-            result.map_or(PyValue::Unknown("integer overflow".to_string()), |r| PyValue::Int(r.to_string()))
-        }
-        _ => PyValue::Unknown("an operation on non-literal values".to_string()),
-    }
+    /// `class X(str, Enum)`: a member is a `str`, so pytest's id is its
+    /// value, escaped.
+    MixedStr,
 }
 
 fn qualified(module: &str, name: &str) -> String {
@@ -722,7 +569,7 @@ fn qualified(module: &str, name: &str) -> String {
 }
 
 /// The mark name of a `pytest.mark.NAME` path.
-fn mark_name(path: &str) -> Option<&str> {
+pub(crate) fn mark_name(path: &str) -> Option<&str> {
     let rest = path
         .strip_prefix("pytest.mark.")
         .or_else(|| path.strip_prefix("_pytest.mark.MARK_GEN."))
@@ -730,7 +577,7 @@ fn mark_name(path: &str) -> Option<&str> {
     (!rest.contains('.') && !rest.starts_with('_')).then_some(rest)
 }
 
-fn number_value(number: &Number, negative: bool) -> PyValue {
+pub(crate) fn number_value(number: &Number, negative: bool) -> PyValue {
     let sign = if negative { "-" } else { "" };
     match number {
         Number::Int(int) => {

@@ -52,6 +52,10 @@ pub struct CollectSettings {
     /// locations, dynamic reasons and errors are those of full collection.
     pub definitions_only: bool,
     /// Example scripts and notebooks that are tests when they opt in.
+    /// Whether the suite's warning filters (`filterwarnings`, `-W`) turn
+    /// pytest's `PytestRemovedIn10Warning` into an error: then argvalues
+    /// given as an iterator (a generator, `map(...)`) fail the module.
+    pub deprecations_are_errors: bool,
     pub opt_in: OptInSettings,
 }
 
@@ -80,6 +84,7 @@ impl CollectSettings {
             threads: 0,
             definitions_only: false,
             opt_in: OptInSettings::default(),
+            deprecations_are_errors: false,
         }
     }
 
@@ -110,4 +115,34 @@ pub(crate) fn matches_prefix_or_glob(options: &[String], name: &str) -> bool {
         name.starts_with(option.as_str())
             || (option.contains(['*', '?', '[']) && crate::fnmatch::fnmatch(name, option))
     })
+}
+
+/// Whether warning filters in pytest's order (`filterwarnings` lines, then
+/// `-W` options; the last matching one wins) make a
+/// `PytestRemovedIn10Warning` an error.
+#[must_use]
+pub fn deprecation_is_error(filters: &[String]) -> bool {
+    const CATEGORIES: &[&str] = &[
+        "",
+        "Warning",
+        "DeprecationWarning",
+        "builtins.Warning",
+        "builtins.DeprecationWarning",
+        "pytest.PytestWarning",
+        "pytest.PytestDeprecationWarning",
+        "pytest.PytestRemovedIn10Warning",
+        "_pytest.warning_types.PytestRemovedIn10Warning",
+    ];
+    for filter in filters.iter().rev() {
+        let mut parts = filter.split(':').map(str::trim);
+        let action = parts.next().unwrap_or("");
+        let message = parts.next().unwrap_or("");
+        let category = parts.next().unwrap_or("");
+        let module = parts.next().unwrap_or("");
+        if !message.is_empty() || !module.is_empty() || !CATEGORIES.contains(&category) {
+            continue;
+        }
+        return action == "error";
+    }
+    false
 }

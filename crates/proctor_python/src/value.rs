@@ -35,6 +35,15 @@ pub(crate) enum PyValue {
     /// An object with no usable id (an instance of a plain class, `object()`):
     /// pytest uses the argument name and index.
     Object,
+    /// A function or lambda the evaluator can call. `name` is its
+    /// `__name__` (its id); `slot` indexes the callables of the evaluator
+    /// `owner` that made it, so a value from another evaluation is never
+    /// called by mistake.
+    Function { name: String, owner: u64, slot: u32 },
+    /// `pytest.param(...)`, evaluated.
+    Param(Box<ParamValue>),
+    /// A mark such as `pytest.mark.xfail(reason="x")`, evaluated.
+    Mark(Box<MarkValue>),
     /// Something that cannot be known without running code.
     Unknown(String),
 }
@@ -43,8 +52,36 @@ pub(crate) enum PyValue {
 pub(crate) enum ContainerKind {
     List,
     Tuple,
+    /// A `set` or `frozenset`, elements in insertion order (Python's own
+    /// iteration order is its hash order, so iterating one is refused).
     Set,
     Dict,
+    /// `dict.keys()`: iterates in the dict's order, and supports set
+    /// operations (which give a [`ContainerKind::Set`]).
+    Keys,
+    /// A `range`, iterator, generator or view (`map(...)`,
+    /// `itertools.product(...)`, `dict.items()`): iterates like a list, but
+    /// is not one (a marker argument holding it is not a JSON list).
+    Lazy,
+}
+
+/// `pytest.param(*values, id=..., marks=...)`, evaluated.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ParamValue {
+    pub(crate) values: Vec<PyValue>,
+    /// The `id=` given (`Some(PyValue::None)` for an explicit `None`).
+    pub(crate) id: Option<PyValue>,
+    /// `id=pytest.HIDDEN_PARAM`.
+    pub(crate) hidden: bool,
+    pub(crate) marks: Vec<MarkValue>,
+}
+
+/// A mark with its arguments, evaluated.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MarkValue {
+    pub(crate) name: String,
+    pub(crate) args: Vec<PyValue>,
+    pub(crate) kwargs: Vec<(String, PyValue)>,
 }
 
 impl PyValue {

@@ -80,6 +80,9 @@ impl Suite {
         if let Some(value) = pytest.other.get("parametrize_long_str_id_strategy") {
             collect.ids.long_str_strategy = value.as_string("").ok();
         }
+        let mut filters: Vec<String> = pytest.other.get("filterwarnings").and_then(|v| v.as_linelist("filterwarnings").ok()).unwrap_or_default();
+        filters.extend(all_option_values(&pytest.addopts, &["-W", "--pythonwarnings"]));
+        collect.deprecations_are_errors = proctor_python::deprecation_is_error(&filters);
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
             collect.import_mode = mode;
@@ -146,4 +149,25 @@ fn doctest_globs(addopts: &[String]) -> Vec<String> {
 
 fn absolute(base: &Path, path: &str) -> PathBuf {
     proctor_python::normalize(&base.join(path))
+}
+
+/// Every value of the given options in addopts (`-W error`, `-Werror`,
+/// `--pythonwarnings=error`).
+fn all_option_values(addopts: &[String], names: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut tokens = addopts.iter();
+    while let Some(token) = tokens.next() {
+        for name in names {
+            if token == name {
+                if let Some(value) = tokens.next() {
+                    out.push(value.clone());
+                }
+            } else if let Some(value) = token.strip_prefix(&format!("{name}=")) {
+                out.push(value.to_owned());
+            } else if name.len() == 2 && token.starts_with(name) && token.len() > 2 {
+                out.push(token[2..].to_owned());
+            }
+        }
+    }
+    out
 }
