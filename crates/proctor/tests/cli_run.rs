@@ -163,8 +163,9 @@ fn ctrl_c_stops_pytest_and_writes_the_partial_report() {
         .unwrap();
     // Wait until the quick test is done, then interrupt.
     let started = Instant::now();
-    let log = root.join(".proctor/run/pytest-0.log");
-    while started.elapsed() < Duration::from_secs(20) && !std::fs::read_to_string(&log).is_ok_and(|_| root.join(".proctor/run/proctor_bridge.py").exists()) {
+    // pytest's log is in the run's own directory under `.proctor/run/`.
+    let log_exists = || std::fs::read_dir(root.join(".proctor/run")).is_ok_and(|entries| entries.flatten().any(|e| e.path().join("pytest-0.log").is_file()));
+    while started.elapsed() < Duration::from_secs(20) && !(log_exists() && root.join(".proctor/run/proctor_bridge.py").exists()) {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(1500));
