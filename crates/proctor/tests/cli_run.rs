@@ -351,7 +351,7 @@ fn bare_pytest(root: &Path, args: &[&str]) -> Output {
 /// ended once its tests are long over: the cases this guards used to wait
 /// forever.
 fn proctor_bounded(root: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_proctor"))
+    let child = Command::new(env!("CARGO_BIN_EXE_proctor"))
         .arg("run")
         .arg("--python")
         .arg(python())
@@ -384,7 +384,8 @@ fn proctor_bounded(root: &Path, args: &[&str]) -> Output {
 fn passed_count(output: &Output) -> Option<usize> {
     let out = String::from_utf8_lossy(&output.stdout).into_owned();
     let line = out.lines().rev().find(|l| l.contains(" in ") && (l.contains("passed") || l.contains("failed")))?.to_owned();
-    line.trim_matches(|c: char| c == '=' || c == ' ').split(", ").find_map(|part| part.strip_suffix(" passed")?.rsplit(' ').next()?.parse().ok())
+    let (counts, _) = line.trim_matches(|c: char| c == '=' || c == ' ').rsplit_once(" in ")?;
+    counts.split(", ").find_map(|part| part.strip_suffix(" passed")?.parse().ok())
 }
 
 #[test]

@@ -70,8 +70,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // output goes to a directory of this run's own, removed when it ends,
     // so that runs at once in one project never read each other's files.
     let runs_dir = rootdir.join(".proctor").join("run");
-    let run_dir = RunDir::create(&runs_dir)?;
-    let work_dir = run_dir.path.clone();
+    let own_dir = RunDir::create(&runs_dir)?;
+    let work_dir = own_dir.path.clone();
     let interrupt = install_interrupt_handler();
     let base = PhaseOptions {
         python,
