@@ -2,7 +2,8 @@
 as pytest's own ``pytest_report_teststatus`` classifies its reports, to the
 JSON file named by ``PROCTOR_DUMP``.
 
-Modules skipped as a whole at collection are listed apart: pytest has no
+Collectors that fail (a module that does not import) are errors under
+their own node id. Modules skipped as a whole at collection are listed apart: pytest has no
 test items for them, where proctor reports each of their tests skipped.
 
 A test's outcome is the most severe category among its reports: error,
@@ -19,9 +20,13 @@ _skipped_modules = []
 
 
 def pytest_collectreport(report):
-    """A module skipped as a whole (``pytest.importorskip`` at module level)."""
+    """A module skipped as a whole (``pytest.importorskip`` at module level),
+    or one that fails to collect: an error pytest counts (``N errors``),
+    under the collector's node id, as proctor reports it."""
     if report.skipped:
         _skipped_modules.append(report.nodeid)
+    elif report.failed:
+        _outcomes[report.nodeid] = "error"
 
 
 def pytest_runtest_logreport(report):

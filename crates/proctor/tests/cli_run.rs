@@ -163,8 +163,9 @@ fn ctrl_c_stops_pytest_and_writes_the_partial_report() {
         .unwrap();
     // Wait until the quick test is done, then interrupt.
     let started = Instant::now();
-    let log = root.join(".proctor/run/pytest-0.log");
-    while started.elapsed() < Duration::from_secs(20) && !std::fs::read_to_string(&log).is_ok_and(|_| root.join(".proctor/run/proctor_bridge.py").exists()) {
+    // pytest's log is in the run's own directory under `.proctor/run/`.
+    let log_exists = || std::fs::read_dir(root.join(".proctor/run")).is_ok_and(|entries| entries.flatten().any(|e| e.path().join("pytest-0.log").is_file()));
+    while started.elapsed() < Duration::from_secs(20) && !(log_exists() && root.join(".proctor/run/proctor_bridge.py").exists()) {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(1500));
@@ -339,4 +340,174 @@ fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
     assert!(text(&output).contains("pytest's session ended with status 0, but its process then exited with exit status 3"), "{}", text(&output));
     assert!(text(&output).contains("1 passed"), "{}", text(&output));
     assert!(root.join(".proctor/history.db").is_file(), "the run was recorded before the wait");
+}
+
+/// Bare pytest over the same project: `-q`, no cache.
+fn bare_pytest(root: &Path, args: &[&str]) -> Output {
+    Command::new(python()).args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]).args(args).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap()
+}
+
+/// `proctor run` in `root`, killed (and the test failed) if it has not
+/// ended once its tests are long over: the cases this guards used to wait
+/// forever.
+fn proctor_bounded(root: &Path, args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(python())
+        .args(args)
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (done, ended) = std::sync::mpsc::channel();
+    let watchdog = std::thread::spawn(move || {
+        if ended.recv_timeout(Duration::from_mins(2)).is_err() {
+            // SAFETY: signalling our own child, which has not been reaped.
+            unsafe {
+                libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL);
+            }
+            return true;
+        }
+        false
+    });
+    let output = child.wait_with_output().unwrap();
+    let _ = done.send(());
+    assert!(!watchdog.join().unwrap(), "proctor run never ended\n{}", text(&output));
+    output
+}
+
+/// The `N passed` count of pytest's or proctor's summary line.
+fn passed_count(output: &Output) -> Option<usize> {
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    let line = out.lines().rev().find(|l| l.contains(" in ") && (l.contains("passed") || l.contains("failed")))?.to_owned();
+    let (counts, _) = line.trim_matches(|c: char| c == '=' || c == ' ').rsplit_once(" in ")?;
+    counts.split(", ").find_map(|part| part.strip_suffix(" passed")?.parse().ok())
+}
+
+#[test]
+fn a_failure_message_with_a_lone_surrogate_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_s.py", "def test_ok():\n    pass\n\ndef test_surrogate():\n    assert False, b'\\xff'.decode('utf-8', 'surrogateescape')\n");
+    let bare = bare_pytest(root, &[]);
+    assert_eq!(bare.status.code(), Some(1), "{}", text(&bare));
+    let json = root.join("report.json");
+    let output = proctor_bounded(root, &["--no-history", "--json", json.to_str().unwrap()]);
+    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
+    let doc = report(&json);
+    let failed = outcome(&doc, "test_s.py::test_surrogate");
+    assert_eq!(failed["outcome"], "failed", "{}", text(&output));
+    assert!(failed["message"].as_str().unwrap().contains("AssertionError: \\udcff"), "{failed}");
+    assert_eq!(outcome(&doc, "test_s.py::test_ok")["outcome"], "passed");
+}
+
+/// Values JSON has no literal for (NaN, infinities), lone surrogates in a
+/// parameter's value or id, and a file name that is not UTF-8: each test
+/// runs and is reported, as bare pytest runs it.
+#[cfg(target_os = "linux")]
+#[test]
+fn values_json_cannot_hold_reach_proctor_intact() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "test_values.py",
+        "import pytest\n\n@pytest.mark.parametrize('x', [float('nan'), float('inf'), -float('inf'), 1.5])\ndef test_floats(x):\n    pass\n\n\
+         @pytest.mark.parametrize('s', [b'\\xff'.decode('utf-8', 'surrogateescape'), '\\ud800'])\ndef test_surrogate_value(s):\n    pass\n\n\
+         @pytest.mark.parametrize('s', [1], ids=[b'\\xfe'.decode('utf-8', 'surrogateescape')])\ndef test_surrogate_id(s):\n    pass\n\n\
+         @pytest.mark.tagged(b'\\xfd'.decode('utf-8', 'surrogateescape'), weight=float('nan'))\ndef test_surrogate_marker():\n    pass\n",
+    );
+    write(root, "pytest.ini", "[pytest]\nmarkers =\n    tagged: a marker with odd arguments\n");
+    std::fs::write(root.join(std::ffi::OsStr::from_bytes(b"test_latin1_\xe9.py")), "def test_in_a_latin1_name():\n    pass\n").unwrap();
+    let bare = bare_pytest(root, &[]);
+    assert_eq!(bare.status.code(), Some(0), "{}", text(&bare));
+    let output = proctor_bounded(root, &["--no-history"]);
+    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
+    assert_eq!(passed_count(&output), passed_count(&bare), "{}\n--- bare pytest\n{}", text(&output), text(&bare));
+    assert_eq!(passed_count(&output), Some(9), "{}", text(&output));
+}
+
+#[test]
+fn collection_errors_fail_the_run_as_in_pytest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_good.py", "def test_ok():\n    pass\n");
+    write(root, "test_broken.py", "import no_such_module_here\n\ndef test_lost():\n    pass\n");
+    for extra in [&["--continue-on-collection-errors"][..], &[]] {
+        let bare = bare_pytest(root, extra);
+        let json = root.join("report.json");
+        let mut args = vec!["--no-history", "--json", json.to_str().unwrap(), "--"];
+        args.extend(extra);
+        let output = proctor_bounded(root, &args);
+        assert_eq!(output.status.code(), bare.status.code(), "{extra:?}\n{}\n--- bare pytest\n{}", text(&output), text(&bare));
+        let doc = report(&json);
+        let broken = outcome(&doc, "test_broken.py");
+        assert_eq!(broken["outcome"], "error", "{extra:?}: {}", text(&output));
+        assert!(broken["message"].as_str().unwrap().contains("No module named 'no_such_module_here'"), "{broken}");
+    }
+}
+
+#[test]
+fn pytest_exit_is_reported_and_the_tests_it_stopped_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_exit.py", "import pytest\n\ndef test_a():\n    pass\n\ndef test_b():\n    pytest.exit('stop here', returncode=0)\n\ndef test_c():\n    pass\n\ndef test_d():\n    pass\n");
+    let bare = bare_pytest(root, &[]);
+    let output = proctor_bounded(root, &["--no-history"]);
+    assert_eq!(output.status.code(), bare.status.code(), "{}\n--- bare pytest\n{}", text(&output), text(&bare));
+    let out = text(&output);
+    assert!(out.contains("Exit: stop here"), "{out}");
+    for nodeid in ["test_exit.py::test_b", "test_exit.py::test_c", "test_exit.py::test_d"] {
+        assert!(out.contains(&format!("NOT RUN {nodeid}")), "{nodeid} is not named\n{out}");
+    }
+}
+
+/// Four runs at once in one directory, each over its own module with a
+/// test that crashes its pytest once all four are there: each run keeps
+/// its own files and reports each of its own tests.
+#[test]
+fn concurrent_runs_in_one_directory_keep_their_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for group in 0..4 {
+        let mut tests = String::from("import os, pathlib, time\n\n");
+        for i in 0..8 {
+            if i == 2 {
+                // A barrier on files: crash only once every run got here.
+                let _ = write!(
+                    tests,
+                    "def test_g{group}_{i}():\n    pathlib.Path('arrived-{group}').write_text('x')\n    deadline = time.time() + 60\n    while len(list(pathlib.Path('.').glob('arrived-*'))) < 4 and time.time() < deadline:\n        time.sleep(0.01)\n    os._exit(3)\n\n"
+                );
+            } else {
+                let _ = write!(tests, "def test_g{group}_{i}():\n    pass\n\n");
+            }
+        }
+        write(root, &format!("test_g{group}.py"), &tests);
+    }
+    let runs: Vec<_> = (0..4)
+        .map(|group| {
+            let root = root.to_path_buf();
+            std::thread::spawn(move || {
+                let json = root.join(format!("report-{group}.json"));
+                let output = proctor_bounded(&root, &[&format!("test_g{group}.py"), "--json", json.to_str().unwrap()]);
+                (group, output, report(&json))
+            })
+        })
+        .collect();
+    for run in runs {
+        let (group, output, doc) = run.join().unwrap();
+        let got: BTreeSet<(String, String)> = doc["tests"].as_array().unwrap().iter().map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned())).collect();
+        let want: BTreeSet<(String, String)> = (0..8).map(|i| (format!("test_g{group}.py::test_g{group}_{i}"), if i == 2 { "crashed" } else { "passed" }.to_owned())).collect();
+        assert_eq!(got, want, "run {group}\n{}", text(&output));
+    }
+    let history = proctor_history::History::open(&root.join(".proctor/history.db")).unwrap();
+    assert_eq!(history.run_count().unwrap(), 4);
+    // Each run's own files are gone with it; the plugin stays.
+    let left: Vec<String> = std::fs::read_dir(root.join(".proctor/run")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "proctor_bridge.py" && n != "__pycache__").collect();
+    assert!(left.is_empty(), "{left:?}");
 }

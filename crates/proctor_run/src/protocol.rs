@@ -1,5 +1,7 @@
 //! The bridge's messages: JSON lines from the plugin, one JSON answer from
-//! proctor after collection.
+//! proctor after collection. The plugin sends only valid JSON in UTF-8
+//! (node ids with lone surrogates arrive as text, `\udcff`); a line that
+//! is not is an error proctor reports, never one it skips.
 
 use std::collections::BTreeMap;
 
@@ -14,10 +16,30 @@ pub(crate) enum Message {
         /// The token proctor gave the process, to refuse strangers.
         token: String,
     },
+    /// pytest starts collecting a file or directory (sent only with
+    /// [`Setup::progress`], so that a timeout bounds each import).
+    Collecting {
+        /// The collector's node id.
+        nodeid: String,
+    },
+    /// A collector failed (a module that does not import): pytest counts
+    /// an error.
+    CollectError {
+        /// The collector's node id (a module's path).
+        nodeid: String,
+        /// pytest's report of the failure.
+        longrepr: String,
+    },
     /// pytest collected these items; the plugin waits for the answer.
     Collected {
         /// In pytest's order.
         items: Vec<CollectedItem>,
+    },
+    /// A hook after the plugin's reordered or dropped items: pytest runs
+    /// these, in this order.
+    Order {
+        /// The node ids.
+        ids: Vec<String>,
     },
     /// The next test is in another module; the plugin waits for a line.
     Module {
@@ -43,6 +65,9 @@ pub(crate) enum Message {
     SessionFinish {
         /// pytest's exit status.
         exitstatus: i32,
+        /// Why the session ended before its last test, if it did
+        /// (`pytest.exit`, a `KeyboardInterrupt`, `-x`), as pytest says it.
+        stopped: Option<String>,
     },
     /// pytest ran its last hook (`pytest_unconfigure`): from here the
     /// interpreter only shuts down, which takes a large suite hundreds of
@@ -67,6 +92,8 @@ struct Wire {
     reports: Option<Vec<Report>>,
     module: Option<String>,
     exitstatus: Option<i32>,
+    longrepr: Option<String>,
+    stopped: Option<String>,
     ids: Option<Vec<String>>,
     #[serde(default)]
     groups: Vec<Vec<CollectedMarker>>,
@@ -74,17 +101,35 @@ struct Wire {
     marks: Vec<usize>,
 }
 
+/// A line from the plugin that is not a message proctor can read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unreadable(pub(crate) String);
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 impl Message {
-    /// The message on one line from the plugin; `None` for a line that is
-    /// not one (a plugin newer than this proctor), which is skipped.
-    pub(crate) fn parse(line: &[u8]) -> Option<Message> {
-        let wire: Wire = serde_json::from_slice(line).ok()?;
-        Some(match wire.event.as_str() {
+    /// The message on one line from the plugin; `Ok(None)` for an event
+    /// this proctor does not know (a newer plugin), which is skipped. A line
+    /// that is not JSON, or a known event without its fields, is an error.
+    pub(crate) fn parse(line: &[u8]) -> Result<Option<Message>, Unreadable> {
+        let unreadable = |reason: &dyn std::fmt::Display| {
+            const EXCERPT: usize = 200;
+            let text = String::from_utf8_lossy(&line[..line.len().min(EXCERPT)]).into_owned();
+            let more = if line.len() > EXCERPT { "..." } else { "" };
+            Unreadable(format!("{reason}, in the line `{text}{more}`"))
+        };
+        let wire: Wire = serde_json::from_slice(line).map_err(|err| unreadable(&err))?;
+        let missing = || unreadable(&format_args!("a `{}` message without its fields", wire.event));
+        Ok(Some(match wire.event.as_str() {
             "hello" => Message::Hello { token: wire.token.unwrap_or_default() },
             "collected" => {
                 // Each item's markers are one of the distinct lists in
                 // `groups` (`marks` empty: all the first, no markers).
-                let ids = wire.ids?;
+                let ids = wire.ids.ok_or_else(missing)?;
                 let no_markers = Vec::new();
                 let items = ids
                     .into_iter()
@@ -96,14 +141,23 @@ impl Message {
                     .collect();
                 Message::Collected { items }
             }
-            "module" => Message::Module { module: wire.module? },
+            "collecting" => Message::Collecting { nodeid: wire.nodeid.ok_or_else(missing)? },
+            "collect-error" => Message::CollectError { nodeid: wire.nodeid.ok_or_else(missing)?, longrepr: wire.longrepr.unwrap_or_default() },
+            "order" => Message::Order { ids: wire.ids.ok_or_else(missing)? },
+            "module" => Message::Module { module: wire.module.ok_or_else(missing)? },
             #[expect(clippy::cast_precision_loss, reason = "2^53 ns is over 100 days")]
-            "passed" => Message::Passed { nodeid: wire.nodeid?, duration: wire.nanos? as f64 / 1e9 },
-            "done" => Message::Done { nodeid: wire.nodeid?, reports: wire.reports? },
-            "session-finish" => Message::SessionFinish { exitstatus: wire.exitstatus? },
-            "unconfigured" => Message::Unconfigured { exitstatus: wire.exitstatus? },
-            _ => return None,
-        })
+            "passed" => match (wire.nodeid, wire.nanos) {
+                (Some(nodeid), Some(nanos)) => Message::Passed { nodeid, duration: nanos as f64 / 1e9 },
+                _ => return Err(missing()),
+            },
+            "done" => match (wire.nodeid, wire.reports) {
+                (Some(nodeid), Some(reports)) => Message::Done { nodeid, reports },
+                _ => return Err(missing()),
+            },
+            "session-finish" => Message::SessionFinish { exitstatus: wire.exitstatus.ok_or_else(missing)?, stopped: wire.stopped },
+            "unconfigured" => Message::Unconfigured { exitstatus: wire.exitstatus.ok_or_else(missing)? },
+            _ => return Ok(None),
+        }))
     }
 }
 
@@ -117,6 +171,14 @@ pub(crate) struct Setup {
     pub(crate) opt_in: Option<String>,
     /// Pause before each module after the first (services' hooks).
     pub(crate) module_sync: bool,
+    /// Collect only these node ids (as the plugin sent them), as if they
+    /// were the command line's: the tests still to run after a crash, or
+    /// the failures to rerun.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) only: Option<Vec<String>>,
+    /// Send [`Message::Collecting`] (a timeout applies).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) progress: bool,
 }
 
 /// An item as pytest collected it.
@@ -179,8 +241,17 @@ mod tests {
     #[test]
     fn a_passed_test_is_timed_in_nanoseconds() {
         let parsed = Message::parse(br#"{"event":"passed","nodeid":"t.py::a","nanos":1500000000}"#);
-        assert!(matches!(parsed, Some(Message::Passed { ref nodeid, duration }) if nodeid == "t.py::a" && (duration - 1.5).abs() < 1e-12), "{parsed:?}");
-        assert!(Message::parse(br#"{"event":"passed","nodeid":"t.py::a","nanos":-1}"#).is_none());
-        assert!(Message::parse(br#"{"event":"passed","nodeid":"t.py::a"}"#).is_none());
+        assert!(matches!(parsed, Ok(Some(Message::Passed { ref nodeid, duration })) if nodeid == "t.py::a" && (duration - 1.5).abs() < 1e-12), "{parsed:?}");
+        assert!(Message::parse(br#"{"event":"passed","nodeid":"t.py::a","nanos":-1}"#).is_err());
+        assert!(Message::parse(br#"{"event":"passed","nodeid":"t.py::a"}"#).is_err());
+    }
+
+    #[test]
+    fn a_line_that_is_not_a_message_is_an_error_and_an_unknown_event_is_skipped() {
+        let surrogate = Message::parse(br#"{"event":"passed","nodeid":"t\udcff.py::a","nanos":1}"#).unwrap_err();
+        assert!(surrogate.0.contains("lone leading surrogate") || surrogate.0.contains("surrogate"), "{surrogate}");
+        assert!(surrogate.0.contains(r#"in the line `{"event":"passed""#), "{surrogate}");
+        assert!(Message::parse(b"NaN").is_err());
+        assert!(matches!(Message::parse(br#"{"event":"from-a-newer-plugin"}"#), Ok(None)));
     }
 }

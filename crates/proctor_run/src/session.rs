@@ -1,6 +1,10 @@
 //! One phase of a run: pytest processes with the bridge plugin, proctor's
 //! decisions at collection, results as they come, and a new process for
 //! the tests still to run when one dies or a test exceeds its timeout.
+//! No wait is unbounded: each one also watches the pytest process (not
+//! only its socket, which a child it forked may hold open), Ctrl-C, and,
+//! with a timeout, the time since pytest's last step (start-up, each file
+//! collected, each test).
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -14,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::model::{Event, Outcome, TestResult};
 use crate::outcome::fold;
 use crate::process::{group_of, log_tail, signal_group};
-use crate::protocol::{CollectedItem, Decisions, Message, Setup};
+use crate::protocol::{CollectedItem, Decisions, Message, Setup, Unreadable};
 
 /// The plugin's source, written next to the run's files and imported by
 /// pytest as `proctor_bridge`.
@@ -41,8 +45,15 @@ pub struct PhaseOptions {
     pub timeout: Option<Duration>,
     /// The phase's name, when the run has phases.
     pub phase: Option<String>,
-    /// A directory for the plugin, argument files and pytest's output.
+    /// A directory of this run's own, for pytest's output (two runs at
+    /// once in one project must not share one).
     pub work_dir: PathBuf,
+    /// Where the plugin is written and imported from: shared by the runs
+    /// of a project, so that Python's cached bytecode of it is reused.
+    pub plugin_dir: PathBuf,
+    /// Collect only these node ids, as reported (the failures a rerun runs
+    /// again); `None`: what `args` name.
+    pub only: Option<Vec<String>>,
     /// Set (by a Ctrl-C handler) to stop: pytest is killed, the phase
     /// returns what finished, and nothing is restarted.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -76,6 +87,16 @@ pub struct PhaseOutcome {
     /// The last process, when its session ended and its interpreter is
     /// still shutting down.
     pub exiting: Option<Exiting>,
+    /// Why pytest ended its session before its last test, as pytest says
+    /// it (`pytest.exit`, a `KeyboardInterrupt` in a test, `-x`).
+    pub stopped: Option<String>,
+    /// Tests pytest's session ended without running (after `pytest.exit`
+    /// or `-x`): not restarted, since pytest chose to stop.
+    pub not_run: Vec<String>,
+    /// What went wrong with no test to blame (a line proctor cannot read
+    /// while no test runs, a session that ran over the timeout after its
+    /// last test); each fails the run.
+    pub problems: Vec<String>,
 }
 
 /// A pytest process that ran its last hook: its results and exit status
@@ -204,12 +225,19 @@ pub fn start(options: &PhaseOptions) -> Result<Started, RunError> {
 
 /// Writes the plugin and opens the loopback listener the plugin connects to.
 fn listen_on_loopback(options: &PhaseOptions) -> Result<(TcpListener, String), RunError> {
-    std::fs::create_dir_all(&options.work_dir).map_err(|source| RunError::WorkDir { path: options.work_dir.clone(), source })?;
-    let plugin = options.work_dir.join("proctor_bridge.py");
+    for dir in [&options.work_dir, &options.plugin_dir] {
+        std::fs::create_dir_all(dir).map_err(|source| RunError::WorkDir { path: dir.clone(), source })?;
+    }
+    let plugin = options.plugin_dir.join("proctor_bridge.py");
     // Written only when it changed: an untouched file keeps its mtime, so
     // Python reuses the bytecode it cached instead of compiling it again.
+    // Renamed into place, so that a run starting meanwhile never imports
+    // half a file.
     if std::fs::read(&plugin).ok().as_deref() != Some(PLUGIN.as_bytes()) {
-        std::fs::write(&plugin, PLUGIN).map_err(|source| RunError::WorkDir { path: plugin.clone(), source })?;
+        let partial = options.plugin_dir.join(format!(".proctor_bridge.py.{}", std::process::id()));
+        std::fs::write(&partial, PLUGIN)
+            .and_then(|()| std::fs::rename(&partial, &plugin))
+            .map_err(|source| RunError::WorkDir { path: plugin.clone(), source })?;
     }
     let listener = TcpListener::bind("127.0.0.1:0").map_err(RunError::Listen)?;
     listener.set_nonblocking(true).map_err(RunError::Listen)?;
@@ -242,24 +270,29 @@ pub fn run_phase(
         let (listener, address) = listen_on_loopback(options)?;
         (listener, address, None)
     };
-    let setup = Setup {
+    let mut setup = Setup {
         ignore: options.ignore.iter().map(|p| p.to_string_lossy().into_owned()).collect(),
         opt_in: options.opt_in.as_ref().map(|p| p.to_string_lossy().into_owned()),
         module_sync: options.module_sync,
+        only: options.only.clone(),
+        progress: options.timeout.is_some(),
     };
-    let setup = serde_json::to_string(&setup).unwrap_or_else(|_| "{}".to_owned()) + "\n";
     let mut outcome = PhaseOutcome::default();
     let mut finished: HashSet<String> = HashSet::new();
     // The items still to run, once the first process has collected.
     let mut expected: Option<Vec<String>> = None;
-    let mut args = options.args.clone();
     for attempt in 0..=MAX_RESTARTS {
+        // A restart gets the first process's command line (the same
+        // rootdir, ini file and initial conftests), and the tests still to
+        // run through the setup, where no character of a node id can break
+        // an argument.
         let Spawned { mut child, token, log_path, command } = match first.take() {
             Some(spawned) => spawned,
-            None => spawn(options, &args, &address, attempt)?,
+            None => spawn(options, &options.args, &address, attempt)?,
         };
+        let setup_line = serde_json::to_string(&setup).unwrap_or_else(|_| "{}".to_owned()) + "\n";
         on_event(&Event::ProcessStarted { phase: options.phase.clone(), command });
-        let process = serve(&listener, &mut child, &token, &setup, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
+        let process = serve(&listener, &mut child, &token, &setup_line, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
         let status = if let (true, Some(session_status)) = (process.unconfigured, process.session_status) {
             // Nothing more can come from it: the caller goes on while its
             // interpreter shuts down.
@@ -297,17 +330,31 @@ pub fn run_phase(
         }
         let Some(kept) = &expected else {
             // pytest stopped before collection was answered.
-            outcome.failed_to_start = Some(pytest_tail(&log_path));
+            let reason = process.problems.first().map(|p| format!("\n{p}")).unwrap_or_default();
+            outcome.failed_to_start = Some(format!("{reason}{}", pytest_tail(&log_path)));
             return Ok(outcome);
         };
+        for problem in process.problems {
+            on_event(&Event::Note { message: problem.clone() });
+            outcome.problems.push(problem);
+        }
+        if process.stopped.is_some() {
+            outcome.stopped.clone_from(&process.stopped);
+        }
         let remaining: Vec<String> = kept.iter().filter(|n| !finished.contains(*n)).cloned().collect();
-        if remaining.is_empty() || process.clean_end {
+        if remaining.is_empty() {
+            return Ok(outcome);
+        }
+        if process.clean_end {
+            // pytest chose to stop (`pytest.exit`, `-x`): not restarted,
+            // and not lost either.
+            let why = process.stopped.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+            on_event(&Event::Note { message: format!("pytest ended its session{why} with {} selected test(s) not run", remaining.len()) });
+            outcome.not_run = remaining;
             return Ok(outcome);
         }
         on_event(&Event::Note { message: format!("restarting pytest for the {} test(s) not run yet", remaining.len()) });
-        let args_file = options.work_dir.join(format!("remaining-{attempt}.txt"));
-        std::fs::write(&args_file, remaining.join("\n") + "\n").map_err(|source| RunError::WorkDir { path: args_file.clone(), source })?;
-        args = vec![format!("@{}", args_file.display())];
+        setup.only = Some(remaining);
     }
     Ok(outcome)
 }
@@ -327,6 +374,11 @@ struct ProcessReport {
     unconfigured: bool,
     /// Stopped by the interrupt flag.
     interrupted: bool,
+    /// Why pytest ended its session early, as it says.
+    stopped: Option<String>,
+    /// What went wrong with no test to blame; before collection was
+    /// answered, why the process was stopped.
+    problems: Vec<String>,
 }
 
 #[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
@@ -343,15 +395,32 @@ fn serve(
     first: bool,
 ) -> ProcessReport {
     let mut report = ProcessReport::default();
-    let Some(stream) = accept(listener, child) else {
-        return report;
+    let stream = match accept(listener, child, options) {
+        Accepted::Stream(stream) => stream,
+        Accepted::Gone => return report,
+        Accepted::Interrupted => {
+            kill(child);
+            report.interrupted = true;
+            return report;
+        }
+        Accepted::TimedOut(limit) => {
+            kill(child);
+            report.problems.push(format!("pytest did not connect to proctor within the {limit:.1}s timeout (a conftest or plugin that hangs when imported?); its process was killed"));
+            return report;
+        }
     };
     let mut lines = Lines::new(stream);
     // The plugin sends a test's messages when it ends (one write per test),
-    // and pytest runs the kept items in order: the test running now is the
-    // first kept one not finished, since the last finish (or collection).
+    // and pytest runs the kept items in order (the final order, when a
+    // later hook changed it): the test running now is the first kept one
+    // not finished, since the last finish (or collection).
     let mut since = Instant::now();
     let mut trusted = false;
+    // The file or directory pytest is collecting (with a timeout only).
+    let mut collecting: Option<String> = None;
+    // The process exited: what it sent is read, then the socket is not
+    // waited for (a child it forked may hold it open).
+    let mut exited = false;
     let running = |kept: &Option<Vec<String>>, finished: &HashSet<String>| -> Option<String> {
         kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
     };
@@ -361,14 +430,16 @@ fn serve(
             report.interrupted = true;
             return report;
         }
-        if let Some(limit) = options.timeout {
-            if since.elapsed() > limit {
-                if let Some(nodeid) = running(&report.kept, finished) {
-                    kill(child);
-                    report.interrupted_test = Some((nodeid, since, Outcome::TimedOut));
-                    return report;
-                }
+        if let Some(limit) = options.timeout.filter(|limit| since.elapsed() > *limit) {
+            kill(child);
+            let limit = limit.as_secs_f64();
+            match (running(&report.kept, finished), &report.kept, &collecting) {
+                (Some(nodeid), _, _) => report.interrupted_test = Some((nodeid, since, Outcome::TimedOut)),
+                (None, None, Some(collector)) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout while collecting {collector}; its process was killed")),
+                (None, None, None) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout before collecting; its process was killed")),
+                (None, Some(_), _) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout after its last test, before its session ended; its process was killed")),
             }
+            return report;
         }
         // Until its collection is answered, pytest waits for proctor at
         // each step: wait on the socket, to answer at once. While tests
@@ -378,8 +449,13 @@ fn serve(
         // switch per test.
         let messages = lines.read(report.kept.is_none());
         if messages.is_empty() {
-            if lines.closed {
+            if lines.closed || exited {
                 break;
+            }
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                // Once more: what it wrote before it exited is in the socket.
+                exited = true;
+                continue;
             }
             if report.kept.is_some() {
                 std::thread::sleep(POLL);
@@ -387,6 +463,36 @@ fn serve(
             continue;
         }
         for message in messages {
+            let message = match message {
+                Ok(message) => message,
+                Err(unreadable) => match running(&report.kept, finished) {
+                    // Its message was the line: an error, never a pass.
+                    Some(nodeid) if trusted => {
+                        finished.insert(nodeid.clone());
+                        let result = TestResult {
+                            duration: since.elapsed().as_secs_f64(),
+                            phase: options.phase.clone(),
+                            message: Some(format!("proctor cannot read the bridge's message about this test: {unreadable}")),
+                            ..TestResult::new(nodeid, Outcome::Error)
+                        };
+                        since = Instant::now();
+                        on_event(&Event::TestFinished(result.clone()));
+                        outcome.results.push(result);
+                        continue;
+                    }
+                    // Before collection is answered pytest waits for an
+                    // answer that cannot come: it is stopped.
+                    _ if !trusted || report.kept.is_none() => {
+                        kill(child);
+                        report.problems.push(format!("proctor cannot read a message from the bridge ({unreadable}); pytest was stopped"));
+                        return report;
+                    }
+                    _ => {
+                        report.problems.push(format!("proctor cannot read a message from the bridge: {unreadable}"));
+                        continue;
+                    }
+                },
+            };
             match message {
                 Message::Hello { token: given } => {
                     trusted = given == token;
@@ -395,6 +501,24 @@ fn serve(
                     }
                 }
                 _ if !trusted => break 'process,
+                Message::Collecting { nodeid } => {
+                    collecting = Some(nodeid);
+                    since = Instant::now();
+                }
+                Message::CollectError { nodeid, longrepr } => {
+                    since = Instant::now();
+                    if finished.insert(nodeid.clone()) {
+                        let message = (!longrepr.is_empty()).then_some(longrepr);
+                        let result = TestResult { phase: options.phase.clone(), message, ..TestResult::new(nodeid, Outcome::Error) };
+                        on_event(&Event::TestFinished(result.clone()));
+                        outcome.results.push(result);
+                    }
+                }
+                Message::Order { ids } => {
+                    if report.kept.is_some() {
+                        report.kept = Some(ids);
+                    }
+                }
                 Message::Collected { items } => {
                     let decisions = decide(&items);
                     let answer = serde_json::to_string(&decisions).unwrap_or_else(|_| "{}".to_owned()) + "\n";
@@ -431,9 +555,10 @@ fn serve(
                     on_event(&Event::TestFinished(result.clone()));
                     outcome.results.push(result);
                 }
-                Message::SessionFinish { exitstatus } => {
+                Message::SessionFinish { exitstatus, stopped } => {
                     report.session_status = Some(exitstatus);
                     report.clean_end = true;
+                    report.stopped = stopped;
                 }
                 Message::Unconfigured { exitstatus } => {
                     report.session_status = Some(exitstatus);
@@ -461,21 +586,39 @@ fn test_result(message: Message) -> Option<TestResult> {
     }
 }
 
-/// Waits for the plugin to connect, or for the process to end first.
-fn accept(listener: &TcpListener, child: &mut Child) -> Option<TcpStream> {
+/// How the wait for the plugin to connect ended.
+enum Accepted {
+    Stream(TcpStream),
+    /// The process ended first (or the listener failed).
+    Gone,
+    /// Ctrl-C.
+    Interrupted,
+    /// The timeout (in seconds) passed first: a conftest that hangs.
+    TimedOut(f64),
+}
+
+/// Waits for the plugin to connect, or for the process to end, Ctrl-C or
+/// the timeout first.
+fn accept(listener: &TcpListener, child: &mut Child, options: &PhaseOptions) -> Accepted {
+    let started = Instant::now();
     loop {
         match listener.accept() {
             Ok((stream, _)) => {
-                stream.set_nonblocking(false).ok()?;
-                return Some(stream);
+                return if stream.set_nonblocking(false).is_ok() { Accepted::Stream(stream) } else { Accepted::Gone };
             }
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
                 if matches!(child.try_wait(), Ok(Some(_))) {
-                    return None;
+                    return Accepted::Gone;
+                }
+                if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                    return Accepted::Interrupted;
+                }
+                if let Some(limit) = options.timeout.filter(|limit| started.elapsed() > *limit) {
+                    return Accepted::TimedOut(limit.as_secs_f64());
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
-            Err(_) => return None,
+            Err(_) => return Accepted::Gone,
         }
     }
 }
@@ -519,9 +662,10 @@ impl Lines {
     }
 
     /// The messages of the complete lines that have arrived, waiting for
-    /// some (up to the read timeout) when `wait`. Lines that are not
-    /// messages (a plugin newer than this proctor) are skipped.
-    fn read(&mut self, wait: bool) -> Vec<Message> {
+    /// some (up to the read timeout) when `wait`. Events this proctor does
+    /// not know (a newer plugin) are skipped; a line that is not a message
+    /// is an error, for the caller to report.
+    fn read(&mut self, wait: bool) -> Vec<Result<Message, Unreadable>> {
         use std::io::Read;
         if self.closed {
             return Vec::new();
@@ -552,14 +696,14 @@ impl Lines {
         let mut messages = Vec::new();
         let mut start = 0;
         while let Some(end) = self.buffer[self.searched..].iter().position(|&b| b == b'\n').map(|at| self.searched + at) {
-            messages.extend(Message::parse(&self.buffer[start..end]));
+            messages.extend(Message::parse(&self.buffer[start..end]).transpose());
             start = end + 1;
             self.searched = start;
         }
         self.buffer.drain(..start);
         self.searched = self.buffer.len();
         if self.closed && !self.buffer.is_empty() {
-            messages.extend(Message::parse(&self.buffer));
+            messages.extend(Message::parse(&self.buffer).transpose());
             self.buffer.clear();
         }
         messages
@@ -577,12 +721,12 @@ fn pytest_command(options: &PhaseOptions, args: &[String], address: &str, token:
     command.args(args).args(&options.extra_args);
     let python_path = match std::env::var_os("PYTHONPATH") {
         Some(existing) if !existing.is_empty() => {
-            let mut joined = options.work_dir.clone().into_os_string();
+            let mut joined = options.plugin_dir.clone().into_os_string();
             joined.push(":");
             joined.push(existing);
             joined
         }
-        _ => options.work_dir.clone().into_os_string(),
+        _ => options.plugin_dir.clone().into_os_string(),
     };
     command
         .current_dir(&options.cwd)

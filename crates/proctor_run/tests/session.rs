@@ -27,7 +27,9 @@ fn options(root: &Path) -> PhaseOptions {
         env: Vec::new(),
         timeout: Some(Duration::from_secs(3)),
         phase: None,
-        work_dir: root.join(".proctor/run"),
+        work_dir: root.join(".proctor/run/this-run"),
+        plugin_dir: root.join(".proctor/run"),
+        only: None,
         interrupt: None,
         module_sync: false,
         ignore: Vec::new(),
@@ -189,4 +191,128 @@ fn a_process_shutting_down_is_handed_back_and_waited_for() {
     assert!(root.join("shut-down").exists(), "waiting waits for the atexit handler");
     assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3) }));
     assert_eq!(late.unwrap().to_string(), "pytest's session ended with status 0, but its process then exited with exit status 3");
+}
+
+/// `run_phase` with no decisions, failing the test if it has not returned
+/// once its tests are long over: the cases this guards used to wait
+/// forever.
+fn run_bounded(options: PhaseOptions) -> proctor_run::PhaseOutcome {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut decide = |_: &[CollectedItem]| Decisions::default();
+        let outcome = run_phase(&options, None, &mut decide, &mut |_: &Event| {}).unwrap();
+        let _ = sender.send(outcome);
+    });
+    receiver.recv_timeout(Duration::from_mins(2)).expect("run_phase never returned")
+}
+
+/// A line from the bridge that proctor cannot read is an error of the
+/// test it concerns, never a silent pass.
+#[test]
+fn a_line_proctor_cannot_read_is_an_error_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // A bridge whose message about one test is not JSON proctor can read
+    // (a lone surrogate in an escape).
+    write(
+        root,
+        "conftest.py",
+        "import proctor_bridge\n\n_real = proctor_bridge._send_test\n\ndef _garbled(nodeid, reports):\n    if 'garbled' in nodeid:\n        proctor_bridge._connection.sendall(b'{\"event\":\"passed\",\"nodeid\":\"t\\\\udcff\",\"nanos\":1}\\n')\n    else:\n        _real(nodeid, reports)\n\nproctor_bridge._send_test = _garbled\n",
+    );
+    write(root, "test_a.py", "def test_before():\n    pass\n\ndef test_garbled():\n    pass\n\ndef test_after():\n    pass\n");
+    let outcome = run_bounded(options(root));
+    let got = outcomes(&outcome.results);
+    let want: BTreeMap<String, Outcome> =
+        [("test_a.py::test_before", Outcome::Passed), ("test_a.py::test_garbled", Outcome::Error), ("test_a.py::test_after", Outcome::Passed)].into_iter().map(|(n, o)| (n.to_owned(), o)).collect();
+    assert_eq!(got, want, "{outcome:?}");
+    let garbled = outcome.results.iter().find(|r| r.nodeid == "test_a.py::test_garbled").unwrap();
+    assert!(garbled.message.as_deref().unwrap_or_default().contains("cannot read"), "{garbled:?}");
+}
+
+/// A collection message proctor cannot read stops that pytest with the
+/// reason: neither side waits for the other forever.
+#[test]
+fn a_collection_message_proctor_cannot_read_stops_pytest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "conftest.py",
+        "import proctor_bridge\n\ndef _garbled(items, ids):\n    return {'event': 'collected', 'ids': [float('nan')]}\n\nproctor_bridge._collected = _garbled\n",
+    );
+    write(root, "test_a.py", "def test_x():\n    pass\n");
+    let outcome = run_bounded(PhaseOptions { timeout: None, ..options(root) });
+    assert!(outcome.results.is_empty(), "{outcome:?}");
+    assert!(outcome.failed_to_start.as_deref().unwrap_or_default().contains("cannot read"), "{outcome:?}");
+}
+
+/// A conftest that reorders the items after the bridge applied proctor's
+/// decisions: a crash is blamed on the test pytest really ran.
+#[test]
+fn a_crash_is_blamed_on_the_test_that_ran_after_a_late_reorder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "conftest.py", "import pytest\n\n@pytest.hookimpl(trylast=True)\ndef pytest_collection_modifyitems(items):\n    items.reverse()\n");
+    write(root, "test_r.py", "import os\n\ndef test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c():\n    os._exit(3)\n");
+    let outcome = run_bounded(options(root));
+    let got = outcomes(&outcome.results);
+    let want: BTreeMap<String, Outcome> =
+        [("test_r.py::test_a", Outcome::Passed), ("test_r.py::test_b", Outcome::Passed), ("test_r.py::test_c", Outcome::Crashed)].into_iter().map(|(n, o)| (n.to_owned(), o)).collect();
+    assert_eq!(got, want, "{outcome:?}");
+}
+
+/// The tests still to run after a crash reach the new pytest whatever
+/// characters their node ids hold (here a newline in a file name).
+#[test]
+fn node_ids_with_any_character_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_new\nline.py", "import os\n\ndef test_1():\n    pass\n\ndef test_dies():\n    os._exit(3)\n\ndef test_2():\n    pass\n\n@__import__('pytest').mark.parametrize('p', ['a b', 'c\\nd'])\ndef test_3(p):\n    pass\n");
+    let outcome = run_bounded(options(root));
+    let got = outcomes(&outcome.results);
+    let want: BTreeMap<String, Outcome> = [
+        ("test_new\nline.py::test_1", Outcome::Passed),
+        ("test_new\nline.py::test_dies", Outcome::Crashed),
+        ("test_new\nline.py::test_2", Outcome::Passed),
+        ("test_new\nline.py::test_3[a b]", Outcome::Passed),
+        ("test_new\nline.py::test_3[c\\nd]", Outcome::Passed),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o))
+    .collect();
+    assert_eq!(got, want, "{outcome:?}");
+}
+
+/// A test that forks, then its pytest dies: the child still holds the
+/// bridge's socket, and proctor watches pytest itself, not only the
+/// socket. The child, in pytest's process group, is killed with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_forked_child_holding_the_socket_does_not_keep_proctor_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "test_fork.py",
+        "import os, pathlib, time\n\ndef test_forks_then_dies():\n    child = os.fork()\n    if child == 0:\n        pathlib.Path('child.pid').write_text(str(os.getpid()) + '\\n')\n        while True:\n            time.sleep(1)\n    while not pathlib.Path('child.pid').exists():\n        time.sleep(0.01)\n    os._exit(3)\n\ndef test_after():\n    pass\n",
+    );
+    let outcome = run_bounded(PhaseOptions { timeout: None, ..options(root) });
+    let got = outcomes(&outcome.results);
+    let want: BTreeMap<String, Outcome> = [("test_fork.py::test_forks_then_dies", Outcome::Crashed), ("test_fork.py::test_after", Outcome::Passed)].into_iter().map(|(n, o)| (n.to_owned(), o)).collect();
+    assert_eq!(got, want, "{outcome:?}");
+    let pid: i32 = std::fs::read_to_string(root.join("child.pid")).unwrap().trim().parse().unwrap();
+    assert!(!running(pid), "the forked child {pid} outlived its pytest");
+}
+
+/// A module that never finishes importing: `--timeout` bounds each step
+/// of collection too, and the report names the module.
+#[test]
+fn a_module_that_hangs_at_import_is_stopped_by_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_a_fine.py", "def test_ok():\n    pass\n");
+    write(root, "test_hangs.py", "import threading\n\nthreading.Event().wait()\n\ndef test_never():\n    pass\n");
+    let outcome = run_bounded(options(root));
+    let reason = outcome.failed_to_start.as_deref().unwrap_or_default();
+    assert!(reason.contains("timeout") && reason.contains("test_hangs.py"), "{outcome:?}");
 }

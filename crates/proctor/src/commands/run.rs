@@ -66,7 +66,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         .python
         .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
     let rootdir = suite.config.pytest.rootdir.clone();
-    let work_dir = rootdir.join(".proctor").join("run");
+    // The plugin and services' logs stay in `.proctor/run/`; pytest's
+    // output goes to a directory of this run's own, removed when it ends,
+    // so that runs at once in one project never read each other's files.
+    let runs_dir = rootdir.join(".proctor").join("run");
+    let own_dir = RunDir::create(&runs_dir)?;
+    let work_dir = own_dir.path.clone();
     let interrupt = install_interrupt_handler();
     let base = PhaseOptions {
         python,
@@ -77,6 +82,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         timeout: args.timeout.or(options.run.timeout).map(Duration::from_secs_f64),
         phase: None,
         work_dir: work_dir.clone(),
+        plugin_dir: runs_dir.clone(),
+        only: None,
         interrupt: Some(Arc::clone(&interrupt)),
         module_sync: false,
         ignore: Vec::new(),
@@ -202,6 +209,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut failed_to_start = None;
     let mut pytest_status = None;
     let mut interrupted = false;
+    // Tests a session ended without running, why, and pytest's status then.
+    let mut not_run: Vec<String> = Vec::new();
+    let mut stopped: Option<(Option<String>, Option<i32>)> = None;
+    let mut problems: Vec<String> = Vec::new();
     let mut progress = Progress::new(args.verbose);
     // Deselected in some phase: items of other phases are deselected in
     // each phase but their own, so only those reported nowhere count.
@@ -227,13 +238,13 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             progress.event(&Event::Note { message: format!("phase {name}: {} test(s) in {} file(s)", plan.items.len(), plan.files.len()) });
         }
         // Services this phase's tests need and proctor starts.
-        std::fs::create_dir_all(&work_dir).with_context(|| format!("cannot create {}", work_dir.display()))?;
+        std::fs::create_dir_all(&runs_dir).with_context(|| format!("cannot create {}", runs_dir.display()))?;
         let mut running = Vec::new();
         let mut service_env = base.env.clone();
         let mut failed_service = None;
         for name in &plan.services {
             let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
-            match proctor_run::RunningService::start(name, service, &rootdir, &work_dir, |var| std::env::var(var).ok()) {
+            match proctor_run::RunningService::start(name, service, &rootdir, &runs_dir, |var| std::env::var(var).ok()) {
                 Ok(started) => {
                     progress.event(&Event::Note { message: format!("service {name} ready at {}", started.address()) });
                     service_env.extend(started.env());
@@ -293,6 +304,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         }
         pytest_status = pytest_status.max(outcome.pytest_status);
         interrupted = outcome.interrupted;
+        if !outcome.not_run.is_empty() {
+            not_run.extend(outcome.not_run);
+            stopped.get_or_insert((outcome.stopped, outcome.pytest_status));
+        }
+        problems.extend(outcome.problems);
         shutdown.exiting = outcome.exiting;
         if !interrupted {
             rerun(&options.run.reruns, &phase, &mut results[first..], &markers_of, &mut decide, &mut progress, &mut shutdown)?;
@@ -317,11 +333,25 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     if interrupted {
         writeln!(out, "interrupted: the report holds the {} test(s) that finished", results.len())?;
     }
+    for problem in &problems {
+        writeln!(out, "error: {problem}")?;
+    }
+    if let Some((why, _)) = &stopped {
+        let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
+        writeln!(out, "pytest ended its session{why} before running {} selected test(s):", not_run.len())?;
+        for nodeid in &not_run {
+            writeln!(out, "NOT RUN {nodeid}")?;
+        }
+    }
     print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())?;
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
         Some(status @ (3 | 4)) if !interrupted => status,
         _ if failed_to_start.is_some() => 2,
+        // pytest chose to stop (`pytest.exit(returncode=...)`, `-x`): its
+        // status is the run's, as bare pytest's caller sees it.
+        _ if !interrupted && stopped.as_ref().is_some_and(|(_, status)| status.is_some()) => stopped.as_ref().and_then(|(_, status)| *status).unwrap_or(1),
+        _ if !problems.is_empty() && summary.exit_code == 0 => 1,
         _ => summary.exit_code,
     };
     // The run is recorded first, so that the reports' history includes it.
@@ -371,6 +401,34 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         _ => code,
     };
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// This run's own directory under `.proctor/run/` (pytest's logs, the
+/// opt-in manifest), removed with what it holds when the run ends.
+struct RunDir {
+    path: std::path::PathBuf,
+}
+
+impl RunDir {
+    fn create(parent: &std::path::Path) -> Result<RunDir> {
+        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        let stamp = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let mut attempt = 0;
+        loop {
+            let path = parent.join(format!("{}-{stamp}-{attempt}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(RunDir { path }),
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+                Err(err) => return Err(err).with_context(|| format!("cannot create {}", path.display())),
+            }
+        }
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
 }
 
 /// The last pytest process while its interpreter shuts down, and the

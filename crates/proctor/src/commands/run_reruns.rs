@@ -50,13 +50,11 @@ pub(crate) fn rerun(
         if delay > 0.0 {
             std::thread::sleep(Duration::from_secs_f64(delay));
         }
+        // The node ids reach pytest through the bridge, whatever they hold.
         let nodeids: Vec<String> = wanted.iter().map(|(i, _)| results[*i].nodeid.clone()).collect();
-        let list = phase.work_dir.join(format!("rerun-{round}.txt"));
-        std::fs::create_dir_all(&phase.work_dir).with_context(|| format!("cannot create {}", phase.work_dir.display()))?;
-        std::fs::write(&list, nodeids.join("\n") + "\n").with_context(|| format!("cannot write {}", list.display()))?;
         // One pytest process at a time: the phase's own ends first.
         shutdown.wait(progress);
-        let again = PhaseOptions { args: vec![format!("@{}", list.display())], ..phase.clone() };
+        let again = PhaseOptions { only: Some(nodeids), ..phase.clone() };
         let outcome = proctor_run::run_phase(&again, None, decide, &mut |event: &Event| progress.event(event)).context("cannot rerun pytest")?;
         shutdown.exiting = outcome.exiting;
         for attempt in outcome.results {

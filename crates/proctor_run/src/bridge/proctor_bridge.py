@@ -13,9 +13,16 @@ kept short: one message per test, formatted by hand for the common case
 (every phase passed), and, when no other plugin implements
 ``pytest_runtest_protocol``, no hook of its own per test at all (see
 ``_Protocol``).
+
+Every line it sends is valid JSON in UTF-8, whatever pytest holds:
+values JSON has no literal for (NaN, infinities) are sent as
+``{"repr": ...}``, and a string with a lone surrogate (a file name that
+is not UTF-8, ``surrogateescape``) as text (see ``_wire``); the common
+case is checked in C and pays nothing more.
 """
 
 import json
+import operator
 import os
 import re
 import socket
@@ -31,7 +38,85 @@ _reader = None
 def _send(message):
     if _connection is None:
         return
-    _connection.sendall((json.dumps(message, default=repr) + "\n").encode("utf-8"))
+    _connection.sendall(_json(message) + b"\n")
+
+
+def _json(value):
+    """`value` as JSON in UTF-8 bytes that proctor can always read. The
+    first try is the common case; a NaN or an infinity (`allow_nan`), or a
+    lone surrogate (which UTF-8 cannot encode), takes the second."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=repr).encode("utf-8")
+    except ValueError:  # UnicodeEncodeError is one
+        return json.dumps(_clean(value), ensure_ascii=False, allow_nan=False, default=_safe_repr).encode("utf-8")
+
+
+def _clean(value):
+    """`value` with what JSON or UTF-8 cannot hold replaced: a float that
+    is not finite by ``{"repr": ...}`` (as marker arguments that are not
+    literals), a string with lone surrogates by ``_wire``'s text."""
+    if isinstance(value, str):
+        return _wire(value)
+    if isinstance(value, float):
+        return value if value - value == 0 else {"repr": repr(value)}
+    if isinstance(value, dict):
+        return {_wire(k) if isinstance(k, str) else k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _safe_repr(value):
+    return _wire(repr(value))
+
+
+def _wire(text):
+    """`text` as proctor gets it: unchanged when UTF-8 can encode it (the
+    common case, checked in C), else with each backslash doubled and each
+    lone surrogate written as its escape (``\\udcff``), which ``_unwire``
+    undoes (a node id proctor hands back)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.replace("\\", "\\\\").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_ESCAPE = re.compile(r"\\\\|\\u(d[89a-f][0-9a-f]{2})")
+
+
+def _unwire(text):
+    """The string ``_wire`` made `text` from. A text without a surrogate's
+    escape is as pytest had it (a literal ``\\udcff`` outside a doubled
+    backslash in a real node id, which only an odd file name can hold,
+    would be read as an escape)."""
+    if "\\u" not in text:
+        return text
+    found = []
+
+    def replace(match):
+        if match.group(1) is None:
+            return "\\"
+        found.append(True)
+        return chr(int(match.group(1), 16))
+
+    restored = _ESCAPE.sub(replace, text)
+    return restored if found else text
+
+
+def _wire_ids(ids):
+    """The node ids as proctor gets them: the list itself when every one
+    is valid Unicode (checked at once, in C)."""
+    joined = "".join(ids)
+    if joined.isascii():
+        return ids
+    try:
+        joined.encode("utf-8")
+        return ids
+    except UnicodeEncodeError:
+        return [_wire(nodeid) for nodeid in ids]
 
 
 def _receive():
@@ -65,6 +150,9 @@ def pytest_configure(config):
 
 _rootdir = "."
 _module_sync = False
+_renamed = {}  # real node id -> as sent, for the few `_wire` changes
+_kept = None  # the items the answer kept, in order, until collection ends
+_stopped = None  # why pytest stopped early (`pytest.exit`, a KeyboardInterrupt)
 
 
 def pytest_sessionstart(session):
@@ -83,6 +171,16 @@ def pytest_sessionstart(session):
             config.option.ignore = []
         config.option.ignore.extend(ignore)
     _module_sync = bool(setup.get("module_sync"))
+    only = setup.get("only")
+    if only is not None:
+        # The tests still to run after a crash, as if given as node ids on
+        # the command line (which no character of theirs can break): the
+        # command line itself is the first process's, so that the rootdir,
+        # the ini file and the initial conftests are the same.
+        root = str(config.rootpath)
+        config.args = [os.path.join(root, _unwire(nodeid)) for nodeid in only]
+    if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
+        config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
     manifest = setup.get("opt_in")
     if manifest:
         with open(manifest, encoding="utf-8") as f:
@@ -133,10 +231,14 @@ def _collected(items, ids):
 def pytest_collection_modifyitems(session, config, items):
     if _connection is None:
         return
+    global _renamed, _kept
     _mark_opted_in(items)
     # pytest computes `item.nodeid` from the node's path at each access:
     # read once per item.
-    ids = [item.nodeid for item in items]
+    real_ids = [item.nodeid for item in items]
+    ids = _wire_ids(real_ids)
+    if ids is not real_ids:
+        _renamed = {real: sent for real, sent in zip(real_ids, ids) if real is not sent}
     _send(_collected(items, ids))
     answer = _receive()
     skip = answer.get("skip") or {}
@@ -156,7 +258,11 @@ def pytest_collection_modifyitems(session, config, items):
         if deselected:
             config.hook.pytest_deselected(items=[item for item, _ in deselected])
         items[:] = [item for item, _ in kept]
+    _kept = list(items)
     no_network = set(answer.get("no_network", []))
+    if _renamed and no_network:
+        real_of = {sent: real for real, sent in _renamed.items()}
+        no_network = {real_of.get(nodeid, nodeid) for nodeid in no_network}
     plugins = config.pluginmanager
     if (no_network or _module_sync) and not plugins.has_plugin("proctor_bridge_guard"):
         plugins.register(_Guard(_module_sync, no_network), "proctor_bridge_guard")
@@ -167,6 +273,54 @@ def pytest_collection_modifyitems(session, config, items):
         plugins.register(_Reports(), "proctor_bridge_reports")
     else:
         plugins.register(_Protocol(), "proctor_bridge_protocol")
+
+
+def pytest_collection_finish(session):
+    """The items as pytest will run them, when a hook after this plugin's
+    (a conftest's `trylast`, another plugin) reordered or dropped some:
+    proctor finds the test that was running when a process dies in this
+    order."""
+    global _kept
+    kept, _kept = _kept, None
+    if kept is None or _connection is None:
+        return
+    items = session.items
+    if len(items) == len(kept) and all(map(operator.is_, items, kept)):
+        return
+    ids = []
+    for item in items:
+        nodeid = item.nodeid
+        sent = _renamed.get(nodeid) or _wire(nodeid)
+        if sent is not nodeid:
+            _renamed[nodeid] = sent
+        ids.append(sent)
+    _send({"event": "order", "ids": ids})
+
+
+def pytest_collectreport(report):
+    """A collector that failed (a module that does not import): an error
+    pytest counts, and so does proctor."""
+    if report.failed and _connection is not None:
+        _send({"event": "collect-error", "nodeid": report.nodeid, "longrepr": report.longreprtext})
+
+
+class _Progress:
+    """Each file and directory pytest starts to collect, so that proctor's
+    `--timeout` bounds each import (registered only with a timeout)."""
+
+    def pytest_collectstart(self, collector):
+        if isinstance(collector, _COLLECTING):
+            _send({"event": "collecting", "nodeid": collector.nodeid})
+
+
+_COLLECTING = (pytest.File, getattr(pytest, "Directory", pytest.File))
+
+
+def pytest_keyboard_interrupt(excinfo):
+    """`pytest.exit()` or a KeyboardInterrupt stops the session: why, for
+    proctor to say (pytest prints the same line)."""
+    global _stopped
+    _stopped = excinfo.exconly()
 
 
 _INF = float("inf")
@@ -185,11 +339,11 @@ def _send_test(nodeid, reports):
                 # several thousand instructions, an integer a few hundred.
                 _connection.sendall(('{"event":"passed","nodeid":%s,"nanos":%d}\n' % (nodeid, duration * 1e9)).encode("utf-8"))
                 return
-    _connection.sendall(('{"event":"done","nodeid":%s,"reports":[%s]}\n' % (nodeid, ",".join(_report(r) for r in reports))).encode("utf-8"))
+    _connection.sendall(b'{"event":"done","nodeid":%s,"reports":%s}\n' % (nodeid.encode("ascii"), _json([_report(r) for r in reports])))
 
 
 def _report(report):
-    """A report in full, as JSON text."""
+    """A report in full, for JSON."""
     reason = None
     longrepr = None
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
@@ -201,7 +355,7 @@ def _report(report):
     duration = report.duration
     # Captured output is kept for failures only, as pytest shows it.
     sections = [[name, content] for name, content in report.sections] if report.failed else []
-    return json.dumps({
+    return {
         "when": report.when,
         "outcome": report.outcome,
         "duration": duration if -_INF < duration < _INF else 0.0,
@@ -209,7 +363,7 @@ def _report(report):
         "reason": reason,
         "wasxfail": getattr(report, "wasxfail", None),
         "sections": sections,
-    }, default=repr)
+    }
 
 
 class _Protocol:
@@ -231,7 +385,7 @@ class _Protocol:
         ihook.pytest_runtest_logstart(nodeid=nodeid, location=location)
         reports = self.runtestprotocol(item, nextitem=nextitem)
         ihook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
-        _send_test(_quote(nodeid), reports)
+        _send_test(_quote(_renamed.get(nodeid, nodeid) if _renamed else nodeid), reports)
         return True
 
 
@@ -247,7 +401,7 @@ class _Reports:
 
     def pytest_runtest_logfinish(self, nodeid):
         reports, self.reports = self.reports, []
-        _send_test(_quote(nodeid), reports)
+        _send_test(_quote(_renamed.get(nodeid, nodeid) if _renamed else nodeid), reports)
 
 
 _session = None  # the session, once it finished
@@ -256,7 +410,13 @@ _session = None  # the session, once it finished
 def pytest_sessionfinish(session, exitstatus):
     global _session
     _session = session
-    _send({"event": "session-finish", "exitstatus": int(exitstatus)})
+    message = {"event": "session-finish", "exitstatus": int(exitstatus)}
+    # Why the session ended before its last test, if it did: pytest.exit,
+    # a KeyboardInterrupt, `-x` / `--maxfail`, a plugin's `shouldstop`.
+    stopped = _stopped or session.shouldfail or session.shouldstop
+    if stopped:
+        message["stopped"] = str(stopped)
+    _send(message)
 
 
 @pytest.hookimpl(trylast=True)
