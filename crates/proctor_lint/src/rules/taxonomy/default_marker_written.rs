@@ -41,7 +41,9 @@ def test_parse():
 
 ## Fix safety
 When the marker is a decorator on a line of its own, `--fix` deletes the
-line (safe: the default is applied instead).
+line (safe: the default is applied instead). A marker in an example's
+opt-in comment (`# pytest: unit`) has no fix: the comment is what makes
+the file a test.
 "#
 );
 
