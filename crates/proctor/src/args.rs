@@ -230,8 +230,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) job: Option<String>,
     /// Kill a test (and its pytest process) after this many seconds; the
-    /// rest run in a new process.
-    #[arg(long, value_name = "SECONDS")]
+    /// rest run in a new process (above 0, at most a day).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub(crate) timeout: Option<f64>,
     /// Write the versioned JSON report here.
     #[arg(long, value_name = "PATH")]

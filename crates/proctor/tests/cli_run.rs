@@ -340,3 +340,26 @@ fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
     assert!(text(&output).contains("1 passed"), "{}", text(&output));
     assert!(root.join(".proctor/history.db").is_file(), "the run was recorded before the wait");
 }
+
+#[test]
+fn times_out_of_range_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    for bad in ["-1", "0", "nan", "inf", "1e300", "86401"] {
+        let output = proctor(root, &["--timeout", bad]);
+        assert_eq!(output.status.code(), Some(4), "--timeout {bad}: {}", text(&output));
+        assert!(text(&output).contains("--timeout must be a number of seconds above 0 and at most 86400"), "{}", text(&output));
+    }
+    let cases = [
+        ("[run]\ntimeout = 1e300\n", "proctor.toml:2:11: must be a number of seconds above 0 and at most 86400"),
+        ("[[run.reruns]]\ntimes = 1\ndelay = 1e300\n", "proctor.toml:3:9: must be a number of seconds from 0 to 86400"),
+        ("[[run.reruns]]\ntimes = 1\ndelay = inf\n", "proctor.toml:3:9: must be a number of seconds from 0 to 86400"),
+    ];
+    for (config, error) in cases {
+        write(root, "proctor.toml", config);
+        let output = proctor(root, &[]);
+        assert_eq!(output.status.code(), Some(4), "{config}: {}", text(&output));
+        assert!(text(&output).contains(error), "{config}: {}", text(&output));
+    }
+}
