@@ -182,7 +182,7 @@ pub(crate) struct CheckArgs {
     /// nothing; exits 1 when there is something to fix.
     #[arg(long)]
     pub(crate) diff: bool,
-    /// Parser threads (default: one per core).
+    /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
 }
@@ -373,7 +373,7 @@ pub(crate) struct SuiteArgs {
     /// Ignore paths matching this glob (repeatable), like pytest.
     #[arg(long = "ignore-glob", value_name = "GLOB")]
     pub(crate) ignore_glob: Vec<String>,
-    /// Parser threads (default: one per core).
+    /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
 }
