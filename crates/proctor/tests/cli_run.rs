@@ -363,3 +363,28 @@ fn times_out_of_range_are_usage_errors() {
         assert!(text(&output).contains(error), "{config}: {}", text(&output));
     }
 }
+
+#[test]
+fn the_network_guard_covers_udp_and_names_that_only_look_like_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.proctor.axes.tier]\nmarkers = ['unit']\ndefault = 'unit'\n\n[tool.proctor.run]\nno-network = ['unit']\n",
+    );
+    write(
+        root,
+        "test_net.py",
+        "import socket\n\ndef _udp():\n    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\ndef test_dns_by_hand():\n    with _udp() as s:\n        s.sendto(b'\\0' * 12, ('192.0.2.1', 53))\n\ndef test_sendto_with_flags():\n    with _udp() as s:\n        s.sendto(b'x', 0, ('192.0.2.1', 53))\n\ndef test_a_name_starting_with_127():\n    with socket.socket() as s:\n        s.settimeout(0.2)\n        s.connect(('127.attacker.example', 9))\n\ndef test_udp_to_loopback_is_fine():\n    with _udp() as s:\n        s.sendto(b'x', ('127.0.0.2', 9))\n",
+    );
+    let json = root.join("report.json");
+    let output = proctor(root, &["--json", json.to_str().unwrap(), "--no-history"]);
+    let doc = report(&json);
+    for nodeid in ["test_net.py::test_dns_by_hand", "test_net.py::test_sendto_with_flags", "test_net.py::test_a_name_starting_with_127"] {
+        let refused = outcome(&doc, nodeid);
+        assert_eq!(refused["outcome"], "failed", "{nodeid}: {}", text(&output));
+        assert!(refused["message"].as_str().unwrap().contains("may not use the network"), "{refused}");
+    }
+    assert_eq!(outcome(&doc, "test_net.py::test_udp_to_loopback_is_fine")["outcome"], "passed", "{}", text(&output));
+}
