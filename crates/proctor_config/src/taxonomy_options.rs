@@ -334,19 +334,15 @@ fn alias_ends<'a>(aliases: &HashMap<&'a str, &'a str>) -> HashMap<&'a str, Alias
                 }
                 break;
             }
-            match aliases.get(current) {
-                Some(&next) => {
-                    on_path.insert(current, path.len());
-                    path.push(current);
-                    current = next;
+            let Some(&next) = aliases.get(current) else {
+                for alias in &path {
+                    ends.insert(alias, AliasEnd::Marker(current));
                 }
-                None => {
-                    for alias in &path {
-                        ends.insert(alias, AliasEnd::Marker(current));
-                    }
-                    break;
-                }
-            }
+                break;
+            };
+            on_path.insert(current, path.len());
+            path.push(current);
+            current = next;
         }
     }
     ends
@@ -727,16 +723,16 @@ mod tests {
         assert_eq!(ends["x"], AliasEnd::Cycle { entry: "c0", steps: 4 });
 
         // Every alias of a long chain but the last is reported, each once.
-        let aliased = |to: fn(usize) -> usize| TaxonomyOptions {
+        let options_with = |to: fn(usize) -> usize| TaxonomyOptions {
             markers: (0..4000).map(|i| (format!("a{i}"), MarkerOptions { alias_of: Some(format!("a{}", to(i))), ..MarkerOptions::default() })).collect(),
             ..TaxonomyOptions::default()
         };
-        let options = aliased(|i| i + 1);
+        let options = options_with(|i| i + 1);
         let problems = options.problems();
         assert_eq!(problems.len(), 3999);
         assert!(problems[0].message.ends_with("write `alias-of = \"a4000\"`"), "{}", problems[0].message);
         // A long cycle is shown shortened.
-        let options = aliased(|i| (i + 1) % 4000);
+        let options = options_with(|i| (i + 1) % 4000);
         let problems = options.problems();
         assert_eq!(problems.len(), 4000);
         assert_eq!(

@@ -18,6 +18,9 @@ use proctor_python::{Item, Marker};
 use proctor_source::Edit;
 use proctor_taxonomy::{Effective, Taxonomy};
 
+/// A line and a column.
+type Position = (usize, usize);
+
 /// An item's effective markers as selection sees them: names with their
 /// arguments, once each.
 type MarkerSet = BTreeSet<(String, String)>;
@@ -88,7 +91,7 @@ fn deletes_lines(edit: &Edit) -> bool {
 /// When `edit` replaces text inside `marker` as written (its name): the
 /// marker's extent, from its end backwards to its start (the smallest is
 /// the innermost).
-fn extent(marker: &Marker, edit: &Edit) -> Option<((usize, usize), std::cmp::Reverse<(usize, usize)>)> {
+fn extent(marker: &Marker, edit: &Edit) -> Option<(Position, std::cmp::Reverse<Position>)> {
     let l = marker.location.as_ref()?;
     let inside = l.file == edit.file
         && (l.line, l.column) <= (edit.start.line, edit.start.column)

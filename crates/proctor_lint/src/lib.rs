@@ -111,7 +111,9 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
                 let own = &mut found[first..];
                 let edits: Vec<&proctor_source::Edit> = own.iter().filter_map(|d| d.fix.as_ref()).flat_map(|f| &f.edits).collect();
                 if !edits.is_empty() && !fix_safety::edits_keep_effective(item, effective, &edits, taxonomy) {
-                    own.iter_mut().for_each(|d| d.fix = None);
+                    for diagnostic in own.iter_mut() {
+                        diagnostic.fix = None;
+                    }
                 }
             }
             found

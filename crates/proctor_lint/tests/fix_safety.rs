@@ -180,10 +180,10 @@ fn effective(suite: &Suite, renames: &[&Edit]) -> BTreeMap<String, BTreeSet<(Str
                     if marker.name == "parametrize" {
                         return (marker.name.clone(), String::new());
                     }
-                    let renamed = marker.location().and_then(|l| {
+                    let rename = marker.location().and_then(|l| {
                         renames.iter().find(|e| e.file == l.file && l.line == e.start.line && l.column <= e.start.column && e.start.column < l.end_column)
                     });
-                    let name = renamed.map_or_else(|| marker.name.clone(), |edit| resolve(&edit.replacement));
+                    let name = rename.map_or_else(|| marker.name.clone(), |edit| resolve(&edit.replacement));
                     let kwargs = marker.kwargs().cloned().unwrap_or_default();
                     (name, serde_json::to_string(&(marker.args(), kwargs)).unwrap())
                 })

@@ -62,7 +62,7 @@ pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMe
         .collect();
     let mut report = json!({
         "version": JSON_REPORT_VERSION,
-        "meta": to_value(&meta.redacted()),
+        "meta": to_value(meta.redacted()),
         "summary": summary_value,
         "tests": results.iter().map(to_value).collect::<Vec<_>>(),
         "skips": skips,
