@@ -182,7 +182,7 @@ pub(crate) struct CheckArgs {
     /// nothing; exits 1 when there is something to fix.
     #[arg(long)]
     pub(crate) diff: bool,
-    /// Parser threads (default: one per core).
+    /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
 }
@@ -230,8 +230,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) job: Option<String>,
     /// Kill a test (and its pytest process) after this many seconds; the
-    /// rest run in a new process.
-    #[arg(long, value_name = "SECONDS")]
+    /// rest run in a new process (above 0, at most a day).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub(crate) timeout: Option<f64>,
     /// Write the versioned JSON report here.
     #[arg(long, value_name = "PATH")]
@@ -373,7 +373,7 @@ pub(crate) struct SuiteArgs {
     /// Ignore paths matching this glob (repeatable), like pytest.
     #[arg(long = "ignore-glob", value_name = "GLOB")]
     pub(crate) ignore_glob: Vec<String>,
-    /// Parser threads (default: one per core).
+    /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
 }

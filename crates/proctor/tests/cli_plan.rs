@@ -139,3 +139,26 @@ fn unknown_job_is_a_usage_error() {
     assert!(output.starts_with("exit: 4"), "{output}");
     assert!(output.contains("unknown job `nightly` (configured: unit, ollama)"), "{output}");
 }
+
+/// `explain` and `plan` give one answer to "does job J run item I",
+/// the job's `paths` included.
+#[test]
+fn explain_and_plan_agree_on_a_jobs_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\ntestpaths = [\"test\"]\n\n[tool.proctor.jobs.unit]\nmarkers = \"not slow\"\n\n[tool.proctor.jobs.notebooks]\npaths = [\"docs/notebooks\"]\n",
+    );
+    write(root, "test/test_core.py", "def test_repr():\n    pass\n");
+    let explained = run_env(root, &["explain", "test/test_core.py::test_repr"], CLEAN);
+    assert!(explained.contains("unit: runs"), "{explained}");
+    assert!(explained.contains("notebooks: deselected by the job's paths (docs/notebooks)"), "{explained}");
+    let output = run_env(root, &["plan", "--json"], CLEAN);
+    let json = output.split("--- stdout\n").nth(1).unwrap().split("--- stderr\n").next().unwrap();
+    let doc: serde_json::Value = serde_json::from_str(json).unwrap();
+    let item = doc["items"].as_array().unwrap().iter().find(|i| i["nodeid"] == "test/test_core.py::test_repr").unwrap();
+    assert_eq!(item["jobs"]["unit"]["verdict"], "run", "{item}");
+    assert_eq!(item["jobs"]["notebooks"]["verdict"], "deselected", "{item}");
+}

@@ -511,3 +511,51 @@ fn concurrent_runs_in_one_directory_keep_their_own_files() {
     let left: Vec<String> = std::fs::read_dir(root.join(".proctor/run")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "proctor_bridge.py" && n != "__pycache__").collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn times_out_of_range_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    for bad in ["-1", "0", "nan", "inf", "1e300", "86401"] {
+        let output = proctor(root, &["--timeout", bad]);
+        assert_eq!(output.status.code(), Some(4), "--timeout {bad}: {}", text(&output));
+        assert!(text(&output).contains("--timeout must be a number of seconds above 0 and at most 86400"), "{}", text(&output));
+    }
+    let cases = [
+        ("[run]\ntimeout = 1e300\n", "proctor.toml:2:11: must be a number of seconds above 0 and at most 86400"),
+        ("[[run.reruns]]\ntimes = 1\ndelay = 1e300\n", "proctor.toml:3:9: must be a number of seconds from 0 to 86400"),
+        ("[[run.reruns]]\ntimes = 1\ndelay = inf\n", "proctor.toml:3:9: must be a number of seconds from 0 to 86400"),
+    ];
+    for (config, error) in cases {
+        write(root, "proctor.toml", config);
+        let output = proctor(root, &[]);
+        assert_eq!(output.status.code(), Some(4), "{config}: {}", text(&output));
+        assert!(text(&output).contains(error), "{config}: {}", text(&output));
+    }
+}
+
+#[test]
+fn the_network_guard_covers_udp_and_names_that_only_look_like_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.proctor.axes.tier]\nmarkers = ['unit']\ndefault = 'unit'\n\n[tool.proctor.run]\nno-network = ['unit']\n",
+    );
+    write(
+        root,
+        "test_net.py",
+        "import socket\n\ndef _udp():\n    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\ndef test_dns_by_hand():\n    with _udp() as s:\n        s.sendto(b'\\0' * 12, ('192.0.2.1', 53))\n\ndef test_sendto_with_flags():\n    with _udp() as s:\n        s.sendto(b'x', 0, ('192.0.2.1', 53))\n\ndef test_a_name_starting_with_127():\n    with socket.socket() as s:\n        s.settimeout(0.2)\n        s.connect(('127.attacker.example', 9))\n\ndef test_udp_to_loopback_is_fine():\n    with _udp() as s:\n        s.sendto(b'x', ('127.0.0.2', 9))\n",
+    );
+    let json = root.join("report.json");
+    let output = proctor(root, &["--json", json.to_str().unwrap(), "--no-history"]);
+    let doc = report(&json);
+    for nodeid in ["test_net.py::test_dns_by_hand", "test_net.py::test_sendto_with_flags", "test_net.py::test_a_name_starting_with_127"] {
+        let refused = outcome(&doc, nodeid);
+        assert_eq!(refused["outcome"], "failed", "{nodeid}: {}", text(&output));
+        assert!(refused["message"].as_str().unwrap().contains("may not use the network"), "{refused}");
+    }
+    assert_eq!(outcome(&doc, "test_net.py::test_udp_to_loopback_is_fine")["outcome"], "passed", "{}", text(&output));
+}

@@ -105,17 +105,9 @@ fn default_stop_timeout() -> Duration {
     Duration::from_secs(10)
 }
 
-/// The longest timeout accepted: a day.
-const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
-
 /// A number of seconds, integer or fractional, above 0 and at most a day.
 fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
-    let value = f64::deserialize(deserializer)?;
-    if value.is_finite() && value > 0.0 && value <= MAX_TIMEOUT_SECONDS {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(serde::de::Error::custom("must be a number of seconds above 0 and at most 86400"))
-    }
+    crate::run_options::limit_seconds(f64::deserialize(deserializer)?).map_err(serde::de::Error::custom)
 }
 
 /// An HTTP request sent to a service

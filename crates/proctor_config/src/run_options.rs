@@ -15,6 +15,8 @@
 //! delay = 5
 //! ```
 
+use std::time::Duration;
+
 use serde::{Deserialize, Deserializer};
 
 /// `[run]`.
@@ -74,8 +76,9 @@ pub struct RerunRule {
     /// How many more attempts (`times`, at least 1).
     #[serde(deserialize_with = "positive_times")]
     pub times: u32,
-    /// Seconds to wait before each attempt (`delay`, default 0).
-    #[serde(default)]
+    /// Seconds to wait before each attempt (`delay`, default 0, at most
+    /// [`MAX_SECONDS`]).
+    #[serde(default, deserialize_with = "delay_seconds")]
     pub delay: f64,
 }
 
@@ -89,12 +92,33 @@ impl RerunRule {
     }
 }
 
+/// The longest time limit or delay accepted, in seconds: a day. It keeps
+/// every such value a valid [`Duration`] (`1e300` is not one).
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// `value` as a time limit (`--timeout`, `timeout = ...`): a number of
+/// seconds above 0 and at most [`MAX_SECONDS`].
+pub fn limit_seconds(value: f64) -> Result<Duration, String> {
+    if value.is_finite() && value > 0.0 && value <= MAX_SECONDS {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(format!("must be a number of seconds above 0 and at most {MAX_SECONDS}"))
+    }
+}
+
 pub(crate) fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
     let value = f64::deserialize(deserializer)?;
-    if value.is_finite() && value > 0.0 {
-        Ok(Some(value))
+    limit_seconds(value).map_err(serde::de::Error::custom)?;
+    Ok(Some(value))
+}
+
+/// A rerun's `delay`: 0 (no wait) up to [`MAX_SECONDS`].
+fn delay_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if value == 0.0 || limit_seconds(value).is_ok() {
+        Ok(value)
     } else {
-        Err(serde::de::Error::custom("must be a number of seconds above 0"))
+        Err(serde::de::Error::custom(format!("must be a number of seconds from 0 to {MAX_SECONDS}")))
     }
 }
 
@@ -124,6 +148,22 @@ mod tests {
         assert!(!rule.applies(&ollama, "AssertionError: assert 1 == 2"));
         assert!(!rule.applies(&["openai".to_owned()], "ReadTimeout"));
         assert!(toml::from_str::<RerunRule>("times = 0").is_err());
+    }
+
+    #[test]
+    fn times_are_bounded() {
+        for bad in ["0", "-1", "nan", "inf", "1e300", "86401"] {
+            let err = toml::from_str::<RunOptions>(&format!("timeout = {bad}")).unwrap_err();
+            assert!(err.to_string().contains("at most 86400"), "{bad}: {err}");
+            let err = toml::from_str::<RerunRule>(&format!("times = 1\ndelay = {}", if bad == "0" { "-0.5" } else { bad })).unwrap_err();
+            assert!(err.to_string().contains("from 0 to 86400"), "{bad}: {err}");
+        }
+        assert_eq!(toml::from_str::<RunOptions>("timeout = 86400").unwrap().timeout, Some(86_400.0));
+        assert!(toml::from_str::<RerunRule>("times = 1\ndelay = 0").unwrap().delay.abs() < f64::EPSILON);
+        assert_eq!(limit_seconds(2.5), Ok(Duration::from_millis(2500)));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert!(limit_seconds(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -10,6 +10,10 @@ use crate::error::{ConfigError, Location};
 pub(crate) struct SourceFile {
     pub(crate) path: PathBuf,
     pub(crate) text: String,
+    /// The byte offset of every line's start, computed on the first
+    /// [`SourceFile::location`]: locating each of many problems stays a
+    /// search, not a count from the start of the file.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
@@ -26,6 +30,7 @@ impl SourceFile {
                 let partial = SourceFile {
                     path: path.to_path_buf(),
                     text: translate_newlines(&prefix),
+                    line_starts: std::sync::OnceLock::new(),
                 };
                 return Err(partial.error_at(
                     partial.text.len(),
@@ -36,6 +41,7 @@ impl SourceFile {
         Ok(SourceFile {
             path: path.to_path_buf(),
             text: translate_newlines(&text),
+            line_starts: std::sync::OnceLock::new(),
         })
     }
 
@@ -45,17 +51,22 @@ impl SourceFile {
         SourceFile {
             path: PathBuf::from(path),
             text: translate_newlines(text),
+            line_starts: std::sync::OnceLock::new(),
         }
     }
 
     /// The 1-based line and column of a byte offset.
     pub(crate) fn location(&self, offset: usize) -> Location {
         let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
-        let before = &self.text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0).chain(self.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+        });
+        // The last line starting at or before `offset`.
+        let line = starts.partition_point(|&start| start <= offset);
+        let line_start = starts[line - 1];
         Location {
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
+            line,
+            column: self.text[line_start..offset].chars().count() + 1,
         }
     }
 

@@ -7,7 +7,7 @@
 //! check for options built in code. Applying the taxonomy to test items is
 //! `proctor_taxonomy`'s job.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -255,13 +255,20 @@ impl TaxonomyOptions {
     /// globs parse and are relative.
     #[must_use]
     pub fn problems(&self) -> Vec<TaxonomyProblem> {
+        let aliases: HashMap<&str, &str> = self
+            .markers
+            .iter()
+            .filter_map(|(name, m)| Some((name.as_str(), m.alias_of.as_deref()?)))
+            .collect();
+        let mut rules: HashMap<&str, &MarkerOptions> = HashMap::new();
+        for (name, rule) in &self.markers {
+            rules.entry(name.as_str()).or_insert(rule);
+        }
         let mut check = Checker {
             options: self,
-            aliases: self
-                .markers
-                .iter()
-                .filter_map(|(name, m)| Some((name.as_str(), m.alias_of.as_deref()?)))
-                .collect(),
+            alias_ends: alias_ends(&aliases),
+            aliases,
+            rules,
             problems: Vec::new(),
         };
         check.axes();
@@ -276,7 +283,89 @@ struct Checker<'a> {
     options: &'a TaxonomyOptions,
     /// Alias name → target.
     aliases: HashMap<&'a str, &'a str>,
+    /// Where following each alias ends (see [`alias_ends`]).
+    alias_ends: HashMap<&'a str, AliasEnd<'a>>,
+    /// Marker name → its rules (the first table of that name).
+    rules: HashMap<&'a str, &'a MarkerOptions>,
     problems: Vec<TaxonomyProblem>,
+}
+
+/// Where following an alias (`a` → `b` → ...) ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AliasEnd<'a> {
+    /// At this marker, which is not an alias.
+    Marker(&'a str),
+    /// In a cycle: the chain from the alias reaches `entry` (the first of
+    /// its names met twice) again after `steps` arrows.
+    Cycle { entry: &'a str, steps: usize },
+}
+
+/// Where following each alias ends, every alias visited once (a chain of
+/// n aliases is resolved in O(n), not once per alias).
+fn alias_ends<'a>(aliases: &HashMap<&'a str, &'a str>) -> HashMap<&'a str, AliasEnd<'a>> {
+    let mut ends: HashMap<&'a str, AliasEnd<'a>> = HashMap::new();
+    for &start in aliases.keys() {
+        if ends.contains_key(start) {
+            continue;
+        }
+        // The aliases walked from `start`, each with its index in `path`.
+        let mut path: Vec<&str> = Vec::new();
+        let mut on_path: HashMap<&str, usize> = HashMap::new();
+        let mut current = start;
+        loop {
+            if let Some(&end) = ends.get(current) {
+                // Joins a resolved chain: the walked aliases end where it does.
+                for (i, alias) in path.iter().enumerate() {
+                    let end = match end {
+                        AliasEnd::Marker(marker) => AliasEnd::Marker(marker),
+                        AliasEnd::Cycle { entry, steps } => AliasEnd::Cycle { entry, steps: steps + path.len() - i },
+                    };
+                    ends.insert(alias, end);
+                }
+                break;
+            }
+            if let Some(&at) = on_path.get(current) {
+                // A cycle of the aliases from `at` on: each is its own
+                // entry; the ones before it enter at `current`.
+                let length = path.len() - at;
+                for (i, alias) in path.iter().enumerate() {
+                    let end = if i >= at { AliasEnd::Cycle { entry: alias, steps: length } } else { AliasEnd::Cycle { entry: current, steps: at - i + length } };
+                    ends.insert(alias, end);
+                }
+                break;
+            }
+            let Some(&next) = aliases.get(current) else {
+                for alias in &path {
+                    ends.insert(alias, AliasEnd::Marker(current));
+                }
+                break;
+            };
+            on_path.insert(current, path.len());
+            path.push(current);
+            current = next;
+        }
+    }
+    ends
+}
+
+impl<'a> Checker<'a> {
+    /// The chain from `name` round its cycle to `entry`, `steps` arrows
+    /// long: `` `a` -> `b` -> `a` ``, shortened in the middle when long.
+    fn cycle_shown(&self, name: &'a str, entry: &'a str, steps: usize) -> String {
+        const SHOWN: usize = 8;
+        let mut names = vec![name];
+        let mut current = name;
+        for _ in 0..steps.min(SHOWN) {
+            current = self.aliases.get(current).copied().unwrap_or(current);
+            names.push(current);
+        }
+        let mut shown: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        if steps > SHOWN {
+            shown.push(format!("... ({} more)", steps - SHOWN - 1));
+            shown.push(format!("`{entry}`"));
+        }
+        shown.join(" -> ")
+    }
 }
 
 impl Checker<'_> {
@@ -288,9 +377,7 @@ impl Checker<'_> {
     }
 
     fn removed(&self, name: &str) -> bool {
-        self.options
-            .marker(name)
-            .is_some_and(|m| m.removed.is_some())
+        self.rules.get(name).is_some_and(|m| m.removed.is_some())
     }
 
     /// Checks a marker named in a rule: an identifier, not an alias, not
@@ -340,9 +427,10 @@ impl Checker<'_> {
                     "an axis needs at least one marker",
                 );
             }
+            let mut listed: HashSet<&str> = HashSet::new();
             for (i, marker) in axis.markers.iter().enumerate() {
                 let key = at.clone().key("markers").index(i);
-                if axis.markers[..i].contains(marker) {
+                if !listed.insert(marker) {
                     self.report(key, format!("`{marker}` is listed twice"));
                     continue;
                 }
@@ -376,8 +464,9 @@ impl Checker<'_> {
                     );
                 }
                 Some(default) => {
-                    let implies = options
-                        .marker(default)
+                    let implies = self
+                        .rules
+                        .get(default.as_str())
                         .is_some_and(|m| !m.implies.is_empty());
                     if implies {
                         self.report(
@@ -481,33 +570,20 @@ impl Checker<'_> {
             return;
         }
         if let Some(next) = self.aliases.get(target) {
-            // Follow the chain to say whether it is a cycle.
-            let mut chain = vec![name, target];
-            let mut current = *next;
-            loop {
-                if chain.contains(&current) {
-                    chain.push(current);
-                    let shown = chain
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(" -> ");
+            let next = *next;
+            match self.alias_ends.get(name) {
+                Some(&AliasEnd::Cycle { entry, steps }) => {
+                    let shown = self.cycle_shown(name, entry, steps);
                     self.report(key, format!("alias cycle: {shown}"));
-                    return;
                 }
-                chain.push(current);
-                match self.aliases.get(current) {
-                    Some(after) => current = after,
-                    None => break,
-                }
-            }
-            let last = chain[chain.len() - 1];
-            self.report(
-                key,
-                format!(
-                    "`{target}` is itself an alias (of `{next}`); an alias must point at a marker that is not one: write `alias-of = \"{last}\"`"
+                Some(&AliasEnd::Marker(last)) => self.report(
+                    key,
+                    format!(
+                        "`{target}` is itself an alias (of `{next}`); an alias must point at a marker that is not one: write `alias-of = \"{last}\"`"
+                    ),
                 ),
-            );
+                None => {}
+            }
             return;
         }
         if self.removed(target) {
@@ -632,5 +708,36 @@ mod tests {
         assert!(!is_marker_name("2e"));
         assert!(!is_marker_name("slow fast"));
         assert!(!is_marker_name("a.b"));
+    }
+
+    #[test]
+    fn alias_chains_are_resolved_once_each() {
+        let names: Vec<String> = (0..=4000).map(|i| format!("a{i}")).collect();
+        // a0 -> a1 -> ... -> a4000, a marker; x -> c0 -> c1 -> c2 -> c0.
+        let mut aliases: HashMap<&str, &str> = names.windows(2).map(|w| (w[0].as_str(), w[1].as_str())).collect();
+        aliases.extend([("x", "c0"), ("c0", "c1"), ("c1", "c2"), ("c2", "c0")]);
+        let ends = alias_ends(&aliases);
+        assert_eq!(ends.len(), aliases.len());
+        assert!(names[..4000].iter().all(|n| ends[n.as_str()] == AliasEnd::Marker("a4000")));
+        assert_eq!(ends["c1"], AliasEnd::Cycle { entry: "c1", steps: 3 });
+        assert_eq!(ends["x"], AliasEnd::Cycle { entry: "c0", steps: 4 });
+
+        // Every alias of a long chain but the last is reported, each once.
+        let options_with = |to: fn(usize) -> usize| TaxonomyOptions {
+            markers: (0..4000).map(|i| (format!("a{i}"), MarkerOptions { alias_of: Some(format!("a{}", to(i))), ..MarkerOptions::default() })).collect(),
+            ..TaxonomyOptions::default()
+        };
+        let options = options_with(|i| i + 1);
+        let problems = options.problems();
+        assert_eq!(problems.len(), 3999);
+        assert!(problems[0].message.ends_with("write `alias-of = \"a4000\"`"), "{}", problems[0].message);
+        // A long cycle is shown shortened.
+        let options = options_with(|i| (i + 1) % 4000);
+        let problems = options.problems();
+        assert_eq!(problems.len(), 4000);
+        assert_eq!(
+            problems[0].message,
+            "alias cycle: `a0` -> `a1` -> `a2` -> `a3` -> `a4` -> `a5` -> `a6` -> `a7` -> `a8` -> ... (3991 more) -> `a0`"
+        );
     }
 }

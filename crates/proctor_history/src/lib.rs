@@ -18,6 +18,7 @@ mod store;
 
 pub use error::HistoryError;
 pub use query::{FlakyTest, StoredResult};
+pub use redact::{redact_args, redact_text};
 pub use shard::{plan_shards, shard, Shard, ShardError, ShardSpec};
 pub use slow::{slow_findings, SlowFinding};
 pub use store::{History, RunRecord, DEFAULT_PATH};

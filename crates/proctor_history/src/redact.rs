@@ -2,7 +2,8 @@
 //! they are stored: `--token=abc`, `--password abc`, `API_KEY=abc` and the
 //! password in `https://user:pass@host` all become `***`. The history is a
 //! file that gets cached and shared between CI jobs; a credential passed on
-//! a command line must not end up in it.
+//! a command line must not end up in it. The reports (JSON, HTML) mask
+//! their command line and selection with the same functions.
 
 /// Words that make an option or variable name secret-looking.
 const SECRET_WORDS: [&str; 8] =
@@ -18,7 +19,8 @@ fn is_secret_name(name: &str) -> bool {
 }
 
 /// `args` with secret-looking values masked.
-pub(crate) fn redact_args(args: &[String]) -> Vec<String> {
+#[must_use]
+pub fn redact_args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     let mut mask_next = false;
     for arg in args {
@@ -38,7 +40,8 @@ pub(crate) fn redact_args(args: &[String]) -> Vec<String> {
 }
 
 /// `text` with each whitespace-separated word's secret-looking value masked.
-pub(crate) fn redact_text(text: &str) -> String {
+#[must_use]
+pub fn redact_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     for c in text.chars() {

@@ -97,8 +97,13 @@ impl<'a> ItemContext<'a> {
     }
 
     /// An edit that deletes the marker's line, when the line is nothing but
-    /// the marker as a decorator (and a comment).
+    /// the marker as a decorator (and a comment). Never for an opt-in: its
+    /// location is a name inside a comment (`# pytest: unit`), and deleting
+    /// the line would take the file out of the suite.
     pub(crate) fn delete_decorator_edit(&self, marker: &Marker) -> Option<Edit> {
+        if marker.source == proctor_python::MarkerSource::OptIn {
+            return None;
+        }
         let location = marker.location.as_ref()?;
         if location.end_line != location.line {
             return None;
@@ -107,7 +112,9 @@ impl<'a> ItemContext<'a> {
         let code = trailing_comment(line).map_or(line, |comment| &line[..line.len() - comment.len()]);
         let start = line.char_indices().nth(location.column.saturating_sub(1))?.0;
         let end = line.char_indices().nth(location.end_column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
-        let decorator = code[..start].trim_start() == "@" && code.get(end..).is_some_and(|rest| rest.trim().is_empty());
+        // A marker that starts inside the comment is no decorator.
+        let before = code.get(..start)?;
+        let decorator = before.trim_start() == "@" && code.get(end..).is_some_and(|rest| rest.trim().is_empty());
         decorator.then(|| Edit {
             file: location.file.clone(),
             start: LineColumn { line: location.line, column: 1 },

@@ -16,18 +16,20 @@
 
 mod context;
 mod error;
+mod fix_safety;
 mod registry;
 mod rules;
 mod selection;
 mod suppression;
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use proctor_config::Settings;
 use proctor_python::{Collection, Item};
 use rayon::prelude::*;
-use proctor_source::{Diagnostic, Sources};
+use proctor_source::{Diagnostic, LineColumn, Sources};
 use proctor_taxonomy::Taxonomy;
 
 pub use error::LintError;
@@ -91,16 +93,26 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
     let distinct = distinct(items);
     let linted: Vec<Linted<'_>> = distinct.par_iter().map(|&item| (item, taxonomy.effective(item))).collect();
     // Item rules, in parallel chunks so that each thread reuses its
-    // buffer; deduplicated in item order below.
+    // buffer; deduplicated in item order below. Each item's fixes are
+    // checked together: they are kept only if they leave its effective
+    // markers as they are.
     let mut found: Vec<Vec<Diagnostic>> = linted
         .par_chunks(256)
         .map(|chunk| {
             let mut found = Vec::new();
             for (item, effective) in chunk {
                 let cx = ItemContext::new(item, effective, taxonomy, sources);
+                let first = found.len();
                 for rule in &enabled {
                     if let Check::Item(check) = rule.check {
                         check(&cx, &mut Sink::new(rule, &mut found));
+                    }
+                }
+                let own = &mut found[first..];
+                let edits: Vec<&proctor_source::Edit> = own.iter().filter_map(|d| d.fix.as_ref()).flat_map(|f| &f.edits).collect();
+                if !edits.is_empty() && !fix_safety::edits_keep_effective(item, effective, &edits, taxonomy) {
+                    for diagnostic in own.iter_mut() {
+                        diagnostic.fix = None;
                     }
                 }
             }
@@ -117,12 +129,24 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
         }
         found.push(suite);
     }
-    let mut seen = HashSet::default();
-    let unique: Vec<Diagnostic> = found
-        .into_iter()
-        .flatten()
-        .filter(|d| seen.insert((d.code, d.file.clone(), d.start, d.end)))
-        .collect();
+    // A finding reported for several items (a class's marker) keeps its
+    // fix only when the fix was safe for every one of them.
+    let mut seen: HashMap<(&'static str, String, LineColumn, LineColumn), usize> = HashMap::default();
+    let mut unique: Vec<Diagnostic> = Vec::new();
+    for diagnostic in found.into_iter().flatten() {
+        match seen.entry((diagnostic.code, diagnostic.file.clone(), diagnostic.start, diagnostic.end)) {
+            Entry::Occupied(at) => {
+                let kept = &mut unique[*at.get()];
+                if kept.fix != diagnostic.fix {
+                    kept.fix = None;
+                }
+            }
+            Entry::Vacant(at) => {
+                at.insert(unique.len());
+                unique.push(diagnostic);
+            }
+        }
+    }
     // Suppression comments are read from the files with findings, which
     // may not have been read yet: in parallel.
     let mut diagnostics: Vec<Diagnostic> = unique.into_par_iter().filter(|d| !suppression::suppressed(d, sources)).collect();

@@ -162,12 +162,7 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
         let mut verdicts = Vec::with_capacity(jobs.len());
         let mut phases = Vec::with_capacity(jobs.len());
         for (job, report) in jobs.iter().zip(&mut reports) {
-            let (paths, what) = if job.options.paths.is_empty() { (&job.walk, "pytest's testpaths") } else { (&job.options.paths, "the job's paths") };
-            let verdict = if in_paths(item, paths) {
-                decide(item, effective, &job.selection, plan, &job.facts)?
-            } else {
-                Verdict::Deselected { by: format!("{what} ({})", paths.join(", ")) }
-            };
+            let verdict = job_verdict(item, effective, job, plan)?;
             match &verdict {
                 Verdict::Run => {
                     report.selected += 1;
@@ -195,6 +190,19 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
         planned.push(ItemPlan { nodeid: item.nodeid.clone(), verdicts, phases });
     }
     Ok(Planned { jobs: reports, items: planned })
+}
+
+/// What job `job` does with the item: deselects it when it is outside the
+/// job's `paths` (else outside what pytest walks for it), else what its
+/// selection, gates and facts decide. The one answer to "does job J run
+/// item I", for `plan` and `explain` alike.
+pub fn job_verdict(item: &Item, effective: &Effective, job: &JobSetup, plan: &PlanOptions) -> Result<Verdict, KeywordCallError> {
+    let (paths, what) = if job.options.paths.is_empty() { (&job.walk, "pytest's testpaths") } else { (&job.options.paths, "the job's paths") };
+    if in_paths(item, paths) {
+        decide(item, effective, &job.selection, plan, &job.facts)
+    } else {
+        Ok(Verdict::Deselected { by: format!("{what} ({})", paths.join(", ")) })
+    }
 }
 
 /// Whether the item is under one of the job's paths (every item when the

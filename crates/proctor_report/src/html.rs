@@ -45,6 +45,7 @@ pub const HTML_DATA_ID: &str = "proctor-data";
 /// rendered again from the saved JSON report equals the first.
 #[must_use]
 pub fn html_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMeta, extras: &ReportExtras) -> String {
+    let meta = &meta.redacted();
     let view = view(results, summary, meta, extras);
     let data = script_json(&serde_json::to_string(&view).unwrap_or_else(|_| "null".to_owned()));
     let title = format!("proctor report: {} ({})", summary.line(), meta.started_at);

@@ -31,6 +31,20 @@ pub struct ReportMeta {
     pub seed: Option<u64>,
 }
 
+impl ReportMeta {
+    /// The meta with secret-looking values in the command line and the
+    /// selection masked (`API_TOKEN=***`, `https://user:***@host`), as the
+    /// history stores them: what every report shows.
+    #[must_use]
+    pub fn redacted(&self) -> ReportMeta {
+        ReportMeta {
+            command: proctor_history::redact_args(&self.command),
+            selection: self.selection.as_deref().map(proctor_history::redact_text),
+            ..self.clone()
+        }
+    }
+}
+
 /// The JSON report: `version`, `meta`, `summary` (the [`RunSummary`]
 /// fields plus its pytest-style `line`), `tests` (each [`TestResult`] as
 /// serialized) and `skips` (`{reason, count, tests}` per reason, most
@@ -48,7 +62,7 @@ pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMe
         .collect();
     let mut report = json!({
         "version": JSON_REPORT_VERSION,
-        "meta": to_value(meta),
+        "meta": to_value(meta.redacted()),
         "summary": summary_value,
         "tests": results.iter().map(to_value).collect::<Vec<_>>(),
         "skips": skips,

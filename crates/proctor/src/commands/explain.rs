@@ -103,7 +103,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             if !jobs.is_empty() {
                 writeln!(out, "  jobs:")?;
                 for job in &jobs {
-                    let verdict = proctor_plan::decide(item, &effective, &job.selection, plan, &job.facts)?;
+                    let verdict = proctor_plan::job_verdict(item, &effective, job, plan)?;
                     let text = match verdict {
                         proctor_plan::Verdict::Run => "runs".to_owned(),
                         proctor_plan::Verdict::Deselected { by } => format!("deselected by {by}"),

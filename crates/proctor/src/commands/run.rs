@@ -47,6 +47,9 @@ struct PhasePlan {
 pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let started = Instant::now();
     let started_at = SystemTime::now();
+    // Refused before anything starts (`[run] timeout` is checked where the
+    // configuration is read).
+    let timeout = args.timeout.map(|seconds| proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}"))).transpose()?;
     let mut suite = Suite::load(&args.suite)?;
     // What pytest is handed: the paths on the command line, else the job's
     // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
@@ -79,7 +82,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         args: paths.clone(),
         extra_args: args.pytest_args.clone(),
         env: env.clone(),
-        timeout: args.timeout.or(options.run.timeout).map(Duration::from_secs_f64),
+        timeout: timeout.or(options.run.timeout.map(Duration::from_secs_f64)),
         phase: None,
         work_dir: work_dir.clone(),
         plugin_dir: runs_dir.clone(),

@@ -94,7 +94,8 @@ impl Suite {
         if let Some(size) = config.proctor.collect.max_file_size {
             collect.max_file_size = size;
         }
-        collect.threads = args.threads.or(config.proctor.collect.threads).unwrap_or(0);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        collect.threads = threads(args.threads.or(config.proctor.collect.threads), cores);
         let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
         collect.opt_in = proctor_python::OptInSettings::under(&pytest.rootdir, &examples.paths, examples.comment(), &notebooks.paths, notebooks.metadata_key());
         let mut positional: Vec<String> = addopts.paths.clone();
@@ -115,6 +116,14 @@ impl Suite {
         settings.opt_in.whole_suite = true;
         proctor_python::collect(&settings, &self.args, &self.cwd, &self.config.pytest.testpaths)
     }
+}
+
+/// The parser threads for `requested` (`--threads`, `collect.threads`) on
+/// a machine with `cores`: at most one per core, since parsing is CPU-bound
+/// and every thread more only costs its start (5,000 threads took seconds
+/// on a one-file suite); 0 (one per core) when nothing is requested.
+fn threads(requested: Option<usize>, cores: usize) -> usize {
+    requested.map_or(0, |n| n.min(cores.max(1)))
 }
 
 /// The last value of a long option in addopts (`--opt=value` or
@@ -170,4 +179,17 @@ fn all_option_values(addopts: &[String], names: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threads;
+
+    #[test]
+    fn threads_are_at_most_one_per_core() {
+        assert_eq!(threads(Some(5_000), 8), 8);
+        assert_eq!(threads(Some(3), 8), 3);
+        assert_eq!(threads(Some(2), 0), 1);
+        assert_eq!(threads(None, 8), 0, "one per core, the global pool");
+    }
 }

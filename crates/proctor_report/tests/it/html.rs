@@ -128,3 +128,26 @@ fn a_report_without_extras_reads_back_without_them() {
     assert_eq!((view["tier_axis"].is_null(), view["jobs"].is_null(), view["history"].is_null()), (true, true, true));
     assert_eq!(view["tiers"], serde_json::json!([]));
 }
+
+/// The command line and selection are masked as in the history.
+#[test]
+fn secrets_in_the_command_are_masked() {
+    let results = fixture::results();
+    let summary = fixture::summary(&results);
+    let meta = ReportMeta {
+        command: ["proctor", "run", "API_TOKEN=s3cr3t", "--password", "hunter2", "--index-url=https://user:pa55@example.org/simple"].map(str::to_owned).to_vec(),
+        selection: Some("-k API_KEY=k3y".to_owned()),
+        ..meta()
+    };
+    let page = html_report(&results, &summary, &meta, &ReportExtras::default());
+    let json = serde_json::to_string(&json_report(&results, &summary, &meta, &ReportExtras::default())).unwrap();
+    for (format, text) in [("html", &page), ("json", &json)] {
+        for secret in ["s3cr3t", "hunter2", "pa55", "k3y"] {
+            assert!(!text.contains(secret), "{format} shows {secret}");
+        }
+        for masked in ["API_TOKEN=***", "https://user:***@example.org/simple", "API_KEY=***"] {
+            assert!(text.contains(masked), "{format} lacks {masked}");
+        }
+    }
+    assert_eq!(data(&page)["meta"]["command"][4], "***");
+}

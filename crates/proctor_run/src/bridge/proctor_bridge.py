@@ -21,6 +21,7 @@ is not UTF-8, ``surrogateescape``) as text (see ``_wire``); the common
 case is checked in C and pays nothing more.
 """
 
+import ipaddress
 import json
 import operator
 import os
@@ -429,25 +430,59 @@ def pytest_unconfigure(config):
 
 
 def _is_loopback(address):
+    """Whether an AF_INET/AF_INET6 address stays on this machine: the name
+    ``localhost``, or an IP literal in 127.0.0.0/8 or ``::1`` (an
+    IPv4-mapped one included). Any other name may resolve anywhere
+    (``127.attacker.example`` is a name, not an address)."""
     host = address[0] if isinstance(address, tuple) and address else address
     if not isinstance(host, str):
         return True  # a Unix socket path or an unknown family: not the network
-    return host in ("localhost", "::1") or host.startswith("127.") or host == "" or host.startswith("/")
+    if host == "" or host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 class _NetworkRefused(OSError):
     pass
 
 
+def _refuse(self, address):
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+        raise _NetworkRefused(
+            "proctor: this test's tier may not use the network "
+            "([run] no-network); it tried to reach %r" % (address,)
+        )
+
+
 def _guard(real):
     def connect(self, address, *args, **kwargs):
-        if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
-            raise _NetworkRefused(
-                "proctor: this test's tier may not use the network "
-                "([run] no-network); it tried to connect to %r" % (address,)
-            )
+        _refuse(self, address)
         return real(self, address, *args, **kwargs)
     return connect
+
+
+def _guard_sendto(real):
+    # sendto(data, address) or sendto(data, flags, address): UDP (DNS
+    # queries by hand) reaches out without connect().
+    def sendto(self, data, *args):
+        if args:
+            _refuse(self, args[-1])
+        return real(self, data, *args)
+    return sendto
+
+
+def _guard_sendmsg(real):
+    def sendmsg(self, buffers, *args, **kwargs):
+        address = args[2] if len(args) > 2 else kwargs.get("address")
+        if address is not None:
+            _refuse(self, address)
+        return real(self, buffers, *args, **kwargs)
+    return sendmsg
 
 
 class _Guard:
@@ -472,13 +507,17 @@ class _Guard:
         if item.nodeid not in self.no_network:
             yield
             return
-        real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-        socket.socket.connect = _guard(real_connect)
-        socket.socket.connect_ex = _guard(real_connect_ex)
+        guards = [("connect", _guard), ("connect_ex", _guard), ("sendto", _guard_sendto), ("sendmsg", _guard_sendmsg)]
+        # sendmsg does not exist everywhere (Windows).
+        real = {name: getattr(socket.socket, name) for name, _ in guards if hasattr(socket.socket, name)}
+        for name, guard in guards:
+            if name in real:
+                setattr(socket.socket, name, guard(real[name]))
         try:
             yield
         finally:
-            socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
+            for name, method in real.items():
+                setattr(socket.socket, name, method)
 
 
 # Examples and notebooks that opt in (``[examples]``, ``[notebooks]``).

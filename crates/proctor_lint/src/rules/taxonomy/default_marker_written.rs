@@ -41,7 +41,11 @@ def test_parse():
 
 ## Fix safety
 When the marker is a decorator on a line of its own, `--fix` deletes the
-line (safe: the default is applied instead).
+line, when the default is then applied instead to every test that carries
+the marker: not when one of them has another marker of the axis (a
+module's `e2e`), nor when the marker has arguments. A marker in an
+example's opt-in comment (`# pytest: unit`) has no fix: the comment is what
+makes the file a test.
 "#
 );
 

@@ -40,8 +40,10 @@ def test_generate():
 ## Fix safety
 When the marker has `replaced-by = "name"`, `--fix` replaces the marker's
 name with `name` and keeps its arguments (`@pytest.mark.old_gpu(8)` becomes
-`@pytest.mark.gpu(8)`): safe, since `replaced-by` declares the marker that
-now means what the removed one meant. Without it there is no fix.
+`@pytest.mark.gpu(8)`), since `replaced-by` declares the marker that now
+means what the removed one meant; only when nothing else changes with it
+(the replacement may not keep an axis's default from being applied, nor
+imply a marker the test lacks). Without it there is no fix.
 "#
 );
 

@@ -1,0 +1,3 @@
+# pytest: integration, fast
+"""An example with markers that may be written."""
+print("ok")
