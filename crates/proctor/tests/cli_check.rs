@@ -102,7 +102,7 @@ fn full_format_with_frames_and_a_summary() {
        |
        = help: remove it: `unit` is applied to every test without a marker of axis `tier`
 
-    test/test_chat.py:17:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues are computed at runtime
+    test/test_chat.py:17:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues: `make` is not bound statically
        |
     16 |
     17 | @pytest.mark.parametrize("x", make())
@@ -182,7 +182,7 @@ fn github_format() {
     ::error file=test/test_chat.py,line=3,col=14,endLine=3,endColumn=37,title=PRC008::`qualitative` is written on the module (`pytestmark`), but its scope is `function` (help: write it on the test function instead)
     ::warning file=test/test_chat.py,line=6,col=2,endLine=6,endColumn=17,title=PRC004::`llm` is a deprecated alias of `e2e` (help: write `e2e` instead)
     ::error file=test/test_chat.py,line=11,col=2,endLine=11,endColumn=18,title=PRC003::`unit` is the default of axis `tier` and is not written explicitly (help: remove it: `unit` is applied to every test without a marker of axis `tier`)
-    ::notice file=test/test_chat.py,line=17,col=1,endLine=17,endColumn=38,title=PRC900::`test_dynamic` is dynamic: parametrize argvalues are computed at runtime
+    ::notice file=test/test_chat.py,line=17,col=1,endLine=17,endColumn=38,title=PRC900::`test_dynamic` is dynamic: parametrize argvalues: `make` is not bound statically
     --- stderr
     "##);
 }
@@ -199,7 +199,7 @@ fn a_clean_path_exits_zero_and_information_does_not_fail() {
     insta::assert_snapshot!(run(dir.path(), &["check", "--format", "concise", "--select", "PRC900"]), @r##"
     exit: 0
     --- stdout
-    test/test_chat.py:17:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues are computed at runtime
+    test/test_chat.py:17:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues: `make` is not bound statically
     Found 1 finding (1 info).
     --- stderr
     "##);
@@ -237,7 +237,7 @@ fn a_file_that_does_not_parse_is_reported_and_the_rest_checked() {
     test/test_chat.py:3:14: PRC008 `qualitative` is written on the module (`pytestmark`), but its scope is `function`
     test/test_chat.py:6:2: PRC004 [*] `llm` is a deprecated alias of `e2e`
     test/test_chat.py:11:2: PRC003 [*] `unit` is the default of axis `tier` and is not written explicitly
-    test/test_chat.py:17:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues are computed at runtime
+    test/test_chat.py:17:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues: `make` is not bound statically
     Found 5 findings (3 errors, 1 warning, 1 info).
     --- stderr
     error: test/test_broken.py:1:11: SyntaxError: Expected a parameter or the end of the parameter list
@@ -331,7 +331,7 @@ fn fix_applies_the_safe_fixes_and_reports_the_rest() {
     --- stdout
     test/test_chat.py:3:14: PRC006 `qualitative` requires `e2e` on the same test
     test/test_chat.py:3:14: PRC008 `qualitative` is written on the module (`pytestmark`), but its scope is `function`
-    test/test_chat.py:16:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues are computed at runtime
+    test/test_chat.py:16:1: PRC900 `test_dynamic` is dynamic: parametrize argvalues: `make` is not bound statically
     Fixed 2 findings.
     Found 3 findings (2 errors, 1 info).
     --- stderr

@@ -110,14 +110,97 @@ fn dynamic_items_are_listed_with_their_reason() {
     write(
         dir.path(),
         "test_dyn.py",
-        "import pytest\n\n@pytest.mark.parametrize('x', [i * 2 for i in range(3)])\ndef test_doubled(x):\n    pass\n",
+        "import pytest\nimport random\n\n@pytest.mark.parametrize('x', [random.random() for i in range(3)])\ndef test_random(x):\n    pass\n\n\
+         @pytest.mark.parametrize('x', [i * 2 for i in range(3)])\ndef test_doubled(x):\n    pass\n",
     );
     insta::assert_snapshot!(run(dir.path(), &["collect"]), @r"
     exit: 0
     --- stdout
-    test_dyn.py::test_doubled  (dynamic: parametrize argvalues are computed at runtime)
+    test_dyn.py::test_random  (dynamic: parametrize argvalues: the result of `random.random(...)`)
+    test_dyn.py::test_doubled[0]
+    test_dyn.py::test_doubled[2]
+    test_dyn.py::test_doubled[4]
 
-    0 tests collected, 1 dynamic in [TIME]
+    3 tests collected, 1 dynamic in [TIME]
+    --- stderr
+    ");
+}
+
+#[test]
+fn evaluation_is_bounded_and_says_why_it_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pytest.ini", "[pytest]\n");
+    write(
+        dir.path(),
+        "test_hostile.py",
+        r#"import pytest
+
+HUGE = range(10**12)
+SELF = [1]
+SELF = SELF + SELF
+LOOP = []
+X = 0
+while True:
+    LOOP.append(X)
+
+
+def forever():
+    while True:
+        pass
+
+
+def recurse(n):
+    return recurse(n + 1)
+
+
+@pytest.mark.parametrize("x", HUGE)
+def test_huge(x):
+    pass
+
+
+@pytest.mark.parametrize("x", [x * 2 for x in range(10**4) for y in range(10**4)])
+def test_quadratic(x):
+    pass
+
+
+@pytest.mark.parametrize("x", SELF)
+def test_self(x):
+    pass
+
+
+@pytest.mark.parametrize("x", LOOP)
+def test_loop(x):
+    pass
+
+
+@pytest.mark.parametrize("x", forever())
+def test_forever(x):
+    pass
+
+
+@pytest.mark.parametrize("x", recurse(0))
+def test_recurse(x):
+    pass
+
+
+@pytest.mark.parametrize("x", ["a" * 10**7])
+def test_big_string(x):
+    pass
+"#,
+    );
+    insta::assert_snapshot!(run(dir.path(), &["collect"]), @r"
+    exit: 0
+    --- stdout
+    test_hostile.py::test_huge  (dynamic: parametrize argvalues: a range too large to expand statically)
+    test_hostile.py::test_quadratic  (dynamic: parametrize argvalues: a comprehension too large to expand statically)
+    test_hostile.py::test_self[1_0]
+    test_hostile.py::test_self[1_1]
+    test_hostile.py::test_loop  (dynamic: parametrize argvalues: `LOOP` is built by module code proctor cannot follow: a value too large to compute statically)
+    test_hostile.py::test_forever  (dynamic: parametrize argvalues: calling `forever`: the value takes too many steps to compute statically)
+    test_hostile.py::test_recurse  (dynamic: parametrize argvalues: calling `recurse`: calls nested too deeply)
+    test_hostile.py::test_big_string  (dynamic: a value too large to compute statically)
+
+    2 tests collected, 6 dynamic in [TIME]
     --- stderr
     ");
 }

@@ -75,6 +75,7 @@ suites!(
     outcomes,
     opt_in,
     addopts_plugins,
+    evaluated,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

@@ -366,9 +366,37 @@ impl<'p, 'a> Project<'p, 'a> {
                         return self.as_mark(module, expr, 1).map(|m| RawMark { at, ..m });
                     }
                 }
-                self.as_mark(module, &d.expression, 0).map(|m| RawMark { at, ..m })
+                let mark = self.as_mark(module, &d.expression, 0).map(|m| RawMark { at, ..m })?;
+                Some(match class_ns {
+                    Some(ns) => Self::class_arguments(mark, ns),
+                    None => mark,
+                })
             })
             .collect()
+    }
+
+    /// A method's mark arguments that name class attributes (`VALUES` bound
+    /// in the class body), replaced by the expressions bound to them: the
+    /// class body is where the decorator runs.
+    fn class_arguments(mut mark: RawMark<'a>, ns: &Namespace<'a>) -> RawMark<'a> {
+        let bound = |expr: &'a Expr| match expr {
+            Expr::Name(name) => match ns.get(name.id.as_str()) {
+                Some(Binding::Value { expr, .. }) if !ns.mutated.contains(name.id.as_str()) => Some(*expr),
+                _ => None,
+            },
+            _ => None,
+        };
+        for (_, expr) in &mut mark.args {
+            if let Some(value) = bound(expr) {
+                *expr = value;
+            }
+        }
+        for (_, _, expr) in &mut mark.kwargs {
+            if let Some(value) = bound(expr) {
+                *expr = value;
+            }
+        }
+        mark
     }
 
     /// The entries of a `pytestmark = ...` value (one expression, or a

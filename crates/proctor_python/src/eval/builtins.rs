@@ -48,6 +48,15 @@ fn first_unknown(args: &Args) -> Option<PyValue> {
         .cloned()
 }
 
+/// The items of a value whose order does not matter to the caller
+/// (`sorted()`, `min()`, `set()`, `sum()` of ints): a set's items too.
+fn items_unordered(value: &PyValue) -> Result<Vec<PyValue>, String> {
+    match value {
+        PyValue::Container { kind: ContainerKind::Set, elements } => Ok(elements.clone()),
+        other => iterate(other),
+    }
+}
+
 fn result(value: Result<PyValue, String>) -> PyValue {
     value.unwrap_or_else(PyValue::Unknown)
 }
@@ -101,7 +110,7 @@ fn sort(ev: &Evaluator<'_, '_>, items: Vec<PyValue>, key: Option<&PyValue>, reve
 
 fn extreme(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> Result<PyValue, String> {
     let items = match args.positional.as_slice() {
-        [single] => iterate(single)?,
+        [single] => items_unordered(single)?,
         many => many.to_vec(),
     };
     if items.is_empty() {
@@ -198,7 +207,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
         ("tuple", [it]) => result(iterate(it).map(tuple)),
         ("set" | "frozenset", []) => ops::make_set(Vec::new()),
         ("set" | "frozenset", [PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements }]) => ops::make_set(elements.clone()),
-        ("set" | "frozenset", [it]) => result(iterate(it).map(ops::make_set)),
+        ("set" | "frozenset", [it]) => result(items_unordered(it).map(ops::make_set)),
         ("dict", _) => result(to_dict(&args)),
         ("enumerate", [it, rest @ ..]) => {
             let start = rest.first().or_else(|| keyword(&args, "start")).map_or(Some(0), int);
@@ -225,7 +234,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
         }
         ("sorted", [it]) => {
             let reverse = keyword(&args, "reverse").map_or(Ok(false), truth);
-            match (iterate(it), reverse) {
+            match (items_unordered(it), reverse) {
                 (Ok(items), Ok(reverse)) => result(sort(ev, items, keyword(&args, "key"), reverse).map(list)),
                 (Err(reason), _) | (_, Err(reason)) => PyValue::Unknown(reason),
             }
@@ -245,7 +254,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
                 Err(reason) => PyValue::Unknown(reason),
             }
         }
-        ("any" | "all", [it]) => match iterate(it) {
+        ("any" | "all", [it]) => match items_unordered(it) {
             Ok(items) => {
                 let truths: Result<Vec<bool>, String> = items.iter().map(truth).collect();
                 match truths {

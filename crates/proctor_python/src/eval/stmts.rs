@@ -131,6 +131,8 @@ impl<'a> Evaluator<'_, 'a> {
         let flow = self.block(module, &local, &def.body, yields.as_ref(), false);
         self.calls.set(calls);
         match (flow, yields) {
+            // The innermost call names itself; outer calls add nothing.
+            (Err(reason), _) if reason.starts_with("calling `") => PyValue::Unknown(reason),
             (Err(reason), _) => PyValue::Unknown(format!("calling `{name}`: {reason}")),
             (Ok(_), Some(yields)) => PyValue::Container { kind: ContainerKind::List, elements: yields.into_inner() },
             (Ok(Flow::Return(value)), None) => value,
