@@ -39,6 +39,51 @@ pub fn site_packages(interpreter: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The directories `interpreter` imports from, in `sys.path` order without
+/// running it: its standard library (`lib/pythonX.Y` and `lib-dynload`),
+/// its site-packages, and the directories their `.pth` files add. `None`
+/// when the standard library cannot be found, so that a caller never
+/// concludes a module is missing from a partial picture.
+#[must_use]
+pub fn module_search_path(interpreter: &Path) -> Option<Vec<PathBuf>> {
+    let site = site_packages(interpreter);
+    let prefix = interpreter.parent()?.parent()?;
+    let config = std::fs::read_to_string(prefix.join("pyvenv.cfg")).ok();
+    let base = match config.as_deref().and_then(|text| key(text, "home")) {
+        Some(home) => Path::new(&home).parent()?.to_path_buf(),
+        None => std::fs::canonicalize(interpreter).ok()?.parent()?.parent()?.to_path_buf(),
+    };
+    let version = site
+        .first()
+        .and_then(|dir| dir.parent())
+        .and_then(|lib| lib.file_name())
+        .map(|name| name.to_string_lossy().into_owned())?;
+    let stdlib = base.join("lib").join(&version);
+    if !stdlib.join("os.py").is_file() {
+        return None;
+    }
+    let mut out = vec![stdlib.clone(), stdlib.join("lib-dynload")];
+    for dir in &site {
+        out.push(dir.clone());
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let mut pth: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "pth")).collect();
+        pth.sort();
+        for file in pth {
+            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            for line in text.lines().map(str::trim) {
+                if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
+                    continue;
+                }
+                let path = dir.join(line);
+                if path.is_dir() {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
 /// The value of `key = value` in a `pyvenv.cfg`.
 fn key(text: &str, wanted: &str) -> Option<String> {
     text.lines().find_map(|line| {

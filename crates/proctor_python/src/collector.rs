@@ -390,7 +390,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let all_marks = self.mark_order(&own, chain);
         let fixtures = self.fixtures.with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
         let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
-        let dynamic = dynamic.or_else(|| self.module_dynamic.clone());
+        let dynamic = dynamic.or_else(|| self.module_dynamic.clone()).or_else(|| self.marking_decorator(fmodule, def));
         let own = self.shared(&own, MarkerSource::Function);
         let own_decorators = self.decorators(fmodule, &def.decorator_list, MarkerSource::Function);
         let decorators = self.item_decorators(&own_decorators, chain);
@@ -578,6 +578,22 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
         }
         out
+    }
+
+    /// Why a test's marks are only known at import: it is decorated by a
+    /// function of the suite that applies marks itself (a decorator
+    /// factory returning `pytest.mark.parametrize(...)(f)`).
+    fn marking_decorator(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<String> {
+        def.decorator_list.iter().find_map(|decorator| {
+            let target = match &decorator.expression {
+                Expr::Call(call) => call.func.as_ref(),
+                other => other,
+            };
+            let Entity::Func { module: dm, def: ddef } = self.project.resolve_expr(module, target, 0) else { return None };
+            let text = self.project.module(dm).file.slice(ddef);
+            (text.contains("mark.") || text.contains("parametrize") || text.contains("usefixtures"))
+                .then(|| format!("decorated by `{}`, which applies marks when the module is imported", ddef.name.id.as_str()))
+        })
     }
 
     /// `pytest.importorskip(...)` calls among the module's top-level

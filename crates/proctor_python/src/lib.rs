@@ -12,6 +12,7 @@ mod fnmatch;
 mod ids;
 mod imports;
 mod model;
+mod module_skip;
 mod namespace;
 mod opt_in;
 mod parametrize;

@@ -132,6 +132,11 @@ pub struct Collection {
     pub items: Vec<Item>,
     /// Collection errors, in the order of the files that caused them.
     pub errors: Vec<CollectError>,
+    /// Test modules pytest skips while importing them (a top-level
+    /// `pytest.importorskip` of a missing module, a module-level
+    /// `pytest.skip`): no items, one skip each, with pytest's reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<CollectError>,
     /// Things in the suite that may change what pytest collects at run time
     /// (conftest hooks that reorder, deselect or re-mark items).
     pub warnings: Vec<CollectError>,

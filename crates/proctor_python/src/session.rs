@@ -31,6 +31,16 @@ use crate::source::{read_bytes, SourceFile};
 /// pytest's order.
 pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection, Vec<RawItem>) {
     let mut discovery = discover::Walker::new(settings).run(paths);
+    // Missing imports are only inferred where no conftest edits `sys.path`
+    // (which proctor cannot follow) and the interpreter's path is known.
+    let edits_path = discovery.conftest_sources.iter().any(|c| c.text.contains("sys.path"));
+    let inferring;
+    let settings = if settings.module_path.is_some() && !edits_path && std::env::var_os("PYTHONPATH").is_none() {
+        inferring = CollectSettings { infer_import_errors: true, ..settings.clone() };
+        &inferring
+    } else {
+        settings
+    };
     let mut resolver = Resolver::default();
     resolver.prefetch(discovery.test_files.iter().chain(discovery.conftests.values()).filter_map(|p| p.parent()));
     let test_names: Vec<(String, String)> = discovery.test_files.iter().map(|p| resolver.module_names(p)).collect();
@@ -160,6 +170,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         }
         raw.extend(result.items);
         collection.errors.extend(result.error);
+        collection.skipped.extend(result.skipped);
     }
     for (_, path) in doctests {
         raw.extend(doctest_item(settings, path));
@@ -193,6 +204,8 @@ type FileBytes = Result<Vec<u8>, String>;
 struct ModuleResult {
     items: Vec<RawItem>,
     error: Option<CollectError>,
+    /// pytest skips the whole module while importing it.
+    skipped: Option<CollectError>,
     /// The file was read and parsed (so pytest would import it).
     parsed: bool,
 }
@@ -350,7 +363,22 @@ fn conditional_reason(settings: &CollectSettings, path: &Path, discovery: &Disco
 fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx: usize, discovery: &Discovery, dir: &DirContext<'a>) -> ModuleResult {
     let module = project.module(idx);
     if let Some(error) = &module.file.error {
-        return ModuleResult { items: Vec::new(), error: Some(error.clone()), parsed: false };
+        return ModuleResult { items: Vec::new(), error: Some(error.clone()), skipped: None, parsed: false };
+    }
+    match crate::module_skip::module_stop(project, idx, settings) {
+        Some(crate::module_skip::ModuleStop::Skip(reason)) => {
+            let skip = CollectError { file: module.file.rel.clone(), line: 0, column: 0, message: reason };
+            return ModuleResult { items: Vec::new(), error: None, skipped: Some(skip), parsed: true };
+        }
+        Some(crate::module_skip::ModuleStop::Missing(name)) => {
+            let message = format!(
+                "ImportError while importing test module '{}'.\nModuleNotFoundError: No module named '{name}'",
+                module.file.path.display()
+            );
+            let error = CollectError { file: module.file.rel.clone(), line: 0, column: 0, message };
+            return ModuleResult { items: Vec::new(), error: Some(error), skipped: None, parsed: true };
+        }
+        None => {}
     }
     let chain = &dir.chain;
     let mut layers = dir.layers.clone();
@@ -382,9 +410,9 @@ fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx
     match collector.collect() {
         Ok(mut items) => {
             items.extend(doc_item);
-            ModuleResult { items, error: None, parsed: true }
+            ModuleResult { items, error: None, skipped: None, parsed: true }
         }
-        Err(collector::ModuleError(error)) => ModuleResult { items: Vec::new(), error: Some(error), parsed: true },
+        Err(collector::ModuleError(error)) => ModuleResult { items: Vec::new(), error: Some(error), skipped: None, parsed: true },
     }
 }
 

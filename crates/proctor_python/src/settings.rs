@@ -55,6 +55,14 @@ pub struct CollectSettings {
     /// Whether the suite's warning filters (`filterwarnings`, `-W`) turn
     /// pytest's `PytestRemovedIn10Warning` into an error: then argvalues
     /// given as an iterator (a generator, `map(...)`) fail the module.
+    /// The target interpreter's `sys.path` outside the suite (standard
+    /// library, site-packages), read from disk; `None` when unknown. It
+    /// decides which top-level `pytest.importorskip(...)` skip a module.
+    pub module_path: Option<Vec<PathBuf>>,
+    /// Whether a top-level `import` of a module [`Self::module_path`] does
+    /// not have is a collection error (`ModuleNotFoundError`), as in
+    /// pytest. Off where a conftest changes `sys.path`.
+    pub infer_import_errors: bool,
     pub deprecations_are_errors: bool,
     pub opt_in: OptInSettings,
 }
@@ -85,6 +93,8 @@ impl CollectSettings {
             definitions_only: false,
             opt_in: OptInSettings::default(),
             deprecations_are_errors: false,
+            module_path: None,
+            infer_import_errors: false,
         }
     }
 
