@@ -2,6 +2,7 @@
 """The conformance corpus: proctor against real pytest on real suites.
 
 Usage:
+  tests/corpus/corpus.py list    [--ci]              each suite and whether it is fetched
   tests/corpus/corpus.py fetch   [--ci] [SUITE...]   download, unpack, make venvs
   tests/corpus/corpus.py collect [--ci] [--proctor BIN] [--json FILE] [--show N] [SUITE...]
 
@@ -167,8 +168,16 @@ def compare(name: str, reference: dict, static: dict) -> dict:
     def function_of(nodeid: str) -> str:
         return nodeid.split("[", 1)[0]
 
+    # A dynamic item may stand for a whole directory (a conftest's
+    # `pytest_collect_file`): its node id is the directory.
+    dynamic_dirs = {n: r for n, r in dynamic.items() if "::" not in n and not n.endswith(".py")}
+
     def dynamic_reason(nodeid: str):
-        return dynamic.get(nodeid) or dynamic.get(function_of(nodeid))
+        found = dynamic.get(nodeid) or dynamic.get(function_of(nodeid))
+        if found is None:
+            path = nodeid.split("::", 1)[0]
+            found = next((r for d, r in dynamic_dirs.items() if path.startswith(d + "/")), None)
+        return found
 
     covered = [n for n in pytest_ids if n not in in_static and dynamic_reason(n) is not None]
     by_reason: dict[str, int] = {}
@@ -217,7 +226,7 @@ def collect(args) -> int:
         reference, pytest_s = pytest_items(name, suite, extra)
         static, proctor_s, status = proctor_items(name, suite, proctor, extra)
         row = compare(name, reference, static)
-        row.update(pytest_s=pytest_s, proctor_s=proctor_s, proctor_status=status)
+        row.update(pytest_s=pytest_s, proctor_s=proctor_s, proctor_status=status, floor=suite.get("floor", 1.0))
         rows.append(row)
         print(f"{name}: pytest {row['pytest_items']} items ({row['pytest_errors']} errors), "
               f"proctor exact {row['exact']} ({100 * row['agreement']:.2f}%), covered by dynamic {row['covered']}, "
@@ -246,6 +255,8 @@ def collect(args) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    list_cmd = sub.add_parser("list")
+    list_cmd.add_argument("--ci", action="store_true", help="only the suites marked ci = true")
     fetch_cmd = sub.add_parser("fetch")
     fetch_cmd.add_argument("--ci", action="store_true", help="only the suites marked ci = true")
     fetch_cmd.add_argument("suites", nargs="*")
@@ -256,6 +267,11 @@ def main() -> int:
     collect_cmd.add_argument("--show", type=int, default=10, help="differences to print per suite")
     collect_cmd.add_argument("suites", nargs="*")
     args = parser.parse_args()
+    if args.command == "list":
+        for name, suite in load_suites([], args.ci).items():
+            fetched = venv_python(name).exists() and (source_dir(name, suite) / ".unpacked").exists()
+            print(name, "fetched" if fetched else "missing")
+        return 0
     if args.command == "fetch":
         for name, suite in load_suites(args.suites, args.ci).items():
             fetch(name, suite)

@@ -580,9 +580,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         out
     }
 
-    /// Why a test's marks are only known at import: it is decorated by a
-    /// function of the suite that applies marks itself (a decorator
-    /// factory returning `pytest.mark.parametrize(...)(f)`).
+    /// Why a test's items are only known at import: it is decorated by a
+    /// function of the suite that parametrizes it (a decorator factory
+    /// returning `pytest.mark.parametrize(...)(f)`). Helpers that return
+    /// other marks (`require_gpu` giving a `skipif`) leave the items as
+    /// they are and are recorded as decorators.
     fn marking_decorator(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<String> {
         def.decorator_list.iter().find_map(|decorator| {
             let target = match &decorator.expression {
@@ -591,8 +593,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             };
             let Entity::Func { module: dm, def: ddef } = self.project.resolve_expr(module, target, 0) else { return None };
             let text = self.project.module(dm).file.slice(ddef);
-            (text.contains("mark.") || text.contains("parametrize") || text.contains("usefixtures"))
-                .then(|| format!("decorated by `{}`, which applies marks when the module is imported", ddef.name.id.as_str()))
+            text.contains("parametrize")
+                .then(|| format!("decorated by `{}`, which parametrizes it when the module is imported", ddef.name.id.as_str()))
         })
     }
 

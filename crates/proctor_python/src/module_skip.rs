@@ -27,6 +27,9 @@ pub(crate) enum ModuleStop {
     Skip(String),
     /// pytest fails to import it: `ModuleNotFoundError` of this module.
     Missing(String),
+    /// Importing it may fail: a missing module is imported under a
+    /// condition known only at run time. Its items are dynamic.
+    Uncertain(String),
 }
 
 /// The reason pytest gives for skipping the whole module or failing to
@@ -85,7 +88,17 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
                         }
                         chosen
                     }
-                    None => None,
+                    None => {
+                        // Neither branch is known to run: a missing import in
+                        // either makes the outcome uncertain.
+                        let branches = std::iter::once(&s.body[..]).chain(s.elif_else_clauses.iter().map(|c| &c.body[..]));
+                        for body in branches {
+                            if let Some(ModuleStop::Missing(name) | ModuleStop::Uncertain(name)) = statements_skip(project, module, settings, path, body) {
+                                return Some(ModuleStop::Uncertain(name));
+                            }
+                        }
+                        None
+                    }
                 };
                 if let Some(reason) = chosen.and_then(|body| statements_skip(project, module, settings, path, body)) {
                     return Some(reason);

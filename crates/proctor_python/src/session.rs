@@ -365,6 +365,7 @@ fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx
     if let Some(error) = &module.file.error {
         return ModuleResult { items: Vec::new(), error: Some(error.clone()), skipped: None, parsed: false };
     }
+    let mut uncertain = None;
     match crate::module_skip::module_stop(project, idx, settings) {
         Some(crate::module_skip::ModuleStop::Skip(reason)) => {
             let skip = CollectError { file: module.file.rel.clone(), line: 0, column: 0, message: reason };
@@ -378,12 +379,15 @@ fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx
             let error = CollectError { file: module.file.rel.clone(), line: 0, column: 0, message };
             return ModuleResult { items: Vec::new(), error: Some(error), skipped: None, parsed: true };
         }
+        Some(crate::module_skip::ModuleStop::Uncertain(name)) => {
+            uncertain = Some(format!("the module imports `{name}`, which is not installed, under a condition known only at run time"));
+        }
         None => {}
     }
     let chain = &dir.chain;
     let mut layers = dir.layers.clone();
     layers.push(Fixtures::of_namespace(project, idx, &module.ns, false).into());
-    let mut module_dynamic = conditional_reason(settings, &module.file.path, discovery);
+    let mut module_dynamic = conditional_reason(settings, &module.file.path, discovery).or(uncertain);
     for &c in chain.iter().chain(std::iter::once(&idx)) {
         if module_dynamic.is_none() && project.module(c).ns.get("pytest_generate_tests").is_some() {
             module_dynamic = Some(format!(
