@@ -1,9 +1,9 @@
-//! The conformance corpus: real suites from pinned PyPI sdists
+//! The conformance corpus: real suites from pinned `PyPI` sdists
 //! (`tests/corpus/suites.toml`), collected by real pytest and by proctor,
 //! compared by `tests/corpus/corpus.py`.
 //!
 //! The suites must be fetched first (`tests/corpus/corpus.py fetch --ci`,
-//! which `.ci/run` does; it needs PyPI). Without them this test says so and
+//! which `.ci/run` does; it needs `PyPI`). Without them this test says so and
 //! passes, unless `PROCTOR_REQUIRE_CORPUS=1` (set by `.ci/run`) makes a
 //! missing corpus a failure.
 //!
@@ -20,6 +20,7 @@ fn repo_root() -> PathBuf {
 }
 
 #[test]
+#[expect(clippy::print_stderr, reason = "the skip notice is for the person running the tests")]
 fn real_suites_collect_as_pytest_collects_them() {
     let root = repo_root();
     let corpus = std::env::var_os("PROCTOR_CORPUS").map_or_else(|| root.join(".corpus"), PathBuf::from);

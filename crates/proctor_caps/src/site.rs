@@ -74,9 +74,9 @@ pub fn module_search_path(interpreter: &Path) -> Option<Vec<PathBuf>> {
                 if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
                     continue;
                 }
-                let path = dir.join(line);
-                if path.is_dir() {
-                    out.push(path);
+                let added = dir.join(line);
+                if added.is_dir() {
+                    out.push(added);
                 }
             }
         }

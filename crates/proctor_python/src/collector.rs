@@ -591,10 +591,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 Expr::Call(call) => call.func.as_ref(),
                 other => other,
             };
-            let Entity::Func { module: dm, def: ddef } = self.project.resolve_expr(module, target, 0) else { return None };
-            let text = self.project.module(dm).file.slice(ddef);
+            let Entity::Func { module: dm, def: helper } = self.project.resolve_expr(module, target, 0) else { return None };
+            let text = self.project.module(dm).file.slice(helper);
             text.contains("parametrize")
-                .then(|| format!("decorated by `{}`, which parametrizes it when the module is imported", ddef.name.id.as_str()))
+                .then(|| format!("decorated by `{}`, which parametrizes it when the module is imported", helper.name.id.as_str()))
         })
     }
 

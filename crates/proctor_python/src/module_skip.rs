@@ -14,7 +14,7 @@ use crate::project::Project;
 use crate::settings::CollectSettings;
 use crate::value::PyValue;
 
-/// Modules compiled into CPython 3.11–3.13 (`sys.builtin_module_names`).
+/// Modules compiled into `CPython` 3.11–3.13 (`sys.builtin_module_names`).
 const BUILTIN_MODULES: &[&str] = &[
     "_abc", "_ast", "_codecs", "_collections", "_functools", "_imp", "_io", "_locale", "_operator", "_signal", "_sre",
     "_stat", "_string", "_symtable", "_thread", "_tokenize", "_tracemalloc", "_typing", "_warnings", "_weakref",
@@ -72,12 +72,12 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
             },
             Stmt::If(s) => {
                 // Only a condition the evaluator decides is followed.
-                let chosen = match truth(project.eval(module, &s.test, 0)) {
+                let chosen = match truth(&project.eval(module, &s.test, 0)) {
                     Some(true) => Some(&s.body[..]),
                     Some(false) => {
                         let mut chosen = None;
                         for clause in &s.elif_else_clauses {
-                            match clause.test.as_ref().map(|t| truth(project.eval(module, t, 0))) {
+                            match clause.test.as_ref().map(|t| truth(&project.eval(module, t, 0))) {
                                 None | Some(Some(true)) => {
                                     chosen = Some(&clause.body[..]);
                                     break;
@@ -121,9 +121,9 @@ fn missing_module(settings: &CollectSettings, path: &Path, dotted: &str) -> Opti
     first_missing(dotted, &suite_dirs(settings, path), search)
 }
 
-fn truth(value: PyValue) -> Option<bool> {
+fn truth(value: &PyValue) -> Option<bool> {
     match value {
-        PyValue::Bool(b) => Some(b),
+        PyValue::Bool(b) => Some(*b),
         PyValue::None => Some(false),
         _ => None,
     }
@@ -134,7 +134,7 @@ fn call_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSetting
     let keyword = |name: &str| call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name));
     match callee.as_str() {
         "pytest.importorskip" | "_pytest.outcomes.importorskip" => {
-            let name = call.arguments.args.first().map(|e| &*e).or_else(|| keyword("modname").map(|k| &k.value))?;
+            let name = call.arguments.args.first().or_else(|| keyword("modname").map(|k| &k.value))?;
             let PyValue::Str(dotted) = project.eval(module, name, 0) else { return None };
             if keyword("minversion").is_some() || call.arguments.args.len() > 1 {
                 return None;
@@ -210,6 +210,8 @@ fn resolved_parts(dir: &Path, parts: &[&str]) -> usize {
             entries.filter_map(Result::ok).any(|entry| {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
+                // CPython's import system compares suffixes case-sensitively.
+                #[expect(clippy::case_sensitive_file_extension_comparisons, reason = "as CPython's importer does")]
                 name.strip_prefix(part).is_some_and(|rest| rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd")))
             })
         });

@@ -248,7 +248,7 @@ fn param_sets<'a>(
         _ => {
             // A computed list: evaluated as a whole.
             let evaluator = Evaluator::new(*project);
-            let items = ops_iterate(evaluator.eval(vm, values)).map_err(|reason| ExpandError::Dynamic(format!("parametrize argvalues: {reason}")))?;
+            let items = ops_iterate(&evaluator.eval(vm, values)).map_err(|reason| ExpandError::Dynamic(format!("parametrize argvalues: {reason}")))?;
             let mut sets = Vec::with_capacity(items.len());
             for item in items {
                 sets.push(set_from_value(item, n_names, force_tuple, argnames)?);
@@ -274,7 +274,7 @@ fn param_sets<'a>(
                         {
                             set.values.extend(elts.iter().map(|e| (sm, e)));
                         }
-                        _ => match ops_iterate(project.eval(sm, target, 0)) {
+                        _ => match ops_iterate(&project.eval(sm, target, 0)) {
                             Ok(items) => set.computed.extend(items),
                             Err(reason) => return Err(ExpandError::Dynamic(format!("pytest.param(*values): {reason}"))),
                         },
@@ -313,15 +313,15 @@ fn param_sets<'a>(
                 }
             }
         }
-        if !set.computed.is_empty() {
+        if set.computed.is_empty() {
+            set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e, 0)).collect();
+        } else {
             // `pytest.param(*CASE)`: the literal values, then the computed
             // ones, in the call's order only when all are computed.
             if !set.values.is_empty() {
                 return Err(ExpandError::Dynamic("pytest.param mixing * unpacking and values".into()));
             }
             set.evaluated = std::mem::take(&mut set.computed);
-        } else {
-            set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e, 0)).collect();
         }
         if set.evaluated.len() != n_names {
             return Err(wrong_count(n_names, argnames, set.evaluated.len()));
@@ -504,7 +504,7 @@ fn apply<'a>(
                     }
                     PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("ids: {reason}"))),
                     listed => {
-                        let ids = ops_iterate(listed).map_err(|reason| ExpandError::Dynamic(format!("ids: {reason}")))?;
+                        let ids = ops_iterate(&listed).map_err(|reason| ExpandError::Dynamic(format!("ids: {reason}")))?;
                         for (set, id) in call.sets.iter_mut().zip(ids) {
                             if set.explicit.is_some() || set.hidden {
                                 continue;

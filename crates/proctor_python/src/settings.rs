@@ -8,6 +8,7 @@ use crate::opt_in::OptInSettings;
 
 /// Everything static collection needs to know about the suite's setup.
 #[derive(Debug, Clone)]
+#[expect(clippy::struct_excessive_bools, reason = "independent pytest settings, each read as pytest reads it")]
 pub struct CollectSettings {
     /// pytest's rootdir (absolute).
     pub rootdir: PathBuf,

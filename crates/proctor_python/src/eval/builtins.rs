@@ -1,5 +1,5 @@
 //! The builtins, methods of builtin types and standard-library functions
-//! the evaluator knows. Each follows CPython 3.11–3.13; anything else is
+//! the evaluator knows. Each follows `CPython` 3.11–3.13; anything else is
 //! unknown with the name of what was called.
 
 use std::cmp::Ordering;
@@ -63,29 +63,29 @@ fn result(value: Result<PyValue, String>) -> PyValue {
 
 fn range(args: &[PyValue]) -> Result<PyValue, String> {
     let ints: Vec<i128> = args.iter().map(int).collect::<Option<_>>().ok_or("range() of values that are not integers")?;
-    let (start, stop, step) = match ints.as_slice() {
-        [stop] => (0, *stop, 1),
-        [start, stop] => (*start, *stop, 1),
-        [start, stop, step] if *step != 0 => (*start, *stop, *step),
+    let (first, end, stride) = match ints.as_slice() {
+        [end] => (0, *end, 1),
+        [first, end] => (*first, *end, 1),
+        [first, end, stride] if *stride != 0 => (*first, *end, *stride),
         _ => return Err("range() with these arguments".to_owned()),
     };
-    let len = if step > 0 { (stop - start + step - 1) / step } else { (start - stop - step - 1) / -step };
+    let len = if stride > 0 { (end - first + stride - 1) / stride } else { (first - end - stride - 1) / -stride };
     if len > i128::try_from(MAX_ELEMENTS).unwrap_or(i128::MAX) {
         return Err("a range too large to expand statically".to_owned());
     }
     let mut out = Vec::with_capacity(usize::try_from(len.max(0)).unwrap_or(0));
-    let mut n = start;
-    while (step > 0 && n < stop) || (step < 0 && n > stop) {
+    let mut n = first;
+    while (stride > 0 && n < end) || (stride < 0 && n > end) {
         out.push(int_value(n));
-        n += step;
+        n += stride;
     }
     Ok(lazy(out))
 }
 
 /// Sorts by `key` (a callable or `None`), stably, as `sorted()`.
-fn sort(ev: &Evaluator<'_, '_>, items: Vec<PyValue>, key: Option<&PyValue>, reverse: bool) -> Result<Vec<PyValue>, String> {
+fn sort(ev: &Evaluator<'_, '_>, items: &[PyValue], key: Option<&PyValue>, reverse: bool) -> Result<Vec<PyValue>, String> {
     let keys: Vec<PyValue> = match key {
-        None | Some(PyValue::None) => items.clone(),
+        None | Some(PyValue::None) => items.to_vec(),
         Some(key) => items.iter().map(|item| ev.call1(key, item.clone())).collect(),
     };
     if let Some(PyValue::Unknown(reason)) = keys.iter().find(|k| matches!(k, PyValue::Unknown(_))) {
@@ -116,7 +116,7 @@ fn extreme(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> Result<PyValue, S
     if items.is_empty() {
         return keyword(args, "default").cloned().ok_or_else(|| format!("{name}() of an empty sequence"));
     }
-    let sorted = sort(ev, items, keyword(args, "key"), false)?;
+    let sorted = sort(ev, &items, keyword(args, "key"), false)?;
     let value = if name == "min" { sorted.first() } else {
         // max() returns the first of equal maxima.
         let last = sorted.last().cloned();
@@ -194,8 +194,8 @@ fn to_dict(args: &Args) -> Result<PyValue, String> {
 }
 
 /// A call of a builtin function or class.
-pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> PyValue {
-    if let Some(unknown) = first_unknown(&args) {
+pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> PyValue {
+    if let Some(unknown) = first_unknown(args) {
         return unknown;
     }
     let p = &args.positional;
@@ -208,9 +208,9 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
         ("set" | "frozenset", []) => ops::make_set(Vec::new()),
         ("set" | "frozenset", [PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements }]) => ops::make_set(elements.clone()),
         ("set" | "frozenset", [it]) => result(items_unordered(it).map(ops::make_set)),
-        ("dict", _) => result(to_dict(&args)),
+        ("dict", _) => result(to_dict(args)),
         ("enumerate", [it, rest @ ..]) => {
-            let start = rest.first().or_else(|| keyword(&args, "start")).map_or(Some(0), int);
+            let start = rest.first().or_else(|| keyword(args, "start")).map_or(Some(0), int);
             match (iterate(it), start) {
                 (Ok(items), Some(start)) => lazy(
                     items.into_iter().enumerate().map(|(i, v)| tuple(vec![int_value(start + i128::try_from(i).unwrap_or(0)), v])).collect(),
@@ -224,7 +224,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
             match iterables {
                 Ok(iterables) => {
                     let n = iterables.iter().map(Vec::len).min().unwrap_or(0);
-                    if keyword(&args, "strict").is_some_and(|s| truth(s) == Ok(true)) && iterables.iter().any(|i| i.len() != n) {
+                    if keyword(args, "strict").is_some_and(|s| truth(s) == Ok(true)) && iterables.iter().any(|i| i.len() != n) {
                         return PyValue::Unknown("zip(strict=True) of unequal lengths (ValueError)".to_owned());
                     }
                     lazy((0..n).map(|i| tuple(iterables.iter().map(|it| it[i].clone()).collect())).collect())
@@ -233,9 +233,9 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
             }
         }
         ("sorted", [it]) => {
-            let reverse = keyword(&args, "reverse").map_or(Ok(false), truth);
+            let reverse = keyword(args, "reverse").map_or(Ok(false), truth);
             match (items_unordered(it), reverse) {
-                (Ok(items), Ok(reverse)) => result(sort(ev, items, keyword(&args, "key"), reverse).map(list)),
+                (Ok(items), Ok(reverse)) => result(sort(ev, &items, keyword(args, "key"), reverse).map(list)),
                 (Err(reason), _) | (_, Err(reason)) => PyValue::Unknown(reason),
             }
         }
@@ -246,9 +246,9 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
             }))
         }
         ("len", [value]) => result(length(value)),
-        ("min" | "max", _) if !p.is_empty() => result(extreme(ev, name, &args)),
+        ("min" | "max", _) if !p.is_empty() => result(extreme(ev, name, args)),
         ("sum", [it, rest @ ..]) => {
-            let start = rest.first().or_else(|| keyword(&args, "start")).cloned().unwrap_or_else(|| int_value(0));
+            let start = rest.first().or_else(|| keyword(args, "start")).cloned().unwrap_or_else(|| int_value(0));
             match iterate(it) {
                 Ok(items) => items.iter().fold(start, |acc, v| ops::binary(ruff_python_ast::Operator::Add, &acc, v)),
                 Err(reason) => PyValue::Unknown(reason),
@@ -266,12 +266,12 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: Args) -> Py
         },
         ("str", []) => PyValue::Str(String::new()),
         ("str", [value]) => result(text::str_of(value).map(PyValue::Str)),
-        ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(ev, PyValue::Bytes(b.clone()), "decode", Args { positional: vec![encoding.clone()], keywords: Vec::new() }),
+        ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(ev, &PyValue::Bytes(b.clone()), "decode", &Args { positional: vec![encoding.clone()], keywords: Vec::new() }),
         ("repr", [value]) => result(text::repr(value).map(PyValue::Str)),
         ("format", [value]) => result(text::format_value(value, "").map(PyValue::Str)),
         ("format", [value, PyValue::Str(spec)]) => result(text::format_value(value, spec).map(PyValue::Str)),
         ("int", []) => int_value(0),
-        ("int", [value]) => result(to_int(value, keyword(&args, "base"))),
+        ("int", [value]) => result(to_int(value, keyword(args, "base"))),
         ("int", [value, base]) => result(to_int(value, Some(base))),
         ("float", []) => PyValue::Float(0.0),
         ("float", [value]) => result(to_float(value)),
@@ -421,15 +421,15 @@ fn justify(s: &str, args: &Args, how: char) -> Result<PyValue, String> {
 }
 
 /// A call of a method of a builtin value.
-pub(super) fn call_method(ev: &Evaluator<'_, '_>, receiver: PyValue, name: &str, args: Args) -> PyValue {
-    if let Some(unknown) = first_unknown(&args) {
+pub(super) fn call_method(ev: &Evaluator<'_, '_>, receiver: &PyValue, name: &str, args: &Args) -> PyValue {
+    if let Some(unknown) = first_unknown(args) {
         return unknown;
     }
-    let outcome: Result<PyValue, String> = match (&receiver, name) {
-        (PyValue::Str(s), _) => str_method(ev, s, name, &args),
+    let outcome: Result<PyValue, String> = match (receiver, name) {
+        (PyValue::Str(s), _) => str_method(ev, s, name, args),
         (PyValue::Bytes(b), "decode") => {
-            let encoding = str_arg(&args, 0).map_or_else(
-                || keyword(&args, "encoding").and_then(|v| if let PyValue::Str(e) = v { Some(e.to_ascii_lowercase()) } else { None }),
+            let encoding = str_arg(args, 0).map_or_else(
+                || keyword(args, "encoding").and_then(|v| if let PyValue::Str(e) = v { Some(e.to_ascii_lowercase()) } else { None }),
                 |e| Some(e.to_ascii_lowercase()),
             );
             match encoding.as_deref().unwrap_or("utf-8").replace('_', "-").as_str() {
@@ -464,7 +464,7 @@ pub(super) fn call_method(ev: &Evaluator<'_, '_>, receiver: PyValue, name: &str,
         }
         (PyValue::Container { kind: ContainerKind::Dict, elements }, "items") => Ok(lazy(elements.clone())),
         (PyValue::Container { kind: ContainerKind::Dict, .. }, "get") => match args.positional.as_slice() {
-            [key, rest @ ..] => match ops::subscript(&receiver, key) {
+            [key, rest @ ..] => match ops::subscript(receiver, key) {
                 PyValue::Unknown(reason) if reason.contains("KeyError") => Ok(rest.first().cloned().unwrap_or(PyValue::None)),
                 value => Ok(value),
             },
@@ -774,14 +774,14 @@ fn dedent(text: &str) -> String {
 }
 
 /// A call of a standard-library function or class proctor knows.
-pub(super) fn call_library(ev: &Evaluator<'_, '_>, path: &str, args: Args) -> PyValue {
-    if let Some(unknown) = first_unknown(&args) {
+pub(super) fn call_library(ev: &Evaluator<'_, '_>, path: &str, args: &Args) -> PyValue {
+    if let Some(unknown) = first_unknown(args) {
         return unknown;
     }
     let p = &args.positional;
     let outcome: Result<PyValue, String> = match path {
         "itertools.product" => {
-            let repeat = keyword(&args, "repeat").map_or(Some(1), int).and_then(|r| usize::try_from(r).ok());
+            let repeat = keyword(args, "repeat").map_or(Some(1), int).and_then(|r| usize::try_from(r).ok());
             p.iter().map(iterate).collect::<Result<Vec<_>, _>>().and_then(|lists| {
                 let repeat = repeat.ok_or("product() repeat")?;
                 let all: Vec<Vec<PyValue>> = std::iter::repeat_n(lists, repeat).flatten().collect();
@@ -796,7 +796,7 @@ pub(super) fn call_library(ev: &Evaluator<'_, '_>, path: &str, args: Args) -> Py
             .and_then(|outer| outer.iter().map(iterate).collect::<Result<Vec<_>, _>>())
             .map(|lists| lazy(lists.concat())),
         "itertools.combinations" | "itertools.combinations_with_replacement" | "itertools.permutations" => {
-            match (p.first().map(iterate), p.get(1).or_else(|| keyword(&args, "r")).map(int)) {
+            match (p.first().map(iterate), p.get(1).or_else(|| keyword(args, "r")).map(int)) {
                 (Some(Ok(items)), r) => {
                     let r = match r {
                         None if path.ends_with("permutations") => Some(items.len()),
@@ -844,7 +844,7 @@ pub(super) fn call_library(ev: &Evaluator<'_, '_>, path: &str, args: Args) -> Py
             for part in p {
                 let PyValue::Str(part) = part else { return PyValue::Unknown("os.path.join() of values that are not strings".to_owned()) };
                 if part.starts_with('/') || out.is_empty() {
-                    out = part.clone();
+                    out.clone_from(part);
                 } else if out.ends_with('/') {
                     out.push_str(part);
                 } else {

@@ -235,7 +235,7 @@ impl<'a> Evaluator<'_, 'a> {
             if !self.step() {
                 return Err("the value takes too many steps to compute statically".to_owned());
             }
-            self.bind(scope, &first.target, item)?;
+            Self::bind(scope, &first.target, item)?;
             for condition in &first.ifs {
                 if !truth(&self.expr(module, Some(scope), condition))? {
                     continue 'items;
@@ -248,7 +248,7 @@ impl<'a> Evaluator<'_, 'a> {
 
     /// Binds an assignment or loop target (a name, or a tuple or list of
     /// targets, with one `*` at most).
-    pub(super) fn bind(&self, scope: &Rc<Scope>, target: &'a Expr, value: PyValue) -> Result<(), String> {
+    pub(super) fn bind(scope: &Rc<Scope>, target: &'a Expr, value: PyValue) -> Result<(), String> {
         match target {
             Expr::Name(name) => {
                 scope.set(name.id.as_str(), value);
@@ -260,7 +260,7 @@ impl<'a> Evaluator<'_, 'a> {
                 match star {
                     None if items.len() == elts.len() => {
                         for (elt, item) in elts.iter().zip(items) {
-                            self.bind(scope, elt, item)?;
+                            Self::bind(scope, elt, item)?;
                         }
                         Ok(())
                     }
@@ -271,13 +271,13 @@ impl<'a> Evaluator<'_, 'a> {
                         let tail = items.split_off(items.len() - after);
                         let middle = items.split_off(at);
                         for (elt, item) in elts[..at].iter().zip(items) {
-                            self.bind(scope, elt, item)?;
+                            Self::bind(scope, elt, item)?;
                         }
                         if let Expr::Starred(starred) = &elts[at] {
-                            self.bind(scope, &starred.value, PyValue::Container { kind: ContainerKind::List, elements: middle })?;
+                            Self::bind(scope, &starred.value, PyValue::Container { kind: ContainerKind::List, elements: middle })?;
                         }
                         for (elt, item) in elts[at + 1..].iter().zip(tail) {
-                            self.bind(scope, elt, item)?;
+                            Self::bind(scope, elt, item)?;
                         }
                         Ok(())
                     }
@@ -356,8 +356,6 @@ impl<'a> Evaluator<'_, 'a> {
                 let base = self.local_base(scope, &attr.value)?;
                 Some(self.attribute_of(base, attr.attr.id.as_str()))
             }
-            Expr::Call(_) | Expr::Subscript(_) | Expr::StringLiteral(_) | Expr::List(_) | Expr::Tuple(_) | Expr::Dict(_)
-            | Expr::BytesLiteral(_) | Expr::FString(_) | Expr::Set(_) => None,
             _ => None,
         }
     }
@@ -525,7 +523,7 @@ impl<'a> Evaluator<'_, 'a> {
         };
         match entity {
             Entity::External(path) => self.call_external(&path, args),
-            Entity::Builtin(name) => super::builtins::call_builtin(self, &name, args),
+            Entity::Builtin(name) => super::builtins::call_builtin(self, &name, &args),
             Entity::Func { module: fm, def } => self.call_function(fm, def, None, args),
             Entity::Class { module: cm, def } => {
                 if self.project.class_is_plain(cm, def, 0) {
@@ -552,7 +550,7 @@ impl<'a> Evaluator<'_, 'a> {
                 if let Some(name) = crate::project::mark_name(path) {
                     return mark(name, args);
                 }
-                super::builtins::call_library(self, path, args)
+                super::builtins::call_library(self, path, &args)
             }
         }
     }
@@ -580,12 +578,12 @@ impl<'a> Evaluator<'_, 'a> {
         match callable {
             Callable::Lambda { module, lambda, scope } => self.call_lambda(module, lambda, scope.as_ref(), args),
             Callable::Function { module, def, scope } => self.call_function(module, def, scope.as_ref(), args),
-            Callable::Method { receiver, name } => super::builtins::call_method(self, receiver, &name, args),
+            Callable::Method { receiver, name } => super::builtins::call_method(self, &receiver, &name, &args),
             Callable::Named(name) => {
                 if crate::namespace::BUILTIN_CALLABLES.contains(&name.as_str()) {
-                    super::builtins::call_builtin(self, &name, args)
+                    super::builtins::call_builtin(self, &name, &args)
                 } else {
-                    super::builtins::call_library(self, &name, args)
+                    super::builtins::call_library(self, &name, &args)
                 }
             }
         }

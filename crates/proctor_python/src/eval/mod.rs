@@ -33,8 +33,8 @@ pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
 
 /// The items `for x in value` visits, or why they cannot be known.
-pub(crate) fn iterate(value: PyValue) -> Result<Vec<PyValue>, String> {
-    ops::iterate(&value)
+pub(crate) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
+    ops::iterate(value)
 }
 
 /// Steps (expressions and statements evaluated) one evaluation may take.

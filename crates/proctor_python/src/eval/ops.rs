@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use ruff_python_ast::{CmpOp, Operator, UnaryOp};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{MAX_ELEMENTS, MAX_TEXT};
 use crate::value::{ContainerKind, PyValue};
@@ -83,13 +83,13 @@ pub(super) fn hash_key(value: &PyValue) -> Option<String> {
 
 /// A set of `elements`, each once, in first-insertion order.
 pub(super) fn make_set(elements: Vec<PyValue>) -> PyValue {
-    let mut seen: HashMap<String, ()> = HashMap::default();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut out = Vec::with_capacity(elements.len());
     for element in elements {
         let Some(key) = hash_key(&element) else {
             return PyValue::Unknown("a set of values proctor cannot hash statically".to_owned());
         };
-        if seen.insert(key, ()).is_none() {
+        if seen.insert(key) {
             out.push(element);
         }
     }
@@ -123,19 +123,16 @@ pub(super) fn make_dict(pairs: Vec<PyValue>) -> PyValue {
             return PyValue::Unknown("a dict key proctor cannot hash statically".to_owned());
         };
         let entry = PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value] };
-        match index.get(&hashed) {
-            Some(&at) => {
-                // The first key object stays, with the new value.
-                if let PyValue::Container { elements, .. } = &mut out[at] {
-                    if let (Some(slot), PyValue::Container { elements: new, .. }) = (elements.get_mut(1), entry) {
-                        *slot = new.into_iter().nth(1).unwrap_or(PyValue::None);
-                    }
+        if let Some(&at) = index.get(&hashed) {
+            // The first key object stays, with the new value.
+            if let PyValue::Container { elements, .. } = &mut out[at] {
+                if let (Some(slot), PyValue::Container { elements: new, .. }) = (elements.get_mut(1), entry) {
+                    *slot = new.into_iter().nth(1).unwrap_or(PyValue::None);
                 }
             }
-            None => {
-                index.insert(hashed, out.len());
-                out.push(entry);
-            }
+        } else {
+            index.insert(hashed, out.len());
+            out.push(entry);
         }
     }
     PyValue::Container { kind: ContainerKind::Dict, elements: out }
@@ -173,10 +170,11 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
     Some(match (a, b) {
         (V::Unknown(_), _) | (_, V::Unknown(_)) => return None,
         (V::None, V::None) => true,
-        (V::Str(x), V::Str(y)) => x == y,
+        (V::Str(x), V::Str(y)) | (V::EnumMember { display: x }, V::EnumMember { display: y }) => x == y,
         (V::Bytes(x), V::Bytes(y)) => x == y,
         (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => match (int(a), int(b)) {
             (Some(x), Some(y)) => x == y,
+            #[expect(clippy::float_cmp, reason = "Python's == on floats is exact")]
             _ => float(a)? == float(b)?,
         },
         (V::Container { kind: ka, elements: ea }, V::Container { kind: kb, elements: eb }) => {
@@ -204,7 +202,6 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
                 _ => false,
             }
         }
-        (V::EnumMember { display: x }, V::EnumMember { display: y }) => x == y,
         (V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }, _) | (_, V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }) => {
             // Different builtin types compare unequal, unless one side is
             // an object whose `__eq__` proctor cannot see.
@@ -221,12 +218,9 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
 pub(super) fn order(a: &PyValue, b: &PyValue) -> Result<Ordering, String> {
     use PyValue as V;
     match (a, b) {
-        (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => match (int(a), int(b)) {
-            (Some(x), Some(y)) => Ok(x.cmp(&y)),
-            _ => {
-                let (x, y) = (float(a).unwrap_or(f64::NAN), float(b).unwrap_or(f64::NAN));
-                x.partial_cmp(&y).ok_or_else(|| "comparing nan".to_owned())
-            }
+        (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => if let (Some(x), Some(y)) = (int(a), int(b)) { Ok(x.cmp(&y)) } else {
+            let (x, y) = (float(a).unwrap_or(f64::NAN), float(b).unwrap_or(f64::NAN));
+            x.partial_cmp(&y).ok_or_else(|| "comparing nan".to_owned())
         },
         // Code point order; UTF-8 byte order is the same.
         (V::Str(x), V::Str(y)) => Ok(x.cmp(y)),
@@ -443,18 +437,18 @@ fn set_operation(op: Operator, x: &[PyValue], y: &[PyValue]) -> PyValue {
     let (Some(kx), Some(ky)) = (keys(x), keys(y)) else {
         return PyValue::Unknown("a set of values proctor cannot hash statically".to_owned());
     };
-    let in_y: HashMap<&str, ()> = ky.iter().map(|k| (k.as_str(), ())).collect();
-    let in_x: HashMap<&str, ()> = kx.iter().map(|k| (k.as_str(), ())).collect();
+    let in_y: HashSet<&str> = ky.iter().map(String::as_str).collect();
+    let in_x: HashSet<&str> = kx.iter().map(String::as_str).collect();
     let elements: Vec<PyValue> = match op {
-        Operator::Sub => x.iter().zip(&kx).filter(|(_, k)| !in_y.contains_key(k.as_str())).map(|(v, _)| v.clone()).collect(),
-        Operator::BitAnd => x.iter().zip(&kx).filter(|(_, k)| in_y.contains_key(k.as_str())).map(|(v, _)| v.clone()).collect(),
+        Operator::Sub => x.iter().zip(&kx).filter(|(_, k)| !in_y.contains(k.as_str())).map(|(v, _)| v.clone()).collect(),
+        Operator::BitAnd => x.iter().zip(&kx).filter(|(_, k)| in_y.contains(k.as_str())).map(|(v, _)| v.clone()).collect(),
         Operator::BitOr => x.iter().chain(y).cloned().collect(),
         _ => x
             .iter()
             .zip(&kx)
-            .filter(|(_, k)| !in_y.contains_key(k.as_str()))
+            .filter(|(_, k)| !in_y.contains(k.as_str()))
             .map(|(v, _)| v.clone())
-            .chain(y.iter().zip(&ky).filter(|(_, k)| !in_x.contains_key(k.as_str())).map(|(v, _)| v.clone()))
+            .chain(y.iter().zip(&ky).filter(|(_, k)| !in_x.contains(k.as_str())).map(|(v, _)| v.clone()))
             .collect(),
     };
     make_set(elements)
@@ -518,10 +512,10 @@ pub(super) fn slice(value: &PyValue, lower: Option<&PyValue>, upper: Option<&PyV
                 Some(v) => v.min(if step < 0 { len - 1 } else { len }),
             }
         };
-        let (start, stop) = if step > 0 { (clamp(lower, 0), clamp(upper, len)) } else { (clamp(lower, len - 1), clamp(upper, -1)) };
+        let (from, to) = if step > 0 { (clamp(lower, 0), clamp(upper, len)) } else { (clamp(lower, len - 1), clamp(upper, -1)) };
         let mut out = Vec::new();
-        let mut i = start;
-        while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        let mut i = from;
+        while (step > 0 && i < to) || (step < 0 && i > to) {
             if let Ok(index) = usize::try_from(i) {
                 out.push(index);
             }

@@ -293,7 +293,7 @@ impl<'a> Evaluator<'_, 'a> {
                 let items = iterate(&self.value(module, scope, &stmt_for.iter)?)?;
                 let mut broke = false;
                 for item in items {
-                    self.bind(scope, &stmt_for.target, item)?;
+                    Self::bind(scope, &stmt_for.target, item)?;
                     match self.block(module, scope, &stmt_for.body, yields, module_level)? {
                         Flow::Break => {
                             broke = true;
@@ -377,7 +377,7 @@ impl<'a> Evaluator<'_, 'a> {
                 failure.map_or(Ok(()), Err)
             }
             Expr::Attribute(_) => Err("an attribute assignment".to_owned()),
-            _ => self.bind(scope, target, value),
+            _ => Self::bind(scope, target, value),
         }
     }
 }

@@ -100,9 +100,8 @@ pub(super) fn repr(value: &PyValue) -> Result<String, String> {
                 ContainerKind::List => format!("[{joined}]"),
                 ContainerKind::Tuple if items.len() == 1 => format!("({joined},)"),
                 ContainerKind::Tuple => format!("({joined})"),
-                ContainerKind::Dict => format!("{{{joined}}}"),
                 ContainerKind::Set if items.is_empty() => "set()".to_owned(),
-                ContainerKind::Set => format!("{{{joined}}}"),
+                ContainerKind::Dict | ContainerKind::Set => format!("{{{joined}}}"),
                 ContainerKind::Keys => format!("dict_keys([{joined}])"),
                 ContainerKind::Lazy => return Err("repr() of a range, iterator or view".to_owned()),
             }
@@ -184,7 +183,7 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
 fn group(digits: &str, separator: char) -> String {
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(separator);
         }
         out.push(c);
@@ -192,7 +191,7 @@ fn group(digits: &str, separator: char) -> String {
     out
 }
 
-fn pad(body: String, sign: &str, spec: &Spec, default_align: char) -> String {
+fn pad(body: &str, sign: &str, spec: &Spec, default_align: char) -> String {
     let len = body.chars().count() + sign.chars().count();
     if len >= spec.width {
         return format!("{sign}{body}");
@@ -229,11 +228,11 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
                 Some(p) => s.chars().take(p).collect(),
                 None => s.clone(),
             };
-            Ok(pad(body, "", &parsed, '<'))
+            Ok(pad(&body, "", &parsed, '<'))
         }
         PyValue::Int(_) | PyValue::Bool(_) if matches!(parsed.kind, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'n')) => {
             if matches!(value, PyValue::Bool(_)) && parsed.kind.is_none() {
-                return Ok(pad(str_of(value)?, "", &parsed, '<'));
+                return Ok(pad(&str_of(value)?, "", &parsed, '<'));
             }
             let n = int(value).ok_or("an integer too large to format statically")?;
             let magnitude = n.unsigned_abs();
@@ -252,7 +251,7 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
                 }
             }
             let sign = format!("{}{}", sign_of(n < 0, &parsed), if parsed.alternate { prefix } else { "" });
-            Ok(pad(digits, &sign, &parsed, '>'))
+            Ok(pad(&digits, &sign, &parsed, '>'))
         }
         PyValue::Int(_) | PyValue::Float(_) if matches!(parsed.kind, Some('f' | 'F' | '%' | 'e' | 'E')) || (matches!(value, PyValue::Float(_)) && parsed.kind.is_none() && parsed.precision.is_none()) => {
             let f = match value {
@@ -283,7 +282,7 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
                 }
                 None => body,
             };
-            Ok(pad(format!("{body}{suffix}"), sign_of(f.is_sign_negative() && f != 0.0 || (f == 0.0 && f.is_sign_negative()), &parsed), &parsed, '>'))
+            Ok(pad(&format!("{body}{suffix}"), sign_of(f.is_sign_negative(), &parsed), &parsed, '>'))
         }
         PyValue::Unknown(reason) => Err(reason.clone()),
         _ => Err(format!("formatting a value with `{spec}`")),
