@@ -531,7 +531,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     fn decorator_call(&self, module: usize, path: String, arguments: Option<&'a ast::Arguments>, source: MarkerSource) -> Arc<Decorator> {
         let json = |expr: &'a Expr| {
             let text = self.project.module(module).file.slice(expr);
-            self.project.eval(module, expr, 0).to_json(text)
+            self.project.eval_literal(module, expr).to_json(text)
         };
         let (args, kwargs) = arguments.map_or_else(
             || (Vec::new(), serde_json::Map::new()),
@@ -643,7 +643,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 pub(crate) fn to_marker<'a>(project: &Project<'_, 'a>, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
     let json = |module: usize, expr: &'a Expr| {
         let text = project.module(module).file.slice(expr);
-        project.eval(module, expr, 0).to_json(text)
+        project.eval_literal(module, expr).to_json(text)
     };
     let location = mark.at.map(|(module, range)| {
         let file = project.module(module).file;

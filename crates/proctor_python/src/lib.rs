@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 pub use ids::IdOptions;
 pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
 pub use discover::normalize;
-pub use settings::{deprecation_is_error, CollectSettings};
+pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 
 use collector::RawItem;

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use rustc_hash::FxHashSet as HashSet;
+
 use crate::project::Project;
 use crate::settings::CollectSettings;
 use crate::value::PyValue;
@@ -118,7 +120,7 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
 /// The first missing prefix of module `dotted` as imported from `path`.
 fn missing_module(settings: &CollectSettings, path: &Path, dotted: &str) -> Option<String> {
     let search = settings.module_path.as_ref()?;
-    first_missing(dotted, &suite_dirs(settings, path), search)
+    first_missing(dotted, &suite_dirs(settings, path), &search.dirs, &search.tops)
 }
 
 fn truth(value: &PyValue) -> Option<bool> {
@@ -177,17 +179,46 @@ fn suite_dirs(settings: &CollectSettings, path: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The top-level names the directories `dirs` provide: packages (any
+/// directory, namespace packages included), `x.py` modules and extension
+/// modules (`x.cpython-311-x86_64-linux-gnu.so`). Read once per run, so
+/// that checking an import is a lookup.
+#[must_use]
+pub(crate) fn top_level_names(dirs: &[PathBuf]) -> HashSet<String> {
+    let mut names = HashSet::default();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() {
+                names.insert(name);
+            } else if let Some(stem) = name.strip_suffix(".py") {
+                names.insert(stem.to_owned());
+            } else if std::path::Path::new(&name).extension().is_some_and(|e| e == "so" || e == "pyd") {
+                if let Some((stem, _)) = name.split_once('.') {
+                    names.insert(stem.to_owned());
+                }
+            }
+        }
+    }
+    names
+}
+
 /// The first prefix of `dotted` that no directory provides (`a` or
-/// `a.b`), or `None` when it can be imported.
-fn first_missing(dotted: &str, suite: &[PathBuf], search: &[PathBuf]) -> Option<String> {
+/// `a.b`), or `None` when it can be imported. `tops` are the top-level
+/// names of `search`.
+fn first_missing(dotted: &str, suite: &[PathBuf], search: &[PathBuf], tops: &HashSet<String>) -> Option<String> {
     let parts: Vec<&str> = dotted.split('.').collect();
     let first = *parts.first()?;
     if BUILTIN_MODULES.contains(&first) && parts.len() == 1 {
         return None;
     }
+    let search: &[PathBuf] = if tops.contains(first) { search } else { &[] };
     let mut best = 0;
-    for dir in suite.iter().chain(search) {
-        let found = resolved_parts(dir, &parts);
+    // The suite's own directories hold sources: no extension modules.
+    let dirs = suite.iter().map(|d| (d, false)).chain(search.iter().map(|d| (d, true)));
+    for (dir, extensions) in dirs {
+        let found = resolved_parts(dir, &parts, extensions);
         if found == parts.len() {
             return None;
         }
@@ -197,7 +228,7 @@ fn first_missing(dotted: &str, suite: &[PathBuf], search: &[PathBuf]) -> Option<
 }
 
 /// How many leading parts of a dotted name `dir` provides.
-fn resolved_parts(dir: &Path, parts: &[&str]) -> usize {
+fn resolved_parts(dir: &Path, parts: &[&str], extensions: bool) -> usize {
     let mut current = dir.to_path_buf();
     for (i, part) in parts.iter().enumerate() {
         let package = current.join(part);
@@ -206,7 +237,7 @@ fn resolved_parts(dir: &Path, parts: &[&str]) -> usize {
             continue;
         }
         let module = current.join(format!("{part}.py"));
-        let extension = std::fs::read_dir(&current).ok().is_some_and(|entries| {
+        let extension = extensions && std::fs::read_dir(&current).ok().is_some_and(|entries| {
             entries.filter_map(Result::ok).any(|entry| {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();

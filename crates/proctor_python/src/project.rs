@@ -523,6 +523,14 @@ impl<'p, 'a> Project<'p, 'a> {
         crate::eval::Evaluator::new(*self).eval(module, expr)
     }
 
+    /// Evaluates a marker or decorator argument for `collect --json`: only
+    /// what is written as a literal (through names bound to literals), so
+    /// that a computed list is shown as its source text, once, rather than
+    /// built and repeated in every item.
+    pub(crate) fn eval_literal(&self, module: usize, expr: &'a Expr) -> PyValue {
+        crate::eval::Evaluator::literal(*self).eval(module, expr)
+    }
+
     /// Whether instances of this suite class have no id of their own: no
     /// builtin or external bases, no `__name__`, not an enum.
     pub(crate) fn class_is_plain(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> bool {

@@ -59,7 +59,7 @@ pub struct CollectSettings {
     /// The target interpreter's `sys.path` outside the suite (standard
     /// library, site-packages), read from disk; `None` when unknown. It
     /// decides which top-level `pytest.importorskip(...)` skip a module.
-    pub module_path: Option<Vec<PathBuf>>,
+    pub module_path: Option<std::sync::Arc<ModulePath>>,
     /// Whether a top-level `import` of a module [`Self::module_path`] does
     /// not have is a collection error (`ModuleNotFoundError`), as in
     /// pytest. Off where a conftest changes `sys.path`.
@@ -126,6 +126,23 @@ pub(crate) fn matches_prefix_or_glob(options: &[String], name: &str) -> bool {
         name.starts_with(option.as_str())
             || (option.contains(['*', '?', '[']) && crate::fnmatch::fnmatch(name, option))
     })
+}
+
+/// The target interpreter's import path outside the suite, with the
+/// top-level names its directories provide.
+#[derive(Debug, Default)]
+pub struct ModulePath {
+    pub dirs: Vec<PathBuf>,
+    pub tops: rustc_hash::FxHashSet<String>,
+}
+
+impl ModulePath {
+    /// The path `dirs`, its top-level names read from disk.
+    #[must_use]
+    pub fn new(dirs: Vec<PathBuf>) -> Self {
+        let tops = crate::module_skip::top_level_names(&dirs);
+        ModulePath { dirs, tops }
+    }
 }
 
 /// Whether warning filters in pytest's order (`filterwarnings` lines, then

@@ -84,7 +84,10 @@ impl Suite {
         filters.extend(all_option_values(&pytest.addopts, &["-W", "--pythonwarnings"]));
         collect.deprecations_are_errors = proctor_python::deprecation_is_error(&filters);
         let interpreter = proctor_caps::find_interpreter(None, config.proctor.python.as_deref(), &pytest.rootdir);
-        collect.module_path = interpreter.as_deref().and_then(proctor_caps::module_search_path);
+        collect.module_path = interpreter
+            .as_deref()
+            .and_then(proctor_caps::module_search_path)
+            .map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
             collect.import_mode = mode;

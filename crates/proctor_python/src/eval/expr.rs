@@ -35,6 +35,11 @@ impl<'a> Evaluator<'_, 'a> {
     }
 
     fn expr_inner(&self, module: usize, scope: Option<&Rc<Scope>>, expr: &'a Expr) -> PyValue {
+        if self.literal_only
+            && matches!(expr, Expr::Call(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) | Expr::Lambda(_))
+        {
+            return PyValue::Unknown("a computed value".to_owned());
+        }
         match expr {
             Expr::NoneLiteral(_) => PyValue::None,
             Expr::BooleanLiteral(b) => PyValue::Bool(b.value),
@@ -431,6 +436,7 @@ impl<'a> Evaluator<'_, 'a> {
             Entity::Value { module: vm, expr: value } => {
                 let key = std::ptr::from_ref(value) as usize;
                 match self.project.module(vm).ns.mutated_by_expr.get(&key) {
+                    Some(_) if self.literal_only => PyValue::Unknown("a value built by module code".to_owned()),
                     // A name built by module code (`CASES.append(...)`).
                     Some(name) => self.module_value(vm, name),
                     None => self.expr(vm, None, value),

@@ -79,6 +79,8 @@ pub(crate) struct Evaluator<'p, 'a> {
     module_values: RefCell<HashMap<(usize, String), PyValue>>,
     /// Module-level names being computed (a cycle is unknown).
     in_progress: RefCell<Vec<(usize, String)>>,
+    /// Literals only: no calls, comprehensions or module code.
+    literal_only: bool,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -92,7 +94,14 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             callables: RefCell::new(Vec::new()),
             module_values: RefCell::new(HashMap::default()),
             in_progress: RefCell::new(Vec::new()),
+            literal_only: false,
         }
+    }
+
+    /// An evaluator of literal values only (see
+    /// [`crate::project::Project::eval_literal`]).
+    pub(crate) fn literal(project: Project<'p, 'a>) -> Self {
+        Evaluator { literal_only: true, ..Self::new(project) }
     }
 
     /// The value of `expr`, written in module `module` (at module level).
