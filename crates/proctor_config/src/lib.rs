@@ -44,6 +44,7 @@ mod toml_doc;
 mod values;
 
 pub use args::Addopts;
+pub use python::repr_str;
 pub use coverage_options::{CoverageArea, CoverageOptions};
 pub use error::{ConfigError, ConfigWarning, Location};
 pub use loaders::IniKind;

@@ -51,7 +51,8 @@ pub(crate) fn splitlines_keepends(s: &str) -> Vec<&str> {
 }
 
 /// Python's `repr()` of a `str`.
-pub(crate) fn repr_str(s: &str) -> String {
+#[must_use]
+pub fn repr_str(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {

@@ -8,12 +8,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::expr::Args;
 use super::ops::{self, iterate, truth};
 use super::{Callable, Evaluator, Scope, MAX_CALL_DEPTH, MAX_ELEMENTS};
+use crate::collector::is_generator;
 use crate::value::{ContainerKind, PyValue};
 
 /// How a block of statements ended.
@@ -26,31 +26,6 @@ pub(super) enum Flow {
 
 /// Methods that change a list, set or dict in place.
 pub(crate) const MUTATING_METHODS: &[&str] = &["append", "extend", "insert", "add", "update", "clear", "sort", "reverse", "remove", "discard", "setdefault", "pop"];
-
-/// Whether a function body yields (a generator), not counting nested
-/// functions and classes.
-fn is_generator(body: &[Stmt]) -> bool {
-    struct Finder(bool);
-    impl<'b> Visitor<'b> for Finder {
-        fn visit_stmt(&mut self, stmt: &'b Stmt) {
-            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                walk_stmt(self, stmt);
-            }
-        }
-        fn visit_expr(&mut self, expr: &'b Expr) {
-            match expr {
-                Expr::Yield(_) | Expr::YieldFrom(_) => self.0 = true,
-                Expr::Lambda(_) => {}
-                _ => walk_expr(self, expr),
-            }
-        }
-    }
-    let mut finder = Finder(false);
-    for stmt in body {
-        finder.visit_stmt(stmt);
-    }
-    finder.0
-}
 
 /// Changes `value` in place as `value.method(*args)` would.
 fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> {

@@ -37,27 +37,8 @@ pub(super) fn repr(value: &PyValue) -> Result<String, String> {
             if !s.is_ascii() {
                 return Err("repr() of a non-ASCII string (Python's printable table)".to_owned());
             }
-            let quote = quote_char(s.contains('\''), s.contains('"'));
-            let mut out = String::with_capacity(s.len() + 2);
-            out.push(quote);
-            for c in s.chars() {
-                match c {
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    c if c == quote => {
-                        out.push('\\');
-                        out.push(c);
-                    }
-                    c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                        let _ = write!(out, "\\x{:02x}", c as u32);
-                    }
-                    c => out.push(c),
-                }
-            }
-            out.push(quote);
-            out
+            // The same text as the config's port of `repr`, for ASCII.
+            proctor_config::repr_str(s)
         }
         PyValue::Bytes(b) => {
             let quote = quote_char(b.contains(&b'\''), b.contains(&b'"'));
