@@ -264,18 +264,24 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
     // pytest resolves positional arguments against the invocation directory.
     let exists = |path: &str| cwd.join(path).exists();
     let proctor_found = proctor_options::find(&setup.rootdir)?;
-    let initial: Vec<PathBuf> = if positional.is_empty() {
-        let testpaths = values.args("testpaths", &[])?;
-        let dirs: Vec<PathBuf> = testpaths.iter().map(|p| setup.rootdir.join(p)).filter(|p| p.exists()).collect();
-        if dirs.is_empty() || cwd != setup.rootdir { vec![cwd.clone()] } else { dirs }
-    } else {
-        positional.iter().map(|p| cwd.join(p)).collect()
-    };
-    let mut declared = declared_options::scan_files(&initial_conftests(&setup.rootdir, &initial));
-    let mut addopts_parsed = args::parse_guessing(&addopts, Known::WithPlugins, &declared, &exists)
+    // Options no built-in table knows: read what the initial conftests
+    // declare, then the installed plugins. Nothing is read otherwise.
+    let mut addopts_parsed = args::parse_guessing(&addopts, Known::WithPlugins, &[], &exists)
         .map_err(|message| ConfigError::whole(&env_path, message))?;
+    let mut declared = Vec::new();
     if !addopts_parsed.guessed.is_empty() {
-        // Options no table knows: read what the installed plugins declare.
+        let initial: Vec<PathBuf> = if positional.is_empty() {
+            let testpaths = values.args("testpaths", &[])?;
+            let dirs: Vec<PathBuf> = testpaths.iter().map(|p| setup.rootdir.join(p)).filter(|p| p.exists()).collect();
+            if dirs.is_empty() || cwd != setup.rootdir { vec![cwd.clone()] } else { dirs }
+        } else {
+            positional.iter().map(|p| cwd.join(p)).collect()
+        };
+        declared = declared_options::scan_files(&initial_conftests(&setup.rootdir, &initial));
+        addopts_parsed = args::parse_guessing(&addopts, Known::WithPlugins, &declared, &exists)
+            .map_err(|message| ConfigError::whole(&env_path, message))?;
+    }
+    if !addopts_parsed.guessed.is_empty() {
         let configured = proctor_found.as_ref().and_then(|(_, options)| options.python.as_deref());
         if let Some(python) = proctor_caps::find_interpreter(None, configured, &setup.rootdir) {
             let plugins = declared_options::plugin_files(&proctor_caps::site_packages(&python));

@@ -39,29 +39,31 @@ pub(crate) enum ModuleStop {
 pub(crate) fn module_stop(project: &Project<'_, '_>, module: usize, settings: &CollectSettings) -> Option<ModuleStop> {
     let file = project.module(module).file;
     let ast = file.ast.as_ref()?;
-    statements_skip(project, module, settings, &file.path, &ast.body)
+    // Computed once: every import of the module is checked against them.
+    let suite = suite_dirs(settings, &file.path);
+    statements_skip(project, module, settings, &suite, &ast.body)
 }
 
-fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSettings, path: &Path, body: &[Stmt]) -> Option<ModuleStop> {
+fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSettings, suite: &[PathBuf], body: &[Stmt]) -> Option<ModuleStop> {
     for stmt in body {
         let value = match stmt {
             // A class body runs while the module is imported.
             Stmt::ClassDef(def) => {
-                if let Some(stop) = statements_skip(project, module, settings, path, &def.body) {
+                if let Some(stop) = statements_skip(project, module, settings, suite, &def.body) {
                     return Some(stop);
                 }
                 continue;
             }
             Stmt::Import(import) if settings.infer_import_errors => {
                 for alias in &import.names {
-                    if let Some(missing) = missing_module(settings, path, alias.name.id.as_str()) {
+                    if let Some(missing) = missing_module(settings, suite, alias.name.id.as_str()) {
                         return Some(ModuleStop::Missing(missing));
                     }
                 }
                 continue;
             }
             Stmt::ImportFrom(import) if settings.infer_import_errors && import.level == 0 => {
-                if let Some(missing) = import.module.as_ref().and_then(|m| missing_module(settings, path, m.id.as_str())) {
+                if let Some(missing) = import.module.as_ref().and_then(|m| missing_module(settings, suite, m.id.as_str())) {
                     return Some(ModuleStop::Missing(missing));
                 }
                 continue;
@@ -74,12 +76,12 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
             },
             Stmt::If(s) => {
                 // Only a condition the evaluator decides is followed.
-                let chosen = match truth(&project.eval(module, &s.test, 0)) {
+                let chosen = match truth(&project.eval(module, &s.test)) {
                     Some(true) => Some(&s.body[..]),
                     Some(false) => {
                         let mut chosen = None;
                         for clause in &s.elif_else_clauses {
-                            match clause.test.as_ref().map(|t| truth(&project.eval(module, t, 0))) {
+                            match clause.test.as_ref().map(|t| truth(&project.eval(module, t))) {
                                 None | Some(Some(true)) => {
                                     chosen = Some(&clause.body[..]);
                                     break;
@@ -95,14 +97,14 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
                         // either makes the outcome uncertain.
                         let branches = std::iter::once(&s.body[..]).chain(s.elif_else_clauses.iter().map(|c| &c.body[..]));
                         for body in branches {
-                            if let Some(ModuleStop::Missing(name) | ModuleStop::Uncertain(name)) = statements_skip(project, module, settings, path, body) {
+                            if let Some(ModuleStop::Missing(name) | ModuleStop::Uncertain(name)) = statements_skip(project, module, settings, suite, body) {
                                 return Some(ModuleStop::Uncertain(name));
                             }
                         }
                         None
                     }
                 };
-                if let Some(reason) = chosen.and_then(|body| statements_skip(project, module, settings, path, body)) {
+                if let Some(reason) = chosen.and_then(|body| statements_skip(project, module, settings, suite, body)) {
                     return Some(reason);
                 }
                 continue;
@@ -110,17 +112,18 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
             _ => continue,
         };
         let Expr::Call(call) = value else { continue };
-        if let Some(reason) = call_skip(project, module, settings, path, call) {
+        if let Some(reason) = call_skip(project, module, settings, suite, call) {
             return Some(ModuleStop::Skip(reason));
         }
     }
     None
 }
 
-/// The first missing prefix of module `dotted` as imported from `path`.
-fn missing_module(settings: &CollectSettings, path: &Path, dotted: &str) -> Option<String> {
+/// The first missing prefix of module `dotted`, given the suite's own
+/// directories on `sys.path` for the importing file (`suite`).
+fn missing_module(settings: &CollectSettings, suite: &[PathBuf], dotted: &str) -> Option<String> {
     let search = settings.module_path.as_ref()?;
-    first_missing(dotted, &suite_dirs(settings, path), &search.dirs, &search.tops)
+    first_missing(dotted, suite, &search.dirs, &search.tops)
 }
 
 fn truth(value: &PyValue) -> Option<bool> {
@@ -131,29 +134,29 @@ fn truth(value: &PyValue) -> Option<bool> {
     }
 }
 
-fn call_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSettings, path: &Path, call: &ast::ExprCall) -> Option<String> {
+fn call_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSettings, suite: &[PathBuf], call: &ast::ExprCall) -> Option<String> {
     let callee = project.external_path(module, &call.func)?;
     let keyword = |name: &str| call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name));
     match callee.as_str() {
         "pytest.importorskip" | "_pytest.outcomes.importorskip" => {
             let name = call.arguments.args.first().or_else(|| keyword("modname").map(|k| &k.value))?;
-            let PyValue::Str(dotted) = project.eval(module, name, 0) else { return None };
+            let PyValue::Str(dotted) = project.eval(module, name) else { return None };
             if keyword("minversion").is_some() || call.arguments.args.len() > 1 {
                 return None;
             }
-            let missing = missing_module(settings, path, &dotted)?;
+            let missing = missing_module(settings, suite, &dotted)?;
             let reason = keyword("reason")
-                .map(|k| project.eval(module, &k.value, 0))
+                .map(|k| project.eval(module, &k.value))
                 .and_then(|v| if let PyValue::Str(s) = v { Some(s) } else { None });
             Some(reason.unwrap_or_else(|| format!("could not import '{dotted}': No module named '{missing}'")))
         }
         "pytest.skip" | "_pytest.outcomes.skip" => {
-            let allowed = keyword("allow_module_level").map(|k| project.eval(module, &k.value, 0));
+            let allowed = keyword("allow_module_level").map(|k| project.eval(module, &k.value));
             if !matches!(allowed, Some(PyValue::Bool(true))) {
                 return None;
             }
             let reason = call.arguments.args.first().or_else(|| keyword("reason").map(|k| &k.value));
-            match reason.map(|r| project.eval(module, r, 0)) {
+            match reason.map(|r| project.eval(module, r)) {
                 None => Some(String::new()),
                 Some(PyValue::Str(reason)) => Some(reason),
                 Some(_) => None,

@@ -88,7 +88,7 @@ pub(crate) fn expand<'a>(
     let mut usefixtures = Vec::new();
     for mark in marks.iter().filter(|m| m.name == "usefixtures") {
         for &(m, e) in &mark.args {
-            match project.eval(m, e, 0) {
+            match project.eval(m, e) {
                 PyValue::Str(s) => usefixtures.push(s),
                 _ => return Err(ExpandError::Dynamic("usefixtures with a non-literal name".into())),
             }
@@ -182,7 +182,7 @@ impl<'a> ParametrizeCall<'a> {
         let (Some((nm, names)), Some(argvalues)) = (names, values) else {
             return Err(ExpandError::Dynamic("parametrize without argnames and argvalues".into()));
         };
-        let (argnames, force_tuple) = match project.eval(nm, names, 0) {
+        let (argnames, force_tuple) = match project.eval(nm, names) {
             PyValue::Str(s) => {
                 let trailing = s.trim_end().ends_with(',');
                 let names: Vec<String> = s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(String::from).collect();
@@ -203,7 +203,7 @@ impl<'a> ParametrizeCall<'a> {
         };
         let indirect = match kw("indirect") {
             None => Indirect::All(false),
-            Some((m, e)) => match project.eval(m, e, 0) {
+            Some((m, e)) => match project.eval(m, e) {
                 PyValue::Bool(b) => Indirect::All(b),
                 PyValue::Container { elements, .. } => Indirect::Some(
                     elements.into_iter().filter_map(|v| if let PyValue::Str(s) = v { Some(s) } else { None }).collect(),
@@ -213,7 +213,7 @@ impl<'a> ParametrizeCall<'a> {
         };
         let scope = match kw("scope") {
             None => None,
-            Some((m, e)) => match project.eval(m, e, 0) {
+            Some((m, e)) => match project.eval(m, e) {
                 PyValue::Str(s) => FixtureScope::parse(&s),
                 PyValue::None => None,
                 _ => return Err(ExpandError::Dynamic("parametrize scope= is not literal".into())),
@@ -256,7 +256,6 @@ fn param_sets<'a>(
             return finish_sets(settings, sets, n_names, argnames, func_name);
         }
     };
-    let _ = func_name;
     let mut sets = Vec::new();
     for element in elements {
         if matches!(element, Expr::Starred(_)) {
@@ -274,7 +273,7 @@ fn param_sets<'a>(
                         {
                             set.values.extend(elts.iter().map(|e| (sm, e)));
                         }
-                        _ => match ops_iterate(&project.eval(sm, target, 0)) {
+                        _ => match ops_iterate(&project.eval(sm, target)) {
                             Ok(items) => set.computed.extend(items),
                             Err(reason) => return Err(ExpandError::Dynamic(format!("pytest.param(*values): {reason}"))),
                         },
@@ -288,7 +287,7 @@ fn param_sets<'a>(
                 if project.is_hidden_param(vm, id) {
                     set.hidden = true;
                 } else {
-                    match project.eval(vm, id, 0) {
+                    match project.eval(vm, id) {
                         PyValue::Str(s) => set.explicit = Some(ExplicitId::Param(s)),
                         PyValue::None => {}
                         _ => return Err(ExpandError::Dynamic("pytest.param id is not a literal string".into())),
@@ -307,14 +306,14 @@ fn param_sets<'a>(
                     set.values = elts.iter().map(|e| (em, e)).collect();
                 }
                 _ => {
-                    let value = project.eval(em, target, 0);
+                    let value = project.eval(em, target);
                     sets.push(set_from_value(value, n_names, force_tuple, argnames)?);
                     continue;
                 }
             }
         }
         if set.computed.is_empty() {
-            set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e, 0)).collect();
+            set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e)).collect();
         } else {
             // `pytest.param(*CASE)`: the literal values, then the computed
             // ones, in the call's order only when all are computed.
@@ -451,7 +450,7 @@ fn apply<'a>(
                         set.hidden = true;
                         continue;
                     }
-                    match project.eval(im, id, 0) {
+                    match project.eval(im, id) {
                         PyValue::None => {}
                         PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("an id in ids=[...] is not literal: {reason}"))),
                         value => set.explicit = Some(ExplicitId::Listed(value)),

@@ -519,7 +519,7 @@ impl<'p, 'a> Project<'p, 'a> {
 
     /// Evaluates an expression to the value pytest would see (see
     /// [`crate::eval`]); what cannot be known is [`PyValue::Unknown`].
-    pub(crate) fn eval(&self, module: usize, expr: &'a Expr, _depth: usize) -> PyValue {
+    pub(crate) fn eval(&self, module: usize, expr: &'a Expr) -> PyValue {
         crate::eval::Evaluator::new(*self).eval(module, expr)
     }
 

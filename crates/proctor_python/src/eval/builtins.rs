@@ -266,7 +266,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
         },
         ("str", []) => PyValue::Str(String::new()),
         ("str", [value]) => result(text::str_of(value).map(PyValue::Str)),
-        ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(ev, &PyValue::Bytes(b.clone()), "decode", &Args { positional: vec![encoding.clone()], keywords: Vec::new() }),
+        ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(&PyValue::Bytes(b.clone()), "decode", &Args { positional: vec![encoding.clone()], keywords: Vec::new() }),
         ("repr", [value]) => result(text::repr(value).map(PyValue::Str)),
         ("format", [value]) => result(text::format_value(value, "").map(PyValue::Str)),
         ("format", [value, PyValue::Str(spec)]) => result(text::format_value(value, spec).map(PyValue::Str)),
@@ -421,12 +421,12 @@ fn justify(s: &str, args: &Args, how: char) -> Result<PyValue, String> {
 }
 
 /// A call of a method of a builtin value.
-pub(super) fn call_method(ev: &Evaluator<'_, '_>, receiver: &PyValue, name: &str, args: &Args) -> PyValue {
+pub(super) fn call_method(receiver: &PyValue, name: &str, args: &Args) -> PyValue {
     if let Some(unknown) = first_unknown(args) {
         return unknown;
     }
     let outcome: Result<PyValue, String> = match (receiver, name) {
-        (PyValue::Str(s), _) => str_method(ev, s, name, args),
+        (PyValue::Str(s), _) => str_method(s, name, args),
         (PyValue::Bytes(b), "decode") => {
             let encoding = str_arg(args, 0).map_or_else(
                 || keyword(args, "encoding").and_then(|v| if let PyValue::Str(e) = v { Some(e.to_ascii_lowercase()) } else { None }),
@@ -492,8 +492,7 @@ pub(super) fn call_method(ev: &Evaluator<'_, '_>, receiver: &PyValue, name: &str
     result(outcome)
 }
 
-fn str_method(ev: &Evaluator<'_, '_>, s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
-    let _ = ev;
+fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
     let p = &args.positional;
     let bool_of = |f: &dyn Fn(char) -> bool| -> Result<PyValue, String> {
         if !s.is_ascii() {
@@ -774,7 +773,7 @@ fn dedent(text: &str) -> String {
 }
 
 /// A call of a standard-library function or class proctor knows.
-pub(super) fn call_library(ev: &Evaluator<'_, '_>, path: &str, args: &Args) -> PyValue {
+pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
     if let Some(unknown) = first_unknown(args) {
         return unknown;
     }
@@ -890,10 +889,7 @@ pub(super) fn call_library(ev: &Evaluator<'_, '_>, path: &str, args: &Args) -> P
             _ => Err("math.sqrt() with these arguments".to_owned()),
         },
         _ if OBJECT_CLASSES.contains(&path) => Ok(PyValue::Object),
-        _ => {
-            let _ = ev;
-            Err(format!("the result of `{path}(...)`"))
-        }
+        _ => Err(format!("the result of `{path}(...)`")),
     };
     result(outcome)
 }

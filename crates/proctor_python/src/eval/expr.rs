@@ -528,7 +528,7 @@ impl<'a> Evaluator<'_, 'a> {
             Err(reason) => return PyValue::Unknown(reason),
         };
         match entity {
-            Entity::External(path) => self.call_external(&path, args),
+            Entity::External(path) => Self::call_external(&path, args),
             Entity::Builtin(name) => super::builtins::call_builtin(self, &name, &args),
             Entity::Func { module: fm, def } => self.call_function(fm, def, None, args),
             Entity::Class { module: cm, def } => {
@@ -549,14 +549,14 @@ impl<'a> Evaluator<'_, 'a> {
 
     /// A call of something outside the suite: pytest's helpers, marks and
     /// the standard library functions proctor knows.
-    fn call_external(&self, path: &str, args: Args) -> PyValue {
+    fn call_external(path: &str, args: Args) -> PyValue {
         match path {
             "pytest.param" | "_pytest.mark.param" => param(args),
             _ => {
                 if let Some(name) = crate::project::mark_name(path) {
                     return mark(name, args);
                 }
-                super::builtins::call_library(self, path, &args)
+                super::builtins::call_library(path, &args)
             }
         }
     }
@@ -584,12 +584,12 @@ impl<'a> Evaluator<'_, 'a> {
         match callable {
             Callable::Lambda { module, lambda, scope } => self.call_lambda(module, lambda, scope.as_ref(), args),
             Callable::Function { module, def, scope } => self.call_function(module, def, scope.as_ref(), args),
-            Callable::Method { receiver, name } => super::builtins::call_method(self, &receiver, &name, &args),
+            Callable::Method { receiver, name } => super::builtins::call_method(&receiver, &name, &args),
             Callable::Named(name) => {
                 if crate::namespace::BUILTIN_CALLABLES.contains(&name.as_str()) {
                     super::builtins::call_builtin(self, &name, &args)
                 } else {
-                    super::builtins::call_library(self, &name, &args)
+                    super::builtins::call_library(&name, &args)
                 }
             }
         }

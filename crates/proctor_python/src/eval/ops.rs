@@ -122,17 +122,14 @@ pub(super) fn make_dict(pairs: Vec<PyValue>) -> PyValue {
         let Some(hashed) = hash_key(&key) else {
             return PyValue::Unknown("a dict key proctor cannot hash statically".to_owned());
         };
-        let entry = PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value] };
         if let Some(&at) = index.get(&hashed) {
             // The first key object stays, with the new value.
             if let PyValue::Container { elements, .. } = &mut out[at] {
-                if let (Some(slot), PyValue::Container { elements: new, .. }) = (elements.get_mut(1), entry) {
-                    *slot = new.into_iter().nth(1).unwrap_or(PyValue::None);
-                }
+                elements[1] = value;
             }
         } else {
             index.insert(hashed, out.len());
-            out.push(entry);
+            out.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value] });
         }
     }
     PyValue::Container { kind: ContainerKind::Dict, elements: out }
