@@ -757,25 +757,24 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
         .iter()
         .map(|error| normalize_path(&error.file, dir))
         .collect();
-    let pytest_error_files: HashSet<String> = pytest
-        .errors
-        .iter()
-        .map(|error| {
-            let path = if error.path.is_empty() {
-                &error.nodeid
-            } else {
-                &error.path
-            };
-            normalize_path(path, dir)
-        })
-        .collect();
-    for error in &pytest.errors {
+    // pytest reports a conftest that fails to import as an error of its
+    // directory; proctor names the conftest itself.
+    let error_file = |error: &PytestError| {
         let path = if error.path.is_empty() {
             &error.nodeid
         } else {
             &error.path
         };
         let path = normalize_path(path, dir);
+        if dir.join(&path).is_dir() {
+            format!("{path}/conftest.py")
+        } else {
+            path
+        }
+    };
+    let pytest_error_files: HashSet<String> = pytest.errors.iter().map(error_file).collect();
+    for error in &pytest.errors {
+        let path = error_file(error);
         if !proctor_error_files.contains(&path) {
             cmp.missing_errors
                 .push(format!("{path}: {}", error.summary));
