@@ -77,7 +77,7 @@ fn collection_matches_the_reference_collector_and_nbmake() {
     let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("no dump: {}", text(&output)))).unwrap();
     let theirs = items_with_markers(theirs["items"].as_array().unwrap());
     let output = proctor(dir.path(), &["collect", "docs", "--json"]);
-    let ours: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
+    let ours = common::inline_markers(serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output))));
     let ours = items_with_markers(ours["items"].as_array().unwrap());
     assert_eq!(ours, theirs, "proctor (left) and the reference (right) collect different items or markers");
     assert_eq!(theirs.len(), 7, "the suite has 3 examples and 4 notebooks: {theirs:?}");
