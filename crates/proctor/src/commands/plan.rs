@@ -38,9 +38,35 @@ struct JsonUnrun<'a> {
 #[derive(Serialize)]
 struct JsonMachine {
     selection: String,
+    /// Known items only; dynamic ones are counted in `dynamic`.
     runs: usize,
     deselected: usize,
     skipped: BTreeMap<String, usize>,
+    dynamic: DynamicCounts,
+}
+
+/// Dynamic items (test functions whose parameter count pytest only knows
+/// at run time) by verdict: each is one function, not one test.
+#[derive(Serialize, Default)]
+struct DynamicCounts {
+    runs: usize,
+    skipped: usize,
+    deselected: usize,
+}
+
+/// The verdicts of known items, and the counts of dynamic ones.
+fn split_dynamic<'v>(items: &[proctor_python::Item], here: &'v [Verdict]) -> (Vec<&'v Verdict>, DynamicCounts) {
+    let mut known = Vec::with_capacity(here.len());
+    let mut dynamic = DynamicCounts::default();
+    for (item, verdict) in items.iter().zip(here) {
+        match (item.dynamic.is_some(), verdict) {
+            (false, _) => known.push(verdict),
+            (true, Verdict::Run) => dynamic.runs += 1,
+            (true, Verdict::Skipped { .. }) => dynamic.skipped += 1,
+            (true, Verdict::Deselected { .. }) => dynamic.deselected += 1,
+        }
+    }
+    (known, dynamic)
 }
 
 #[derive(Serialize)]
@@ -83,9 +109,9 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     let audit = !jobs.is_empty() && args.job.is_none();
     let unrun: Vec<usize> = if audit { (0..planned.items.len()).filter(|&i| !planned.items[i].run_by_some_job()).collect() } else { Vec::new() };
     if args.json {
-        write_json(&mut out, &planned, &unrun, &here_verdicts, &selecting)?;
+        write_json(&mut out, &planned, &unrun, &collection.items, &here_verdicts, &selecting)?;
     } else {
-        write_human(&mut out, &planned, &unrun, &here_verdicts, &selecting, !audit)?;
+        write_human(&mut out, &planned, &unrun, &collection.items, &here_verdicts, &selecting, !audit)?;
     }
     out.flush()?;
     if !collection.errors.is_empty() {
@@ -94,16 +120,18 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     Ok(if unrun.is_empty() { exit::OK } else { UNRUN })
 }
 
-fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Verdict], selecting: &Selecting) -> Result<()> {
+fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], items: &[proctor_python::Item], here: &[Verdict], selecting: &Selecting) -> Result<()> {
+    let (known, dynamic) = split_dynamic(items, here);
     let doc = JsonPlan {
         version: 1,
         jobs: &planned.jobs,
         unrun: unrun.iter().map(|&i| JsonUnrun { nodeid: &planned.items[i].nodeid, why: planned.items[i].why_unrun(&planned.jobs) }).collect(),
         machine: JsonMachine {
             selection: selecting.describe(),
-            runs: here.iter().filter(|v| v.runs()).count(),
-            deselected: here.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
-            skipped: skip_reasons(here.iter()),
+            runs: known.iter().filter(|v| v.runs()).count(),
+            deselected: known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
+            skipped: skip_reasons(known.iter().copied()),
+            dynamic,
         },
         items: planned
             .items
@@ -126,14 +154,30 @@ fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Ver
     Ok(())
 }
 
-fn write_human(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Verdict], selecting: &Selecting, details: bool) -> Result<()> {
+fn write_human(
+    out: &mut Printer,
+    planned: &Planned,
+    unrun: &[usize],
+    items: &[proctor_python::Item],
+    here: &[Verdict],
+    selecting: &Selecting,
+    details: bool,
+) -> Result<()> {
     if !planned.jobs.is_empty() {
         let width = planned.jobs.iter().map(|j| j.name.len()).max().unwrap_or(3).max(3);
-        writeln!(out, "{:width$}  {:8}  {:8}  {:>8}  {:>7}  {:>6}", "job", "trigger", "kind", "selected", "skipped", "runs")?;
+        // Dynamic items are functions, not tests: a column of their own,
+        // shown when there are any.
+        let dynamic = planned.jobs.iter().any(|j| j.dynamic_runs > 0);
+        write!(out, "{:width$}  {:8}  {:8}  {:>8}  {:>7}  {:>6}", "job", "trigger", "kind", "selected", "skipped", "runs")?;
+        writeln!(out, "{}", if dynamic { "  +dynamic" } else { "" })?;
         for job in &planned.jobs {
             let trigger = serde_json::to_value(job.trigger)?.as_str().unwrap_or_default().to_owned();
             let kind = if job.required { "required" } else { "advisory" };
-            writeln!(out, "{:width$}  {trigger:8}  {kind:8}  {:>8}  {:>7}  {:>6}", job.name, job.selected, job.skipped, job.runs)?;
+            write!(out, "{:width$}  {trigger:8}  {kind:8}  {:>8}  {:>7}  {:>6}", job.name, job.selected, job.skipped, job.runs)?;
+            if dynamic {
+                write!(out, "  {:>8}", job.dynamic_runs)?;
+            }
+            writeln!(out)?;
             if !job.phases.is_empty() {
                 let phases: Vec<String> = job.phases.iter().filter(|(_, n)| *n > 0).map(|(name, n)| format!("{name} {n}")).collect();
                 writeln!(out, "{:width$}  phases: {}", "", phases.join(" → "))?;
@@ -161,11 +205,17 @@ fn write_human(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Ve
             writeln!(out)?;
         }
     }
-    let runs = here.iter().filter(|v| v.runs()).count();
-    let deselected = here.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
-    let reasons = skip_reasons(here.iter());
+    let (known, dynamic) = split_dynamic(items, here);
+    let runs = known.iter().filter(|v| v.runs()).count();
+    let deselected = known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
+    let reasons = skip_reasons(known.iter().copied());
     let skipped: usize = reasons.values().sum();
-    writeln!(out, "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected.", selecting.describe())?;
+    write!(out, "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected", selecting.describe())?;
+    if dynamic.runs > 0 {
+        let (s, whose) = if dynamic.runs == 1 { ("", "whose") } else { ("s", "whose") };
+        write!(out, "; plus {} dynamic item{s} that run{} (a test function or file {whose} tests pytest knows only at run time)", dynamic.runs, if dynamic.runs == 1 { "s" } else { "" })?;
+    }
+    writeln!(out, ".")?;
     write_reasons(out, "skipped here", &reasons)?;
     Ok(())
 }
