@@ -20,6 +20,15 @@ use crate::printer::Printer;
 /// Some test is run by no job.
 pub(crate) const UNRUN: u8 = 1;
 
+/// The start of the verdict of an item a run without paths does not reach.
+const OUTSIDE_BARE_RUN: &str = "outside a run without paths: pytest's testpaths do not reach it";
+
+/// The example or notebook folder beyond pytest's walk that holds `item`.
+fn beyond_walk<'c>(collection: &'c proctor_python::Collection, item: &proctor_python::Item) -> Option<&'c str> {
+    let file = proctor_python::collected_file(&item.nodeid);
+    collection.beyond_walk.iter().map(String::as_str).find(|dir| file.starts_with(dir) && file[dir.len()..].starts_with('/'))
+}
+
 #[derive(Serialize)]
 struct JsonPlan<'a> {
     version: u32,
@@ -43,6 +52,9 @@ struct JsonMachine {
     deselected: usize,
     skipped: BTreeMap<String, usize>,
     dynamic: DynamicCounts,
+    /// Items beyond a run without paths (example and notebook folders
+    /// that pytest's testpaths do not reach).
+    outside: usize,
 }
 
 /// Dynamic items (test functions whose parameter count pytest only knows
@@ -52,13 +64,22 @@ struct DynamicCounts {
     runs: usize,
     skipped: usize,
     deselected: usize,
+    /// Items of the example and notebook folders beyond pytest's walk, which
+    /// a run without paths does not reach (counted nowhere else).
+    #[serde(skip)]
+    outside: usize,
 }
 
-/// The verdicts of known items, and the counts of dynamic ones.
+/// The verdicts of known items in a run without paths, the counts of
+/// dynamic ones, and how many items are beyond that run.
 fn split_dynamic<'v>(items: &[proctor_python::Item], here: &'v [Verdict]) -> (Vec<&'v Verdict>, DynamicCounts) {
     let mut known = Vec::with_capacity(here.len());
     let mut dynamic = DynamicCounts::default();
     for (item, verdict) in items.iter().zip(here) {
+        if matches!(verdict, Verdict::Deselected { by } if by.starts_with(OUTSIDE_BARE_RUN)) {
+            dynamic.outside += 1;
+            continue;
+        }
         match (item.dynamic.is_some(), verdict) {
             (false, _) => known.push(verdict),
             (true, Verdict::Run) => dynamic.runs += 1,
@@ -102,16 +123,22 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
         .items
         .iter()
         .zip(&effectives)
-        .map(|(item, effective)| proctor_plan::decide(item, effective, &selecting.selection, plan, &here))
+        .map(|(item, effective)| match beyond_walk(&collection, item) {
+            // The same rule as `run`: a command without paths covers
+            // pytest's walk; the example and notebook folders beyond it
+            // are planned for the jobs that name them, not for a bare run.
+            Some(dir) => Ok(Verdict::Deselected { by: format!("{OUTSIDE_BARE_RUN} (`proctor run {dir}` runs it)") }),
+            None => proctor_plan::decide(item, effective, &selecting.selection, plan, &here),
+        })
         .collect::<Result<_, _>>()?;
     // The audit is over every job: one job alone leaves most tests to the
     // others.
     let audit = !jobs.is_empty() && args.job.is_none();
     let unrun: Vec<usize> = if audit { (0..planned.items.len()).filter(|&i| !planned.items[i].run_by_some_job()).collect() } else { Vec::new() };
     if args.json {
-        write_json(&mut out, &planned, &unrun, &collection.items, &here_verdicts, &selecting)?;
+        write_json(&mut out, &planned, &unrun, &collection, &here_verdicts, &selecting)?;
     } else {
-        write_human(&mut out, &planned, &unrun, &collection.items, &here_verdicts, &selecting, !audit)?;
+        write_human(&mut out, &planned, &unrun, &collection, &here_verdicts, &selecting, !audit)?;
     }
     out.flush()?;
     if !collection.errors.is_empty() {
@@ -120,8 +147,9 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     Ok(if unrun.is_empty() { exit::OK } else { UNRUN })
 }
 
-fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], items: &[proctor_python::Item], here: &[Verdict], selecting: &Selecting) -> Result<()> {
-    let (known, dynamic) = split_dynamic(items, here);
+fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], collection: &proctor_python::Collection, here: &[Verdict], selecting: &Selecting) -> Result<()> {
+    let (known, dynamic) = split_dynamic(&collection.items, here);
+    let outside = dynamic.outside;
     let doc = JsonPlan {
         version: 1,
         jobs: &planned.jobs,
@@ -132,6 +160,7 @@ fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], items: &[pr
             deselected: known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
             skipped: skip_reasons(known.iter().copied()),
             dynamic,
+            outside,
         },
         items: planned
             .items
@@ -158,7 +187,7 @@ fn write_human(
     out: &mut Printer,
     planned: &Planned,
     unrun: &[usize],
-    items: &[proctor_python::Item],
+    collection: &proctor_python::Collection,
     here: &[Verdict],
     selecting: &Selecting,
     details: bool,
@@ -205,7 +234,7 @@ fn write_human(
             writeln!(out)?;
         }
     }
-    let (known, dynamic) = split_dynamic(items, here);
+    let (known, dynamic) = split_dynamic(&collection.items, here);
     let runs = known.iter().filter(|v| v.runs()).count();
     let deselected = known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
     let reasons = skip_reasons(known.iter().copied());
@@ -216,6 +245,19 @@ fn write_human(
         write!(out, "; plus {} dynamic item{s} that run{} (a test function or file {whose} tests pytest knows only at run time)", dynamic.runs, if dynamic.runs == 1 { "s" } else { "" })?;
     }
     writeln!(out, ".")?;
+    if dynamic.outside > 0 {
+        let folders: Vec<&str> = collection.beyond_walk.iter().map(String::as_str).collect();
+        writeln!(
+            out,
+            "Not in a run without paths: {} item{} of {} (pytest's testpaths do not reach {}; `proctor run {}` runs {}).",
+            dynamic.outside,
+            if dynamic.outside == 1 { "" } else { "s" },
+            folders.join(", "),
+            if folders.len() == 1 { "it" } else { "them" },
+            folders.join(" "),
+            if dynamic.outside == 1 { "it" } else { "them" },
+        )?;
+    }
     write_reasons(out, "skipped here", &reasons)?;
     Ok(())
 }
