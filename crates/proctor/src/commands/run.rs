@@ -25,7 +25,8 @@ use crate::args::RunArgs;
 use crate::commands::machine;
 use crate::commands::run_order::{self, Order};
 use crate::commands::run_progress::Progress;
-use crate::commands::run_report::{history_extract, history_findings, print_summary, report_extras, utc, write_reports};
+use crate::commands::run_flags::{self, LastFailed};
+use crate::commands::run_report::{history_extract, history_findings, print_summary, report_extras, utc, write_reports, SummaryLook};
 use crate::commands::run_reruns::rerun;
 use crate::commands::run_rules::{decide, Rules, StaticVerdict};
 use crate::commands::selection::Selecting;
@@ -50,7 +51,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Refused before anything starts (`[run] timeout` is checked where the
     // configuration is read).
     let timeout = args.timeout.map(|seconds| proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}"))).transpose()?;
-    let mut suite = Suite::load(&args.suite)?;
+    let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
+    // pytest-xdist workers after `--` are refused before anything starts;
+    // those `addopts` ask for are turned off (`-n 0`), and said once.
+    let xdist = run_flags::xdist(&suite.config.pytest.addopts, &args.pytest_args)?;
     // What pytest is handed: the paths on the command line, else the job's
     // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
     let paths = run_paths(args, &mut suite);
@@ -80,7 +84,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         python,
         cwd: suite.cwd.clone(),
         args: paths.clone(),
-        extra_args: args.pytest_args.clone(),
+        extra_args: run_flags::pytest_args(args, xdist.as_ref()),
         env: env.clone(),
         timeout: timeout.or(options.run.timeout.map(Duration::from_secs_f64)),
         phase: None,
@@ -96,7 +100,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Python's start-up (a tenth of a second or more) overlaps proctor's
     // reading of the suite, on the other cores. The modules it need not
     // import reach it when its session starts.
-    let mut early = if phase_names.is_empty() && started_services.is_empty() {
+    let mut early = if phase_names.is_empty() && started_services.is_empty() && !args.collect_only {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         if suite.collect.threads == 0 {
             suite.collect.threads = cores.saturating_sub(1).max(1);
@@ -135,7 +139,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address: service.default_address.clone() });
         }
     }
-    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases: phase_names, started_services };
+    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases: phase_names, started_services, last_failed: None };
     let history_path = proctor_history::History::default_path(&rootdir);
 
     // Static pass: verdicts, the shard, phases, and the files pytest must
@@ -151,11 +155,17 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let members = proctor_history::shard(&running, &durations, spec.index, spec.count).map_err(|e| anyhow!("--shard: {e}"))?;
         rules.shard = Some((members.into_iter().collect(), spec.index, spec.count));
     }
+    let last_failed_note = if args.last_failed || args.failed_first {
+        last_failed(args, &history_path, &collection, &statics, &mut rules)?
+    } else {
+        None
+    };
     let phase_order: Vec<Option<String>> = if rules.phases.is_empty() { vec![None] } else { rules.phases.iter().cloned().map(Some).collect() };
     let mut phases: Vec<PhasePlan> = phase_order.iter().map(|name| PhasePlan { name: name.clone(), files: Vec::new(), services: Vec::new(), items: Vec::new() }).collect();
     let mut needed_set: HashSet<String> = HashSet::new();
     for (index, (item, info)) in collection.items.iter().zip(&statics).enumerate() {
-        let runs_here = (info.verdict.runs() && rules.in_shard(&item.nodeid, true)) || item.dynamic.is_some();
+        let runs_here = (info.verdict.runs() && rules.in_shard(&item.nodeid, true) && rules.last_failed_keeps(&item.nodeid))
+            || (item.dynamic.is_some() && rules.last_failed.as_ref().is_none_or(|f| !f.only || f.may_contain_function(&item.nodeid)));
         if !runs_here {
             continue;
         }
@@ -186,13 +196,25 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             continue;
         }
         match &info.verdict {
-            Verdict::Skipped { reason } if rules.shard.is_none() => results.push(skipped(item, reason, &info.names)),
+            Verdict::Skipped { reason } if rules.shard.is_none() && rules.last_failed_keeps(&item.nodeid) => results.push(skipped(item, reason, &info.names)),
             _ => deselected += 1,
         }
     }
     let static_by_id: HashMap<&str, &Item> = collection.items.iter().map(|i| (i.nodeid.as_str(), i)).collect();
 
     let mut out = Printer::stdout();
+    if args.collect_only {
+        drop(early);
+        // What pytest would collect and keep: skipped items too.
+        let kept: Vec<usize> = (0..collection.items.len())
+            .filter(|&i| {
+                let item = &collection.items[i];
+                let selected = !matches!(statics[i].verdict, Verdict::Deselected { .. }) && rules.in_shard(&item.nodeid, true) && rules.last_failed_keeps(&item.nodeid);
+                selected || phases.iter().any(|p| p.items.contains(&i))
+            })
+            .collect();
+        return run_flags_collect_only(&mut out, &collection, &kept);
+    }
     let mut header = format!("proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed_set.len(), count_files(&collection));
     if let Some(spec) = &shard_spec {
         let _ = write!(header, ", shard {spec}");
@@ -204,7 +226,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let names: Vec<String> = phases.iter().filter(|p| !p.files.is_empty()).filter_map(|p| p.name.clone()).collect();
         let _ = write!(header, ", phases {}", names.join(" → "));
     }
-    writeln!(out, "{header}")?;
+    if args.quiet == 0 {
+        writeln!(out, "{header}")?;
+    }
+    for note in xdist.as_ref().map(run_flags::Xdist::note).into_iter().chain(last_failed_note) {
+        writeln!(out, "{note}")?;
+    }
     out.flush()?;
 
     let markers_of: RefCell<HashMap<String, Vec<String>>> = RefCell::new(HashMap::new());
@@ -216,7 +243,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut not_run: Vec<String> = Vec::new();
     let mut stopped: Option<(Option<String>, Option<i32>)> = None;
     let mut problems: Vec<String> = Vec::new();
-    let mut progress = Progress::new(args.verbose);
+    let mut progress = Progress::new(args.verbose, args.quiet);
     // Deselected in some phase: items of other phases are deselected in
     // each phase but their own, so only those reported nowhere count.
     let mut deselected_ids: HashSet<String> = HashSet::new();
@@ -346,7 +373,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             writeln!(out, "NOT RUN {nodeid}")?;
         }
     }
-    print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())?;
+    let look = SummaryLook { chars: run_flags::report_chars(&suite.config.pytest.addopts, args), quiet: args.quiet > 0 };
+    print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref(), &look)?;
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
         Some(status @ (3 | 4)) if !interrupted => status,
@@ -537,9 +565,75 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
     drift
 }
 
-/// A test proctor skips without pytest, with its effective markers.
+/// A test proctor skips without pytest, with its effective markers; `-rs`
+/// folds it with the other skips of its file and reason, as pytest folds
+/// those of a skip marker.
 fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
-    TestResult { reason: Some(reason.to_owned()), attempts: 0, markers: markers.to_vec(), ..TestResult::new(item.nodeid.clone(), Outcome::Skipped) }
+    TestResult {
+        reason: Some(reason.to_owned()),
+        attempts: 0,
+        markers: markers.to_vec(),
+        location: Some(collected_file(&item.nodeid).to_owned()),
+        ..TestResult::new(item.nodeid.clone(), Outcome::Skipped)
+    }
+}
+
+/// `--lf` / `--ff`: the history's failures into `rules`, and the line that
+/// says what they do to this run (as pytest's `run-last-failure: ...`).
+/// `--lf` with none of them selected runs every selected test, as pytest
+/// does.
+fn last_failed(args: &RunArgs, history: &std::path::Path, collection: &proctor_python::Collection, statics: &[StaticVerdict], rules: &mut Rules<'_>) -> Result<Option<String>> {
+    let failed = LastFailed::read(history, args.last_failed).context("--lf/--ff: cannot read the run history")?;
+    let selected = collection
+        .items
+        .iter()
+        .zip(statics)
+        .filter(|(item, info)| if item.dynamic.is_some() { failed.may_contain_function(&item.nodeid) } else { info.verdict.runs() && failed.contains(&item.nodeid) })
+        .count();
+    let flag = if args.last_failed { "--lf" } else { "--ff" };
+    if selected == 0 {
+        let recorded = match failed.len() {
+            0 => "no previously failed tests".to_owned(),
+            n => format!("{n} known failure(s) not in the selected tests"),
+        };
+        let what = if args.last_failed { "not deselecting items" } else { "nothing to run first" };
+        return Ok(Some(format!("run-last-failure ({flag}): {recorded} in the history, {what}.")));
+    }
+    let plural = if selected == 1 { "" } else { "s" };
+    let first = if args.last_failed { "" } else { " first" };
+    rules.last_failed = Some(failed);
+    Ok(Some(format!("run-last-failure ({flag}): rerun previous {selected} failure{plural}{first} (from the history)")))
+}
+
+/// `--co`: the node ids the run would hand pytest, from static collection,
+/// in pytest's order; dynamic items with their reason. Exit status as
+/// `pytest --co`'s: 0, or 5 when nothing is selected.
+fn run_flags_collect_only(out: &mut Printer, collection: &proctor_python::Collection, selected: &[usize]) -> Result<u8> {
+    for &index in selected {
+        let item = &collection.items[index];
+        match &item.dynamic {
+            None => writeln!(out, "{}", item.nodeid)?,
+            Some(reason) => writeln!(out, "{}  (dynamic: {reason})", item.nodeid)?,
+        }
+    }
+    for error in &collection.errors {
+        writeln!(out, "ERROR {}: {}", error.file, error.message)?;
+    }
+    let n = selected.len();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{n} test{} selected, from static collection (nothing imported or run; `proctor run -- --co` asks pytest)",
+        if n == 1 { "" } else { "s" }
+    )?;
+    out.flush()?;
+    Ok(if !collection.errors.is_empty() {
+        crate::exit::INTERRUPTED
+    } else if n == 0 {
+        crate::exit::NO_TESTS
+    } else {
+        crate::exit::OK
+    })
 }
 
 /// A dynamic static item stands for every pytest item of its function.
