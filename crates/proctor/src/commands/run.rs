@@ -119,7 +119,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             .iter()
             .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
     });
-    let mut facts = machine::facts_asking_python(&suite, &args.machine, ask_python)?;
+    // Services are probed where the job's env points the tests.
+    let mut facts = machine::facts_with_env(&suite, &args.machine, ask_python, &env)?;
     let mut phases_axis = None;
     let selection = match job {
         Some(job) => {
@@ -136,7 +137,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // skipped for it; if it fails to start, its phase's tests are errors.
     for name in &started_services {
         if let Some(service) = options.plan.service(name) {
-            facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address: service.default_address.clone() });
+            let address = service.address_env.as_deref().and_then(|var| job_env_var(&env, var)).unwrap_or_else(|| service.default_address.clone());
+            facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address });
         }
     }
     let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases: phase_names, started_services, last_failed: None };
@@ -274,7 +276,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let mut failed_service = None;
         for name in &plan.services {
             let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
-            match proctor_run::RunningService::start(name, service, &rootdir, &runs_dir, |var| std::env::var(var).ok()) {
+            match proctor_run::RunningService::start(name, service, &rootdir, &runs_dir, |var| job_env_var(&env, var)) {
                 Ok(started) => {
                     progress.event(&Event::Note { message: format!("service {name} ready at {}", started.address()) });
                     service_env.extend(started.env());
@@ -432,6 +434,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         _ => code,
     };
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// A variable as the tests see it: the job's `env` first, then proctor's
+/// own environment.
+fn job_env_var(env: &[(String, String)], name: &str) -> Option<String> {
+    env.iter().rev().find(|(key, _)| key == name).map(|(_, value)| value.clone()).or_else(|| std::env::var(name).ok())
 }
 
 /// This run's own directory under `.proctor/run/` (pytest's logs, the
