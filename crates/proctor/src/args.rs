@@ -15,6 +15,7 @@ pub(crate) struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[expect(clippy::large_enum_variant, reason = "parsed once per process; boxing buys nothing")]
 pub(crate) enum Command {
     /// List the tests pytest would collect, without importing anything.
     ///
@@ -219,6 +220,7 @@ pub(crate) struct RuleArgs {
 }
 
 #[derive(Debug, Args)]
+#[expect(clippy::struct_excessive_bools, reason = "each is a flag users type, as pytest's are")]
 pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) suite: SuiteArgs,

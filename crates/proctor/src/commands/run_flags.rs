@@ -70,8 +70,8 @@ fn resolve_report_chars(given: &str) -> String {
             other => other,
         };
         match char {
-            'a' => chars = "sxXEf".to_owned(),
-            'A' => chars = "PpsxXEf".to_owned(),
+            'a' => "sxXEf".clone_into(&mut chars),
+            'A' => "PpsxXEf".clone_into(&mut chars),
             'N' => chars.clear(),
             'w' => {}
             other if !chars.contains(other) => chars.push(other),
