@@ -337,3 +337,30 @@ fn addopts_asking_for_xdist_workers_still_run() {
     std::fs::remove_file(root.join("pytest.ini")).unwrap();
     same_as_pytest(&python, root, &[], &[]);
 }
+
+/// A test proctor skips is placed in `-rs` as pytest places the skip
+/// marker the bridge adds, whether its module is imported (another test
+/// in it runs) or not (every test in it is skipped): the decorated test by
+/// its line, the others folded per file.
+#[test]
+fn proctor_skips_are_placed_alike_with_or_without_importing_their_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pyproject.toml", SERVICE_CONFIG);
+    let gated = "import pytest\n\npytestmark = pytest.mark.ollama\n\ndef test_one():\n    pass\n\ndef test_two():\n    pass\n\n@pytest.mark.parametrize('n', [1])\ndef test_three(n):\n    pass\n";
+    write(root, "test_gated.py", gated);
+    write(
+        root,
+        "test_mixed.py",
+        "import pytest\n\n\n@pytest.mark.ollama\ndef test_one():\n    pass\n\n@pytest.mark.ollama\ndef test_two():\n    pass\n\n@pytest.mark.parametrize('n', [1])\n@pytest.mark.ollama\ndef test_three(n):\n    pass\n\ndef test_runs():\n    pass\n",
+    );
+    let output = text(&proctor(root, &["--no-history", "-rs"]));
+    assert!(output.contains("(1 of 2 files to import)"), "{output}");
+    let reason = "service ollama not reachable at 127.0.0.1:9";
+    let lines = short_summary(&output);
+    assert!(lines.contains(&format!("SKIPPED [2] test_gated.py: {reason}")), "{output}");
+    assert!(lines.contains(&format!("SKIPPED [1] test_gated.py:11: {reason}")), "{output}");
+    for line in [4, 8, 12] {
+        assert!(lines.contains(&format!("SKIPPED [1] test_mixed.py:{line}: {reason}")), "{output}");
+    }
+}

@@ -573,15 +573,19 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
     drift
 }
 
-/// A test proctor skips without pytest, with its effective markers; `-rs`
-/// folds it with the other skips of its file and reason, as pytest folds
-/// those of a skip marker.
+/// A test proctor skips without pytest, with its effective markers. Its
+/// place in `-rs` is the one pytest gives the skip marker the bridge adds
+/// (`_folded_skips`): the file, folded with the file's other skips of the
+/// same reason, unless the function carries marks of its own (a
+/// `pytestmark` attribute), which keep its line.
 fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
+    let file = collected_file(&item.nodeid);
+    let decorated = item.markers.iter().any(|m| m.source == proctor_python::MarkerSource::Function);
     TestResult {
         reason: Some(reason.to_owned()),
         attempts: 0,
         markers: markers.to_vec(),
-        location: Some(collected_file(&item.nodeid).to_owned()),
+        location: Some(if decorated && item.line > 0 { format!("{file}:{}", item.line) } else { file.to_owned() }),
         ..TestResult::new(item.nodeid.clone(), Outcome::Skipped)
     }
 }
