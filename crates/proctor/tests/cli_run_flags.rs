@@ -309,7 +309,7 @@ fn a_jobs_env_is_where_its_services_are_probed() {
 fn xdist_workers_after_the_separator_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     mixed_suite(dir.path());
-    for workers in [&["--", "-n", "2"][..], &["--", "--numprocesses=auto"], &["--", "-n4"]] {
+    for workers in [&["--", "-n", "2"][..], &["--", "--numprocesses=auto"], &["--", "-n4"], &["--", "--tx", "2*popen", "--dist", "load"]] {
         let output = proctor(dir.path(), workers);
         assert_eq!(output.status.code(), Some(4), "{workers:?}: {}", text(&output));
         assert!(text(&output).contains("pytest-xdist's workers are not supported"), "{}", text(&output));
@@ -363,4 +363,23 @@ fn proctor_skips_are_placed_alike_with_or_without_importing_their_module() {
     for line in [4, 8, 12] {
         assert!(lines.contains(&format!("SKIPPED [1] test_mixed.py:{line}: {reason}")), "{output}");
     }
+}
+
+/// `-vv` gives pytest `pytest -vv`'s verbosity: its failures show the
+/// full diff, as bare `pytest -vv` prints it; without it, as bare pytest.
+#[test]
+fn very_verbose_failures_have_pytests_full_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "test_diff.py", "def test_lists():\n    assert [1, 2, 3] == [1, 2, 4]\n");
+    let bare = |flags: &[&str]| {
+        let output = Command::new(python()).args(["-m", "pytest", "-p", "no:cacheprovider"]).args(flags).current_dir(dir.path()).env_remove("PYTEST_ADDOPTS").output().unwrap();
+        text(&output).contains("Full diff:")
+    };
+    let ours = |flags: &[&str]| {
+        let mut args = vec!["--no-history"];
+        args.extend(flags);
+        text(&proctor(dir.path(), &args)).contains("Full diff:")
+    };
+    assert_eq!((ours(&["-vv"]), ours(&[])), (bare(&["-vv"]), bare(&[])));
+    assert!(ours(&["-vv"]));
 }

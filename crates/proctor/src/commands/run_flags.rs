@@ -120,6 +120,12 @@ impl Xdist {
 /// planned), and finds those that `addopts` ask for, which `-n 0` turns
 /// off so that such suites still run.
 pub(crate) fn xdist(addopts: &[String], pytest_args: &[String]) -> Result<Option<Xdist>> {
+    // `--tx` starts workers whatever `-n` says (and `-n 0` cannot undo it).
+    for (tokens, place) in [(pytest_args, "proctor run --"), (addopts, "addopts:")] {
+        if let Some(tx) = tokens.iter().take_while(|t| *t != "--").find(|t| *t == "--tx" || t.starts_with("--tx=")) {
+            bail!("`{place} {tx}`: pytest-xdist's workers are not supported; proctor runs the tests in one pytest process (a parallel engine of its own is planned)");
+        }
+    }
     if let Some((asked, value)) = last_numprocesses(pytest_args) {
         if value != "0" {
             bail!(
@@ -243,6 +249,8 @@ mod tests {
             assert_eq!(found.as_ref().map(|(a, v)| (a.as_str(), v.as_str())), expected, "{tokens:?}");
         }
         assert!(xdist(&[], &strings(&["-n", "2"])).is_err());
+        assert!(xdist(&[], &strings(&["--tx", "2*popen"])).is_err());
+        assert!(xdist(&strings(&["--tx=popen"]), &[]).is_err());
         assert_eq!(xdist(&strings(&["-n", "auto"]), &strings(&["-n", "0"])).unwrap(), None);
         assert_eq!(xdist(&strings(&["-n", "auto"]), &[]).unwrap(), Some(Xdist { asked: "-n auto".to_owned() }));
     }
