@@ -383,3 +383,30 @@ fn very_verbose_failures_have_pytests_full_diff() {
     assert_eq!((ours(&["-vv"]), ours(&[])), (bare(&["-vv"]), bare(&[])));
     assert!(ours(&["-vv"]));
 }
+
+/// On the fixture suites without dynamic items or modules skipped at
+/// import, `proctor run --co` lists exactly the node ids `pytest --co -q`
+/// collects (the default selection is `addopts`' `-m`, as pytest's).
+#[test]
+fn collect_only_lists_what_pytest_collects() {
+    let suites = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/suites").canonicalize().unwrap();
+    for suite in ["basics", "fixtures", "inheritance", "markers", "naming", "parametrize", "unittest_cases"] {
+        let dir = suites.join(suite);
+        let ours = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["run", "--co", "--python"]).arg(python()).current_dir(&dir).env_remove("PYTEST_ADDOPTS").output().unwrap();
+        let theirs = Command::new(python())
+            .args(["-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"])
+            .current_dir(&dir)
+            .env_remove("PYTEST_ADDOPTS")
+            .env_remove("PYTHONPATH")
+            .output()
+            .unwrap();
+        let ids = |output: &Output| {
+            let mut ids: Vec<String> = String::from_utf8_lossy(&output.stdout).lines().filter(|l| l.contains("::")).map(str::to_owned).collect();
+            ids.sort();
+            ids
+        };
+        assert!(!ids(&theirs).is_empty(), "{suite}: {}", text(&theirs));
+        assert_eq!(ids(&ours), ids(&theirs), "{suite}");
+        assert_eq!(ours.status.code(), theirs.status.code(), "{suite}");
+    }
+}
