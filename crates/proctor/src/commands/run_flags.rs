@@ -91,7 +91,10 @@ fn last_report_chars(tokens: &[String]) -> Option<String> {
         }
         if token == "-r" {
             found = iter.next().cloned();
-        } else if let Some(chars) = token.strip_prefix("-r").filter(|_| !token.starts_with("--")) {
+        } else if let Some(chars) = token
+            .strip_prefix("-r")
+            .filter(|_| !token.starts_with("--"))
+        {
             found = Some(chars.to_owned());
         }
     }
@@ -122,7 +125,11 @@ impl Xdist {
 pub(crate) fn xdist(addopts: &[String], pytest_args: &[String]) -> Result<Option<Xdist>> {
     // `--tx` starts workers whatever `-n` says (and `-n 0` cannot undo it).
     for (tokens, place) in [(pytest_args, "proctor run --"), (addopts, "addopts:")] {
-        if let Some(tx) = tokens.iter().take_while(|t| *t != "--").find(|t| *t == "--tx" || t.starts_with("--tx=")) {
+        if let Some(tx) = tokens
+            .iter()
+            .take_while(|t| *t != "--")
+            .find(|t| *t == "--tx" || t.starts_with("--tx="))
+        {
             bail!("`{place} {tx}`: pytest-xdist's workers are not supported; proctor runs the tests in one pytest process (a parallel engine of its own is planned)");
         }
     }
@@ -134,7 +141,9 @@ pub(crate) fn xdist(addopts: &[String], pytest_args: &[String]) -> Result<Option
         }
         return Ok(None);
     }
-    Ok(last_numprocesses(addopts).filter(|(_, value)| value != "0").map(|(asked, _)| Xdist { asked }))
+    Ok(last_numprocesses(addopts)
+        .filter(|(_, value)| value != "0")
+        .map(|(asked, _)| Xdist { asked }))
 }
 
 /// The last `-n N` / `-nN` / `--numprocesses N` / `--numprocesses=N`, as
@@ -152,7 +161,10 @@ fn last_numprocesses(tokens: &[String]) -> Option<(String, String)> {
             }
         } else if let Some(value) = token.strip_prefix("--numprocesses=") {
             found = Some((token.clone(), value.to_owned()));
-        } else if let Some(value) = token.strip_prefix("-n").filter(|v| !v.is_empty() && !token.starts_with("--")) {
+        } else if let Some(value) = token
+            .strip_prefix("-n")
+            .filter(|v| !v.is_empty() && !token.starts_with("--"))
+        {
             found = Some((token.clone(), value.trim_start_matches('=').to_owned()));
         }
     }
@@ -174,12 +186,19 @@ pub(crate) struct LastFailed {
 impl LastFailed {
     /// The failures recorded in the history at `path` (none without one).
     pub(crate) fn read(path: &Path, only: bool) -> Result<LastFailed> {
-        let nodeids = if path.is_file() { proctor_history::History::open(path).and_then(|h| h.last_failed())? } else { Vec::new() };
+        let nodeids = if path.is_file() {
+            proctor_history::History::open(path).and_then(|h| h.last_failed())?
+        } else {
+            Vec::new()
+        };
         Ok(LastFailed::of(nodeids, only))
     }
 
     fn of(nodeids: Vec<String>, only: bool) -> LastFailed {
-        let mut failed = LastFailed { only, ..LastFailed::default() };
+        let mut failed = LastFailed {
+            only,
+            ..LastFailed::default()
+        };
         for nodeid in nodeids {
             if nodeid.contains("::") {
                 failed.functions.insert(function_nodeid(&nodeid).to_owned());
@@ -205,12 +224,14 @@ impl LastFailed {
     /// Whether a dynamic static item (which stands for every test of its
     /// function) may be one of them.
     pub(crate) fn may_contain_function(&self, nodeid: &str) -> bool {
-        self.functions.contains(function_nodeid(nodeid)) || self.modules.contains(collected_file(nodeid))
+        self.functions.contains(function_nodeid(nodeid))
+            || self.modules.contains(collected_file(nodeid))
     }
 
     /// `nodeids` with the failures first, each part in its order.
     pub(crate) fn failed_first(&self, nodeids: Vec<String>) -> Vec<String> {
-        let (mut first, rest): (Vec<String>, Vec<String>) = nodeids.into_iter().partition(|n| self.contains(n));
+        let (mut first, rest): (Vec<String>, Vec<String>) =
+            nodeids.into_iter().partition(|n| self.contains(n));
         first.extend(rest);
         first
     }
@@ -231,7 +252,10 @@ mod tests {
         assert_eq!(resolve_report_chars("A"), "PpsxXEf");
         assert_eq!(resolve_report_chars("sN"), "");
         assert_eq!(resolve_report_chars("Fsfw"), "fs");
-        assert_eq!(last_report_chars(&strings(&["-v", "-rs", "--rootdir", "x", "-r", "xX"])).as_deref(), Some("xX"));
+        assert_eq!(
+            last_report_chars(&strings(&["-v", "-rs", "--rootdir", "x", "-r", "xX"])).as_deref(),
+            Some("xX")
+        );
         assert_eq!(last_report_chars(&strings(&["--runxfail"])), None);
     }
 
@@ -246,13 +270,25 @@ mod tests {
             (&["--no-header", "-v"], None),
         ] {
             let found = last_numprocesses(&strings(tokens));
-            assert_eq!(found.as_ref().map(|(a, v)| (a.as_str(), v.as_str())), expected, "{tokens:?}");
+            assert_eq!(
+                found.as_ref().map(|(a, v)| (a.as_str(), v.as_str())),
+                expected,
+                "{tokens:?}"
+            );
         }
         assert!(xdist(&[], &strings(&["-n", "2"])).is_err());
         assert!(xdist(&[], &strings(&["--tx", "2*popen"])).is_err());
         assert!(xdist(&strings(&["--tx=popen"]), &[]).is_err());
-        assert_eq!(xdist(&strings(&["-n", "auto"]), &strings(&["-n", "0"])).unwrap(), None);
-        assert_eq!(xdist(&strings(&["-n", "auto"]), &[]).unwrap(), Some(Xdist { asked: "-n auto".to_owned() }));
+        assert_eq!(
+            xdist(&strings(&["-n", "auto"]), &strings(&["-n", "0"])).unwrap(),
+            None
+        );
+        assert_eq!(
+            xdist(&strings(&["-n", "auto"]), &[]).unwrap(),
+            Some(Xdist {
+                asked: "-n auto".to_owned()
+            })
+        );
     }
 
     #[test]
@@ -260,6 +296,9 @@ mod tests {
         let failed = LastFailed::of(strings(&["a.py::test_x[1]", "b.py"]), false);
         assert!(failed.contains("b.py::test_anything"));
         assert!(failed.may_contain_function("a.py::test_x"));
-        assert_eq!(failed.failed_first(strings(&["a.py::test_y", "b.py::t", "a.py::test_x[1]"])), strings(&["b.py::t", "a.py::test_x[1]", "a.py::test_y"]));
+        assert_eq!(
+            failed.failed_first(strings(&["a.py::test_y", "b.py::t", "a.py::test_x[1]"])),
+            strings(&["b.py::t", "a.py::test_x[1]", "a.py::test_y"])
+        );
     }
 }
