@@ -15,7 +15,10 @@ pub(crate) struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-#[expect(clippy::large_enum_variant, reason = "parsed once per process; boxing buys nothing")]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing buys nothing"
+)]
 pub(crate) enum Command {
     /// List the tests pytest would collect, without importing anything.
     ///
@@ -220,7 +223,10 @@ pub(crate) struct RuleArgs {
 }
 
 #[derive(Debug, Args)]
-#[expect(clippy::struct_excessive_bools, reason = "each is a flag users type, as pytest's are")]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a flag users type, as pytest's are"
+)]
 pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) suite: SuiteArgs,
@@ -265,11 +271,19 @@ pub(crate) struct RunArgs {
     /// Run only the tests whose last recorded result in proctor's history
     /// was a failure or an error (like pytest's `--lf`, without its
     /// cache); with none recorded, run every selected test, and say so.
-    #[arg(long = "lf", visible_alias = "last-failed", conflicts_with = "no_history")]
+    #[arg(
+        long = "lf",
+        visible_alias = "last-failed",
+        conflicts_with = "no_history"
+    )]
     pub(crate) last_failed: bool,
     /// Run the tests whose last recorded result was a failure first, then
     /// the rest (like pytest's `--ff`, from proctor's history).
-    #[arg(long = "ff", visible_alias = "failed-first", conflicts_with = "no_history")]
+    #[arg(
+        long = "ff",
+        visible_alias = "failed-first",
+        conflicts_with = "no_history"
+    )]
     pub(crate) failed_first: bool,
     /// Which outcomes the short summary lists, as pytest's `-r`: `f`
     /// failed, `E` error, `s` skipped, `x` xfailed, `X` xpassed, `p`

@@ -79,7 +79,10 @@ fn usage_error(mut err: clap::Error) -> ExitCode {
     if command == "run" && err.kind() == ErrorKind::UnknownArgument {
         if let Some(ContextValue::String(unknown)) = err.get(ContextKind::InvalidArg).cloned() {
             let hint = pytest_option_hint(&argv, &unknown);
-            err.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![hint.into()]));
+            err.insert(
+                ContextKind::Suggested,
+                ContextValue::StyledStrs(vec![hint.into()]),
+            );
         }
     }
     let _ = err.print();
@@ -98,10 +101,17 @@ fn pytest_option_hint(argv: &[String], unknown: &str) -> String {
     }
     // clap names `--tb` of `--tb=short`: the argument as typed is shown.
     let with_value = format!("{unknown}=");
-    let at = argv.iter().skip(2).position(|a| a == unknown || a.starts_with(&with_value)).map(|at| at + 2);
+    let at = argv
+        .iter()
+        .skip(2)
+        .position(|a| a == unknown || a.starts_with(&with_value))
+        .map(|at| at + 2);
     let mut option = at.map_or_else(|| unknown.to_owned(), |at| argv[at].clone());
     if !option.contains('=') {
-        if let Some(value) = at.and_then(|at| argv.get(at + 1)).filter(|v| !v.starts_with('-') && !std::path::Path::new(v.as_str()).exists()) {
+        if let Some(value) = at
+            .and_then(|at| argv.get(at + 1))
+            .filter(|v| !v.starts_with('-') && !std::path::Path::new(v.as_str()).exists())
+        {
             option = format!("{option} {value}");
         }
     }

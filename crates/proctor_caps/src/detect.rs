@@ -92,7 +92,12 @@ pub fn detect(options: &DetectOptions) -> Capabilities {
             .map(|probe| {
                 // The value goes to the probe only; it is never stored.
                 let value = probe.address_env.as_deref().and_then(|name| {
-                    let given = options.env.iter().rev().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+                    let given = options
+                        .env
+                        .iter()
+                        .rev()
+                        .find(|(key, _)| key == name)
+                        .map(|(_, value)| value.clone());
                     given.or_else(|| std::env::var_os(name).and_then(|v| v.into_string().ok()))
                 });
                 let timeout = options.tcp_timeout;

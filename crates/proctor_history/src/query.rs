@@ -165,7 +165,10 @@ impl History {
     /// in it through the runs that do not run it. Node ids of modules that
     /// failed to collect are included.
     pub fn last_failed(&self) -> Result<Vec<String>, HistoryError> {
-        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let read_err = |source| HistoryError::Read {
+            path: self.path.clone(),
+            source,
+        };
         let failures = outcome::failure_set();
         // Only tests that ever went wrong are looked at (an index holds
         // them): the cost follows the failures, not the history's size.
@@ -180,7 +183,9 @@ impl History {
                  ORDER BY tests.nodeid"
             ))
             .map_err(read_err)?;
-        let rows = statement.query_map([], |row| row.get::<_, String>(0)).map_err(read_err)?;
+        let rows = statement
+            .query_map([], |row| row.get::<_, String>(0))
+            .map_err(read_err)?;
         rows.collect::<Result<_, _>>().map_err(read_err)
     }
 
@@ -257,8 +262,16 @@ mod tests {
     #[test]
     fn last_failed_holds_the_tests_whose_latest_result_failed() {
         let (_dir, history) = history_with(&[
-            vec![result("a", Outcome::Failed, 1.0), result("b", Outcome::Failed, 1.0), result("c", Outcome::Error, 1.0)],
-            vec![result("a", Outcome::Passed, 1.0), result("c", Outcome::Skipped, 0.0), result("d", Outcome::Crashed, 1.0)],
+            vec![
+                result("a", Outcome::Failed, 1.0),
+                result("b", Outcome::Failed, 1.0),
+                result("c", Outcome::Error, 1.0),
+            ],
+            vec![
+                result("a", Outcome::Passed, 1.0),
+                result("c", Outcome::Skipped, 0.0),
+                result("d", Outcome::Crashed, 1.0),
+            ],
             vec![result("e", Outcome::Passed, 1.0)],
         ]);
         // `b` did not run since it failed: it stays, as in pytest's cache.

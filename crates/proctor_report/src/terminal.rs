@@ -33,7 +33,14 @@ pub struct SummaryOptions {
 
 impl Default for SummaryOptions {
     fn default() -> Self {
-        SummaryOptions { width: 80, show_skips: true, show_passed_output: false, color: false, max_attempts: None, chars: None }
+        SummaryOptions {
+            width: 80,
+            show_skips: true,
+            show_passed_output: false,
+            color: false,
+            max_attempts: None,
+            chars: None,
+        }
     }
 }
 
@@ -159,10 +166,23 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
                 'X' => lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color)),
                 'E' => lines.extend(failure_lines(results, &[(Outcome::Error, "ERROR")], color)),
                 // Crashes and timeouts are proctor's failures.
-                'f' => lines.extend(failure_lines(results, &[(Outcome::Failed, "FAILED"), (Outcome::Crashed, "CRASHED"), (Outcome::TimedOut, "TIMEOUT")], color)),
+                'f' => lines.extend(failure_lines(
+                    results,
+                    &[
+                        (Outcome::Failed, "FAILED"),
+                        (Outcome::Crashed, "CRASHED"),
+                        (Outcome::TimedOut, "TIMEOUT"),
+                    ],
+                    color,
+                )),
                 'p' | 'P' => {
                     let word = paint("PASSED", &[Style::Green], color);
-                    lines.extend(results.iter().filter(|r| r.outcome == Outcome::Passed).map(|r| format!("{word} {}", r.nodeid)));
+                    lines.extend(
+                        results
+                            .iter()
+                            .filter(|r| r.outcome == Outcome::Passed)
+                            .map(|r| format!("{word} {}", r.nodeid)),
+                    );
                 }
                 _ => {}
             }
@@ -180,7 +200,12 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
     lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color));
     lines.extend(failure_lines(
         results,
-        &[(Outcome::Error, "ERROR"), (Outcome::Crashed, "CRASHED"), (Outcome::TimedOut, "TIMEOUT"), (Outcome::Failed, "FAILED")],
+        &[
+            (Outcome::Error, "ERROR"),
+            (Outcome::Crashed, "CRASHED"),
+            (Outcome::TimedOut, "TIMEOUT"),
+            (Outcome::Failed, "FAILED"),
+        ],
         color,
     ));
     lines.extend(flaky_lines(results, options));
@@ -208,8 +233,20 @@ fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool)
 /// `FLAKY nodeid (passed on attempt N of M)`: proctor's, always shown.
 fn flaky_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<String> {
     let word = paint("FLAKY", &[Style::Yellow], options.color);
-    let of = options.max_attempts.map(|max| format!(" of {max}")).unwrap_or_default();
-    results.iter().filter(|r| r.flaky).map(|result| format!("{word} {} (passed on attempt {}{of})", result.nodeid, result.attempts)).collect()
+    let of = options
+        .max_attempts
+        .map(|max| format!(" of {max}"))
+        .unwrap_or_default();
+    results
+        .iter()
+        .filter(|r| r.flaky)
+        .map(|result| {
+            format!(
+                "{word} {} (passed on attempt {}{of})",
+                result.nodeid, result.attempts
+            )
+        })
+        .collect()
 }
 
 /// pytest's `-rs` lines: skips folded by place and reason, in the order
@@ -218,7 +255,10 @@ fn flaky_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<String> 
 fn folded_skip_lines(results: &[TestResult], color: bool) -> Vec<String> {
     let mut groups: Vec<((Option<&str>, &str), usize)> = Vec::new();
     for result in results.iter().filter(|r| r.outcome == Outcome::Skipped) {
-        let key = (result.location.as_deref(), crate::skips::skip_reason(result));
+        let key = (
+            result.location.as_deref(),
+            crate::skips::skip_reason(result),
+        );
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, count)) => *count += 1,
             None => groups.push((key, 1)),

@@ -231,7 +231,11 @@ pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> Str
 /// The service's address in a job with this environment: its
 /// `address-env` variable's value when the job sets it, else its default.
 fn address_in<'a>(service: &'a ServiceOptions, env: &BTreeMap<&str, &'a str>) -> &'a str {
-    service.address_env.as_deref().and_then(|variable| env.get(variable).copied()).unwrap_or(&service.default_address)
+    service
+        .address_env
+        .as_deref()
+        .and_then(|variable| env.get(variable).copied())
+        .unwrap_or(&service.default_address)
 }
 
 /// A shell command that waits up to 60 s for `host:port` to accept

@@ -123,7 +123,12 @@ pub(crate) fn facts_asking_python(suite: &Suite, args: &MachineArgs, ask_python:
 /// Like [`facts_asking_python`], for tests that get `env` on top of the
 /// process's environment (`proctor run --job`): services are probed at
 /// the addresses it gives them.
-pub(crate) fn facts_with_env(suite: &Suite, args: &MachineArgs, ask_python: bool, env: &[(String, String)]) -> Result<Facts> {
+pub(crate) fn facts_with_env(
+    suite: &Suite,
+    args: &MachineArgs,
+    ask_python: bool,
+    env: &[(String, String)],
+) -> Result<Facts> {
     let mut options = detect_options(&suite.config, args);
     options.env = env.to_vec();
     if !ask_python {

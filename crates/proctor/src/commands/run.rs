@@ -23,10 +23,13 @@ use proctor_taxonomy::{Effective, Selection};
 
 use crate::args::RunArgs;
 use crate::commands::machine;
+use crate::commands::run_flags::{self, LastFailed};
 use crate::commands::run_order::{self, Order};
 use crate::commands::run_progress::Progress;
-use crate::commands::run_flags::{self, LastFailed};
-use crate::commands::run_report::{history_extract, history_findings, print_summary, report_extras, utc, write_reports, SummaryLook};
+use crate::commands::run_report::{
+    history_extract, history_findings, print_summary, report_extras, utc, write_reports,
+    SummaryLook,
+};
 use crate::commands::run_reruns::rerun;
 use crate::commands::run_rules::{decide, Rules, StaticVerdict};
 use crate::commands::selection::Selecting;
@@ -137,11 +140,29 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // skipped for it; if it fails to start, its phase's tests are errors.
     for name in &started_services {
         if let Some(service) = options.plan.service(name) {
-            let address = service.address_env.as_deref().and_then(|var| job_env_var(&env, var)).unwrap_or_else(|| service.default_address.clone());
-            facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address });
+            let address = service
+                .address_env
+                .as_deref()
+                .and_then(|var| job_env_var(&env, var))
+                .unwrap_or_else(|| service.default_address.clone());
+            facts.services.insert(
+                name.clone(),
+                proctor_plan::ServiceFact { up: true, address },
+            );
         }
     }
-    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases: phase_names, started_services, last_failed: None };
+    let mut rules = Rules {
+        taxonomy: selecting.taxonomy,
+        selection,
+        facts,
+        plan: &options.plan,
+        no_network: &options.run.no_network,
+        order,
+        shard: None,
+        phases: phase_names,
+        started_services,
+        last_failed: None,
+    };
     let history_path = proctor_history::History::default_path(&rootdir);
 
     // Static pass: verdicts, the shard, phases, and the files pytest must
@@ -166,8 +187,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut phases: Vec<PhasePlan> = phase_order.iter().map(|name| PhasePlan { name: name.clone(), files: Vec::new(), services: Vec::new(), items: Vec::new() }).collect();
     let mut needed_set: HashSet<String> = HashSet::new();
     for (index, (item, info)) in collection.items.iter().zip(&statics).enumerate() {
-        let runs_here = (info.verdict.runs() && rules.in_shard(&item.nodeid, true) && rules.last_failed_keeps(&item.nodeid))
-            || (item.dynamic.is_some() && rules.last_failed.as_ref().is_none_or(|f| !f.only || f.may_contain_function(&item.nodeid)));
+        let runs_here = (info.verdict.runs()
+            && rules.in_shard(&item.nodeid, true)
+            && rules.last_failed_keeps(&item.nodeid))
+            || (item.dynamic.is_some()
+                && rules
+                    .last_failed
+                    .as_ref()
+                    .is_none_or(|f| !f.only || f.may_contain_function(&item.nodeid)));
         if !runs_here {
             continue;
         }
@@ -198,7 +225,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             continue;
         }
         match &info.verdict {
-            Verdict::Skipped { reason } if rules.shard.is_none() && rules.last_failed_keeps(&item.nodeid) => results.push(skipped(item, reason, &info.names)),
+            Verdict::Skipped { reason }
+                if rules.shard.is_none() && rules.last_failed_keeps(&item.nodeid) =>
+            {
+                results.push(skipped(item, reason, &info.names));
+            }
             _ => deselected += 1,
         }
     }
@@ -211,7 +242,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let kept: Vec<usize> = (0..collection.items.len())
             .filter(|&i| {
                 let item = &collection.items[i];
-                let selected = !matches!(statics[i].verdict, Verdict::Deselected { .. }) && rules.in_shard(&item.nodeid, true) && rules.last_failed_keeps(&item.nodeid);
+                let selected = !matches!(statics[i].verdict, Verdict::Deselected { .. })
+                    && rules.in_shard(&item.nodeid, true)
+                    && rules.last_failed_keeps(&item.nodeid);
                 selected || phases.iter().any(|p| p.items.contains(&i))
             })
             .collect();
@@ -231,7 +264,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     if args.quiet == 0 {
         writeln!(out, "{header}")?;
     }
-    for note in xdist.as_ref().map(run_flags::Xdist::note).into_iter().chain(last_failed_note) {
+    for note in xdist
+        .as_ref()
+        .map(run_flags::Xdist::note)
+        .into_iter()
+        .chain(last_failed_note)
+    {
         writeln!(out, "{note}")?;
     }
     out.flush()?;
@@ -375,8 +413,18 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             writeln!(out, "NOT RUN {nodeid}")?;
         }
     }
-    let look = SummaryLook { chars: run_flags::report_chars(&suite.config.pytest.addopts, args), quiet: args.quiet > 0 };
-    print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref(), &look)?;
+    let look = SummaryLook {
+        chars: run_flags::report_chars(&suite.config.pytest.addopts, args),
+        quiet: args.quiet > 0,
+    };
+    print_summary(
+        &mut out,
+        &results,
+        &summary,
+        &drift,
+        failed_to_start.as_deref(),
+        &look,
+    )?;
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
         Some(status @ (3 | 4)) if !interrupted => status,
@@ -439,7 +487,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
 /// A variable as the tests see it: the job's `env` first, then proctor's
 /// own environment.
 fn job_env_var(env: &[(String, String)], name: &str) -> Option<String> {
-    env.iter().rev().find(|(key, _)| key == name).map(|(_, value)| value.clone()).or_else(|| std::env::var(name).ok())
+    env.iter()
+        .rev()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.clone())
+        .or_else(|| std::env::var(name).ok())
 }
 
 /// This run's own directory under `.proctor/run/` (pytest's logs, the
@@ -580,12 +632,19 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
 /// `pytestmark` attribute), which keep its line.
 fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
     let file = collected_file(&item.nodeid);
-    let decorated = item.markers.iter().any(|m| m.source == proctor_python::MarkerSource::Function);
+    let decorated = item
+        .markers
+        .iter()
+        .any(|m| m.source == proctor_python::MarkerSource::Function);
     TestResult {
         reason: Some(reason.to_owned()),
         attempts: 0,
         markers: markers.to_vec(),
-        location: Some(if decorated && item.line > 0 { format!("{file}:{}", item.line) } else { file.to_owned() }),
+        location: Some(if decorated && item.line > 0 {
+            format!("{file}:{}", item.line)
+        } else {
+            file.to_owned()
+        }),
         ..TestResult::new(item.nodeid.clone(), Outcome::Skipped)
     }
 }
@@ -594,13 +653,26 @@ fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
 /// says what they do to this run (as pytest's `run-last-failure: ...`).
 /// `--lf` with none of them selected runs every selected test, as pytest
 /// does.
-fn last_failed(args: &RunArgs, history: &std::path::Path, collection: &proctor_python::Collection, statics: &[StaticVerdict], rules: &mut Rules<'_>) -> Result<Option<String>> {
-    let failed = LastFailed::read(history, args.last_failed).context("--lf/--ff: cannot read the run history")?;
+fn last_failed(
+    args: &RunArgs,
+    history: &std::path::Path,
+    collection: &proctor_python::Collection,
+    statics: &[StaticVerdict],
+    rules: &mut Rules<'_>,
+) -> Result<Option<String>> {
+    let failed = LastFailed::read(history, args.last_failed)
+        .context("--lf/--ff: cannot read the run history")?;
     let selected = collection
         .items
         .iter()
         .zip(statics)
-        .filter(|(item, info)| if item.dynamic.is_some() { failed.may_contain_function(&item.nodeid) } else { info.verdict.runs() && failed.contains(&item.nodeid) })
+        .filter(|(item, info)| {
+            if item.dynamic.is_some() {
+                failed.may_contain_function(&item.nodeid)
+            } else {
+                info.verdict.runs() && failed.contains(&item.nodeid)
+            }
+        })
         .count();
     let flag = if args.last_failed { "--lf" } else { "--ff" };
     if selected == 0 {
@@ -608,8 +680,14 @@ fn last_failed(args: &RunArgs, history: &std::path::Path, collection: &proctor_p
             0 => "no previously failed tests".to_owned(),
             n => format!("{n} known failure(s) not in the selected tests"),
         };
-        let what = if args.last_failed { "not deselecting items" } else { "nothing to run first" };
-        return Ok(Some(format!("run-last-failure ({flag}): {recorded} in the history, {what}.")));
+        let what = if args.last_failed {
+            "not deselecting items"
+        } else {
+            "nothing to run first"
+        };
+        return Ok(Some(format!(
+            "run-last-failure ({flag}): {recorded} in the history, {what}."
+        )));
     }
     let plural = if selected == 1 { "" } else { "s" };
     let first = if args.last_failed { "" } else { " first" };
@@ -620,7 +698,11 @@ fn last_failed(args: &RunArgs, history: &std::path::Path, collection: &proctor_p
 /// `--co`: the node ids the run would hand pytest, from static collection,
 /// in pytest's order; dynamic items with their reason. Exit status as
 /// `pytest --co`'s: 0, or 5 when nothing is selected.
-fn run_flags_collect_only(out: &mut Printer, collection: &proctor_python::Collection, selected: &[usize]) -> Result<u8> {
+fn run_flags_collect_only(
+    out: &mut Printer,
+    collection: &proctor_python::Collection,
+    selected: &[usize],
+) -> Result<u8> {
     for &index in selected {
         let item = &collection.items[index];
         match &item.dynamic {

@@ -43,7 +43,17 @@ impl Progress {
     pub(crate) fn new(verbose: u8, quiet: u8) -> Self {
         let silent = quiet >= 2 && verbose == 0;
         let live = verbose == 0 && !silent && std::io::IsTerminal::is_terminal(&std::io::stdout());
-        Progress { verbose, silent, live, printed: 0, total: 0, done: 0, counts: BTreeMap::new(), status_shown: false, flushed: Instant::now() }
+        Progress {
+            verbose,
+            silent,
+            live,
+            printed: 0,
+            total: 0,
+            done: 0,
+            counts: BTreeMap::new(),
+            status_shown: false,
+            flushed: Instant::now(),
+        }
     }
 
     pub(crate) fn event(&mut self, event: &Event) {
@@ -61,8 +71,19 @@ impl Progress {
                 self.total = self.total.max(self.done);
                 now = result.outcome.is_failure();
                 if self.verbose >= 2 {
-                    let reason = result.reason.as_deref().filter(|r| !r.is_empty()).map(|r| format!(" ({r})")).unwrap_or_default();
-                    let _ = writeln!(out, "{} {}{reason} [{:.2}s]", result.nodeid, result.outcome.word().to_uppercase(), result.duration);
+                    let reason = result
+                        .reason
+                        .as_deref()
+                        .filter(|r| !r.is_empty())
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "{} {}{reason} [{:.2}s]",
+                        result.nodeid,
+                        result.outcome.word().to_uppercase(),
+                        result.duration
+                    );
                 } else if self.verbose == 1 {
                     let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
                 } else if self.silent {

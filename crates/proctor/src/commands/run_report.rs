@@ -71,7 +71,14 @@ pub(crate) struct SummaryLook {
     pub(crate) quiet: bool,
 }
 
-pub(crate) fn print_summary(out: &mut Printer, results: &[TestResult], summary: &RunSummary, drift: &[String], failed_to_start: Option<&str>, look: &SummaryLook) -> Result<()> {
+pub(crate) fn print_summary(
+    out: &mut Printer,
+    results: &[TestResult],
+    summary: &RunSummary,
+    drift: &[String],
+    failed_to_start: Option<&str>,
+    look: &SummaryLook,
+) -> Result<()> {
     if let Some(tail) = failed_to_start {
         writeln!(out, "pytest stopped before running any test:{tail}")?;
         if tail.contains("No module named pytest") {
@@ -91,7 +98,10 @@ pub(crate) fn print_summary(out: &mut Printer, results: &[TestResult], summary: 
     let text = proctor_report::summary(results, summary, &options);
     if look.quiet {
         // The closing rule is the last line: pytest -q prints it bare.
-        let body = text.trim_end_matches('\n').rsplit_once('\n').map_or("", |(body, _)| body);
+        let body = text
+            .trim_end_matches('\n')
+            .rsplit_once('\n')
+            .map_or("", |(body, _)| body);
         if !body.is_empty() {
             writeln!(out, "{body}")?;
         }

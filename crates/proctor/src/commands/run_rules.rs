@@ -87,7 +87,9 @@ impl Rules<'_> {
 
     /// Whether `--lf` keeps the item (every item without `--lf`).
     pub(crate) fn last_failed_keeps(&self, nodeid: &str) -> bool {
-        self.last_failed.as_ref().is_none_or(|failed| !failed.only || failed.contains(nodeid))
+        self.last_failed
+            .as_ref()
+            .is_none_or(|failed| !failed.only || failed.contains(nodeid))
     }
 
     /// Whether the item belongs to this shard: for items static collection
@@ -120,7 +122,9 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
         let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
         match verdict {
             Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
-            _ if !in_shard || !in_phase || !rules.last_failed_keeps(&collected.nodeid) => decisions.deselect.push(collected.nodeid.clone()),
+            _ if !in_shard || !in_phase || !rules.last_failed_keeps(&collected.nodeid) => {
+                decisions.deselect.push(collected.nodeid.clone());
+            }
             Verdict::Skipped { reason } => {
                 decisions.skip.insert(collected.nodeid.clone(), reason);
                 kept.push(collected.nodeid.clone());
@@ -138,7 +142,11 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     }
     // `--ff`: the failures first, each part in the order it had.
     if let Some(failed) = rules.last_failed.as_ref().filter(|f| !f.only) {
-        let order = if decisions.order.is_empty() { kept } else { std::mem::take(&mut decisions.order) };
+        let order = if decisions.order.is_empty() {
+            kept
+        } else {
+            std::mem::take(&mut decisions.order)
+        };
         decisions.order = failed.failed_first(order);
     }
     decisions

@@ -27,7 +27,11 @@ pub(crate) fn load_config(config: &ConfigArgs, paths: &[String]) -> Result<(Path
 /// [`load_config`] with pytest's command-line `-o KEY=VALUE` overrides,
 /// which pytest reads after `PYTEST_ADDOPTS` (and so are read as its last
 /// tokens).
-fn load_config_overriding(config: &ConfigArgs, paths: &[String], overrides: &[String]) -> Result<(PathBuf, Settings)> {
+fn load_config_overriding(
+    config: &ConfigArgs,
+    paths: &[String],
+    overrides: &[String],
+) -> Result<(PathBuf, Settings)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let mut env_addopts = std::env::var("PYTEST_ADDOPTS").ok();
     if !overrides.is_empty() {
