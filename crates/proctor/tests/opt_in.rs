@@ -252,6 +252,7 @@ fn plan_counts_what_a_bare_run_runs() {
     args.extend_from_slice(&assume);
     let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(&args).current_dir(dir.path()).env_remove("PYTEST_ADDOPTS").env_remove("CICD").env_remove("OLLAMA_HOST").output().unwrap();
     let log = text(&output);
+    assert!(log.contains("note: not in a run without paths: docs/examples (pytest's testpaths do not reach it; `proctor run docs/examples` runs it)"), "{log}");
     let run: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {log}"))).unwrap();
     let mut args = vec!["plan", "--json"];
     args.extend_from_slice(&assume);

@@ -88,6 +88,19 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
     out
 }
 
+/// The example and notebook folders (relative to the rootdir) that a run
+/// with these arguments does not reach: none when paths are given, else
+/// the configured folders outside pytest's walk (`testpaths`).
+#[must_use]
+pub fn folders_beyond_walk(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Vec<String> {
+    if !args.is_empty() {
+        return Vec::new();
+    }
+    let mut whole = settings.clone();
+    whole.opt_in.whole_suite = true;
+    initial_args(&whole, args, cwd, testpaths).iter().filter(|a| a.beyond_walk).map(|a| settings.relative(&a.path)).collect()
+}
+
 /// Expands a relative glob (as `testpaths` allows) under `root`.
 fn glob_paths(root: &Path, pattern: &str) -> Vec<PathBuf> {
     let mut current = vec![root.to_path_buf()];

@@ -269,6 +269,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         .map(run_flags::Xdist::note)
         .into_iter()
         .chain(last_failed_note)
+        .chain(beyond_walk_note(&suite))
     {
         writeln!(out, "{note}")?;
     }
@@ -787,3 +788,13 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
     Arc::clone(flag)
 }
 
+/// The example and notebook folders a run without paths leaves out, said
+/// once (pytest's testpaths do not reach them): the same rule as `plan`'s.
+fn beyond_walk_note(suite: &Suite) -> Option<String> {
+    let folders = proctor_python::folders_beyond_walk(&suite.collect, &suite.args, &suite.cwd, &suite.config.pytest.testpaths);
+    if folders.is_empty() {
+        return None;
+    }
+    let them = if folders.len() == 1 { "it" } else { "them" };
+    Some(format!("note: not in a run without paths: {} (pytest's testpaths do not reach {them}; `proctor run {}` runs {them})", folders.join(", "), folders.join(" ")))
+}
