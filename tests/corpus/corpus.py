@@ -228,7 +228,8 @@ def collect(args) -> int:
         reference, pytest_s = pytest_items(name, suite, extra)
         static, proctor_s, status = proctor_items(name, suite, proctor, extra)
         row = compare(name, reference, static)
-        row.update(pytest_s=pytest_s, proctor_s=proctor_s, proctor_status=status, floor=suite.get("floor", 1.0))
+        row.update(pytest_s=pytest_s, proctor_s=proctor_s, proctor_status=status, floor=suite.get("floor", 1.0),
+                   marker_diffs_allowed=suite.get("marker-diffs", 0))
         rows.append(row)
         print(f"{name}: pytest {row['pytest_items']} items ({row['pytest_errors']} errors), "
               f"proctor exact {row['exact']} ({100 * row['agreement']:.2f}%), covered by dynamic {row['covered']}, "

@@ -255,3 +255,46 @@ fn collect_json_writes_a_shared_marker_once() {
     let inlined = common::inline_markers(doc);
     assert_eq!(inlined["items"][5000]["markers"][0]["location"]["line"], 8);
 }
+
+#[test]
+fn hypothesis_plugin_marks_given_tests() {
+    // Hypothesis's pytest plugin appends `hypothesis` to every `@given`
+    // test (after the test's own marks): a fake environment holding the
+    // plugin, made from the test interpreter's own venv settings.
+    let python = std::env::var("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON is set by scripts/test");
+    let venv = Path::new(&python).parent().unwrap().parent().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = std::fs::read_to_string(venv.join("pyvenv.cfg")).unwrap();
+    write(dir.path(), "env/pyvenv.cfg", &cfg);
+    write(dir.path(), "env/bin/python", "");
+    let lib = std::fs::read_dir(venv.join("lib")).unwrap().next().unwrap().unwrap().file_name();
+    let site = format!("env/lib/{}/site-packages", lib.to_string_lossy());
+    write(dir.path(), &format!("{site}/_hypothesis_pytestplugin.py"), "def pytest_configure(config):\n    config.addinivalue_line(\"markers\", \"hypothesis: Tests which use hypothesis.\")\n");
+    write(dir.path(), &format!("{site}/hypothesis-6.112.1.dist-info/entry_points.txt"), "[pytest11]\nhypothesispytest = _hypothesis_pytestplugin\n");
+    write(dir.path(), &format!("{site}/hypothesis/__init__.py"), "");
+    write(dir.path(), &format!("{site}/pytest/__init__.py"), "");
+    write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = \"env/bin/python\"\n");
+    write(
+        dir.path(),
+        "tests/test_props.py",
+        "import pytest\nfrom hypothesis import given, strategies as st\n\n@pytest.mark.slow\n@given(st.integers())\ndef test_given(x):\n    pass\n\ndef test_plain():\n    pass\n",
+    );
+    let names = |extra: &str| {
+        write(dir.path(), "pyproject.toml", &format!("[tool.proctor]\npython = \"env/bin/python\"\n{extra}"));
+        let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["collect", "--json", "tests"]).current_dir(dir.path()).env_remove("PYTEST_DISABLE_PLUGIN_AUTOLOAD").output().unwrap();
+        let doc = common::inline_markers(serde_json::from_slice(&output.stdout).unwrap());
+        doc["items"].as_array().unwrap().iter().map(|item| item["markers"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    assert_eq!(names(""), [vec!["slow", "hypothesis"], vec![]]);
+    // The plugin registers the marker: `check` does not call it unknown.
+    write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = \"env/bin/python\"\n[tool.pytest.ini_options]\nmarkers = [\"slow\"]\n");
+    let check = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["check"]).current_dir(dir.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(!text.contains("PRC101"), "{text}");
+    write(dir.path(), &format!("{site}/_hypothesis_pytestplugin.py"), "");
+    let check = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["check"]).current_dir(dir.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(text.contains("PRC101"), "without the plugin's registration the marker is unknown: {text}");
+    // Blocked with -p no:hypothesispytest, it marks nothing.
+    assert_eq!(names("[tool.pytest.ini_options]\naddopts = \"-p no:hypothesispytest\"\n"), [vec!["slow"], vec![]]);
+}

@@ -64,6 +64,11 @@ fn real_suites_collect_as_pytest_collects_them() {
         if row["same_order"] != true {
             failures.push(format!("{name}: items not in pytest's order"));
         }
+        let marker_diffs = row["marker_diffs"].as_array().map_or(0, Vec::len);
+        let allowed = usize::try_from(row["marker_diffs_allowed"].as_u64().unwrap_or(0)).unwrap();
+        if marker_diffs > allowed {
+            failures.push(format!("{name}: {marker_diffs} items whose markers differ from pytest's, {allowed} allowed (first: {})", row["marker_diffs"][0]));
+        }
         if agreement + 1e-9 < floor {
             failures.push(format!("{name}: exact agreement {agreement:.4} below its floor {floor}"));
         }

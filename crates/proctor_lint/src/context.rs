@@ -295,8 +295,8 @@ impl<'a> SuiteContext<'a> {
 
     /// Every marker pytest knows: pytest's builtin marks, the names in
     /// `markers`, those registered by `conftest.py` files with
-    /// `config.addinivalue_line("markers", ...)`, and those the taxonomy
-    /// declares. Markers that plugins register are not known.
+    /// `config.addinivalue_line("markers", ...)` (and installed plugins
+    /// that register them the same way), and those the taxonomy declares.
     pub(crate) fn known(&self) -> &HashSet<String> {
         self.known.get_or_init(|| {
             let mut known: HashSet<String> = BUILTIN_MARKS.iter().map(|&name| name.to_owned()).collect();

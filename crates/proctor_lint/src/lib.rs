@@ -49,12 +49,15 @@ pub fn check(items: &[Item], taxonomy: &Taxonomy, selection: &RuleSelection, sou
 
 /// Like [`check`] over the collection's items, and also runs the
 /// suite-level rules over the whole collection and `settings`; reads the
-/// configuration files they point into. The collection may hold test
-/// definitions rather than pytest's items (`definitions_only`): findings
-/// are the same.
+/// configuration files they point into. `plugins` are the source files of
+/// the installed pytest plugins: the markers they register with
+/// `addinivalue_line` count as registered, like the conftests'. The
+/// collection may hold test definitions rather than pytest's items
+/// (`definitions_only`): findings are the same.
 #[must_use]
-pub fn check_suite(collection: &Collection, settings: &Settings, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    run(&collection.items, &collection.conftests, &collection.opt_in, Some(settings), taxonomy, selection, sources)
+pub fn check_suite(collection: &Collection, plugins: &[std::path::PathBuf], settings: &Settings, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
+    let registering: Vec<std::path::PathBuf> = collection.conftests.iter().chain(plugins).cloned().collect();
+    run(&collection.items, &registering, &collection.opt_in, Some(settings), taxonomy, selection, sources)
 }
 
 fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_python::OptInFile], settings: Option<&Settings>, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {

@@ -197,7 +197,7 @@ fn effective(suite: &Suite, renames: &[&Edit]) -> BTreeMap<String, BTreeSet<(Str
 fn lint(root: &Path, suite: &Suite) -> (Vec<Diagnostic>, Sources) {
     let selection = RuleSelection::new(&[], &[]).unwrap();
     let mut sources = Sources::new(root.to_path_buf());
-    let diagnostics = check_suite(&suite.collection, &suite.config, &suite.taxonomy, &selection, &mut sources);
+    let diagnostics = check_suite(&suite.collection, &[], &suite.config, &suite.taxonomy, &selection, &mut sources);
     (diagnostics, sources)
 }
 

@@ -39,7 +39,7 @@ fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sourc
     let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
     let selection = RuleSelection::new(&[code.to_owned()], &[]).unwrap();
     let mut sources = Sources::new(root);
-    let diagnostics = check_suite(&collection, &config, &taxonomy, &selection, &mut sources);
+    let diagnostics = check_suite(&collection, &[], &config, &taxonomy, &selection, &mut sources);
     (diagnostics, sources)
 }
 

@@ -63,6 +63,9 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     pub(crate) module_dynamic: Option<String>,
     module_marks: Vec<RawMark<'a>>,
     module_markers: Vec<Arc<Marker>>,
+    /// The `hypothesis` mark Hypothesis's plugin adds to `@given` tests,
+    /// when the plugin is active: one, shared by every such item.
+    hypothesis_mark: Option<Arc<Marker>>,
     /// Module-level `pytest.importorskip` calls, then the entries of the
     /// module's `pytestmark` that are not marks.
     module_decorators: Vec<Arc<Decorator>>,
@@ -82,6 +85,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             module_dynamic,
             module_marks: Vec::new(),
             module_markers: Vec::new(),
+            hypothesis_mark: settings.hypothesis_plugin.then(|| {
+                Arc::new(Marker { name: "hypothesis".into(), args: Vec::new(), kwargs: serde_json::Map::new(), source: MarkerSource::Function, location: None })
+            }),
             module_decorators: Vec::new(),
             items: Vec::new(),
         }
@@ -325,7 +331,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             let owner = owner_namespace(self.project, fdef, &chain);
             let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner);
             let own = self.shared(&own, MarkerSource::Function);
-            let markers = self.markers(&own, &[], &chain);
+            let markers = self.markers(&own, &[], self.plugin_mark(fm, fdef), &chain);
             let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
             let decorators = self.item_decorators(&own_decorators, &chain);
             self.items.push(RawItem {
@@ -345,7 +351,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// A lambda bound to a test name: a plain function without marks of
     /// its own.
     fn collect_lambda(&mut self, name: &str, lambda: &'a ast::ExprLambda, prefix: &str, chain: &[ClassFrame<'a>]) {
-        let markers = self.markers(&[], &[], chain);
+        let markers = self.markers(&[], &[], None, chain);
         let decorators = self.item_decorators(&[], chain);
         self.items.push(RawItem {
             decorators,
@@ -396,7 +402,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let decorators = self.item_decorators(&own_decorators, chain);
         match expansion {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
-                let markers = self.markers(&own, &[], chain);
+                let markers = self.markers(&own, &[], self.plugin_mark(fmodule, def), chain);
                 self.items.push(RawItem {
                     decorators: decorators.clone(),
                     nodeid: base_id,
@@ -413,7 +419,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 return Err(ModuleError(CollectError { file: self.rel().to_string(), line, column: 0, message }));
             }
             Ok(None) => {
-                let markers = self.markers(&own, &[], chain);
+                let markers = self.markers(&own, &[], self.plugin_mark(fmodule, def), chain);
                 self.items.push(RawItem {
                     nodeid: base_id,
                     file: self.rel().to_string(),
@@ -441,7 +447,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     } else {
                         format!("{base_id}[{}]", callspec.ids.join("-"))
                     };
-                    let markers = self.markers(&own, &callspec.marks, chain);
+                    let markers = self.markers(&own, &callspec.marks, self.plugin_mark(fmodule, def), chain);
                     self.items.push(RawItem {
                         decorators: decorators.clone(),
                         nodeid,
@@ -463,6 +469,17 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// arguments its strategies fill are not fixtures. Positional strategies
     /// fill the rightmost positional parameters, keyword strategies their
     /// names.
+    /// The `hypothesis` mark, for a test Hypothesis's plugin marks: one
+    /// decorated with `@given(...)` (the plugin's `is_hypothesis_test`).
+    fn plugin_mark(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<&Arc<Marker>> {
+        let mark = self.hypothesis_mark.as_ref()?;
+        let given = def.decorator_list.iter().any(|decorator| {
+            let Expr::Call(call) = &decorator.expression else { return false };
+            self.project.external_path(module, &call.func).is_some_and(|path| path == "hypothesis.given")
+        });
+        given.then_some(mark)
+    }
+
     fn drop_given_args(&self, module: usize, def: &'a ast::StmtFunctionDef, is_method: bool, argnames: &mut Vec<String>) {
         for decorator in &def.decorator_list {
             let Expr::Call(call) = &decorator.expression else { continue };
@@ -503,10 +520,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 
     /// An item's markers: its own, its parameters', its classes' (innermost
     /// first), then the module's.
-    fn markers(&self, own: &[Arc<Marker>], params: &[Arc<Marker>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Marker>> {
-        let mut out: Vec<Arc<Marker>> = Vec::with_capacity(own.len() + params.len() + self.module_markers.len());
+    /// `plugin` is a mark a plugin appends to the item (`add_marker`),
+    /// after its own and its parameters'.
+    fn markers(&self, own: &[Arc<Marker>], params: &[Arc<Marker>], plugin: Option<&Arc<Marker>>, chain: &[ClassFrame<'a>]) -> Vec<Arc<Marker>> {
+        let mut out: Vec<Arc<Marker>> = Vec::with_capacity(own.len() + params.len() + self.module_markers.len() + 1);
         out.extend(own.iter().cloned());
         out.extend(params.iter().cloned());
+        out.extend(plugin.cloned());
         for frame in chain.iter().rev() {
             out.extend(frame.markers.iter().cloned());
         }

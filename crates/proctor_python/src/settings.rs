@@ -65,6 +65,10 @@ pub struct CollectSettings {
     /// pytest. Off where a conftest changes `sys.path`.
     pub infer_import_errors: bool,
     pub deprecations_are_errors: bool,
+    /// Hypothesis's pytest plugin is active in the target interpreter: it
+    /// marks every test decorated with `@given` `hypothesis` (appended in
+    /// `pytest_collection_modifyitems`).
+    pub hypothesis_plugin: bool,
     pub opt_in: OptInSettings,
 }
 
@@ -94,6 +98,7 @@ impl CollectSettings {
             definitions_only: false,
             opt_in: OptInSettings::default(),
             deprecations_are_errors: false,
+            hypothesis_plugin: false,
             module_path: None,
             infer_import_errors: false,
         }

@@ -148,7 +148,8 @@ fn report_collect_errors(collection: &proctor_python::Collection, out: &mut Prin
 fn lint(suite: &Suite, taxonomy: &Taxonomy, selection: &RuleSelection) -> (proctor_python::Collection, Vec<proctor_source::Diagnostic>, Sources) {
     let collection = suite.collect_whole();
     let mut sources = Sources::new(suite.collect.rootdir.clone());
-    let diagnostics = proctor_lint::check_suite(&collection, &suite.config, taxonomy, selection, &mut sources);
+    let plugins = suite.plugin_files();
+    let diagnostics = proctor_lint::check_suite(&collection, &plugins, &suite.config, taxonomy, selection, &mut sources);
     (collection, diagnostics, sources)
 }
 

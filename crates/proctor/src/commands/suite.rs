@@ -119,6 +119,8 @@ impl Suite {
             .as_deref()
             .and_then(proctor_caps::module_search_path)
             .map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
+        collect.hypothesis_plugin = collect.module_path.as_ref().is_some_and(|path| path.tops.contains("_hypothesis_pytestplugin"))
+            && plugin_loads(&pytest.addopts, "hypothesispytest");
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
             collect.import_mode = mode;
@@ -141,6 +143,13 @@ impl Suite {
 
     pub(crate) fn collect(&self) -> proctor_python::Collection {
         proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
+    }
+
+    /// The source files of the target interpreter's installed pytest
+    /// plugins (`pytest11` entry points), read without running it.
+    pub(crate) fn plugin_files(&self) -> Vec<PathBuf> {
+        let python = proctor_caps::find_interpreter(None, self.config.proctor.python.as_deref(), &self.config.pytest.rootdir);
+        python.map_or_else(Vec::new, |python| proctor_config::declared_options::plugin_files(&proctor_caps::site_packages(&python)))
     }
 
     /// The collection of the whole suite, for the commands that look at
@@ -198,6 +207,17 @@ fn absolute(base: &Path, path: &str) -> PathBuf {
 
 /// Every value of the given options in addopts (`-W error`, `-Werror`,
 /// `--pythonwarnings=error`).
+/// Whether pytest loads the entry-point plugin `name`: not blocked with
+/// `-p no:NAME`, and plugins autoload (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`
+/// unset) or `-p NAME` asks for it.
+fn plugin_loads(addopts: &[String], name: &str) -> bool {
+    let plugins = all_option_values(addopts, &["-p"]);
+    if plugins.iter().any(|p| p.strip_prefix("no:") == Some(name)) {
+        return false;
+    }
+    std::env::var_os("PYTEST_DISABLE_PLUGIN_AUTOLOAD").is_none_or(|v| v.is_empty()) || plugins.iter().any(|p| p == name)
+}
+
 fn all_option_values(addopts: &[String], names: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let mut tokens = addopts.iter();
