@@ -189,7 +189,7 @@ fn a_process_shutting_down_is_handed_back_and_waited_for() {
     std::fs::write(root.join("go"), "").unwrap();
     let late = exiting.wait();
     assert!(root.join("shut-down").exists(), "waiting waits for the atexit handler");
-    assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3) }));
+    assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3), signal: None }));
     assert_eq!(late.unwrap().to_string(), "pytest's session ended with status 0, but its process then exited with exit status 3");
 }
 
