@@ -145,9 +145,8 @@ unsafe fn guard(read: libc::c_int) -> ! {
                 let n = libc::read(3, buffer[got..].as_mut_ptr().cast(), buffer.len() - got);
                 if n > 0 {
                     got += n.unsigned_abs();
-                } else if n < 0 && *libc::__errno_location() == libc::EINTR {
-                    continue;
-                } else {
+                } else if n == 0 || *libc::__errno_location() != libc::EINTR {
+                    // The pipe closed: proctor is gone.
                     break 'read;
                 }
             }

@@ -294,7 +294,7 @@ fn a_forked_child_holding_the_socket_does_not_keep_proctor_waiting() {
     write(
         root,
         "test_fork.py",
-        "import os, pathlib, time\n\ndef test_forks_then_dies():\n    child = os.fork()\n    if child == 0:\n        pathlib.Path('child.pid').write_text(str(os.getpid()) + '\\n')\n        while True:\n            time.sleep(1)\n    while not pathlib.Path('child.pid').exists():\n        time.sleep(0.01)\n    os._exit(3)\n\ndef test_after():\n    pass\n",
+        "import os, pathlib, time\n\ndef test_forks_then_dies():\n    child = os.fork()\n    if child == 0:\n        pathlib.Path('child.pid').write_text(str(os.getpid()) + '\\n')\n        while True:\n            time.sleep(1)\n    while not pathlib.Path('child.pid').exists() or not pathlib.Path('child.pid').read_text().endswith('\\n'):\n        time.sleep(0.01)\n    os._exit(3)\n\ndef test_after():\n    pass\n",
     );
     let outcome = run_bounded(PhaseOptions { timeout: None, ..options(root) });
     let got = outcomes(&outcome.results);
