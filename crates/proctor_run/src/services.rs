@@ -411,7 +411,16 @@ impl RunningService {
             return Err(err);
         }
         waited?;
-        let still_answers = parse_address(&self.address, None).is_some_and(|address| probe(&address, None, PROBE_TIMEOUT).is_ok());
+        let answers = || parse_address(&self.address, None).is_some_and(|address| probe(&address, None, PROBE_TIMEOUT).is_ok());
+        // A `stop` command may return before the daemon it stops has exited
+        // (`kill`): it gets `stop-timeout` to go. Without one, what is
+        // still there once the group is gone stays.
+        let deadline = Instant::now() + self.options.stop_timeout;
+        let mut still_answers = answers();
+        while still_answers && self.options.stop.is_some() && Instant::now() < deadline {
+            thread::sleep(POLL_INTERVAL);
+            still_answers = answers();
+        }
         if still_answers {
             let reason = match (&self.options.stop, self.daemon) {
                 (Some(_), _) => "its `stop` command did not stop it".to_owned(),

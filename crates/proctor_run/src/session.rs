@@ -436,12 +436,15 @@ fn serve(
         kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
     };
     'process: loop {
-        if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+        if !report.interrupted && options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
             kill(child);
             report.interrupted = true;
-            return report;
+            // What pytest sent before it was killed is still read: a test
+            // that finished just before the signal is not lost.
+            exited = true;
+            continue;
         }
-        if let Some(limit) = options.timeout.filter(|limit| since.elapsed() > *limit) {
+        if let Some(limit) = options.timeout.filter(|limit| !report.interrupted && since.elapsed() > *limit) {
             kill(child);
             let limit = limit.as_secs_f64();
             match (running(&report.kept, finished), &report.kept, &collecting) {
@@ -580,7 +583,8 @@ fn serve(
             }
         }
     }
-    if !report.clean_end {
+    // An interrupted test did not crash: it is not reported.
+    if !report.clean_end && !report.interrupted {
         if let Some(nodeid) = running(&report.kept, finished) {
             report.interrupted_test = Some((nodeid, since, Outcome::Crashed));
         }
