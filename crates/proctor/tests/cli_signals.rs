@@ -24,7 +24,9 @@ use common::write;
 const BOUND: Duration = Duration::from_mins(2);
 
 fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
 }
 
 /// Python that writes pids to a file atomically (written, then renamed),
@@ -56,7 +58,10 @@ impl Run {
             .stderr(err)
             .spawn()
             .unwrap();
-        Run { child, root: root.to_path_buf() }
+        Run {
+            child,
+            root: root.to_path_buf(),
+        }
     }
 
     fn output(&self) -> String {
@@ -82,9 +87,16 @@ impl Run {
                 return text;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("proctor exited ({status}) before {name} was written:\n{}", self.output());
+                panic!(
+                    "proctor exited ({status}) before {name} was written:\n{}",
+                    self.output()
+                );
             }
-            assert!(started.elapsed() < BOUND, "{name} was never written:\n{}", self.output());
+            assert!(
+                started.elapsed() < BOUND,
+                "{name} was never written:\n{}",
+                self.output()
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -121,7 +133,12 @@ fn alive(pid: i32) -> bool {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return false;
     };
-    let state = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().next().unwrap_or_default();
+    let state = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
     !matches!(state, "Z" | "X")
 }
 
@@ -139,11 +156,16 @@ fn assert_gone(pids: &[i32], what: &str) {
             libc::kill(pid, libc::SIGKILL);
         }
     }
-    assert!(survivors.is_empty(), "{what}: processes outlived the run: {survivors:?}");
+    assert!(
+        survivors.is_empty(),
+        "{what}: processes outlived the run: {survivors:?}"
+    );
 }
 
 fn pids(text: &str) -> Vec<i32> {
-    text.split_whitespace().map(|p| p.parse().unwrap()).collect()
+    text.split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
 }
 
 /// `PRAGMA integrity_check` of the history, through Python's sqlite3.
@@ -158,28 +180,60 @@ fn assert_history_intact(root: &Path) {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.starts_with("ok\n"), "the history is damaged: {text}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        text.starts_with("ok\n"),
+        "the history is damaged: {text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// The catchable signals and what proctor then exits with.
-const CATCHABLE: [(i32, &str, i32); 3] = [(libc::SIGINT, "SIGINT", 2), (libc::SIGTERM, "SIGTERM", 143), (libc::SIGHUP, "SIGHUP", 129)];
+const CATCHABLE: [(i32, &str, i32); 3] = [
+    (libc::SIGINT, "SIGINT", 2),
+    (libc::SIGTERM, "SIGTERM", 143),
+    (libc::SIGHUP, "SIGHUP", 129),
+];
 
 /// Sends each signal at the moment `marker` is written, in a fresh copy
 /// of the project `setup` writes, and checks what the run leaves behind.
 /// `direct` names the pid files of the processes proctor starts itself;
 /// `descendants` those of the processes they start.
-fn signal_at(setup: &dyn Fn(&Path), marker: &str, direct: &[&str], descendants: &[&str], finished: &[&str]) {
-    let signals = CATCHABLE.iter().copied().chain([(libc::SIGKILL, "SIGKILL", 0)]);
+fn signal_at(
+    setup: &dyn Fn(&Path),
+    marker: &str,
+    direct: &[&str],
+    descendants: &[&str],
+    finished: &[&str],
+) {
+    let signals = CATCHABLE
+        .iter()
+        .copied()
+        .chain([(libc::SIGKILL, "SIGKILL", 0)]);
     for (signal, name, code) in signals {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         write(root, "record.py", RECORD);
         setup(root);
-        let mut run = Run::start(root, &["--json", "report.json", "--junit-xml", "report.xml", "--html", "report.html", "-v"]);
+        let mut run = Run::start(
+            root,
+            &[
+                "--json",
+                "report.json",
+                "--junit-xml",
+                "report.xml",
+                "--html",
+                "report.html",
+                "-v",
+            ],
+        );
         run.wait_for_file(marker);
         let mut tracked = Vec::new();
         for file in direct.iter().chain(descendants) {
@@ -192,19 +246,39 @@ fn signal_at(setup: &dyn Fn(&Path), marker: &str, direct: &[&str], descendants: 
         assert_gone(&tracked, &what);
         assert_history_intact(root);
         if signal == libc::SIGKILL {
-            assert_eq!(status.signal(), Some(libc::SIGKILL), "{what}: {status}\n{output}");
+            assert_eq!(
+                status.signal(),
+                Some(libc::SIGKILL),
+                "{what}: {status}\n{output}"
+            );
             continue;
         }
         assert_eq!(status.code(), Some(code), "{what}: {status}\n{output}");
-        assert!(output.contains(&format!("interrupted by {name}: the report holds the {} test(s) that finished", finished.len())), "{what}:\n{output}");
+        assert!(
+            output.contains(&format!(
+                "interrupted by {name}: the report holds the {} test(s) that finished",
+                finished.len()
+            )),
+            "{what}:\n{output}"
+        );
         for report in ["report.json", "report.xml", "report.html"] {
             assert!(root.join(report).is_file(), "{what}: no {report}\n{output}");
         }
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("report.json")).unwrap()).unwrap();
-        let reported: Vec<&str> = doc["tests"].as_array().unwrap().iter().map(|t| t["nodeid"].as_str().unwrap()).collect();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("report.json")).unwrap())
+                .unwrap();
+        let reported: Vec<&str> = doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["nodeid"].as_str().unwrap())
+            .collect();
         assert_eq!(reported, finished, "{what}:\n{output}");
         if !finished.is_empty() {
-            assert!(root.join(".proctor/history.db").is_file(), "{what}: the run was not recorded\n{output}");
+            assert!(
+                root.join(".proctor/history.db").is_file(),
+                "{what}: the run was not recorded\n{output}"
+            );
         }
     }
 }
@@ -213,7 +287,11 @@ fn signal_at(setup: &dyn Fn(&Path), marker: &str, direct: &[&str], descendants: 
 fn a_signal_during_collection_stops_pytest_and_what_it_started() {
     let setup = |root: &Path| {
         write(root, "test_a.py", "def test_quick():\n    pass\n");
-        write(root, "test_b.py", "import os, time\nfrom record import record, sleeper\n\nrecord('pytest.pid', os.getpid())\nrecord('child.pid', sleeper())\nrecord('collecting', 0)\ntime.sleep(600)\n\ndef test_never():\n    pass\n");
+        write(
+            root,
+            "test_b.py",
+            "import os, time\nfrom record import record, sleeper\n\nrecord('pytest.pid', os.getpid())\nrecord('child.pid', sleeper())\nrecord('collecting', 0)\ntime.sleep(600)\n\ndef test_never():\n    pass\n",
+        );
     };
     signal_at(&setup, "collecting", &["pytest.pid"], &["child.pid"], &[]);
 }
@@ -227,13 +305,23 @@ fn a_signal_while_a_test_runs_keeps_the_tests_that_finished() {
             "import os, time\nfrom record import record, sleeper\n\ndef test_quick():\n    pass\n\ndef test_forever():\n    record('pytest.pid', os.getpid())\n    record('child.pid', sleeper())\n    record('running', 0)\n    time.sleep(600)\n\ndef test_never():\n    pass\n",
         );
     };
-    signal_at(&setup, "running", &["pytest.pid"], &["child.pid"], &["test_a.py::test_quick"]);
+    signal_at(
+        &setup,
+        "running",
+        &["pytest.pid"],
+        &["child.pid"],
+        &["test_a.py::test_quick"],
+    );
 }
 
 #[test]
 fn a_signal_while_a_service_starts_is_an_interruption() {
     let setup = |root: &Path| {
-        write(root, "slow_service.py", "import os, time\nfrom record import record, sleeper\n\nrecord('service.pid', os.getpid())\nrecord('service-child.pid', sleeper())\nrecord('starting', 0)\ntime.sleep(600)\n");
+        write(
+            root,
+            "slow_service.py",
+            "import os, time\nfrom record import record, sleeper\n\nrecord('service.pid', os.getpid())\nrecord('service-child.pid', sleeper())\nrecord('starting', 0)\ntime.sleep(600)\n",
+        );
         write(
             root,
             "pyproject.toml",
@@ -245,9 +333,19 @@ fn a_signal_while_a_service_starts_is_an_interruption() {
                 python().display()
             ),
         );
-        write(root, "test_a.py", "import pytest\n\n@pytest.mark.slowsvc\ndef test_needs_it():\n    pass\n\ndef test_plain():\n    pass\n");
+        write(
+            root,
+            "test_a.py",
+            "import pytest\n\n@pytest.mark.slowsvc\ndef test_needs_it():\n    pass\n\ndef test_plain():\n    pass\n",
+        );
     };
-    signal_at(&setup, "starting", &["service.pid"], &["service-child.pid"], &[]);
+    signal_at(
+        &setup,
+        "starting",
+        &["service.pid"],
+        &["service-child.pid"],
+        &[],
+    );
 }
 
 #[test]
@@ -277,7 +375,11 @@ fn a_second_signal_while_a_service_stops_ends_the_run_at_once() {
             python().display()
         ),
     );
-    write(root, "test_a.py", "import time\nimport pytest\nfrom record import record\n\n@pytest.mark.stubborn\ndef test_uses_it():\n    record('running', 0)\n    time.sleep(600)\n");
+    write(
+        root,
+        "test_a.py",
+        "import time\nimport pytest\nfrom record import record\n\n@pytest.mark.stubborn\ndef test_uses_it():\n    record('running', 0)\n    time.sleep(600)\n",
+    );
     let mut run = Run::start(root, &["--no-history"]);
     let service = pids(&run.wait_for_file("service.pid"));
     run.wait_for_file("running");
@@ -286,15 +388,29 @@ fn a_second_signal_while_a_service_stops_ends_the_run_at_once() {
     run.signal(libc::SIGTERM);
     let status = run.wait();
     assert_eq!(status.code(), Some(143), "{status}\n{}", run.output());
-    assert!(run.output().contains("proctor: a second signal: stopping at once"), "{}", run.output());
+    assert!(
+        run.output()
+            .contains("proctor: a second signal: stopping at once"),
+        "{}",
+        run.output()
+    );
     assert_gone(&service, "a second SIGTERM");
 }
 
 /// The JSON report's message of a test.
 fn message_of(root: &Path, nodeid: &str) -> (String, String) {
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("report.json")).unwrap()).unwrap();
-    let test = doc["tests"].as_array().unwrap().iter().find(|t| t["nodeid"] == nodeid).unwrap_or_else(|| panic!("{nodeid} not in {doc}"));
-    (test["outcome"].as_str().unwrap_or_default().to_owned(), test["message"].as_str().unwrap_or_default().to_owned())
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("report.json")).unwrap()).unwrap();
+    let test = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["nodeid"] == nodeid)
+        .unwrap_or_else(|| panic!("{nodeid} not in {doc}"));
+    (
+        test["outcome"].as_str().unwrap_or_default().to_owned(),
+        test["message"].as_str().unwrap_or_default().to_owned(),
+    )
 }
 
 #[test]
@@ -311,7 +427,12 @@ fn crash_messages_name_the_signal() {
     assert_eq!(status.code(), Some(1), "{}", run.output());
     let (outcome, message) = message_of(root, "test_crash.py::test_segfaults");
     assert_eq!(outcome, "crashed");
-    assert!(message.starts_with("the pytest process died while this test ran (killed by signal 11 (SIGSEGV))"), "{message}");
+    assert!(
+        message.starts_with(
+            "the pytest process died while this test ran (killed by signal 11 (SIGSEGV))"
+        ),
+        "{message}"
+    );
     let (_, message) = message_of(root, "test_crash.py::test_oom_killed");
     assert!(message.starts_with("the pytest process died while this test ran (killed by signal 9 (SIGKILL, out of memory?))"), "{message}");
     assert_eq!(message_of(root, "test_crash.py::test_after").0, "passed");
@@ -320,7 +441,11 @@ fn crash_messages_name_the_signal() {
 /// A project whose service `broken` exits at once, with a test that needs
 /// it, one that does not, and one that needs it but is gated off (CICD=1).
 fn broken_service_project(root: &Path, phases: bool) {
-    let job = if phases { "\n[tool.proctor.jobs.nightly]\nphases = { by = 'backend', order = ['broken'] }\n" } else { "" };
+    let job = if phases {
+        "\n[tool.proctor.jobs.nightly]\nphases = { by = 'backend', order = ['broken'] }\n"
+    } else {
+        ""
+    };
     write(
         root,
         "pyproject.toml",
@@ -360,13 +485,28 @@ fn a_service_that_fails_at_once_errors_only_the_tests_that_need_it() {
             .env_remove("PYTEST_ADDOPTS")
             .output()
             .unwrap();
-        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
         assert_eq!(output.status.code(), Some(1), "phases: {phases}\n{text}");
         let (outcome, message) = message_of(root, "test_a.py::test_needs_it");
         assert_eq!(outcome, "error", "phases: {phases}\n{text}");
-        assert!(message.contains("cannot start the broken service"), "{message}");
-        assert_eq!(message_of(root, "test_a.py::test_gated").0, "skipped", "phases: {phases}\n{text}");
-        assert_eq!(message_of(root, "test_a.py::test_plain").0, "passed", "phases: {phases}\n{text}");
+        assert!(
+            message.contains("cannot start the broken service"),
+            "{message}"
+        );
+        assert_eq!(
+            message_of(root, "test_a.py::test_gated").0,
+            "skipped",
+            "phases: {phases}\n{text}"
+        );
+        assert_eq!(
+            message_of(root, "test_a.py::test_plain").0,
+            "passed",
+            "phases: {phases}\n{text}"
+        );
     }
 }
 
@@ -395,7 +535,11 @@ fn daemon_project(root: &Path, stop: &str) {
             python().display()
         ),
     );
-    write(root, "test_a.py", "import os, socket\nimport pytest\n\n@pytest.mark.daemon\ndef test_talks_to_it():\n    host, port = os.environ['DAEMON_ADDR'].split(':')\n    socket.create_connection((host, int(port))).close()\n");
+    write(
+        root,
+        "test_a.py",
+        "import os, socket\nimport pytest\n\n@pytest.mark.daemon\ndef test_talks_to_it():\n    host, port = os.environ['DAEMON_ADDR'].split(':')\n    socket.create_connection((host, int(port))).close()\n",
+    );
 }
 
 #[test]
@@ -408,7 +552,12 @@ fn a_self_daemonizing_service_is_ready_when_it_answers_and_stop_stops_it() {
     let daemon = pids(&std::fs::read_to_string(root.join("daemon.pid")).unwrap());
     assert_gone(&daemon, "the daemon with `stop`");
     assert_eq!(status.code(), Some(0), "{}", run.output());
-    assert_eq!(message_of(root, "test_a.py::test_talks_to_it").0, "passed", "{}", run.output());
+    assert_eq!(
+        message_of(root, "test_a.py::test_talks_to_it").0,
+        "passed",
+        "{}",
+        run.output()
+    );
 }
 
 #[test]
@@ -428,7 +577,14 @@ fn a_daemon_proctor_cannot_stop_is_named_in_the_output() {
         }
     }
     assert_eq!(status.code(), Some(0), "{output}");
-    assert_eq!(message_of(root, "test_a.py::test_talks_to_it").0, "passed", "{output}");
+    assert_eq!(
+        message_of(root, "test_a.py::test_talks_to_it").0,
+        "passed",
+        "{output}"
+    );
     assert!(output.contains("service daemon: its start command exited and left a daemon that proctor cannot stop (add `stop = \"<command>\"` to [services.daemon])"), "{output}");
-    assert!(output.contains("service `daemon` still answers at 127.0.0.1:"), "{output}");
+    assert!(
+        output.contains("service `daemon` still answers at 127.0.0.1:"),
+        "{output}"
+    );
 }

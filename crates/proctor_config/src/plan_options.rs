@@ -362,8 +362,15 @@ impl PlanOptions {
                 report(key.clone().key("start"), "`start` is an empty command line".to_owned());
             }
             match (&service.stop, &service.start) {
-                (Some(stop), _) if stop.trim().is_empty() => report(key.clone().key("stop"), "`stop` is an empty command line".to_owned()),
-                (Some(_), None) => report(key.clone().key("stop"), "`stop` needs `start`: proctor never stops a service it does not start".to_owned()),
+                (Some(stop), _) if stop.trim().is_empty() => report(
+                    key.clone().key("stop"),
+                    "`stop` is an empty command line".to_owned(),
+                ),
+                (Some(_), None) => report(
+                    key.clone().key("stop"),
+                    "`stop` needs `start`: proctor never stops a service it does not start"
+                        .to_owned(),
+                ),
                 _ => {}
             }
             if let Some(variable) = &service.address_env {

@@ -25,7 +25,10 @@ static GROUPS: [AtomicI32; REGISTRY_SLOTS] = [const { AtomicI32::new(0) }; REGIS
 pub(crate) fn register_group(group: libc::pid_t) {
     tell_guardian(group);
     for slot in &GROUPS {
-        if slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+        if slot
+            .compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
             return;
         }
     }
@@ -35,7 +38,9 @@ pub(crate) fn register_group(group: libc::pid_t) {
 pub(crate) fn unregister_group(group: libc::pid_t) {
     let mut known = false;
     for slot in &GROUPS {
-        known |= slot.compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst).is_ok();
+        known |= slot
+            .compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
     }
     if known {
         tell_guardian(-group);

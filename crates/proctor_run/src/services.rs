@@ -33,7 +33,10 @@ use std::time::{Duration, Instant};
 use proctor_caps::net::{connect, http_request, parse_address, probe, Address};
 use proctor_config::ServiceOptions;
 
-use crate::process::{group_alive, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group, unregister_group, wait_for_group_exit};
+use crate::process::{
+    group_alive, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
+    unregister_group, wait_for_group_exit,
+};
 
 /// How often readiness is polled while a service starts.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
@@ -216,7 +219,12 @@ impl RunningService {
         let log_error = |source| ServiceError::Log { name: name.to_owned(), path: log_path.clone(), source };
         let log = File::create(&log_path).map_err(log_error)?;
         let log_err = log.try_clone().map_err(log_error)?;
-        let child = service.spawn(command, log, log_err).map_err(|source| ServiceError::Spawn { name: name.to_owned(), source })?;
+        let child = service
+            .spawn(command, log, log_err)
+            .map_err(|source| ServiceError::Spawn {
+                name: name.to_owned(),
+                source,
+            })?;
         service.child = Some(child);
         service.started = true;
         service.log_path = Some(log_path);
@@ -228,7 +236,14 @@ impl RunningService {
     /// process group of its own that dies with proctor.
     fn spawn(&self, command: &str, log: File, log_err: File) -> std::io::Result<Child> {
         let mut process = Command::new("sh");
-        process.arg("-c").arg(command).current_dir(&self.rootdir).envs(&self.options.env).stdin(Stdio::null()).stdout(log).stderr(log_err);
+        process
+            .arg("-c")
+            .arg(command)
+            .current_dir(&self.rootdir)
+            .envs(&self.options.env)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err);
         if let Some(variable) = &self.address_env {
             // The service listens where proctor probes, whatever `env` says.
             process.env(variable, &self.address);
@@ -243,18 +258,30 @@ impl RunningService {
     /// timeout passes or `interrupt` is set; in the last three cases what
     /// was started is stopped. A command that exits successfully first
     /// started a daemon, which gets the rest of the timeout to answer.
-    fn wait_ready(mut self, address: &Address, interrupt: Option<&AtomicBool>) -> Result<RunningService, ServiceError> {
+    fn wait_ready(
+        mut self,
+        address: &Address,
+        interrupt: Option<&AtomicBool>,
+    ) -> Result<RunningService, ServiceError> {
         let deadline = Instant::now() + self.options.ready_timeout;
         let mut last_reason = String::from("nothing answered");
         loop {
             if interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
                 self.abandon();
-                return Err(ServiceError::Interrupted { name: self.name.clone() });
+                return Err(ServiceError::Interrupted {
+                    name: self.name.clone(),
+                });
             }
             if !self.daemon {
-                if let Some(status) = self.child.as_mut().and_then(|child| child.try_wait().ok().flatten()) {
+                if let Some(status) = self
+                    .child
+                    .as_mut()
+                    .and_then(|child| child.try_wait().ok().flatten())
+                {
                     if !status.success() {
-                        return Err(self.fail(format!("its command exited ({status}) before it answered")));
+                        return Err(
+                            self.fail(format!("its command exited ({status}) before it answered"))
+                        );
                     }
                     self.daemon = true;
                     self.forget_empty_group();
@@ -303,13 +330,24 @@ impl RunningService {
 
     /// Runs `stop`, waiting up to `stop-timeout`, then kills its group.
     fn run_stop_command(&self, command: &str) -> Result<(), ServiceError> {
-        let error = |reason: String| ServiceError::StopCommand { name: self.name.clone(), reason };
+        let error = |reason: String| ServiceError::StopCommand {
+            name: self.name.clone(),
+            reason,
+        };
         let log = match &self.log_path {
-            Some(path) => OpenOptions::new().append(true).create(true).open(path).map_err(|e| error(format!("cannot open the log: {e}")))?,
+            Some(path) => OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(path)
+                .map_err(|e| error(format!("cannot open the log: {e}")))?,
             None => return Ok(()),
         };
-        let log_err = log.try_clone().map_err(|e| error(format!("cannot open the log: {e}")))?;
-        let mut child = self.spawn(command, log, log_err).map_err(|e| error(format!("cannot be spawned: {e}")))?;
+        let log_err = log
+            .try_clone()
+            .map_err(|e| error(format!("cannot open the log: {e}")))?;
+        let mut child = self
+            .spawn(command, log, log_err)
+            .map_err(|e| error(format!("cannot be spawned: {e}")))?;
         let group = group_of(&child);
         let deadline = Instant::now() + self.options.stop_timeout;
         let status = loop {
@@ -325,7 +363,10 @@ impl RunningService {
         match status {
             Some(status) if status.success() => Ok(()),
             Some(status) => Err(error(format!("exited with {status}"))),
-            None => Err(error(format!("did not finish within {} s and was killed", self.options.stop_timeout.as_secs_f64()))),
+            None => Err(error(format!(
+                "did not finish within {} s and was killed",
+                self.options.stop_timeout.as_secs_f64()
+            ))),
         }
     }
 
@@ -405,13 +446,20 @@ impl RunningService {
         if !self.started {
             return Ok(());
         }
-        let stopped = self.options.stop.clone().map(|command| self.run_stop_command(&command));
+        let stopped = self
+            .options
+            .stop
+            .clone()
+            .map(|command| self.run_stop_command(&command));
         let waited = self.stop_group();
         if let Some(Err(err)) = stopped {
             return Err(err);
         }
         waited?;
-        let answers = || parse_address(&self.address, None).is_some_and(|address| probe(&address, None, PROBE_TIMEOUT).is_ok());
+        let answers = || {
+            parse_address(&self.address, None)
+                .is_some_and(|address| probe(&address, None, PROBE_TIMEOUT).is_ok())
+        };
         // A `stop` command may return before the daemon it stops has exited
         // (`kill`): it gets `stop-timeout` to go. Without one, what is
         // still there once the group is gone stays.
@@ -424,10 +472,20 @@ impl RunningService {
         if still_answers {
             let reason = match (&self.options.stop, self.daemon) {
                 (Some(_), _) => "its `stop` command did not stop it".to_owned(),
-                (None, true) => format!("its `start` command exited and left a daemon that proctor cannot stop; add `stop = \"<command>\"` to [services.{}]", self.name),
-                (None, false) => format!("a process it started left its process group; add `stop = \"<command>\"` to [services.{}]", self.name),
+                (None, true) => format!(
+                    "its `start` command exited and left a daemon that proctor cannot stop; add `stop = \"<command>\"` to [services.{}]",
+                    self.name
+                ),
+                (None, false) => format!(
+                    "a process it started left its process group; add `stop = \"<command>\"` to [services.{}]",
+                    self.name
+                ),
             };
-            return Err(ServiceError::LeftRunning { name: self.name.clone(), address: self.address.clone(), reason });
+            return Err(ServiceError::LeftRunning {
+                name: self.name.clone(),
+                address: self.address.clone(),
+                reason,
+            });
         }
         Ok(())
     }

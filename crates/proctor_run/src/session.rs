@@ -9,8 +9,8 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
 use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use crate::model::{Event, Outcome, TestResult};
 use crate::outcome::fold;
-use crate::process::{describe_exit, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group};
+use crate::process::{
+    describe_exit, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
+};
 use crate::protocol::{CollectedItem, Decisions, Message, Setup, Unreadable};
 
 /// The plugin's source, written next to the run's files and imported by
@@ -128,7 +130,11 @@ impl Exiting {
         let status = reap(&mut self.child, self.interrupt.as_deref(), None);
         let process_status = status.and_then(|status| status.code());
         let signal = status.and_then(|status| status.signal());
-        (process_status != Some(self.session_status)).then_some(LateExit { session_status: self.session_status, process_status, signal })
+        (process_status != Some(self.session_status)).then_some(LateExit {
+            session_status: self.session_status,
+            process_status,
+            signal,
+        })
     }
 }
 
@@ -160,7 +166,11 @@ impl std::fmt::Display for LateExit {
             (None, Some(signal)) => format!("was {}", crate::process::killed_by(signal)),
             (None, None) => "ended without an exit status".to_owned(),
         };
-        write!(f, "pytest's session ended with status {}, but its process then {how}", self.session_status)
+        write!(
+            f,
+            "pytest's session ended with status {}, but its process then {how}",
+            self.session_status
+        )
     }
 }
 
@@ -436,7 +446,12 @@ fn serve(
         kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
     };
     'process: loop {
-        if !report.interrupted && options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+        if !report.interrupted
+            && options
+                .interrupt
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
             kill(child);
             report.interrupted = true;
             // What pytest sent before it was killed is still read: a test
@@ -444,7 +459,10 @@ fn serve(
             exited = true;
             continue;
         }
-        if let Some(limit) = options.timeout.filter(|limit| !report.interrupted && since.elapsed() > *limit) {
+        if let Some(limit) = options
+            .timeout
+            .filter(|limit| !report.interrupted && since.elapsed() > *limit)
+        {
             kill(child);
             let limit = limit.as_secs_f64();
             match (running(&report.kept, finished), &report.kept, &collecting) {
@@ -771,7 +789,11 @@ const EXIT_GRACE: Duration = Duration::from_secs(30);
 /// Waits for the process (killing it once `grace` is over, or at once on
 /// an interrupt), then kills what it left behind in its process group;
 /// how it ended, `None` when that cannot be read.
-fn reap(child: &mut Child, interrupt: Option<&AtomicBool>, grace: Option<Duration>) -> Option<ExitStatus> {
+fn reap(
+    child: &mut Child,
+    interrupt: Option<&AtomicBool>,
+    grace: Option<Duration>,
+) -> Option<ExitStatus> {
     let started = Instant::now();
     let status = loop {
         let interrupted = interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed));

@@ -266,9 +266,15 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
                     break;
                 }
                 Err(err) => {
-                    progress.event(&Event::Note { message: err.to_string() });
+                    progress.event(&Event::Note {
+                        message: err.to_string(),
+                    });
                     let tail = match &err {
-                        proctor_run::ServiceError::NotReady { log_tail, .. } if !log_tail.is_empty() => format!("\nthe service's last output:\n{log_tail}"),
+                        proctor_run::ServiceError::NotReady { log_tail, .. }
+                            if !log_tail.is_empty() =>
+                        {
+                            format!("\nthe service's last output:\n{log_tail}")
+                        }
                         _ => String::new(),
                     };
                     down.push((name.clone(), format!("{err}{tail}")));
@@ -296,9 +302,22 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         // reports the phase's others, and the skips of those gated off.
         let withheld: RefCell<Vec<(String, usize)>> = RefCell::new(Vec::new());
         let mut decide = |items: &[CollectedItem]| {
-            let mut decisions = decide(items, &rules, &static_by_id, &markers_of, plan.name.as_ref());
+            let mut decisions = decide(
+                items,
+                &rules,
+                &static_by_id,
+                &markers_of,
+                plan.name.as_ref(),
+            );
             if !down.is_empty() {
-                withhold(&mut decisions, items, &rules, &static_by_id, &down, &mut withheld.borrow_mut());
+                withhold(
+                    &mut decisions,
+                    items,
+                    &rules,
+                    &static_by_id,
+                    &down,
+                    &mut withheld.borrow_mut(),
+                );
             }
             decisions
         };
@@ -335,7 +354,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             if reported.contains(&nodeid) {
                 continue;
             }
-            let result = TestResult { phase: plan.name.clone(), message: Some(down[service].1.clone()), ..TestResult::new(nodeid, Outcome::Error) };
+            let result = TestResult {
+                phase: plan.name.clone(),
+                message: Some(down[service].1.clone()),
+                ..TestResult::new(nodeid, Outcome::Error)
+            };
             progress.event(&Event::TestFinished(result.clone()));
             results.push(result);
         }
@@ -359,8 +382,15 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let interrupted_run = interrupted || failed_to_start.is_some() || matches!(pytest_status, Some(2));
     let summary = RunSummary::of(&results, deselected, started.elapsed().as_secs_f64(), interrupted_run);
     if interrupted {
-        let by = signal.and_then(proctor_run::signal_name).map(|name| format!(" by {name}")).unwrap_or_default();
-        writeln!(out, "interrupted{by}: the report holds the {} test(s) that finished", results.len())?;
+        let by = signal
+            .and_then(proctor_run::signal_name)
+            .map(|name| format!(" by {name}"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "interrupted{by}: the report holds the {} test(s) that finished",
+            results.len()
+        )?;
     }
     for problem in &problems {
         writeln!(out, "error: {problem}")?;
@@ -631,8 +661,12 @@ fn withhold(
         return;
     }
     let ids: HashSet<&str> = held.iter().map(|(nodeid, _)| nodeid.as_str()).collect();
-    decisions.order.retain(|nodeid| !ids.contains(nodeid.as_str()));
-    decisions.deselect.extend(held.iter().map(|(nodeid, _)| nodeid.clone()));
+    decisions
+        .order
+        .retain(|nodeid| !ids.contains(nodeid.as_str()));
+    decisions
+        .deselect
+        .extend(held.iter().map(|(nodeid, _)| nodeid.clone()));
     for entry in held {
         if !withheld.iter().any(|(nodeid, _)| *nodeid == entry.0) {
             withheld.push(entry);

@@ -64,11 +64,19 @@ impl Rules<'_> {
     pub(crate) fn static_verdict(&self, item: &Item, effective: &Effective) -> Result<StaticVerdict> {
         let (verdict, names) = self.verdict_with(item, effective)?;
         let services = self.started_needs(item, effective);
-        Ok(StaticVerdict { verdict, names, services })
+        Ok(StaticVerdict {
+            verdict,
+            names,
+            services,
+        })
     }
 
     /// The services proctor starts that an item pytest collected needs.
-    pub(crate) fn started_services_of(&self, collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) -> Vec<String> {
+    pub(crate) fn started_services_of(
+        &self,
+        collected: &CollectedItem,
+        static_by_id: &HashMap<&str, &Item>,
+    ) -> Vec<String> {
         let item = runtime_item(collected, static_by_id);
         self.started_needs(&item, &self.taxonomy.effective(&item))
     }
