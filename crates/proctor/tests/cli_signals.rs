@@ -588,3 +588,45 @@ fn a_daemon_proctor_cannot_stop_is_named_in_the_output() {
         "{output}"
     );
 }
+
+#[test]
+fn a_closed_terminal_still_gets_its_report_history_and_status() {
+    // `SIGHUP` comes when the terminal closes, and writes to it then
+    // fail: here stdout is a pipe whose reader is gone. The summary (with
+    // a long failure, more than any output buffer holds) cannot be
+    // printed; the report, the history and the exit status still are.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "test_a.py",
+        "import pathlib, time\n\ndef test_quick():\n    pass\n\ndef test_fails():\n    assert False, 'x' * 100000\n\ndef test_forever():\n    pathlib.Path('running').write_text('x')\n    time.sleep(600)\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(python())
+        .args(["--json", "report.json"])
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(File::create(root.join("proctor.err")).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !root.join("running").exists() {
+        assert!(matches!(child.try_wait(), Ok(None)), "proctor exited before the slow test ran");
+        assert!(started.elapsed() < BOUND, "the slow test never ran");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(child.stdout.take());
+    let mut run = Run { child, root: root.to_path_buf() };
+    run.signal(libc::SIGHUP);
+    let status = run.wait();
+    assert_eq!(status.code(), Some(129), "{status}\n{}", run.output());
+    assert_eq!(message_of(root, "test_a.py::test_quick").0, "passed", "{}", run.output());
+    assert_eq!(message_of(root, "test_a.py::test_fails").0, "failed", "{}", run.output());
+    assert!(root.join(".proctor/history.db").is_file(), "the run was not recorded\n{}", run.output());
+    assert_history_intact(root);
+}

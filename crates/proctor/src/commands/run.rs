@@ -129,7 +129,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     };
     let order = resolve_order(args, &suite, phases_axis)?;
     // Services proctor starts count as up: a test that needs one is not
-    // skipped for it; if it fails to start, its phase's tests are errors.
+    // skipped for it; if it fails to start, the tests that need it are errors.
     for name in &started_services {
         if let Some(service) = options.plan.service(name) {
             facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address: service.default_address.clone() });
@@ -381,28 +381,33 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     }
     let interrupted_run = interrupted || failed_to_start.is_some() || matches!(pytest_status, Some(2));
     let summary = RunSummary::of(&results, deselected, started.elapsed().as_secs_f64(), interrupted_run);
-    if interrupted {
-        let by = signal
-            .and_then(proctor_run::signal_name)
-            .map(|name| format!(" by {name}"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "interrupted{by}: the report holds the {} test(s) that finished",
-            results.len()
-        )?;
-    }
-    for problem in &problems {
-        writeln!(out, "error: {problem}")?;
-    }
-    if let Some((why, _)) = &stopped {
-        let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
-        writeln!(out, "pytest ended its session{why} before running {} selected test(s):", not_run.len())?;
-        for nodeid in &not_run {
-            writeln!(out, "NOT RUN {nodeid}")?;
+    // The terminal may be gone (a closed terminal sends `SIGHUP`, and
+    // writes to it then fail; a closed pipe): the history and the reports
+    // are still written, and the run's status stands.
+    let mut printed = (|| -> Result<()> {
+        if interrupted {
+            let by = signal
+                .and_then(proctor_run::signal_name)
+                .map(|name| format!(" by {name}"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "interrupted{by}: the report holds the {} test(s) that finished",
+                results.len()
+            )?;
         }
-    }
-    print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())?;
+        for problem in &problems {
+            writeln!(out, "error: {problem}")?;
+        }
+        if let Some((why, _)) = &stopped {
+            let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
+            writeln!(out, "pytest ended its session{why} before running {} selected test(s):", not_run.len())?;
+            for nodeid in &not_run {
+                writeln!(out, "NOT RUN {nodeid}")?;
+            }
+        }
+        print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())
+    })();
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
         Some(status @ (3 | 4)) if !interrupted => status,
@@ -430,14 +435,16 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
             Ok(mut recorded) => {
                 if let Err(err) = recorded.prune(options.run.history_runs()) {
-                    writeln!(out.err(), "warning: older runs were not dropped from the history: {err}")?;
+                    let _ = writeln!(out.err(), "warning: older runs were not dropped from the history: {err}");
                 }
                 // Medians cost an index lookup per test of the run: only
                 // for the reports and the slow findings.
                 let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
                 history = history_extract(&recorded, &results, medians);
             }
-            Err(err) => writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?,
+            Err(err) => {
+                let _ = writeln!(out.err(), "warning: the run was not recorded in the history: {err}");
+            }
         }
     }
     let mut extras = ReportExtras::default();
@@ -445,16 +452,18 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         match report_extras(&suite, &collection, &effectives, &results, history.clone()) {
             Ok(computed) => extras = computed,
             Err(err) => {
-                writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}")?;
+                let _ = writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}");
                 extras.history.clone_from(&history);
             }
         }
     }
     write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;
     if let Some(history) = &history {
-        history_findings(&mut out, history, &results, options)?;
+        printed = printed.and_then(|()| history_findings(&mut out, history, &results, options));
     }
-    out.flush()?;
+    if let Err(err) = printed.and_then(|()| Ok(out.flush()?)) {
+        let _ = writeln!(out.err(), "warning: the output was not written whole: {err:#}");
+    }
     shutdown.wait(&mut progress);
     // A crash after the session ended fails the run, as it fails bare
     // pytest's caller.

@@ -64,11 +64,7 @@ impl Rules<'_> {
     pub(crate) fn static_verdict(&self, item: &Item, effective: &Effective) -> Result<StaticVerdict> {
         let (verdict, names) = self.verdict_with(item, effective)?;
         let services = self.started_needs(item, effective);
-        Ok(StaticVerdict {
-            verdict,
-            names,
-            services,
-        })
+        Ok(StaticVerdict { verdict, names, services })
     }
 
     /// The services proctor starts that an item pytest collected needs.
