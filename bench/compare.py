@@ -146,7 +146,8 @@ def marker_agreement(proctor_doc: dict, dump: dict):
     for item in proctor_doc["items"]:
         if item.get("dynamic") is not None or item["nodeid"] not in truth:
             continue
-        pm, dm = item["markers"], truth[item["nodeid"]]
+        # collect --json version 2: items refer to the marker table.
+        pm, dm = [proctor_doc["markers"][i] for i in item["markers"]], truth[item["nodeid"]]
         if len(pm) == len(dm) and all(marker_match(a, b) for a, b in zip(pm, dm)):
             same += 1
             continue

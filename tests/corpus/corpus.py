@@ -160,6 +160,8 @@ def compare(name: str, reference: dict, static: dict) -> dict:
     pytest_ids = [item["nodeid"] for item in reference["items"]]
     by_id = {item["nodeid"]: item for item in reference["items"]}
     known = [item for item in static["items"] if item.get("dynamic") is None]
+    # collect --json version 2: items refer to the document's marker table.
+    table = static.get("markers", [])
     dynamic = {item["nodeid"]: item["dynamic"] for item in static["items"] if item.get("dynamic") is not None}
     known_ids = [item["nodeid"] for item in known]
     in_pytest, in_static = set(pytest_ids), set(known_ids)
@@ -193,7 +195,7 @@ def compare(name: str, reference: dict, static: dict) -> dict:
         if ref is None:
             continue
         theirs = marker_names(ref["markers"])
-        ours = marker_names(item.get("markers", []))
+        ours = marker_names([table[i] for i in item.get("markers", [])])
         if theirs != ours:
             marker_diffs.append({"nodeid": item["nodeid"], "pytest": theirs, "proctor": ours})
     total = len(pytest_ids)

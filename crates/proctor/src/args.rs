@@ -15,6 +15,10 @@ pub(crate) struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing buys nothing"
+)]
 pub(crate) enum Command {
     /// List the tests pytest would collect, without importing anything.
     ///
@@ -219,6 +223,10 @@ pub(crate) struct RuleArgs {
 }
 
 #[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a flag users type, as pytest's are"
+)]
 pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) suite: SuiteArgs,
@@ -242,9 +250,60 @@ pub(crate) struct RunArgs {
     /// Write a self-contained HTML report here (one file, opens offline).
     #[arg(long, value_name = "PATH")]
     pub(crate) html: Option<PathBuf>,
-    /// Print every test's outcome as it ends, not only a progress line.
-    #[arg(short, long)]
-    pub(crate) verbose: bool,
+    /// More output: `-v` prints every test's outcome as it ends, not only
+    /// a progress line; `-vv` adds each test's duration and reason, and
+    /// gives pytest the verbosity of `pytest -vv` (full assertion diffs).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub(crate) verbose: u8,
+    /// Less output: `-q` leaves out the header line and prints the
+    /// closing line without its `=` rules, as `pytest -q`; `-qq` leaves
+    /// out the progress characters too.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub(crate) quiet: u8,
+    /// Stop after the first failure or error (pytest's `-x`, passed to
+    /// pytest).
+    #[arg(short = 'x', long = "exitfirst")]
+    pub(crate) exitfirst: bool,
+    /// Stop after N failures or errors (pytest's `--maxfail`, passed to
+    /// pytest).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) maxfail: Option<i64>,
+    /// Run only the tests whose last recorded result in proctor's history
+    /// was a failure or an error (like pytest's `--lf`, without its
+    /// cache); with none recorded, run every selected test, and say so.
+    #[arg(
+        long = "lf",
+        visible_alias = "last-failed",
+        conflicts_with = "no_history"
+    )]
+    pub(crate) last_failed: bool,
+    /// Run the tests whose last recorded result was a failure first, then
+    /// the rest (like pytest's `--ff`, from proctor's history).
+    #[arg(
+        long = "ff",
+        visible_alias = "failed-first",
+        conflicts_with = "no_history"
+    )]
+    pub(crate) failed_first: bool,
+    /// Which outcomes the short summary lists, as pytest's `-r`: `f`
+    /// failed, `E` error, `s` skipped, `x` xfailed, `X` xpassed, `p`
+    /// passed, `P` passed with output, `a` all but passes, `A` all, `N`
+    /// none (default: the last `-r` of `addopts`, else `fE`).
+    #[arg(short = 'r', value_name = "CHARS")]
+    pub(crate) report_chars: Option<String>,
+    /// Print the node ids the selection runs, from static collection
+    /// (nothing is imported, nothing runs); `proctor run -- --co` asks
+    /// real pytest instead.
+    #[arg(long = "co", visible_alias = "collect-only")]
+    pub(crate) collect_only: bool,
+    /// Load this pytest plugin, or `no:NAME` to disable one (pytest's
+    /// `-p`, passed to pytest; repeatable).
+    #[arg(short = 'p', value_name = "NAME")]
+    pub(crate) plugins: Vec<String>,
+    /// Override an ini option (pytest's `-o`, passed to pytest; proctor's
+    /// static pass reads it too; repeatable).
+    #[arg(short = 'o', long = "override-ini", value_name = "KEY=VALUE")]
+    pub(crate) override_ini: Vec<String>,
     /// The order tests run in: `pytest` (default), `random` (modules, then
     /// classes, then tests, shuffled; the seed is printed), or `by-group`
     /// (grouped by the markers of `--group-by`'s axis, in its order).

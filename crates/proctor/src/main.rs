@@ -9,6 +9,7 @@ mod printer;
 use std::io::Write;
 use std::process::ExitCode;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::Parser;
 
 fn main() -> ExitCode {
@@ -21,7 +22,10 @@ fn main() -> ExitCode {
     // SAFETY: sets a process-wide allocator option before any thread starts;
     // 15 is `mi_option_purge_delay` in mimalloc v3's `mi_option_t`.
     unsafe { libmimalloc_sys::mi_option_set(15, 0) };
-    let cli = args::Cli::parse();
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     let result = match &cli.command {
         args::Command::Collect(collect) => commands::collect::run(collect),
         args::Command::Select(select) => commands::select::run(select),
@@ -59,6 +63,59 @@ fn main() -> ExitCode {
             ExitCode::from(error_code)
         }
     }
+}
+
+/// A command line clap refused: `--help` and `--version` print and exit
+/// 0; anything else is a usage error, with pytest's status 4 (`check` and
+/// `coverage`, like ruff, exit 2 when they cannot run), and, for an
+/// option `proctor run` does not know, a hint to pass it to pytest.
+fn usage_error(mut err: clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        let _ = err.print();
+        return ExitCode::from(exit::OK);
+    }
+    let argv: Vec<String> = std::env::args().collect();
+    let command = argv.get(1).map_or("", String::as_str);
+    if command == "run" && err.kind() == ErrorKind::UnknownArgument {
+        if let Some(ContextValue::String(unknown)) = err.get(ContextKind::InvalidArg).cloned() {
+            let hint = pytest_option_hint(&argv, &unknown);
+            err.insert(
+                ContextKind::Suggested,
+                ContextValue::StyledStrs(vec![hint.into()]),
+            );
+        }
+    }
+    let _ = err.print();
+    ExitCode::from(match command {
+        "check" => commands::check::ERROR,
+        "coverage" => commands::coverage::ERROR,
+        _ => exit::USAGE,
+    })
+}
+
+/// `pass pytest options after --: proctor run -- --tb=short`, with the
+/// option's value when it is the next argument and not a path.
+fn pytest_option_hint(argv: &[String], unknown: &str) -> String {
+    if matches!(unknown, "-n" | "--numprocesses") || unknown.starts_with("--numprocesses=") {
+        return "pytest-xdist's workers are not supported: proctor runs the tests in one pytest process".to_owned();
+    }
+    // clap names `--tb` of `--tb=short`: the argument as typed is shown.
+    let with_value = format!("{unknown}=");
+    let at = argv
+        .iter()
+        .skip(2)
+        .position(|a| a == unknown || a.starts_with(&with_value))
+        .map(|at| at + 2);
+    let mut option = at.map_or_else(|| unknown.to_owned(), |at| argv[at].clone());
+    if !option.contains('=') {
+        if let Some(value) = at
+            .and_then(|at| argv.get(at + 1))
+            .filter(|v| !v.starts_with('-') && !std::path::Path::new(v.as_str()).exists())
+        {
+            option = format!("{option} {value}");
+        }
+    }
+    format!("pass pytest options after --: proctor run -- {option}")
 }
 
 /// mimalloc: collection allocates many small nodes from several threads;

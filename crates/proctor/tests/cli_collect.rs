@@ -63,7 +63,7 @@ fn collect_json_has_markers_with_provenance() {
         .unwrap();
     assert!(output.status.success());
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["version"], 2);
     let items = doc["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);
     insta::assert_snapshot!(serde_json::to_string_pretty(&items[0]).unwrap(), @r#"
@@ -80,7 +80,7 @@ fn collect_json_has_markers_with_provenance() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    let doc = common::inline_markers(serde_json::from_slice(&all.stdout).unwrap());
     insta::assert_snapshot!(serde_json::to_string(&doc["items"][2]["markers"]).unwrap(), @r#"[{"name":"parametrize","args":["n, expected",{"expr":"[(1, 1), (2, 4), pytest.param(3, 9, id=\"three\")]"}],"kwargs":{},"source":"function","location":{"file":"tests/test_math.py","line":5,"column":2,"end_line":5,"end_column":90}},{"name":"slow","args":[],"kwargs":{},"source":"function","location":{"file":"tests/test_math.py","line":4,"column":2,"end_line":4,"end_column":18}}]"#);
 }
 
@@ -234,4 +234,24 @@ fn missing_path_is_reported() {
     let out = run(dir.path(), &["collect", "tests/nope.py"]);
     assert!(out.starts_with("exit: 2\n"), "{out}");
     assert!(out.contains("file or directory not found: tests/nope.py"), "{out}");
+}
+
+#[test]
+fn collect_json_writes_a_shared_marker_once() {
+    // 5,000 items share one parametrize list: version 1 wrote the list in
+    // every item (n² bytes); each distinct marker is now in the table once.
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<String> = (0..5000).map(|i| format!("\"v{i}_sentinel\"")).collect();
+    write(dir.path(), "test_big.py", &format!("import pytest\n\n@pytest.mark.slow\n@pytest.mark.parametrize('x', [{}])\ndef test_x(x):\n    pass\n\n@pytest.mark.slow\ndef test_y():\n    pass\n", values.join(", ")));
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["collect", "--json"]).current_dir(dir.path()).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(text.matches("v4999_sentinel").count(), 2, "the value is in the table once and in one node id");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let names: Vec<&str> = doc["markers"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["parametrize", "slow", "slow"], "two slow marks written in two places are two entries (their locations differ)");
+    assert_eq!(doc["items"][4999]["markers"], serde_json::json!([0, 1]));
+    assert_eq!(doc["items"][5000]["markers"], serde_json::json!([2]));
+    let inlined = common::inline_markers(doc);
+    assert_eq!(inlined["items"][5000]["markers"][0]["location"]["line"], 8);
 }

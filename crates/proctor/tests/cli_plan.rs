@@ -162,3 +162,23 @@ fn explain_and_plan_agree_on_a_jobs_paths() {
     assert_eq!(item["jobs"]["unit"]["verdict"], "run", "{item}");
     assert_eq!(item["jobs"]["notebooks"]["verdict"], "deselected", "{item}");
 }
+
+#[test]
+fn dynamic_items_are_counted_apart_from_tests() {
+    // A function whose parameters come from a call pytest makes at run
+    // time is one dynamic item, not one test.
+    let dir = suite();
+    write(
+        dir.path(),
+        "test/test_dynamic.py",
+        "import pytest\nimport random\n\n@pytest.mark.parametrize('n', random.sample(range(100), 50))\ndef test_sampled(n):\n    pass\n\n@pytest.mark.parametrize('n', [1, 2, 3])\ndef test_known(n):\n    pass\n",
+    );
+    let output = run_env(dir.path(), &["plan", "--assume", "python.version=3.11", "--assume", "gpu.count=0"], CLEAN);
+    assert!(output.contains("job     trigger   kind      selected  skipped    runs  +dynamic\nunit    pr        required         6        1       5         1\n"), "{output}");
+    assert!(output.contains("5 run, 7 skipped, 0 deselected; plus 1 dynamic item that runs (a test function or file whose tests pytest knows only at run time)."), "{output}");
+    let output = run_env(dir.path(), &["plan", "--json", "--assume", "gpu.count=0"], CLEAN);
+    let stdout = output.split("--- stdout\n").nth(1).and_then(|rest| rest.split("--- stderr\n").next()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(stdout).unwrap_or_else(|err| panic!("{err}: {output}"));
+    assert_eq!(json["machine"]["dynamic"], serde_json::json!({"runs": 1, "skipped": 0, "deselected": 0}));
+    assert_eq!(json["jobs"][0]["dynamic_runs"], 1);
+}

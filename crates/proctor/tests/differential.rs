@@ -158,10 +158,13 @@ struct PytestError {
     summary: String,
 }
 
-/// `proctor collect --json` output, schema version 1.
+/// `proctor collect --json` output, schema version 2.
 #[derive(Debug, Deserialize)]
 struct ProctorOutput {
     version: u64,
+    /// Each distinct marker once; items refer to them by index.
+    #[serde(default)]
+    markers: Vec<ProctorMarker>,
     items: Vec<ProctorItem>,
     #[serde(default)]
     errors: Vec<ProctorError>,
@@ -177,7 +180,11 @@ struct ProctorItem {
     file: Option<String>,
     #[serde(default)]
     line: Option<u64>,
-    #[serde(default)]
+    /// Indices into [`ProctorOutput::markers`].
+    #[serde(default, rename = "markers")]
+    marker_refs: Vec<usize>,
+    /// The markers themselves, filled in from the table after parsing.
+    #[serde(skip)]
     markers: Vec<ProctorMarker>,
     #[serde(default)]
     dynamic: Option<String>,
@@ -204,7 +211,7 @@ struct ProctorDecorator {
     path: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct ProctorMarker {
     name: String,
     #[serde(default)]
@@ -392,9 +399,14 @@ fn run_proctor(dir: &Path) -> Result<ProctorOutput, String> {
     let finished = run(cmd, "proctor collect --json")?;
     let parsed: Result<ProctorOutput, _> = serde_json::from_slice(&finished.stdout);
     match parsed {
-        Ok(output) if output.version == 1 => Ok(output),
+        Ok(mut output) if output.version == 2 => {
+            for item in &mut output.items {
+                item.markers = item.marker_refs.iter().map(|&index| output.markers[index].clone()).collect();
+            }
+            Ok(output)
+        }
         Ok(output) => Err(format!(
-            "proctor collect --json reported schema version {}, expected 1",
+            "proctor collect --json reported schema version {}, expected 2",
             output.version
         )),
         Err(err) => Err(format!(
@@ -757,25 +769,24 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
         .iter()
         .map(|error| normalize_path(&error.file, dir))
         .collect();
-    let pytest_error_files: HashSet<String> = pytest
-        .errors
-        .iter()
-        .map(|error| {
-            let path = if error.path.is_empty() {
-                &error.nodeid
-            } else {
-                &error.path
-            };
-            normalize_path(path, dir)
-        })
-        .collect();
-    for error in &pytest.errors {
+    // pytest reports a conftest that fails to import as an error of its
+    // directory; proctor names the conftest itself.
+    let error_file = |error: &PytestError| {
         let path = if error.path.is_empty() {
             &error.nodeid
         } else {
             &error.path
         };
         let path = normalize_path(path, dir);
+        if dir.join(&path).is_dir() {
+            format!("{path}/conftest.py")
+        } else {
+            path
+        }
+    };
+    let pytest_error_files: HashSet<String> = pytest.errors.iter().map(error_file).collect();
+    for error in &pytest.errors {
+        let path = error_file(error);
         if !proctor_error_files.contains(&path) {
             cmp.missing_errors
                 .push(format!("{path}: {}", error.summary));

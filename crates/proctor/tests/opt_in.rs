@@ -77,7 +77,7 @@ fn collection_matches_the_reference_collector_and_nbmake() {
     let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("no dump: {}", text(&output)))).unwrap();
     let theirs = items_with_markers(theirs["items"].as_array().unwrap());
     let output = proctor(dir.path(), &["collect", "docs", "--json"]);
-    let ours: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
+    let ours = common::inline_markers(serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output))));
     let ours = items_with_markers(ours["items"].as_array().unwrap());
     assert_eq!(ours, theirs, "proctor (left) and the reference (right) collect different items or markers");
     assert_eq!(theirs.len(), 7, "the suite has 3 examples and 4 notebooks: {theirs:?}");
@@ -237,4 +237,33 @@ fn mellea_examples_and_notebooks_are_gated_like_tests() {
         [("docs/examples/notebooks/getting_started.ipynb::getting_started.ipynb", "passed"), ("docs/examples/notebooks/untagged.ipynb::untagged.ipynb", "skipped")],
         "{log}"
     );
+}
+
+/// One rule for what a command without paths covers: `plan`'s machine line
+/// counts what a bare `proctor run` runs (pytest's testpaths), and says how
+/// many example and notebook items lie beyond it instead of counting them.
+#[test]
+fn plan_counts_what_a_bare_run_runs() {
+    let dir = copy_of(&repo().join("examples/mellea"));
+    let interpreter = python();
+    let assume = ["--assume", "service.ollama=down", "--assume", "gpu.count=0"];
+    let report = dir.path().join("report.json");
+    let mut args = vec!["run", "--python", interpreter.to_str().unwrap(), "--no-history", "--json", report.to_str().unwrap()];
+    args.extend_from_slice(&assume);
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(&args).current_dir(dir.path()).env_remove("PYTEST_ADDOPTS").env_remove("CICD").env_remove("OLLAMA_HOST").output().unwrap();
+    let log = text(&output);
+    assert!(log.contains("note: not in a run without paths: docs/examples (pytest's testpaths do not reach it; `proctor run docs/examples` runs it)"), "{log}");
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {log}"))).unwrap();
+    let mut args = vec!["plan", "--json"];
+    args.extend_from_slice(&assume);
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(&args).current_dir(dir.path()).env_remove("PYTEST_ADDOPTS").env_remove("CICD").env_remove("OLLAMA_HOST").output().unwrap();
+    let plan: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
+    let machine = &plan["machine"];
+    let counts = &run["summary"]["counts"];
+    let ran = counts["passed"].as_u64().unwrap_or(0) + counts["failed"].as_u64().unwrap_or(0);
+    let skipped: u64 = machine["skipped"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(machine["runs"].as_u64(), Some(ran), "{machine} / {}", run["summary"]);
+    assert_eq!(Some(skipped), counts["skipped"].as_u64(), "{machine} / {}", run["summary"]);
+    assert_eq!(machine["deselected"], run["summary"]["deselected"], "{machine} / {}", run["summary"]);
+    assert_eq!(machine["outside"], 5, "the opted-in examples and notebooks under docs/examples: {machine}");
 }

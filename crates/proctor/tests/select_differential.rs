@@ -10,6 +10,8 @@
 //!
 //! `scripts/test` sets `PROCTOR_TEST_PYTHON`; without it this test fails.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,7 +95,7 @@ fn proctor_selection(dir: &Path, markers: &str, keywords: &str) -> (BTreeSet<Str
 fn check_suite(name: &str, seed: u64, cases: usize) {
     let dir = repo_root().join("tests/suites").join(name);
     let collected = proctor(&dir, &["collect", "--json"]);
-    let doc: serde_json::Value = serde_json::from_slice(&collected.stdout).unwrap();
+    let doc = common::inline_markers(serde_json::from_slice(&collected.stdout).unwrap());
     let items = doc["items"].as_array().unwrap();
     let mut markers: BTreeSet<String> = BTreeSet::new();
     let mut fragments: BTreeSet<String> = BTreeSet::new();

@@ -22,6 +22,10 @@ pub struct DetectOptions {
     pub env_names: Vec<String>,
     /// Services to probe.
     pub services: Vec<ServiceProbe>,
+    /// Variables the tests get on top of the process's environment (a
+    /// job's `env`): a service's `address_env` is read here first, so that
+    /// the address probed is the one the tests will use.
+    pub env: Vec<(String, String)>,
     /// Programs to look for on `PATH`.
     pub binaries: Vec<String>,
     /// Treat resource needs as met, whatever the hardware.
@@ -40,6 +44,7 @@ impl Default for DetectOptions {
             python: None,
             env_names: Vec::new(),
             services: Vec::new(),
+            env: Vec::new(),
             binaries: Vec::new(),
             skip_resource_checks: false,
             tcp_timeout: Duration::from_millis(300),
@@ -86,7 +91,15 @@ pub fn detect(options: &DetectOptions) -> Capabilities {
             .iter()
             .map(|probe| {
                 // The value goes to the probe only; it is never stored.
-                let value = probe.address_env.as_deref().and_then(std::env::var_os).and_then(|v| v.into_string().ok());
+                let value = probe.address_env.as_deref().and_then(|name| {
+                    let given = options
+                        .env
+                        .iter()
+                        .rev()
+                        .find(|(key, _)| key == name)
+                        .map(|(_, value)| value.clone());
+                    given.or_else(|| std::env::var_os(name).and_then(|v| v.into_string().ok()))
+                });
                 let timeout = options.tcp_timeout;
                 let handle = scope.spawn(move || {
                     services::probe_service(

@@ -159,6 +159,36 @@ impl History {
         Ok(flaky)
     }
 
+    /// The tests whose most recent recorded result is a failure (failed,
+    /// error, crashed, timed out), as pytest's `lastfailed` cache holds
+    /// them: a test leaves it when it next passes or is skipped, and stays
+    /// in it through the runs that do not run it. Node ids of modules that
+    /// failed to collect are included.
+    pub fn last_failed(&self) -> Result<Vec<String>, HistoryError> {
+        let read_err = |source| HistoryError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let failures = outcome::failure_set();
+        // Only tests that ever went wrong are looked at (an index holds
+        // them): the cost follows the failures, not the history's size.
+        let mut statement = self
+            .conn
+            .prepare(&format!(
+                "SELECT tests.nodeid FROM (
+                    SELECT test_id, outcome,
+                           ROW_NUMBER() OVER (PARTITION BY test_id ORDER BY run_id DESC) AS n
+                    FROM results WHERE test_id IN (SELECT test_id FROM results WHERE {WENT_WRONG})
+                 ) JOIN tests ON tests.id = test_id WHERE n = 1 AND outcome IN {failures}
+                 ORDER BY tests.nodeid"
+            ))
+            .map_err(read_err)?;
+        let rows = statement
+            .query_map([], |row| row.get::<_, String>(0))
+            .map_err(read_err)?;
+        rows.collect::<Result<_, _>>().map_err(read_err)
+    }
+
     /// How many runs are recorded.
     pub fn run_count(&self) -> Result<usize, HistoryError> {
         self.conn
@@ -227,6 +257,25 @@ mod tests {
             history.record_run(&run(), results).unwrap();
         }
         (dir, history)
+    }
+
+    #[test]
+    fn last_failed_holds_the_tests_whose_latest_result_failed() {
+        let (_dir, history) = history_with(&[
+            vec![
+                result("a", Outcome::Failed, 1.0),
+                result("b", Outcome::Failed, 1.0),
+                result("c", Outcome::Error, 1.0),
+            ],
+            vec![
+                result("a", Outcome::Passed, 1.0),
+                result("c", Outcome::Skipped, 0.0),
+                result("d", Outcome::Crashed, 1.0),
+            ],
+            vec![result("e", Outcome::Passed, 1.0)],
+        ]);
+        // `b` did not run since it failed: it stays, as in pytest's cache.
+        assert_eq!(history.last_failed().unwrap(), ["b", "d"]);
     }
 
     /// Four runs of tests `a`, `b` and `c` with durations of every kind of

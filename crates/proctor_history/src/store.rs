@@ -256,6 +256,7 @@ pub(crate) mod tests {
             attempts: 1,
             flaky: false,
             markers: vec!["unit".into()],
+            location: None,
         }
     }
 

@@ -90,12 +90,16 @@ pub struct JobReport {
     pub trigger: Trigger,
     /// Whether its failure blocks merging.
     pub required: bool,
-    /// Items its selection picks.
+    /// Items its selection picks (known items only: a dynamic item is a
+    /// function whose tests pytest only knows at run time).
     pub selected: usize,
     /// Selected items skipped by a gate or an unmet need.
     pub skipped: usize,
     /// Items it runs.
     pub runs: usize,
+    /// Dynamic items it runs: test functions whose parameter count is
+    /// known only at run time, counted apart from `runs`.
+    pub dynamic_runs: usize,
     /// Items run per phase, in order (empty without phases).
     pub phases: Vec<(String, usize)>,
 }
@@ -154,6 +158,7 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
             selected: 0,
             skipped: 0,
             runs: 0,
+            dynamic_runs: 0,
             phases: job.options.phases.as_ref().map_or_else(Vec::new, |p| phase_names(p, taxonomy).into_iter().map(|n| (n, 0)).collect()),
         })
         .collect();
@@ -164,6 +169,8 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
         for (job, report) in jobs.iter().zip(&mut reports) {
             let verdict = job_verdict(item, effective, job, plan)?;
             match &verdict {
+                Verdict::Run if item.dynamic.is_some() => report.dynamic_runs += 1,
+                Verdict::Skipped { .. } | Verdict::Deselected { .. } if item.dynamic.is_some() => {}
                 Verdict::Run => {
                     report.selected += 1;
                     report.runs += 1;

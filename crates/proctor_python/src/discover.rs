@@ -75,18 +75,23 @@ pub(crate) struct Walker<'s> {
     ignores: BTreeMap<PathBuf, ConftestIgnores>,
     /// By their bytes, which hash faster than a `Path`'s components.
     seen_files: FxHashSet<std::ffi::OsString>,
+    /// Directories whose conftest.py cannot be read or parsed: pytest
+    /// fails to import it and collects nothing below it.
+    broken: FxHashSet<PathBuf>,
 }
 
 impl<'s> Walker<'s> {
     pub(crate) fn new(settings: &'s CollectSettings) -> Self {
-        Walker { settings, out: Discovery::default(), ignores: BTreeMap::new(), seen_files: FxHashSet::default() }
+        Walker { settings, out: Discovery::default(), ignores: BTreeMap::new(), seen_files: FxHashSet::default(), broken: FxHashSet::default() }
     }
 
     /// Walks every initial path in order.
     pub(crate) fn run(mut self, initial: &[PathBuf]) -> Discovery {
         for path in initial {
             self.visit_conftests_above(path);
-            if path.is_dir() {
+            if self.under_broken_conftest(path) {
+                // Its conftest's error stands for it, as in pytest.
+            } else if path.is_dir() {
                 let mut stack = Vec::new();
                 self.walk_dir(path, None, &mut stack);
             } else if path.is_file() && self.opt_in_file(path) {
@@ -170,6 +175,12 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// Whether a conftest.py that failed to load sits in `path`'s
+    /// directory or above it.
+    fn under_broken_conftest(&self, path: &Path) -> bool {
+        !self.broken.is_empty() && path.ancestors().any(|dir| self.broken.contains(dir))
+    }
+
     fn visit_conftest(&mut self, dir: &Path) {
         if self.out.conftests.contains_key(dir) {
             return;
@@ -178,6 +189,15 @@ impl<'s> Walker<'s> {
         if conftest.is_file() {
             self.out.conftests.insert(dir.to_path_buf(), conftest.clone());
             let file = SourceFile::load(&conftest, self.settings.relative(&conftest), self.settings.max_file_size);
+            if let Some(error) = &file.error {
+                // pytest's `ImportError while loading conftest`: the
+                // directory's tests are not collected.
+                self.out.errors.push(CollectError {
+                    message: format!("ImportError while loading conftest: {}", error.message),
+                    ..error.clone()
+                });
+                self.broken.insert(dir.to_path_buf());
+            }
             let ignores = read_collect_ignores(&file, dir);
             if !ignores.is_empty() {
                 self.ignores.insert(dir.to_path_buf(), ignores);
@@ -202,6 +222,10 @@ impl<'s> Walker<'s> {
         }
         stack.push(canonical);
         self.visit_conftest(dir);
+        if self.broken.contains(dir) {
+            stack.pop();
+            return;
+        }
         let mut entries: Vec<(String, PathBuf, Kind)> = match std::fs::read_dir(dir) {
             Ok(rd) => rd
                 .filter_map(Result::ok)

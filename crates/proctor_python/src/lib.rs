@@ -41,6 +41,9 @@ struct Arg {
     /// The node id prefix the argument selects (`path::Class::test`), when
     /// it has `::` parts.
     nodeid: Option<String>,
+    /// An example or notebook folder the whole suite adds beyond pytest's
+    /// own walk.
+    beyond_walk: bool,
 }
 
 /// The paths pytest starts collecting from: the arguments, else `testpaths`
@@ -54,20 +57,20 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
                 if pattern.contains(['*', '?', '[']) {
                     let mut matches = glob_paths(&settings.rootdir, pattern);
                     matches.sort();
-                    out.extend(matches.into_iter().map(|path| Arg { path, nodeid: None }));
+                    out.extend(matches.into_iter().map(|path| Arg { path, nodeid: None, beyond_walk: false }));
                 } else if full.exists() {
-                    out.push(Arg { path: full, nodeid: None });
+                    out.push(Arg { path: full, nodeid: None, beyond_walk: false });
                 }
             }
         }
         if out.is_empty() {
-            out.push(Arg { path: cwd.to_path_buf(), nodeid: None });
+            out.push(Arg { path: cwd.to_path_buf(), nodeid: None, beyond_walk: false });
         }
         if settings.opt_in.whole_suite {
             let folders = settings.opt_in.example_dirs.iter().chain(&settings.opt_in.notebook_dirs);
             for dir in folders {
                 if dir.exists() && !out.iter().any(|start| dir.starts_with(&start.path)) {
-                    out.push(Arg { path: dir.clone(), nodeid: None });
+                    out.push(Arg { path: dir.clone(), nodeid: None, beyond_walk: true });
                 }
             }
         }
@@ -80,9 +83,22 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
         };
         let path = discover::normalize(&cwd.join(path_part));
         let nodeid = rest.map(|r| format!("{}::{r}", settings.relative(&path)));
-        out.push(Arg { path, nodeid });
+        out.push(Arg { path, nodeid, beyond_walk: false });
     }
     out
+}
+
+/// The example and notebook folders (relative to the rootdir) that a run
+/// with these arguments does not reach: none when paths are given, else
+/// the configured folders outside pytest's walk (`testpaths`).
+#[must_use]
+pub fn folders_beyond_walk(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Vec<String> {
+    if !args.is_empty() {
+        return Vec::new();
+    }
+    let mut whole = settings.clone();
+    whole.opt_in.whole_suite = true;
+    initial_args(&whole, args, cwd, testpaths).iter().filter(|a| a.beyond_walk).map(|a| settings.relative(&a.path)).collect()
 }
 
 /// Expands a relative glob (as `testpaths` allows) under `root`.
@@ -156,6 +172,7 @@ fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpa
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();
     let (mut collection, raw) = session::run(settings, &paths);
+    collection.beyond_walk = initial.iter().filter(|a| a.beyond_walk).map(|a| settings.relative(&a.path)).collect();
     let selectors: Vec<&str> = initial.iter().filter_map(|a| a.nodeid.as_deref()).collect();
     let whole_files: Vec<String> = initial.iter().filter(|a| a.nodeid.is_none()).map(|a| settings.relative(&a.path)).collect();
     collection.items.reserve(raw.len());

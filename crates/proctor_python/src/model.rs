@@ -150,4 +150,9 @@ pub struct Collection {
     /// (examples without the comment included, for `proctor check`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub opt_in: Vec<crate::opt_in::OptInFile>,
+    /// The example and notebook folders (relative to the rootdir) that a
+    /// whole-suite collection added beyond pytest's own walk: a run
+    /// without paths does not reach their items.
+    #[serde(skip)]
+    pub beyond_walk: Vec<String>,
 }

@@ -25,8 +25,9 @@ const BUILTIN_MODULES: &[&str] = &[
 
 /// How importing a test module ends before any test is collected.
 pub(crate) enum ModuleStop {
-    /// pytest skips the module, with this reason.
-    Skip(String),
+    /// pytest skips the module, with this reason, at this byte offset (the
+    /// call that skips, whose line pytest's `-rs` shows).
+    Skip(String, u32),
     /// pytest fails to import it: `ModuleNotFoundError` of this module.
     Missing(String),
     /// Importing it may fail: a missing module is imported under a
@@ -113,7 +114,7 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
         };
         let Expr::Call(call) = value else { continue };
         if let Some(reason) = call_skip(project, module, settings, suite, call) {
-            return Some(ModuleStop::Skip(reason));
+            return Some(ModuleStop::Skip(reason, ruff_text_size::Ranged::start(call).to_u32()));
         }
     }
     None

@@ -430,6 +430,15 @@ fn finish_sets<'a>(
     Ok(sets)
 }
 
+/// pytest's `_validate_ids`: a sized `ids=` must give one id per
+/// parameter set (an empty one is allowed).
+fn check_id_count(sets: usize, ids: usize, nodeid: &str) -> Result<(), ExpandError> {
+    if ids == sets || ids == 0 {
+        return Ok(());
+    }
+    Err(ExpandError::Collect(format!("In {nodeid}: {sets} parameter sets specified, with different number of ids: {ids}")))
+}
+
 /// `Metafunc.parametrize`: multiplies the existing calls by the new sets.
 fn apply<'a>(
     project: &Project<'_, 'a>,
@@ -442,6 +451,9 @@ fn apply<'a>(
         let (im, ids_expr) = project.deref(im, ids_expr);
         match ids_expr {
             Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+                if !elts.iter().any(Expr::is_starred_expr) {
+                    check_id_count(call.sets.len(), elts.len(), nodeid)?;
+                }
                 for (set, id) in call.sets.iter_mut().zip(elts) {
                     if set.explicit.is_some() || set.hidden {
                         continue;
@@ -504,6 +516,9 @@ fn apply<'a>(
                     PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("ids: {reason}"))),
                     listed => {
                         let ids = ops_iterate(&listed).map_err(|reason| ExpandError::Dynamic(format!("ids: {reason}")))?;
+                        if matches!(listed, PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, .. }) {
+                            check_id_count(call.sets.len(), ids.len(), nodeid)?;
+                        }
                         for (set, id) in call.sets.iter_mut().zip(ids) {
                             if set.explicit.is_some() || set.hidden {
                                 continue;

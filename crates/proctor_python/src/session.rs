@@ -367,8 +367,8 @@ fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx
     }
     let mut uncertain = None;
     match crate::module_skip::module_stop(project, idx, settings) {
-        Some(crate::module_skip::ModuleStop::Skip(reason)) => {
-            let skip = CollectError { file: module.file.rel.clone(), line: 0, column: 0, message: reason };
+        Some(crate::module_skip::ModuleStop::Skip(reason, offset)) => {
+            let skip = CollectError { file: module.file.rel.clone(), line: module.file.line_of(offset), column: 0, message: reason };
             return ModuleResult { items: Vec::new(), error: None, skipped: Some(skip), parsed: true };
         }
         Some(crate::module_skip::ModuleStop::Missing(name)) => {

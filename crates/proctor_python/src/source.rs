@@ -43,11 +43,17 @@ impl SourceFile {
             ast: None,
             error: None,
         };
-        let decoded = bytes.and_then(decode);
-        match decoded {
-            Ok(text) => file.text = text,
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
             Err(message) => {
                 file.error = Some(file.whole_file_error(message));
+                return file;
+            }
+        };
+        match decode(bytes) {
+            Ok(text) => file.text = text,
+            Err(err) => {
+                file.error = Some(CollectError { file: file.rel.clone(), line: err.line, column: err.column, message: err.message });
                 return file;
             }
         }
@@ -101,57 +107,214 @@ pub(crate) fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, String> 
     Ok(bytes)
 }
 
-/// Decodes Python source bytes as `CPython` would: UTF-8 (with or without a
-/// BOM) unless a PEP 263 coding cookie on the first two lines says
-/// otherwise. Latin-1 cookies are supported; other encodings are reported.
-fn decode(mut owned: Vec<u8>) -> Result<String, String> {
-    if owned.contains(&0) {
-        return Err("SyntaxError: source code cannot contain null bytes".to_string());
-    }
-    if owned.starts_with(b"\xef\xbb\xbf") {
-        owned.drain(..3);
-    }
-    let bytes = owned.as_slice();
-    let cookie = coding_cookie(bytes);
-    match cookie.as_deref() {
-        None | Some("utf-8" | "utf8" | "utf_8") => String::from_utf8(owned).map_err(|err| {
-                let bytes = err.as_bytes();
-                let offset = err.utf8_error().valid_up_to();
-                let line = bytes[..offset].split(|&b| b == b'\n').count();
-                format!(
-                    "SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0x{:02x} in position {offset}: invalid start byte (line {line})",
-                    bytes[offset]
-                )
-            }),
-        Some("latin-1" | "latin1" | "iso-8859-1" | "iso8859-1" | "l1") => {
-            Ok(bytes.iter().map(|&b| char::from(b)).collect())
+/// Why source bytes cannot be decoded, and where (1-based).
+#[derive(Debug)]
+struct DecodeError {
+    message: String,
+    line: usize,
+    column: usize,
+}
+
+impl DecodeError {
+    /// An error at byte `offset` of `bytes`.
+    fn at(bytes: &[u8], offset: usize, message: String) -> DecodeError {
+        let before = &bytes[..offset.min(bytes.len())];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        DecodeError {
+            message,
+            line: before.split(|&b| b == b'\n').count(),
+            column: String::from_utf8_lossy(&before[line_start..]).chars().count() + 1,
         }
-        Some(other) => Err(format!(
-            "unsupported source encoding `{other}` (proctor reads utf-8 and latin-1)"
+    }
+}
+
+/// Decodes Python source bytes as `CPython` does: UTF-8 (with or without a
+/// BOM) unless a PEP 263 coding cookie on the first two lines says
+/// otherwise, with the tokenizer's name normalisation (`utf-8-sig` and
+/// `latin-1-unix` are UTF-8 and Latin-1); a BOM with another encoding is
+/// an error. Invalid UTF-8 inside a comment is accepted, as `CPython`
+/// accepts it. Latin-1 and ASCII cookies are supported; other encodings
+/// are reported.
+fn decode(mut owned: Vec<u8>) -> Result<String, DecodeError> {
+    if let Some(offset) = owned.iter().position(|&b| b == 0) {
+        return Err(DecodeError::at(&owned, offset, "SyntaxError: source code cannot contain null bytes".to_string()));
+    }
+    let bom = owned.starts_with(b"\xef\xbb\xbf");
+    if bom {
+        owned.drain(..3);
+        if owned.starts_with(b"\xef\xbb\xbf") {
+            return Err(DecodeError::at(&owned, 0, "SyntaxError: invalid non-printable character U+FEFF".to_string()));
+        }
+    }
+    let cookie = coding_cookie(&owned);
+    let encoding = cookie.as_deref().map(normal_encoding_name);
+    if bom && encoding.as_deref().is_some_and(|name| name != "utf-8") {
+        let name = encoding.unwrap_or_default();
+        return Err(DecodeError::at(&owned, 0, format!("SyntaxError: encoding problem: {name} with BOM")));
+    }
+    match encoding.as_deref() {
+        None | Some("utf-8" | "utf8") => decode_utf8(owned),
+        Some("iso-8859-1" | "latin1" | "l1") => Ok(owned.iter().map(|&b| char::from(b)).collect()),
+        Some("ascii" | "us-ascii" | "646") => match owned.iter().position(|b| !b.is_ascii()) {
+            Some(offset) => Err(DecodeError::at(
+                &owned,
+                offset,
+                format!(
+                    "SyntaxError: (unicode error) 'ascii' codec can't decode byte 0x{:02x} in position {offset}: ordinal not in range(128)",
+                    owned[offset]
+                ),
+            )),
+            None => decode_utf8(owned),
+        },
+        Some(other) => Err(DecodeError::at(
+            &owned,
+            0,
+            format!("unsupported source encoding `{other}` (proctor reads utf-8, latin-1 and ascii)"),
         )),
     }
 }
 
+/// `CPython`'s `get_normal_name`: `utf-8-*` is UTF-8, `latin-1-*`,
+/// `iso-8859-1-*` and `iso-latin-1-*` are Latin-1 (underscores read as
+/// dashes); other names are returned lowercased.
+fn normal_encoding_name(name: &str) -> String {
+    let name = name.to_ascii_lowercase();
+    let dashed: String = name.chars().take(12).map(|c| if c == '_' { '-' } else { c }).collect();
+    let is = |base: &str| dashed == base || dashed.starts_with(&format!("{base}-"));
+    if is("utf-8") {
+        "utf-8".to_string()
+    } else if is("latin-1") || is("iso-8859-1") || is("iso-latin-1") {
+        "iso-8859-1".to_string()
+    } else {
+        name
+    }
+}
+
+/// UTF-8 source; bytes that are not UTF-8 are accepted inside comments
+/// only (the tokenizer never decodes a comment), and stand there as `?`.
+fn decode_utf8(owned: Vec<u8>) -> Result<String, DecodeError> {
+    let err = match String::from_utf8(owned) {
+        Ok(text) => return Ok(text),
+        Err(err) => err,
+    };
+    let first = err.utf8_error();
+    let bytes = err.into_bytes();
+    let error = |offset: usize| {
+        let reason = match first.error_len() {
+            Some(_) if bytes[offset] & 0xc0 == 0x80 || bytes[offset] >= 0xf8 => "invalid start byte",
+            Some(_) => "invalid continuation byte",
+            None => "unexpected end of data",
+        };
+        DecodeError::at(
+            &bytes,
+            offset,
+            format!(
+                "SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0x{:02x} in position {offset}: {reason}",
+                bytes[offset]
+            ),
+        )
+    };
+    // Every invalid sequence becomes as many `?`, so offsets stay put.
+    let mut patched = Vec::with_capacity(bytes.len());
+    let mut invalid = Vec::new();
+    for chunk in bytes.utf8_chunks() {
+        patched.extend_from_slice(chunk.valid().as_bytes());
+        for _ in chunk.invalid() {
+            invalid.push(patched.len());
+            patched.push(b'?');
+        }
+    }
+    let text = String::from_utf8(patched).map_err(|_| error(first.valid_up_to()))?;
+    let parsed = parse_module(&text);
+    let tokens = match &parsed {
+        Ok(parsed) => parsed.tokens(),
+        Err(_) => return Err(error(first.valid_up_to())),
+    };
+    let in_comment = |offset: usize| {
+        tokens.iter().any(|token| {
+            token.kind() == ruff_python_ast::token::TokenKind::Comment && token.range().contains(ruff_text_size::TextSize::try_from(offset).unwrap_or_default())
+        })
+    };
+    match invalid.iter().find(|&&offset| !in_comment(offset)) {
+        Some(&offset) => Err(error(offset)),
+        None => Ok(text),
+    }
+}
+
+/// A PEP 263 cookie (`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`) on the
+/// first line, or on the second when the first holds only a comment or
+/// blanks.
 fn coding_cookie(bytes: &[u8]) -> Option<String> {
-    for line in bytes.split(|&b| b == b'\n').take(2) {
+    for (index, line) in bytes.split(|&b| b == b'\n').take(2).enumerate() {
         let line = String::from_utf8_lossy(line);
-        let trimmed = line.trim_start();
+        let trimmed = line.trim_start_matches([' ', '\t', '\x0c']);
         if !trimmed.starts_with('#') {
+            if index == 0 && !trimmed.trim().is_empty() {
+                return None;
+            }
             continue;
         }
-        if let Some(pos) = trimmed.find("coding") {
-            let rest = &trimmed[pos + "coding".len()..];
-            if let Some(rest) = rest.strip_prefix(':').or_else(|| rest.strip_prefix('=')) {
-                let name: String = rest
-                    .trim_start()
+        let mut rest = trimmed;
+        while let Some(pos) = rest.find("coding") {
+            let after = &rest[pos + "coding".len()..];
+            if let Some(value) = after.strip_prefix(':').or_else(|| after.strip_prefix('=')) {
+                let name: String = value
+                    .trim_start_matches([' ', '\t'])
                     .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
                     .collect();
                 if !name.is_empty() {
-                    return Some(name.to_ascii_lowercase());
+                    return Some(name);
                 }
             }
+            rest = after;
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decode, normal_encoding_name};
+
+    fn error(bytes: &[u8]) -> (usize, usize, String) {
+        let err = decode(bytes.to_vec()).expect_err("an error");
+        (err.line, err.column, err.message)
+    }
+
+    #[test]
+    fn encoding_names_are_normalised_as_the_tokenizer_does() {
+        assert_eq!(normal_encoding_name("UTF_8-sig"), "utf-8");
+        assert_eq!(normal_encoding_name("latin-1-unix"), "iso-8859-1");
+        assert_eq!(normal_encoding_name("iso_latin_1"), "iso-8859-1");
+        assert_eq!(normal_encoding_name("utf-80"), "utf-80");
+        assert_eq!(normal_encoding_name("cp1252"), "cp1252");
+    }
+
+    #[test]
+    fn cookies_are_read_where_python_reads_them() {
+        assert_eq!(decode(b"# vim: set fileencoding=latin-1 :\nx = '\xe9'\n".to_vec()).unwrap(), "# vim: set fileencoding=latin-1 :\nx = '\u{e9}'\n");
+        assert!(decode(b"#!/usr/bin/env python\n# -*- coding: latin-1 -*-\nx = '\xe9'\n".to_vec()).unwrap().ends_with("x = '\u{e9}'\n"));
+        // After a line of code, a cookie on line 2 is only a comment.
+        assert_eq!(error(b"x = 1\n# coding: latin-1\ny = '\xe9'\n").0, 3);
+        // `decoding` is not the cookie; the `coding:` after it is.
+        assert!(decode(b"# decoding and coding: latin-1\nx = '\xe9'\n".to_vec()).is_ok());
+    }
+
+    #[test]
+    fn byte_errors_say_where() {
+        assert_eq!(error(b"x = 1\ny = 2\0\n"), (2, 6, "SyntaxError: source code cannot contain null bytes".to_string()));
+        assert_eq!(error(b"\xef\xbb\xbf# coding: latin-1\n").2, "SyntaxError: encoding problem: iso-8859-1 with BOM");
+        assert_eq!(error(b"\xef\xbb\xbf\xef\xbb\xbfx = 1\n").2, "SyntaxError: invalid non-printable character U+FEFF");
+        let (line, column, message) = error(b"# ok\nx = 'caf\xe9'\n");
+        assert_eq!((line, column), (2, 9));
+        assert!(message.contains("'utf-8' codec can't decode byte 0xe9"), "{message}");
+    }
+
+    #[test]
+    fn invalid_utf8_is_accepted_in_comments_only() {
+        assert!(decode(b"x = 1  # caf\xe9\n# \xff\xfe\n".to_vec()).is_ok());
+        assert_eq!(error(b"s = '#'; y = '\xe9'\n").0, 1);
+        assert_eq!(error(b"'''\n# caf\xe9\n'''\n").0, 2);
+    }
 }

@@ -24,11 +24,23 @@ pub struct SummaryOptions {
     pub color: bool,
     /// Attempts allowed per test (reruns + 1), shown in `FLAKY` lines.
     pub max_attempts: Option<u32>,
+    /// pytest's resolved `-r` characters (`fE`, `sxXEf` for `-ra`): the
+    /// short summary lists these kinds in this order, skips folded by
+    /// place and reason as pytest folds them. `None`: skips (when
+    /// `show_skips`), xfails, xpasses, then every failing outcome.
+    pub chars: Option<String>,
 }
 
 impl Default for SummaryOptions {
     fn default() -> Self {
-        SummaryOptions { width: 80, show_skips: true, show_passed_output: false, color: false, max_attempts: None }
+        SummaryOptions {
+            width: 80,
+            show_skips: true,
+            show_passed_output: false,
+            color: false,
+            max_attempts: None,
+            chars: None,
+        }
     }
 }
 
@@ -146,6 +158,38 @@ pub(crate) fn default_message(outcome: Outcome) -> &'static str {
 fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<String> {
     let color = options.color;
     let mut lines = Vec::new();
+    if let Some(chars) = &options.chars {
+        for char in chars.chars() {
+            match char {
+                's' => lines.extend(folded_skip_lines(results, color)),
+                'x' => lines.extend(reason_lines(results, Outcome::Xfailed, "XFAIL", color)),
+                'X' => lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color)),
+                'E' => lines.extend(failure_lines(results, &[(Outcome::Error, "ERROR")], color)),
+                // Crashes and timeouts are proctor's failures.
+                'f' => lines.extend(failure_lines(
+                    results,
+                    &[
+                        (Outcome::Failed, "FAILED"),
+                        (Outcome::Crashed, "CRASHED"),
+                        (Outcome::TimedOut, "TIMEOUT"),
+                    ],
+                    color,
+                )),
+                'p' | 'P' => {
+                    let word = paint("PASSED", &[Style::Green], color);
+                    lines.extend(
+                        results
+                            .iter()
+                            .filter(|r| r.outcome == Outcome::Passed)
+                            .map(|r| format!("{word} {}", r.nodeid)),
+                    );
+                }
+                _ => {}
+            }
+        }
+        lines.extend(flaky_lines(results, options));
+        return lines;
+    }
     if options.show_skips {
         for group in skip_groups(results) {
             let word = paint("SKIPPED", &[Style::Yellow], color);
@@ -154,12 +198,25 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
         lines.extend(reason_lines(results, Outcome::Xfailed, "XFAIL", color));
     }
     lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color));
-    for (outcome, word) in [
-        (Outcome::Error, "ERROR"),
-        (Outcome::Crashed, "CRASHED"),
-        (Outcome::TimedOut, "TIMEOUT"),
-        (Outcome::Failed, "FAILED"),
-    ] {
+    lines.extend(failure_lines(
+        results,
+        &[
+            (Outcome::Error, "ERROR"),
+            (Outcome::Crashed, "CRASHED"),
+            (Outcome::TimedOut, "TIMEOUT"),
+            (Outcome::Failed, "FAILED"),
+        ],
+        color,
+    ));
+    lines.extend(flaky_lines(results, options));
+    lines
+}
+
+/// `WORD nodeid - first line of the message` for each test with one of
+/// the outcomes, outcome by outcome.
+fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    for &(outcome, word) in kinds {
         for result in results.iter().filter(|r| r.outcome == outcome) {
             let mut line = format!("{} {}", paint(word, &[Style::Red], color), result.nodeid);
             let first = result.message.as_deref().map(crash_line).unwrap_or_default();
@@ -170,12 +227,51 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
             lines.push(line);
         }
     }
-    for result in results.iter().filter(|r| r.flaky) {
-        let word = paint("FLAKY", &[Style::Yellow], color);
-        let of = options.max_attempts.map(|max| format!(" of {max}")).unwrap_or_default();
-        lines.push(format!("{word} {} (passed on attempt {}{of})", result.nodeid, result.attempts));
-    }
     lines
+}
+
+/// `FLAKY nodeid (passed on attempt N of M)`: proctor's, always shown.
+fn flaky_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<String> {
+    let word = paint("FLAKY", &[Style::Yellow], options.color);
+    let of = options
+        .max_attempts
+        .map(|max| format!(" of {max}"))
+        .unwrap_or_default();
+    results
+        .iter()
+        .filter(|r| r.flaky)
+        .map(|result| {
+            format!(
+                "{word} {} (passed on attempt {}{of})",
+                result.nodeid, result.attempts
+            )
+        })
+        .collect()
+}
+
+/// pytest's `-rs` lines: skips folded by place and reason, in the order
+/// each first happened (`SKIPPED [2] tests/test_x.py:12: no GPU`, or
+/// `SKIPPED [1] tests/test_x.py: reason` for a skip marker's skips).
+fn folded_skip_lines(results: &[TestResult], color: bool) -> Vec<String> {
+    let mut groups: Vec<((Option<&str>, &str), usize)> = Vec::new();
+    for result in results.iter().filter(|r| r.outcome == Outcome::Skipped) {
+        let key = (
+            result.location.as_deref(),
+            crate::skips::skip_reason(result),
+        );
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, count)) => *count += 1,
+            None => groups.push((key, 1)),
+        }
+    }
+    let word = paint("SKIPPED", &[Style::Yellow], color);
+    groups
+        .into_iter()
+        .map(|((location, reason), count)| match location {
+            Some(location) => format!("{word} [{count}] {location}: {reason}"),
+            None => format!("{word} [{count}] {reason}"),
+        })
+        .collect()
 }
 
 /// `WORD nodeid - reason` for each test with `outcome`.

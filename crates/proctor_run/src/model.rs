@@ -84,6 +84,11 @@ pub struct TestResult {
     /// The item's markers (names), for reports grouped by tier.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<String>,
+    /// Where a skip happened, as pytest's `-rs` summary shows it
+    /// (`tests/test_x.py:12`, or just the file for a skip marker, which
+    /// pytest folds per file); for the terminal only, not in the reports.
+    #[serde(skip)]
+    pub location: Option<String>,
 }
 
 impl TestResult {
@@ -102,6 +107,7 @@ impl TestResult {
             attempts: 1,
             flaky: false,
             markers: Vec::new(),
+            location: None,
         }
     }
 }

@@ -22,6 +22,10 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
             "setup" | "call" if skipped => {
                 outcome = Some(Outcome::Skipped);
                 result.reason.clone_from(&report.reason);
+                result.location = report.location.as_ref().map(|(path, line)| match line {
+                    Some(line) => format!("{path}:{line}"),
+                    None => path.clone(),
+                });
             }
             "call" if failed => outcome = Some(Outcome::Failed),
             "call" if report.wasxfail.is_some() => {
@@ -53,6 +57,7 @@ mod tests {
             reason: (outcome == "skipped").then(|| "no GPU".into()),
             wasxfail: None,
             sections: Vec::new(),
+            location: None,
         }
     }
 

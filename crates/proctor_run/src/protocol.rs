@@ -217,6 +217,11 @@ pub(crate) struct Report {
     pub(crate) wasxfail: Option<String>,
     #[serde(default)]
     pub(crate) sections: Vec<(String, String)>,
+    /// A skip's place as pytest's `-rs` summary folds it: the path
+    /// relative to the invocation directory, and the line unless pytest
+    /// folds a skip marker's skips per file.
+    #[serde(default)]
+    pub(crate) location: Option<(String, Option<u64>)>,
 }
 
 /// proctor's answer to a collection.

@@ -143,7 +143,7 @@ fn write_job(out: &mut String, id: &str, name: &str, job: &JobOptions, plan: &Pl
                         out,
                         "    # service {}: start it before the tests (address {})",
                         comment(name),
-                        comment(&service.default_address)
+                        comment(address_in(service, &env))
                     );
                 }
                 None => {
@@ -160,7 +160,9 @@ fn write_job(out: &mut String, id: &str, name: &str, job: &JobOptions, plan: &Pl
     out.push_str("      - name: \"Install\"\n");
     let _ = writeln!(out, "        run: {}", quote(&options.install));
     for (name, service) in &services {
-        if let Some(command) = service.and_then(|s| wait_command(&s.default_address)) {
+        // The job's env may move the service (`OLLAMA_HOST`): the step
+        // waits where the tests will connect.
+        if let Some(command) = service.and_then(|s| wait_command(address_in(s, &env))) {
             let _ = writeln!(out, "      - name: {}", quote(&format!("Wait for {name}")));
             let _ = writeln!(out, "        run: {}", quote(&command));
         }
@@ -224,6 +226,16 @@ pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> Str
         command.push_str(&shell_word(word));
     }
     command
+}
+
+/// The service's address in a job with this environment: its
+/// `address-env` variable's value when the job sets it, else its default.
+fn address_in<'a>(service: &'a ServiceOptions, env: &BTreeMap<&str, &'a str>) -> &'a str {
+    service
+        .address_env
+        .as_deref()
+        .and_then(|variable| env.get(variable).copied())
+        .unwrap_or(&service.default_address)
 }
 
 /// A shell command that waits up to 60 s for `host:port` to accept

@@ -17,7 +17,11 @@ use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
 
-/// The header of `collect --json`, version 1.
+/// The version of `collect --json`: 2 lists each distinct marker once, in
+/// `markers`, and items refer to them by index.
+const JSON_VERSION: u32 = 2;
+
+/// The header of `collect --json`.
 #[derive(Serialize)]
 struct JsonHeader<'c> {
     version: u32,
@@ -25,13 +29,14 @@ struct JsonHeader<'c> {
     inifile: Option<&'c Path>,
 }
 
-/// One item of `collect --json`, with its markers already serialised.
+/// One item of `collect --json`: its markers are indices into the
+/// document's `markers` table.
 #[derive(Serialize)]
 struct JsonItem<'c> {
     nodeid: &'c str,
     file: &'c str,
     line: usize,
-    markers: Vec<&'c serde_json::value::RawValue>,
+    markers: Vec<usize>,
     dynamic: Option<&'c str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     decorators: &'c [Arc<proctor_python::Decorator>],
@@ -39,25 +44,40 @@ struct JsonItem<'c> {
     effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
 }
 
-/// Writes `collect --json` straight from the collection. Markers shared by
-/// many items (a parametrize decorator, a class's marks) are serialised once.
+/// Writes `collect --json` straight from the collection. Each distinct
+/// marker (a parametrize decorator shared by all its items, a class's
+/// marks) is serialised once into the `markers` table, so the document
+/// grows with the suite, not with items × argument list.
 fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::Collection, taxonomy: Option<&proctor_taxonomy::Taxonomy>) -> Result<()> {
     let header = serde_json::to_string(&JsonHeader {
-        version: 1,
+        version: JSON_VERSION,
         rootdir: &suite.collect.rootdir,
         inifile: suite.config.pytest.inifile.as_deref(),
     })?;
-    // Reopen the header object to append the item list.
-    out.write_all(&header.as_bytes()[..header.len() - 1])?;
-    out.write_all(b",\"items\":[")?;
-    let mut cache: HashMap<*const proctor_python::Marker, Box<serde_json::value::RawValue>> = HashMap::new();
+    // The table: by the marker's address first (cheap), then by its JSON,
+    // so that equal markers written in different places share an entry.
+    let mut by_address: HashMap<*const proctor_python::Marker, usize> = HashMap::new();
+    let mut by_json: HashMap<Box<str>, usize> = HashMap::new();
+    let mut table: Vec<Box<serde_json::value::RawValue>> = Vec::new();
     for item in &collection.items {
         for marker in &item.markers {
-            if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(Arc::as_ptr(marker)) {
-                slot.insert(serde_json::value::to_raw_value(marker.as_ref())?);
+            if let std::collections::hash_map::Entry::Vacant(slot) = by_address.entry(Arc::as_ptr(marker)) {
+                let raw = serde_json::value::to_raw_value(marker.as_ref())?;
+                let index = *by_json.entry(raw.get().into()).or_insert_with(|| {
+                    table.push(raw);
+                    table.len() - 1
+                });
+                slot.insert(index);
             }
         }
     }
+    drop(by_json);
+    // Reopen the header object to append the tables.
+    out.write_all(&header.as_bytes()[..header.len() - 1])?;
+    out.write_all(b",\"markers\":")?;
+    serde_json::to_writer(&mut *out, &table)?;
+    drop(table);
+    out.write_all(b",\"items\":[")?;
     for (i, item) in collection.items.iter().enumerate() {
         if i > 0 {
             out.write_all(b",")?;
@@ -66,7 +86,7 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
             nodeid: &item.nodeid,
             file: &item.file,
             line: item.line,
-            markers: item.markers.iter().map(|m| cache[&Arc::as_ptr(m)].as_ref()).collect(),
+            markers: item.markers.iter().map(|m| by_address[&Arc::as_ptr(m)]).collect(),
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
             effective: taxonomy.map(|t| t.effective(item).markers),
@@ -75,6 +95,10 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
     }
     out.write_all(b"],\"errors\":")?;
     serde_json::to_writer(&mut *out, &collection.errors)?;
+    if !collection.skipped.is_empty() {
+        out.write_all(b",\"skipped\":")?;
+        serde_json::to_writer(&mut *out, &collection.skipped)?;
+    }
     out.write_all(b",\"warnings\":")?;
     serde_json::to_writer(&mut *out, &collection.warnings)?;
     out.write_all(b"}")?;

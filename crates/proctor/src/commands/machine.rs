@@ -117,7 +117,20 @@ pub(crate) fn facts(suite: &Suite, args: &MachineArgs) -> Result<Facts> {
 /// packages and version stay unknown), which saves its start-up when no
 /// test needs a package or a Python version.
 pub(crate) fn facts_asking_python(suite: &Suite, args: &MachineArgs, ask_python: bool) -> Result<Facts> {
+    facts_with_env(suite, args, ask_python, &[])
+}
+
+/// Like [`facts_asking_python`], for tests that get `env` on top of the
+/// process's environment (`proctor run --job`): services are probed at
+/// the addresses it gives them.
+pub(crate) fn facts_with_env(
+    suite: &Suite,
+    args: &MachineArgs,
+    ask_python: bool,
+    env: &[(String, String)],
+) -> Result<Facts> {
     let mut options = detect_options(&suite.config, args);
+    options.env = env.to_vec();
     if !ask_python {
         options.python = None;
     }

@@ -12,6 +12,7 @@ pub(crate) mod plan;
 pub(crate) mod report;
 pub(crate) mod rule;
 pub(crate) mod run;
+pub(crate) mod run_flags;
 pub(crate) mod run_opt_in;
 pub(crate) mod run_order;
 pub(crate) mod run_progress;

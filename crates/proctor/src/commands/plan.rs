@@ -20,6 +20,15 @@ use crate::printer::Printer;
 /// Some test is run by no job.
 pub(crate) const UNRUN: u8 = 1;
 
+/// The start of the verdict of an item a run without paths does not reach.
+const OUTSIDE_BARE_RUN: &str = "outside a run without paths: pytest's testpaths do not reach it";
+
+/// The example or notebook folder beyond pytest's walk that holds `item`.
+fn beyond_walk<'c>(collection: &'c proctor_python::Collection, item: &proctor_python::Item) -> Option<&'c str> {
+    let file = proctor_python::collected_file(&item.nodeid);
+    collection.beyond_walk.iter().map(String::as_str).find(|dir| file.starts_with(dir) && file[dir.len()..].starts_with('/'))
+}
+
 #[derive(Serialize)]
 struct JsonPlan<'a> {
     version: u32,
@@ -38,9 +47,47 @@ struct JsonUnrun<'a> {
 #[derive(Serialize)]
 struct JsonMachine {
     selection: String,
+    /// Known items only; dynamic ones are counted in `dynamic`.
     runs: usize,
     deselected: usize,
     skipped: BTreeMap<String, usize>,
+    dynamic: DynamicCounts,
+    /// Items beyond a run without paths (example and notebook folders
+    /// that pytest's testpaths do not reach).
+    outside: usize,
+}
+
+/// Dynamic items (test functions whose parameter count pytest only knows
+/// at run time) by verdict: each is one function, not one test.
+#[derive(Serialize, Default)]
+struct DynamicCounts {
+    runs: usize,
+    skipped: usize,
+    deselected: usize,
+    /// Items of the example and notebook folders beyond pytest's walk, which
+    /// a run without paths does not reach (counted nowhere else).
+    #[serde(skip)]
+    outside: usize,
+}
+
+/// The verdicts of known items in a run without paths, the counts of
+/// dynamic ones, and how many items are beyond that run.
+fn split_dynamic<'v>(items: &[proctor_python::Item], here: &'v [Verdict]) -> (Vec<&'v Verdict>, DynamicCounts) {
+    let mut known = Vec::with_capacity(here.len());
+    let mut dynamic = DynamicCounts::default();
+    for (item, verdict) in items.iter().zip(here) {
+        if matches!(verdict, Verdict::Deselected { by } if by.starts_with(OUTSIDE_BARE_RUN)) {
+            dynamic.outside += 1;
+            continue;
+        }
+        match (item.dynamic.is_some(), verdict) {
+            (false, _) => known.push(verdict),
+            (true, Verdict::Run) => dynamic.runs += 1,
+            (true, Verdict::Skipped { .. }) => dynamic.skipped += 1,
+            (true, Verdict::Deselected { .. }) => dynamic.deselected += 1,
+        }
+    }
+    (known, dynamic)
 }
 
 #[derive(Serialize)]
@@ -76,16 +123,22 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
         .items
         .iter()
         .zip(&effectives)
-        .map(|(item, effective)| proctor_plan::decide(item, effective, &selecting.selection, plan, &here))
+        .map(|(item, effective)| match beyond_walk(&collection, item) {
+            // The same rule as `run`: a command without paths covers
+            // pytest's walk; the example and notebook folders beyond it
+            // are planned for the jobs that name them, not for a bare run.
+            Some(dir) => Ok(Verdict::Deselected { by: format!("{OUTSIDE_BARE_RUN} (`proctor run {dir}` runs it)") }),
+            None => proctor_plan::decide(item, effective, &selecting.selection, plan, &here),
+        })
         .collect::<Result<_, _>>()?;
     // The audit is over every job: one job alone leaves most tests to the
     // others.
     let audit = !jobs.is_empty() && args.job.is_none();
     let unrun: Vec<usize> = if audit { (0..planned.items.len()).filter(|&i| !planned.items[i].run_by_some_job()).collect() } else { Vec::new() };
     if args.json {
-        write_json(&mut out, &planned, &unrun, &here_verdicts, &selecting)?;
+        write_json(&mut out, &planned, &unrun, &collection, &here_verdicts, &selecting)?;
     } else {
-        write_human(&mut out, &planned, &unrun, &here_verdicts, &selecting, !audit)?;
+        write_human(&mut out, &planned, &unrun, &collection, &here_verdicts, &selecting, !audit)?;
     }
     out.flush()?;
     if !collection.errors.is_empty() {
@@ -94,16 +147,20 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     Ok(if unrun.is_empty() { exit::OK } else { UNRUN })
 }
 
-fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Verdict], selecting: &Selecting) -> Result<()> {
+fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], collection: &proctor_python::Collection, here: &[Verdict], selecting: &Selecting) -> Result<()> {
+    let (known, dynamic) = split_dynamic(&collection.items, here);
+    let outside = dynamic.outside;
     let doc = JsonPlan {
         version: 1,
         jobs: &planned.jobs,
         unrun: unrun.iter().map(|&i| JsonUnrun { nodeid: &planned.items[i].nodeid, why: planned.items[i].why_unrun(&planned.jobs) }).collect(),
         machine: JsonMachine {
             selection: selecting.describe(),
-            runs: here.iter().filter(|v| v.runs()).count(),
-            deselected: here.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
-            skipped: skip_reasons(here.iter()),
+            runs: known.iter().filter(|v| v.runs()).count(),
+            deselected: known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
+            skipped: skip_reasons(known.iter().copied()),
+            dynamic,
+            outside,
         },
         items: planned
             .items
@@ -126,14 +183,30 @@ fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Ver
     Ok(())
 }
 
-fn write_human(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Verdict], selecting: &Selecting, details: bool) -> Result<()> {
+fn write_human(
+    out: &mut Printer,
+    planned: &Planned,
+    unrun: &[usize],
+    collection: &proctor_python::Collection,
+    here: &[Verdict],
+    selecting: &Selecting,
+    details: bool,
+) -> Result<()> {
     if !planned.jobs.is_empty() {
         let width = planned.jobs.iter().map(|j| j.name.len()).max().unwrap_or(3).max(3);
-        writeln!(out, "{:width$}  {:8}  {:8}  {:>8}  {:>7}  {:>6}", "job", "trigger", "kind", "selected", "skipped", "runs")?;
+        // Dynamic items are functions, not tests: a column of their own,
+        // shown when there are any.
+        let dynamic = planned.jobs.iter().any(|j| j.dynamic_runs > 0);
+        write!(out, "{:width$}  {:8}  {:8}  {:>8}  {:>7}  {:>6}", "job", "trigger", "kind", "selected", "skipped", "runs")?;
+        writeln!(out, "{}", if dynamic { "  +dynamic" } else { "" })?;
         for job in &planned.jobs {
             let trigger = serde_json::to_value(job.trigger)?.as_str().unwrap_or_default().to_owned();
             let kind = if job.required { "required" } else { "advisory" };
-            writeln!(out, "{:width$}  {trigger:8}  {kind:8}  {:>8}  {:>7}  {:>6}", job.name, job.selected, job.skipped, job.runs)?;
+            write!(out, "{:width$}  {trigger:8}  {kind:8}  {:>8}  {:>7}  {:>6}", job.name, job.selected, job.skipped, job.runs)?;
+            if dynamic {
+                write!(out, "  {:>8}", job.dynamic_runs)?;
+            }
+            writeln!(out)?;
             if !job.phases.is_empty() {
                 let phases: Vec<String> = job.phases.iter().filter(|(_, n)| *n > 0).map(|(name, n)| format!("{name} {n}")).collect();
                 writeln!(out, "{:width$}  phases: {}", "", phases.join(" → "))?;
@@ -161,11 +234,30 @@ fn write_human(out: &mut Printer, planned: &Planned, unrun: &[usize], here: &[Ve
             writeln!(out)?;
         }
     }
-    let runs = here.iter().filter(|v| v.runs()).count();
-    let deselected = here.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
-    let reasons = skip_reasons(here.iter());
+    let (known, dynamic) = split_dynamic(&collection.items, here);
+    let runs = known.iter().filter(|v| v.runs()).count();
+    let deselected = known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
+    let reasons = skip_reasons(known.iter().copied());
     let skipped: usize = reasons.values().sum();
-    writeln!(out, "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected.", selecting.describe())?;
+    write!(out, "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected", selecting.describe())?;
+    if dynamic.runs > 0 {
+        let (s, whose) = if dynamic.runs == 1 { ("", "whose") } else { ("s", "whose") };
+        write!(out, "; plus {} dynamic item{s} that run{} (a test function or file {whose} tests pytest knows only at run time)", dynamic.runs, if dynamic.runs == 1 { "s" } else { "" })?;
+    }
+    writeln!(out, ".")?;
+    if dynamic.outside > 0 {
+        let folders: Vec<&str> = collection.beyond_walk.iter().map(String::as_str).collect();
+        writeln!(
+            out,
+            "Not in a run without paths: {} item{} of {} (pytest's testpaths do not reach {}; `proctor run {}` runs {}).",
+            dynamic.outside,
+            if dynamic.outside == 1 { "" } else { "s" },
+            folders.join(", "),
+            if folders.len() == 1 { "it" } else { "them" },
+            folders.join(" "),
+            if dynamic.outside == 1 { "it" } else { "them" },
+        )?;
+    }
     write_reasons(out, "skipped here", &reasons)?;
     Ok(())
 }

@@ -23,9 +23,13 @@ use proctor_taxonomy::{Effective, Selection};
 
 use crate::args::RunArgs;
 use crate::commands::machine;
+use crate::commands::run_flags::{self, LastFailed};
 use crate::commands::run_order::{self, Order};
 use crate::commands::run_progress::Progress;
-use crate::commands::run_report::{history_extract, history_findings, print_summary, report_extras, utc, write_reports};
+use crate::commands::run_report::{
+    history_extract, history_findings, print_summary, report_extras, utc, write_reports,
+    SummaryLook,
+};
 use crate::commands::run_reruns::rerun;
 use crate::commands::run_rules::{decide, Rules, StaticVerdict};
 use crate::commands::selection::Selecting;
@@ -50,7 +54,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Refused before anything starts (`[run] timeout` is checked where the
     // configuration is read).
     let timeout = args.timeout.map(|seconds| proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}"))).transpose()?;
-    let mut suite = Suite::load(&args.suite)?;
+    let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
+    // pytest-xdist workers after `--` are refused before anything starts;
+    // those `addopts` ask for are turned off (`-n 0`), and said once.
+    let xdist = run_flags::xdist(&suite.config.pytest.addopts, &args.pytest_args)?;
     // What pytest is handed: the paths on the command line, else the job's
     // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
     let paths = run_paths(args, &mut suite);
@@ -80,7 +87,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         python,
         cwd: suite.cwd.clone(),
         args: paths.clone(),
-        extra_args: args.pytest_args.clone(),
+        extra_args: run_flags::pytest_args(args, xdist.as_ref()),
         env: env.clone(),
         timeout: timeout.or(options.run.timeout.map(Duration::from_secs_f64)),
         phase: None,
@@ -96,7 +103,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Python's start-up (a tenth of a second or more) overlaps proctor's
     // reading of the suite, on the other cores. The modules it need not
     // import reach it when its session starts.
-    let mut early = if phase_names.is_empty() && started_services.is_empty() {
+    let mut early = if phase_names.is_empty() && started_services.is_empty() && !args.collect_only {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         if suite.collect.threads == 0 {
             suite.collect.threads = cores.saturating_sub(1).max(1);
@@ -115,7 +122,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             .iter()
             .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
     });
-    let mut facts = machine::facts_asking_python(&suite, &args.machine, ask_python)?;
+    // Services are probed where the job's env points the tests.
+    let mut facts = machine::facts_with_env(&suite, &args.machine, ask_python, &env)?;
     let mut phases_axis = None;
     let selection = match job {
         Some(job) => {
@@ -132,10 +140,29 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // skipped for it; if it fails to start, the tests that need it are errors.
     for name in &started_services {
         if let Some(service) = options.plan.service(name) {
-            facts.services.insert(name.clone(), proctor_plan::ServiceFact { up: true, address: service.default_address.clone() });
+            let address = service
+                .address_env
+                .as_deref()
+                .and_then(|var| job_env_var(&env, var))
+                .unwrap_or_else(|| service.default_address.clone());
+            facts.services.insert(
+                name.clone(),
+                proctor_plan::ServiceFact { up: true, address },
+            );
         }
     }
-    let mut rules = Rules { taxonomy: selecting.taxonomy, selection, facts, plan: &options.plan, no_network: &options.run.no_network, order, shard: None, phases: phase_names, started_services };
+    let mut rules = Rules {
+        taxonomy: selecting.taxonomy,
+        selection,
+        facts,
+        plan: &options.plan,
+        no_network: &options.run.no_network,
+        order,
+        shard: None,
+        phases: phase_names,
+        started_services,
+        last_failed: None,
+    };
     let history_path = proctor_history::History::default_path(&rootdir);
 
     // Static pass: verdicts, the shard, phases, and the files pytest must
@@ -151,11 +178,23 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let members = proctor_history::shard(&running, &durations, spec.index, spec.count).map_err(|e| anyhow!("--shard: {e}"))?;
         rules.shard = Some((members.into_iter().collect(), spec.index, spec.count));
     }
+    let last_failed_note = if args.last_failed || args.failed_first {
+        last_failed(args, &history_path, &collection, &statics, &mut rules)?
+    } else {
+        None
+    };
     let phase_order: Vec<Option<String>> = if rules.phases.is_empty() { vec![None] } else { rules.phases.iter().cloned().map(Some).collect() };
     let mut phases: Vec<PhasePlan> = phase_order.iter().map(|name| PhasePlan { name: name.clone(), files: Vec::new(), services: Vec::new(), items: Vec::new() }).collect();
     let mut needed_set: HashSet<String> = HashSet::new();
     for (index, (item, info)) in collection.items.iter().zip(&statics).enumerate() {
-        let runs_here = (info.verdict.runs() && rules.in_shard(&item.nodeid, true)) || item.dynamic.is_some();
+        let runs_here = (info.verdict.runs()
+            && rules.in_shard(&item.nodeid, true)
+            && rules.last_failed_keeps(&item.nodeid))
+            || (item.dynamic.is_some()
+                && rules
+                    .last_failed
+                    .as_ref()
+                    .is_none_or(|f| !f.only || f.may_contain_function(&item.nodeid)));
         if !runs_here {
             continue;
         }
@@ -186,13 +225,31 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             continue;
         }
         match &info.verdict {
-            Verdict::Skipped { reason } if rules.shard.is_none() => results.push(skipped(item, reason, &info.names)),
+            Verdict::Skipped { reason }
+                if rules.shard.is_none() && rules.last_failed_keeps(&item.nodeid) =>
+            {
+                results.push(skipped(item, reason, &info.names));
+            }
             _ => deselected += 1,
         }
     }
     let static_by_id: HashMap<&str, &Item> = collection.items.iter().map(|i| (i.nodeid.as_str(), i)).collect();
 
     let mut out = Printer::stdout();
+    if args.collect_only {
+        drop(early);
+        // What pytest would collect and keep: skipped items too.
+        let kept: Vec<usize> = (0..collection.items.len())
+            .filter(|&i| {
+                let item = &collection.items[i];
+                let selected = !matches!(statics[i].verdict, Verdict::Deselected { .. })
+                    && rules.in_shard(&item.nodeid, true)
+                    && rules.last_failed_keeps(&item.nodeid);
+                selected || phases.iter().any(|p| p.items.contains(&i))
+            })
+            .collect();
+        return run_flags_collect_only(&mut out, &collection, &kept);
+    }
     let mut header = format!("proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed_set.len(), count_files(&collection));
     if let Some(spec) = &shard_spec {
         let _ = write!(header, ", shard {spec}");
@@ -204,7 +261,18 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let names: Vec<String> = phases.iter().filter(|p| !p.files.is_empty()).filter_map(|p| p.name.clone()).collect();
         let _ = write!(header, ", phases {}", names.join(" → "));
     }
-    writeln!(out, "{header}")?;
+    if args.quiet == 0 {
+        writeln!(out, "{header}")?;
+    }
+    for note in xdist
+        .as_ref()
+        .map(run_flags::Xdist::note)
+        .into_iter()
+        .chain(last_failed_note)
+        .chain(beyond_walk_note(&suite))
+    {
+        writeln!(out, "{note}")?;
+    }
     out.flush()?;
 
     let markers_of: RefCell<HashMap<String, Vec<String>>> = RefCell::new(HashMap::new());
@@ -216,7 +284,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut not_run: Vec<String> = Vec::new();
     let mut stopped: Option<(Option<String>, Option<i32>)> = None;
     let mut problems: Vec<String> = Vec::new();
-    let mut progress = Progress::new(args.verbose);
+    let mut progress = Progress::new(args.verbose, args.quiet);
     // Deselected in some phase: items of other phases are deselected in
     // each phase but their own, so only those reported nowhere count.
     let mut deselected_ids: HashSet<String> = HashSet::new();
@@ -250,7 +318,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let mut down: Vec<(String, String)> = Vec::new();
         for name in &plan.services {
             let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
-            match proctor_run::RunningService::start_watching(name, service, &rootdir, &runs_dir, |var| std::env::var(var).ok(), Some(&interrupt)) {
+            match proctor_run::RunningService::start_watching(name, service, &rootdir, &runs_dir, |var| job_env_var(&env, var), Some(&interrupt)) {
                 Ok(started) => {
                     progress.event(&Event::Note { message: format!("service {name} ready at {}", started.address()) });
                     if started.daemonized() && service.stop.is_none() {
@@ -406,7 +474,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
                 writeln!(out, "NOT RUN {nodeid}")?;
             }
         }
-        print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref())
+        let look = SummaryLook {
+            chars: run_flags::report_chars(&suite.config.pytest.addopts, args),
+            quiet: args.quiet > 0,
+        };
+        print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref(), &look)
     })();
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
@@ -472,6 +544,16 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         _ => code,
     };
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// A variable as the tests see it: the job's `env` first, then proctor's
+/// own environment.
+fn job_env_var(env: &[(String, String)], name: &str) -> Option<String> {
+    env.iter()
+        .rev()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.clone())
+        .or_else(|| std::env::var(name).ok())
 }
 
 /// This run's own directory under `.proctor/run/` (pytest's logs, the
@@ -605,9 +687,109 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
     drift
 }
 
-/// A test proctor skips without pytest, with its effective markers.
+/// A test proctor skips without pytest, with its effective markers. Its
+/// place in `-rs` is the one pytest gives the skip marker the bridge adds
+/// (`_folded_skips`): the file, folded with the file's other skips of the
+/// same reason, unless the function carries marks of its own (a
+/// `pytestmark` attribute), which keep its line.
 fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
-    TestResult { reason: Some(reason.to_owned()), attempts: 0, markers: markers.to_vec(), ..TestResult::new(item.nodeid.clone(), Outcome::Skipped) }
+    let file = collected_file(&item.nodeid);
+    let decorated = item
+        .markers
+        .iter()
+        .any(|m| m.source == proctor_python::MarkerSource::Function);
+    TestResult {
+        reason: Some(reason.to_owned()),
+        attempts: 0,
+        markers: markers.to_vec(),
+        location: Some(if decorated && item.line > 0 {
+            format!("{file}:{}", item.line)
+        } else {
+            file.to_owned()
+        }),
+        ..TestResult::new(item.nodeid.clone(), Outcome::Skipped)
+    }
+}
+
+/// `--lf` / `--ff`: the history's failures into `rules`, and the line that
+/// says what they do to this run (as pytest's `run-last-failure: ...`).
+/// `--lf` with none of them selected runs every selected test, as pytest
+/// does.
+fn last_failed(
+    args: &RunArgs,
+    history: &std::path::Path,
+    collection: &proctor_python::Collection,
+    statics: &[StaticVerdict],
+    rules: &mut Rules<'_>,
+) -> Result<Option<String>> {
+    let failed = LastFailed::read(history, args.last_failed)
+        .context("--lf/--ff: cannot read the run history")?;
+    let selected = collection
+        .items
+        .iter()
+        .zip(statics)
+        .filter(|(item, info)| {
+            if item.dynamic.is_some() {
+                failed.may_contain_function(&item.nodeid)
+            } else {
+                info.verdict.runs() && failed.contains(&item.nodeid)
+            }
+        })
+        .count();
+    let flag = if args.last_failed { "--lf" } else { "--ff" };
+    if selected == 0 {
+        let recorded = match failed.len() {
+            0 => "no previously failed tests".to_owned(),
+            n => format!("{n} known failure(s) not in the selected tests"),
+        };
+        let what = if args.last_failed {
+            "not deselecting items"
+        } else {
+            "nothing to run first"
+        };
+        return Ok(Some(format!(
+            "run-last-failure ({flag}): {recorded} in the history, {what}."
+        )));
+    }
+    let plural = if selected == 1 { "" } else { "s" };
+    let first = if args.last_failed { "" } else { " first" };
+    rules.last_failed = Some(failed);
+    Ok(Some(format!("run-last-failure ({flag}): rerun previous {selected} failure{plural}{first} (from the history)")))
+}
+
+/// `--co`: the node ids the run would hand pytest, from static collection,
+/// in pytest's order; dynamic items with their reason. Exit status as
+/// `pytest --co`'s: 0, or 5 when nothing is selected.
+fn run_flags_collect_only(
+    out: &mut Printer,
+    collection: &proctor_python::Collection,
+    selected: &[usize],
+) -> Result<u8> {
+    for &index in selected {
+        let item = &collection.items[index];
+        match &item.dynamic {
+            None => writeln!(out, "{}", item.nodeid)?,
+            Some(reason) => writeln!(out, "{}  (dynamic: {reason})", item.nodeid)?,
+        }
+    }
+    for error in &collection.errors {
+        writeln!(out, "ERROR {}: {}", error.file, error.message)?;
+    }
+    let n = selected.len();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{n} test{} selected, from static collection (nothing imported or run; `proctor run -- --co` asks pytest)",
+        if n == 1 { "" } else { "s" }
+    )?;
+    out.flush()?;
+    Ok(if !collection.errors.is_empty() {
+        crate::exit::INTERRUPTED
+    } else if n == 0 {
+        crate::exit::NO_TESTS
+    } else {
+        crate::exit::OK
+    })
 }
 
 /// A dynamic static item stands for every pytest item of its function.
@@ -747,4 +929,15 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
         }
     }
     Arc::clone(flag)
+}
+
+/// The example and notebook folders a run without paths leaves out, said
+/// once (pytest's testpaths do not reach them): the same rule as `plan`'s.
+fn beyond_walk_note(suite: &Suite) -> Option<String> {
+    let folders = proctor_python::folders_beyond_walk(&suite.collect, &suite.args, &suite.cwd, &suite.config.pytest.testpaths);
+    if folders.is_empty() {
+        return None;
+    }
+    let them = if folders.len() == 1 { "it" } else { "them" };
+    Some(format!("note: not in a run without paths: {} (pytest's testpaths do not reach {them}; `proctor run {}` runs {them})", folders.join(", "), folders.join(" ")))
 }

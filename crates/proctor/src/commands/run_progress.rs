@@ -2,7 +2,8 @@
 //! rewritten in place (`[ 42/120] 40 passed, 1 failed, 1 skipped`), with
 //! failures and notes printed above it as they happen. Elsewhere (a pipe,
 //! a CI log): a character per test like pytest's progress, or a line per
-//! test with `--verbose`.
+//! test with `--verbose` (with its duration and reason with `-vv`), or
+//! nothing per test with `-qq`.
 //!
 //! Output is written out at most every [`REFRESH`] (and at every line
 //! end and failure), not once per test: with thousands of fast tests a
@@ -20,7 +21,10 @@ use proctor_run::{Event, Outcome};
 
 /// Prints events as they come.
 pub(crate) struct Progress {
-    verbose: bool,
+    /// `-v` count: a line per test from 1, with duration and reason from 2.
+    verbose: u8,
+    /// `-qq`: nothing per test.
+    silent: bool,
     /// Rewrite a status line (stdout is a terminal).
     live: bool,
     /// Characters on the current line (pytest-style output).
@@ -36,9 +40,20 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    pub(crate) fn new(verbose: bool) -> Self {
-        let live = !verbose && std::io::IsTerminal::is_terminal(&std::io::stdout());
-        Progress { verbose, live, printed: 0, total: 0, done: 0, counts: BTreeMap::new(), status_shown: false, flushed: Instant::now() }
+    pub(crate) fn new(verbose: u8, quiet: u8) -> Self {
+        let silent = quiet >= 2 && verbose == 0;
+        let live = verbose == 0 && !silent && std::io::IsTerminal::is_terminal(&std::io::stdout());
+        Progress {
+            verbose,
+            silent,
+            live,
+            printed: 0,
+            total: 0,
+            done: 0,
+            counts: BTreeMap::new(),
+            status_shown: false,
+            flushed: Instant::now(),
+        }
     }
 
     pub(crate) fn event(&mut self, event: &Event) {
@@ -55,8 +70,24 @@ impl Progress {
                 *self.counts.entry(result.outcome).or_insert(0) += 1;
                 self.total = self.total.max(self.done);
                 now = result.outcome.is_failure();
-                if self.verbose {
+                if self.verbose >= 2 {
+                    let reason = result
+                        .reason
+                        .as_deref()
+                        .filter(|r| !r.is_empty())
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "{} {}{reason} [{:.2}s]",
+                        result.nodeid,
+                        result.outcome.word().to_uppercase(),
+                        result.duration
+                    );
+                } else if self.verbose == 1 {
                     let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
+                } else if self.silent {
+                    // `-qq`: failures are in the summary.
                 } else if self.live {
                     if result.outcome.is_failure() {
                         self.clear(&mut out);

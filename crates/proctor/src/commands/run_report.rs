@@ -63,7 +63,22 @@ pub(crate) fn history_findings(out: &mut Printer, history: &HistoryExtract, resu
     Ok(())
 }
 
-pub(crate) fn print_summary(out: &mut Printer, results: &[TestResult], summary: &RunSummary, drift: &[String], failed_to_start: Option<&str>) -> Result<()> {
+/// How the summary looks: pytest's `-r` characters and `-q`.
+pub(crate) struct SummaryLook {
+    /// The resolved `-r` characters (`fE` by default).
+    pub(crate) chars: String,
+    /// `-q`: the closing line without its `=` rules, as `pytest -q`.
+    pub(crate) quiet: bool,
+}
+
+pub(crate) fn print_summary(
+    out: &mut Printer,
+    results: &[TestResult],
+    summary: &RunSummary,
+    drift: &[String],
+    failed_to_start: Option<&str>,
+    look: &SummaryLook,
+) -> Result<()> {
     if let Some(tail) = failed_to_start {
         writeln!(out, "pytest stopped before running any test:{tail}")?;
         if tail.contains("No module named pytest") {
@@ -73,8 +88,27 @@ pub(crate) fn print_summary(out: &mut Printer, results: &[TestResult], summary: 
     for note in drift {
         writeln!(out, "DRIFT {note}")?;
     }
-    let options = proctor_report::SummaryOptions { color: std::io::IsTerminal::is_terminal(&std::io::stdout()), ..proctor_report::SummaryOptions::default() };
-    write!(out, "{}", proctor_report::summary(results, summary, &options))?;
+    let color = std::io::IsTerminal::is_terminal(&std::io::stdout()) && !look.quiet;
+    let options = proctor_report::SummaryOptions {
+        color,
+        chars: Some(look.chars.clone()),
+        show_passed_output: look.chars.contains('P'),
+        ..proctor_report::SummaryOptions::default()
+    };
+    let text = proctor_report::summary(results, summary, &options);
+    if look.quiet {
+        // The closing rule is the last line: pytest -q prints it bare.
+        let body = text
+            .trim_end_matches('\n')
+            .rsplit_once('\n')
+            .map_or("", |(body, _)| body);
+        if !body.is_empty() {
+            writeln!(out, "{body}")?;
+        }
+        writeln!(out, "{}", summary.line())?;
+    } else {
+        write!(out, "{text}")?;
+    }
     Ok(())
 }
 

@@ -12,6 +12,7 @@ use proctor_python::{function_nodeid, Item, Marker, MarkerSource};
 use proctor_run::{CollectedItem, Decisions};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
+use crate::commands::run_flags::LastFailed;
 use crate::commands::run_order::{self, Order};
 
 /// What the run applies to every item, static or collected.
@@ -30,6 +31,9 @@ pub(crate) struct Rules<'s> {
     pub(crate) phases: Vec<String>,
     /// Services proctor starts (configured with `start`).
     pub(crate) started_services: Vec<String>,
+    /// `--lf` / `--ff`: the tests that failed when they last ran; `None`
+    /// without either flag, or when `--lf` found none of them selected.
+    pub(crate) last_failed: Option<LastFailed>,
 }
 
 /// What the static pass knows of an item.
@@ -95,6 +99,13 @@ impl Rules<'_> {
         Some(self.phases.iter().find(|p| names.contains(p)).cloned().unwrap_or_else(|| proctor_plan::NO_PHASE_MARKER.to_owned()))
     }
 
+    /// Whether `--lf` keeps the item (every item without `--lf`).
+    pub(crate) fn last_failed_keeps(&self, nodeid: &str) -> bool {
+        self.last_failed
+            .as_ref()
+            .is_none_or(|failed| !failed.only || failed.contains(nodeid))
+    }
+
     /// Whether the item belongs to this shard: for items static collection
     /// knows, the balanced shard's members; for the others (ids only
     /// pytest computes), a stable hash of the node id.
@@ -125,7 +136,9 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
         let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
         match verdict {
             Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
-            _ if !in_shard || !in_phase => decisions.deselect.push(collected.nodeid.clone()),
+            _ if !in_shard || !in_phase || !rules.last_failed_keeps(&collected.nodeid) => {
+                decisions.deselect.push(collected.nodeid.clone());
+            }
             Verdict::Skipped { reason } => {
                 decisions.skip.insert(collected.nodeid.clone(), reason);
                 kept.push(collected.nodeid.clone());
@@ -140,6 +153,15 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     if rules.order != Order::Pytest {
         let markers = markers_of.borrow();
         decisions.order = run_order::order(&kept, &rules.order, &|nodeid| markers.get(nodeid).cloned().unwrap_or_default());
+    }
+    // `--ff`: the failures first, each part in the order it had.
+    if let Some(failed) = rules.last_failed.as_ref().filter(|f| !f.only) {
+        let order = if decisions.order.is_empty() {
+            kept
+        } else {
+            std::mem::take(&mut decisions.order)
+        };
+        decisions.order = failed.failed_first(order);
     }
     decisions
 }

@@ -21,13 +21,33 @@ pub(crate) struct Suite {
 /// pytest finds them from `paths` (its positional arguments), `--rootdir`
 /// and `-c`.
 pub(crate) fn load_config(config: &ConfigArgs, paths: &[String]) -> Result<(PathBuf, Settings)> {
+    load_config_overriding(config, paths, &[])
+}
+
+/// [`load_config`] with pytest's command-line `-o KEY=VALUE` overrides,
+/// which pytest reads after `PYTEST_ADDOPTS` (and so are read as its last
+/// tokens).
+fn load_config_overriding(
+    config: &ConfigArgs,
+    paths: &[String],
+    overrides: &[String],
+) -> Result<(PathBuf, Settings)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut env_addopts = std::env::var("PYTEST_ADDOPTS").ok();
+    if !overrides.is_empty() {
+        let mut text = env_addopts.unwrap_or_default();
+        for value in overrides {
+            text.push_str(" -o ");
+            text.push_str(&shell_quoted(value));
+        }
+        env_addopts = Some(text);
+    }
     let options = LoadOptions {
         cwd: cwd.clone(),
         args: paths.iter().map(PathBuf::from).collect(),
         rootdir: config.rootdir.clone(),
         inifile: config.config_file.clone(),
-        env_addopts: std::env::var("PYTEST_ADDOPTS").ok(),
+        env_addopts,
     };
     let settings = proctor_config::load(&options).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((cwd, settings))
@@ -41,9 +61,20 @@ impl SuiteArgs {
     }
 }
 
+/// `text` as one POSIX shell word.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 impl Suite {
     pub(crate) fn load(args: &SuiteArgs) -> Result<Suite> {
-        let (cwd, config) = load_config(&args.config, &args.paths)?;
+        Suite::load_overriding(args, &[])
+    }
+
+    /// The suite with pytest's `-o KEY=VALUE` overrides applied, as
+    /// `proctor run -o` gives them to pytest.
+    pub(crate) fn load_overriding(args: &SuiteArgs, overrides: &[String]) -> Result<Suite> {
+        let (cwd, config) = load_config_overriding(&args.config, &args.paths, overrides)?;
         let pytest = &config.pytest;
         let mut collect = CollectSettings::new(pytest.rootdir.clone());
         collect.python_files.clone_from(&pytest.python_files);

@@ -1,4 +1,5 @@
-//! Helpers shared by the CLI tests.
+//! Helpers shared by the CLI tests (each test crate uses some of them).
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::Command;
@@ -85,4 +86,18 @@ pub(crate) fn copy_of(from: &Path) -> tempfile::TempDir {
         }
     }
     dir
+}
+
+/// A `collect --json` document (version 2) with each item's marker
+/// indices replaced by the markers of the document's table, as tests read
+/// them.
+pub(crate) fn inline_markers(mut doc: serde_json::Value) -> serde_json::Value {
+    let table = doc["markers"].as_array().cloned().unwrap_or_default();
+    if let Some(items) = doc["items"].as_array_mut() {
+        for item in items {
+            let refs = item["markers"].as_array().cloned().unwrap_or_default();
+            item["markers"] = refs.iter().map(|index| table[usize::try_from(index.as_u64().expect("a marker index")).unwrap()].clone()).collect();
+        }
+    }
+    doc
 }

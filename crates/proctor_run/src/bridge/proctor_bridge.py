@@ -150,6 +150,7 @@ def pytest_configure(config):
 
 
 _rootdir = "."
+_invocation_dir = "."  # where pytest was started, for paths as pytest prints them
 _module_sync = False
 _renamed = {}  # real node id -> as sent, for the few `_wire` changes
 _kept = None  # the items the answer kept, in order, until collection ends
@@ -159,8 +160,9 @@ _stopped = None  # why pytest stopped early (`pytest.exit`, a KeyboardInterrupt)
 def pytest_sessionstart(session):
     """proctor's setup, read as late as possible before collection: proctor
     may still be reading the suite while Python starts."""
-    global _rootdir, _opt_in, _module_sync
+    global _rootdir, _opt_in, _module_sync, _invocation_dir
     _rootdir = session.config.rootpath
+    _invocation_dir = session.config.invocation_params.dir
     if _connection is None:
         return
     setup = _receive()
@@ -347,10 +349,12 @@ def _report(report):
     """A report in full, for JSON."""
     reason = None
     longrepr = None
+    location = None
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
         reason = str(report.longrepr[2])
         if reason.startswith("Skipped: "):
             reason = reason[len("Skipped: "):]
+        location = _skip_location(report)
     elif report.longrepr is not None:
         longrepr = report.longreprtext
     duration = report.duration
@@ -364,7 +368,27 @@ def _report(report):
         "reason": reason,
         "wasxfail": getattr(report, "wasxfail", None),
         "sections": sections,
+        "location": location,
     }
+
+
+def _skip_location(report):
+    """Where ``-rs`` says a skip happened, folded as pytest's terminal
+    reporter folds it (``_folded_skips``): a skip marker's skips per file,
+    others per line; the path relative to the invocation directory."""
+    path, lineno = report.longrepr[0], report.longrepr[1]
+    try:
+        from pathlib import Path
+
+        from _pytest.pathlib import bestrelpath
+
+        path = bestrelpath(Path(_invocation_dir), Path(path))
+    except Exception:
+        path = str(path)
+    keywords = getattr(report, "keywords", {})
+    if report.when == "setup" and "skip" in keywords and "pytestmark" not in keywords:
+        lineno = None
+    return [path, lineno if isinstance(lineno, int) else None]
 
 
 class _Protocol:

@@ -1,0 +1,2 @@
+def test_hidden_by_conftest():
+    pass

@@ -1,0 +1,3 @@
+# -*- coding: utf-8-sig -*-
+def test_utf8_sig():
+    assert "é"
