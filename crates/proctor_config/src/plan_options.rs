@@ -41,6 +41,7 @@ use crate::taxonomy_options::{KeyPath, TaxonomyOptions, TaxonomyProblem};
 /// default-address = "127.0.0.1:11434"
 /// http-probe = "/api/tags"
 /// start = "ollama serve"
+/// stop = "ollama stop-all"
 /// env = { OLLAMA_KEEP_ALIVE = "0" }
 /// ready-timeout = 60
 /// stop-timeout = 10
@@ -63,6 +64,13 @@ pub struct ServiceOptions {
     /// `ollama serve`). Without it the service is external.
     #[serde(default)]
     pub start: Option<String>,
+    /// The command line that stops what `start` started, run like `start`
+    /// before proctor signals `start`'s process group (`stop`, e.g.
+    /// `pg_ctl stop -D data`): how a daemon that `start` left running on
+    /// its own (`pg_ctl start`, `docker run -d`) is stopped. Only with
+    /// `start`.
+    #[serde(default)]
+    pub stop: Option<String>,
     /// Environment variables for the started process (`env`); the variable
     /// named by `address-env` is always set to the resolved address.
     #[serde(default)]
@@ -89,6 +97,7 @@ impl Default for ServiceOptions {
             default_address: String::new(),
             http_probe: None,
             start: None,
+            stop: None,
             env: BTreeMap::new(),
             ready_timeout: default_ready_timeout(),
             stop_timeout: default_stop_timeout(),
@@ -352,6 +361,18 @@ impl PlanOptions {
             if service.start.as_deref().is_some_and(|start| start.trim().is_empty()) {
                 report(key.clone().key("start"), "`start` is an empty command line".to_owned());
             }
+            match (&service.stop, &service.start) {
+                (Some(stop), _) if stop.trim().is_empty() => report(
+                    key.clone().key("stop"),
+                    "`stop` is an empty command line".to_owned(),
+                ),
+                (Some(_), None) => report(
+                    key.clone().key("stop"),
+                    "`stop` needs `start`: proctor never stops a service it does not start"
+                        .to_owned(),
+                ),
+                _ => {}
+            }
             if let Some(variable) = &service.address_env {
                 if !valid_variable(variable) {
                     report(key.clone().key("address-env"), format!("`{variable}` is not an environment variable name"));
@@ -516,20 +537,22 @@ mod tests {
         check(&format!("{service}hook-between-modules = {{ method = 'post', path = '/x' }}\n"), 3, "not an HTTP method");
         check(&format!("{service}hook-between-modules = {{ path = 'api/evict' }}\n"), 3, "must start with `/`");
         check(&format!("{service}hook-between-modules = {{ url = '/x' }}\n"), 3, "unknown field `url`");
-        check(&format!("{service}stop = 'kill'\n"), 3, "unknown field `stop`");
+        check(&format!("{service}stop = 'pg_ctl stop'\n"), 3, "`stop` needs `start`");
+        check(&format!("{service}start = 'pg_ctl start'\nstop = ''\n"), 4, "`stop` is an empty command line");
+        check(&format!("{service}stop-command = 'kill'\n"), 3, "unknown field `stop-command`");
     }
 
     #[test]
     fn service_lifecycles_read_with_defaults() {
         let plan = load(
             "[services.ollama]\naddress-env = 'OLLAMA_HOST'\ndefault-address = '127.0.0.1:11434'\nhttp-probe = '/api/tags'\n\
-             start = 'ollama serve'\nenv = { OLLAMA_KEEP_ALIVE = '0' }\nready-timeout = 45\nstop-timeout = 2.5\n\
+             start = 'ollama serve'\nstop = 'ollama stop'\nenv = { OLLAMA_KEEP_ALIVE = '0' }\nready-timeout = 45\nstop-timeout = 2.5\n\
              hook-between-modules = { path = '/api/evict', body = '{}' }\n\
              [services.db]\ndefault-address = '127.0.0.1:5432'\n",
         )
         .unwrap();
         let ollama = plan.service("ollama").unwrap();
-        assert_eq!(ollama.start.as_deref(), Some("ollama serve"));
+        assert_eq!((ollama.start.as_deref(), ollama.stop.as_deref()), (Some("ollama serve"), Some("ollama stop")));
         assert_eq!(ollama.env.get("OLLAMA_KEEP_ALIVE").map(String::as_str), Some("0"));
         assert_eq!((ollama.ready_timeout, ollama.stop_timeout), (Duration::from_secs(45), Duration::from_secs_f64(2.5)));
         let hook = ollama.hook_between_modules.as_ref().unwrap();

@@ -13,5 +13,6 @@ mod session;
 
 pub use model::{Event, Outcome, RunSummary, TestResult};
 pub use protocol::{CollectedItem, CollectedMarker, Decisions};
+pub use process::{kill_registered_groups, signal_name};
 pub use services::{RunningService, ServiceError};
 pub use session::{run_phase, start, Exiting, LateExit, PhaseOptions, PhaseOutcome, RunError, Started};

@@ -8,21 +8,35 @@
 //! command runs is one the machine already provides (a developer's own
 //! `ollama serve`): it is used as it is and not started a second time.
 //!
+//! A start command that exits successfully before the address answers
+//! (`pg_ctl start`, `docker run -d`) started a daemon: proctor keeps
+//! polling until `ready-timeout`, stops it with the service's `stop`
+//! command, and says so when, without one, the address still answers
+//! after the service was stopped.
+//!
+//! Every started process gets the parent-death signal (see
+//! [`own_group_dying_with_proctor`]), and the waits watch the run's
+//! interrupt flag: Ctrl-C or `SIGTERM` during the readiness wait is an
+//! interruption, not a service error.
+//!
 //! Addresses are reduced to `host:port` as soon as they are read, so
 //! credentials written in a URL never reach an error, a log or the tests'
 //! environment.
 
-use std::fs::File;
-use std::os::unix::process::CommandExt;
+use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use proctor_caps::net::{connect, http_request, parse_address, probe, Address};
 use proctor_config::ServiceOptions;
 
-use crate::process::{group_alive, group_of, log_tail, signal_group, wait_for_group_exit};
+use crate::process::{
+    group_alive, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
+    unregister_group, wait_for_group_exit,
+};
 
 /// How often readiness is polled while a service starts.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
@@ -79,6 +93,32 @@ pub enum ServiceError {
         /// service).
         log_tail: String,
     },
+    /// The run was interrupted (Ctrl-C, `SIGTERM`) while the service
+    /// started; what had started is stopped.
+    #[error("interrupted while service `{name}` started")]
+    Interrupted {
+        /// The service.
+        name: String,
+    },
+    /// The service's `stop` command failed or ran over `stop-timeout`.
+    #[error("the `stop` command of service `{name}` {reason}")]
+    StopCommand {
+        /// The service.
+        name: String,
+        /// What happened.
+        reason: String,
+    },
+    /// Something still answers at the service's address after proctor
+    /// stopped it: a daemon that its `start` command left running.
+    #[error("service `{name}` still answers at {address} after proctor stopped it: {reason}")]
+    LeftRunning {
+        /// The service.
+        name: String,
+        /// The `host:port` probed.
+        address: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// Waiting for the service's process failed.
     #[error("failed to wait for service `{name}`")]
     Wait {
@@ -116,6 +156,13 @@ pub struct RunningService {
     /// The process proctor started, the leader of its own group; `None`
     /// for a service proctor did not start, and once it is stopped.
     child: Option<Child>,
+    /// proctor ran `start` (and so runs `stop` at the end).
+    started: bool,
+    /// The start command exited successfully before the address
+    /// answered: what answers is a daemon it left running.
+    daemon: bool,
+    /// Where `start` and `stop` run.
+    rootdir: PathBuf,
 }
 
 impl RunningService {
@@ -133,6 +180,20 @@ impl RunningService {
         log_dir: &Path,
         env_lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<RunningService, ServiceError> {
+        RunningService::start_watching(name, options, rootdir, log_dir, env_lookup, None)
+    }
+
+    /// [`RunningService::start`], giving up at once with
+    /// [`ServiceError::Interrupted`] when `interrupt` is set (Ctrl-C,
+    /// `SIGTERM`) while the service starts.
+    pub fn start_watching(
+        name: &str,
+        options: &ServiceOptions,
+        rootdir: &Path,
+        log_dir: &Path,
+        env_lookup: impl Fn(&str) -> Option<String>,
+        interrupt: Option<&AtomicBool>,
+    ) -> Result<RunningService, ServiceError> {
         let address = resolve_address(name, options, env_lookup)?;
         let mut service = RunningService {
             name: name.to_owned(),
@@ -141,6 +202,9 @@ impl RunningService {
             log_path: None,
             options: options.clone(),
             child: None,
+            started: false,
+            daemon: false,
+            rootdir: rootdir.to_path_buf(),
         };
         let Some(command) = &options.start else {
             return match probe(&address, options.http_probe.as_deref(), PROBE_TIMEOUT) {
@@ -155,34 +219,73 @@ impl RunningService {
         let log_error = |source| ServiceError::Log { name: name.to_owned(), path: log_path.clone(), source };
         let log = File::create(&log_path).map_err(log_error)?;
         let log_err = log.try_clone().map_err(log_error)?;
+        let child = service
+            .spawn(command, log, log_err)
+            .map_err(|source| ServiceError::Spawn {
+                name: name.to_owned(),
+                source,
+            })?;
+        service.child = Some(child);
+        service.started = true;
+        service.log_path = Some(log_path);
+        service.wait_ready(&address, interrupt)
+    }
+
+    /// Runs `command` with `sh -c` as the service's commands run: in the
+    /// rootdir, with `env` and the address, its output in the log, in a
+    /// process group of its own that dies with proctor.
+    fn spawn(&self, command: &str, log: File, log_err: File) -> std::io::Result<Child> {
         let mut process = Command::new("sh");
         process
             .arg("-c")
             .arg(command)
-            .current_dir(rootdir)
-            .envs(&options.env)
+            .current_dir(&self.rootdir)
+            .envs(&self.options.env)
             .stdin(Stdio::null())
             .stdout(log)
-            .stderr(log_err)
-            .process_group(0);
-        if let Some(variable) = &options.address_env {
+            .stderr(log_err);
+        if let Some(variable) = &self.address_env {
             // The service listens where proctor probes, whatever `env` says.
-            process.env(variable, &service.address);
+            process.env(variable, &self.address);
         }
-        let child = process.spawn().map_err(|source| ServiceError::Spawn { name: name.to_owned(), source })?;
-        service.child = Some(child);
-        service.log_path = Some(log_path);
-        service.wait_ready(&address)
+        own_group_dying_with_proctor(&mut process);
+        let child = process.spawn()?;
+        register_group(group_of(&child));
+        Ok(child)
     }
 
-    /// Polls until the service answers, its process exits, or the ready
-    /// timeout passes; in the last two cases the group is killed.
-    fn wait_ready(mut self, address: &Address) -> Result<RunningService, ServiceError> {
+    /// Polls until the service answers, its process fails, the ready
+    /// timeout passes or `interrupt` is set; in the last three cases what
+    /// was started is stopped. A command that exits successfully first
+    /// started a daemon, which gets the rest of the timeout to answer.
+    fn wait_ready(
+        mut self,
+        address: &Address,
+        interrupt: Option<&AtomicBool>,
+    ) -> Result<RunningService, ServiceError> {
         let deadline = Instant::now() + self.options.ready_timeout;
         let mut last_reason = String::from("nothing answered");
         loop {
-            if let Some(status) = self.child.as_mut().and_then(|child| child.try_wait().ok().flatten()) {
-                return Err(self.fail(format!("its command exited ({status}) before it answered")));
+            if interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                self.abandon();
+                return Err(ServiceError::Interrupted {
+                    name: self.name.clone(),
+                });
+            }
+            if !self.daemon {
+                if let Some(status) = self
+                    .child
+                    .as_mut()
+                    .and_then(|child| child.try_wait().ok().flatten())
+                {
+                    if !status.success() {
+                        return Err(
+                            self.fail(format!("its command exited ({status}) before it answered"))
+                        );
+                    }
+                    self.daemon = true;
+                    self.forget_empty_group();
+                }
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -197,9 +300,80 @@ impl RunningService {
         }
     }
 
-    /// Kills the group, then describes the failure with the log's tail.
-    fn fail(mut self, reason: String) -> ServiceError {
+    /// Once the start command has exited, its group is forgotten when
+    /// nothing is left in it, so that no later signal can reach a group
+    /// that reuses its number.
+    fn forget_empty_group(&mut self) {
+        if let Some(child) = &self.child {
+            let group = group_of(child);
+            if !group_alive(group) {
+                unregister_group(group);
+                self.child = None;
+            }
+        }
+    }
+
+    /// Whether the start command exited and left a daemon that answers.
+    #[must_use]
+    pub fn daemonized(&self) -> bool {
+        self.daemon
+    }
+
+    /// Stops what a failed or interrupted start left: the `stop` command
+    /// when there is one, then `SIGKILL` to the group.
+    fn abandon(&mut self) {
+        if let Some(command) = self.options.stop.clone() {
+            let _ = self.run_stop_command(&command);
+        }
         self.kill_group();
+    }
+
+    /// Runs `stop`, waiting up to `stop-timeout`, then kills its group.
+    fn run_stop_command(&self, command: &str) -> Result<(), ServiceError> {
+        let error = |reason: String| ServiceError::StopCommand {
+            name: self.name.clone(),
+            reason,
+        };
+        let log = match &self.log_path {
+            Some(path) => OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(path)
+                .map_err(|e| error(format!("cannot open the log: {e}")))?,
+            None => return Ok(()),
+        };
+        let log_err = log
+            .try_clone()
+            .map_err(|e| error(format!("cannot open the log: {e}")))?;
+        let mut child = self
+            .spawn(command, log, log_err)
+            .map_err(|e| error(format!("cannot be spawned: {e}")))?;
+        let group = group_of(&child);
+        let deadline = Instant::now() + self.options.stop_timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
+                _ => break None,
+            }
+        };
+        signal_group(group, libc::SIGKILL);
+        let _ = child.wait();
+        wait_for_group_exit(group, KILL_GRACE);
+        match status {
+            Some(status) if status.success() => Ok(()),
+            Some(status) => Err(error(format!("exited with {status}"))),
+            None => Err(error(format!(
+                "did not finish within {} s and was killed",
+                self.options.stop_timeout.as_secs_f64()
+            ))),
+        }
+    }
+
+    /// Stops what was started, then describes the failure with the log's
+    /// tail.
+    fn fail(mut self, reason: String) -> ServiceError {
+        self.abandon();
         let tail = self.log_path.as_deref().map(|path| log_tail(path, LOG_TAIL_LINES)).unwrap_or_default();
         self.not_ready(reason, tail)
     }
@@ -263,10 +437,62 @@ impl RunningService {
         }
     }
 
-    /// Stops a service proctor started: `SIGTERM` to its process group,
-    /// up to `stop-timeout` for the group to exit, then `SIGKILL`. Does
-    /// nothing for a service proctor did not start.
+    /// Stops a service proctor started: its `stop` command when it has
+    /// one, then `SIGTERM` to its process group, up to `stop-timeout` for
+    /// the group to exit, then `SIGKILL`. An error says when something
+    /// still answers at the address afterwards (a daemon proctor could
+    /// not stop). Does nothing for a service proctor did not start.
     pub fn stop(mut self) -> Result<(), ServiceError> {
+        if !self.started {
+            return Ok(());
+        }
+        let stopped = self
+            .options
+            .stop
+            .clone()
+            .map(|command| self.run_stop_command(&command));
+        let waited = self.stop_group();
+        if let Some(Err(err)) = stopped {
+            return Err(err);
+        }
+        waited?;
+        let answers = || {
+            parse_address(&self.address, None)
+                .is_some_and(|address| probe(&address, None, PROBE_TIMEOUT).is_ok())
+        };
+        // A `stop` command may return before the daemon it stops has exited
+        // (`kill`): it gets `stop-timeout` to go. Without one, what is
+        // still there once the group is gone stays.
+        let deadline = Instant::now() + self.options.stop_timeout;
+        let mut still_answers = answers();
+        while still_answers && self.options.stop.is_some() && Instant::now() < deadline {
+            thread::sleep(POLL_INTERVAL);
+            still_answers = answers();
+        }
+        if still_answers {
+            let reason = match (&self.options.stop, self.daemon) {
+                (Some(_), _) => "its `stop` command did not stop it".to_owned(),
+                (None, true) => format!(
+                    "its `start` command exited and left a daemon that proctor cannot stop; add `stop = \"<command>\"` to [services.{}]",
+                    self.name
+                ),
+                (None, false) => format!(
+                    "a process it started left its process group; add `stop = \"<command>\"` to [services.{}]",
+                    self.name
+                ),
+            };
+            return Err(ServiceError::LeftRunning {
+                name: self.name.clone(),
+                address: self.address.clone(),
+                reason,
+            });
+        }
+        Ok(())
+    }
+
+    /// `SIGTERM` to the start command's group, up to `stop-timeout`, then
+    /// `SIGKILL`.
+    fn stop_group(&mut self) -> Result<(), ServiceError> {
         let Some(mut child) = self.child.take() else {
             return Ok(());
         };

@@ -9,15 +9,18 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::model::{Event, Outcome, TestResult};
 use crate::outcome::fold;
-use crate::process::{group_of, log_tail, signal_group};
+use crate::process::{
+    describe_exit, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
+};
 use crate::protocol::{CollectedItem, Decisions, Message, Setup, Unreadable};
 
 /// The plugin's source, written next to the run's files and imported by
@@ -124,8 +127,14 @@ impl Exiting {
     #[must_use]
     pub fn wait(mut self) -> Option<LateExit> {
         self.reaped = true;
-        let process_status = reap(&mut self.child, self.interrupt.as_deref(), None);
-        (process_status != Some(self.session_status)).then_some(LateExit { session_status: self.session_status, process_status })
+        let status = reap(&mut self.child, self.interrupt.as_deref(), None);
+        let process_status = status.and_then(|status| status.code());
+        let signal = status.and_then(|status| status.signal());
+        (process_status != Some(self.session_status)).then_some(LateExit {
+            session_status: self.session_status,
+            process_status,
+            signal,
+        })
     }
 }
 
@@ -137,6 +146,8 @@ pub struct LateExit {
     pub session_status: i32,
     /// The process's exit status, `None` when a signal ended it.
     pub process_status: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
 }
 
 impl LateExit {
@@ -150,7 +161,16 @@ impl LateExit {
 
 impl std::fmt::Display for LateExit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "pytest's session ended with status {}, but its process then exited with {}", self.session_status, status_text(self.process_status))
+        let how = match (self.process_status, self.signal) {
+            (Some(code), _) => format!("exited with exit status {code}"),
+            (None, Some(signal)) => format!("was {}", crate::process::killed_by(signal)),
+            (None, None) => "ended without an exit status".to_owned(),
+        };
+        write!(
+            f,
+            "pytest's session ended with status {}, but its process then {how}",
+            self.session_status
+        )
     }
 }
 
@@ -250,6 +270,7 @@ fn spawn(options: &PhaseOptions, args: &[String], address: &str, attempt: usize)
     let log_path = options.work_dir.join(format!("pytest-{}{attempt}.log", options.phase.as_deref().map(|p| format!("{p}-")).unwrap_or_default()));
     let mut command = pytest_command(options, args, address, &token, &log_path)?;
     let child = command.spawn().map_err(|source| RunError::Spawn { python: options.python.clone(), source })?;
+    register_group(group_of(&child));
     Ok(Spawned { child, token, log_path, command: describe(&command) })
 }
 
@@ -317,7 +338,7 @@ pub fn run_phase(
             finished.insert(nodeid.clone());
             let message = match outcome_kind {
                 Outcome::TimedOut => format!("timed out after {:.1}s; its pytest process was killed", started.elapsed().as_secs_f64()),
-                _ => format!("the pytest process died while this test ran ({}){}", status_text(status), pytest_tail(&log_path)),
+                _ => format!("the pytest process died while this test ran ({}){}", describe_exit(status), pytest_tail(&log_path)),
             };
             let result = TestResult {
                 duration: started.elapsed().as_secs_f64(),
@@ -425,12 +446,23 @@ fn serve(
         kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
     };
     'process: loop {
-        if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+        if !report.interrupted
+            && options
+                .interrupt
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
             kill(child);
             report.interrupted = true;
-            return report;
+            // What pytest sent before it was killed is still read: a test
+            // that finished just before the signal is not lost.
+            exited = true;
+            continue;
         }
-        if let Some(limit) = options.timeout.filter(|limit| since.elapsed() > *limit) {
+        if let Some(limit) = options
+            .timeout
+            .filter(|limit| !report.interrupted && since.elapsed() > *limit)
+        {
             kill(child);
             let limit = limit.as_secs_f64();
             match (running(&report.kept, finished), &report.kept, &collecting) {
@@ -569,7 +601,8 @@ fn serve(
             }
         }
     }
-    if !report.clean_end {
+    // An interrupted test did not crash: it is not reported.
+    if !report.clean_end && !report.interrupted {
         if let Some(nodeid) = running(&report.kept, finished) {
             report.interrupted_test = Some((nodeid, since, Outcome::Crashed));
         }
@@ -737,12 +770,9 @@ fn pytest_command(options: &PhaseOptions, args: &[String], address: &str, token:
         .stdin(Stdio::null())
         .stdout(Stdio::from(log_file))
         .stderr(Stdio::from(err_file));
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // Its own process group: a timeout kills pytest and what it started.
-        command.process_group(0);
-    }
+    // Its own process group: a timeout kills pytest and what it started;
+    // and pytest dies with proctor, even when proctor is `SIGKILL`ed.
+    own_group_dying_with_proctor(&mut command);
     Ok(command)
 }
 
@@ -758,8 +788,12 @@ const EXIT_GRACE: Duration = Duration::from_secs(30);
 
 /// Waits for the process (killing it once `grace` is over, or at once on
 /// an interrupt), then kills what it left behind in its process group;
-/// its exit code, `None` when a signal ended it.
-fn reap(child: &mut Child, interrupt: Option<&AtomicBool>, grace: Option<Duration>) -> Option<i32> {
+/// how it ended, `None` when that cannot be read.
+fn reap(
+    child: &mut Child,
+    interrupt: Option<&AtomicBool>,
+    grace: Option<Duration>,
+) -> Option<ExitStatus> {
     let started = Instant::now();
     let status = loop {
         let interrupted = interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed));
@@ -779,19 +813,12 @@ fn reap(child: &mut Child, interrupt: Option<&AtomicBool>, grace: Option<Duratio
         }
     };
     kill_group(child);
-    status.and_then(|status| status.code())
+    status
 }
 
 /// Kills every process left in the child's process group.
 fn kill_group(child: &Child) {
     signal_group(group_of(child), libc::SIGKILL);
-}
-
-fn status_text(status: Option<i32>) -> String {
-    match status {
-        Some(code) => format!("exit status {code}"),
-        None => "killed by a signal".to_owned(),
-    }
 }
 
 /// The last lines of pytest's output, for a crash report.

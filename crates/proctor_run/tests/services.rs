@@ -76,6 +76,7 @@ impl Project {
             http_probe: Some("/health".to_owned()),
             // Relative to the rootdir: the command runs there.
             start: Some(format!("'{}' fake.py {mode}", python())),
+            stop: None,
             env: [("FAKE_EXTRA".to_owned(), "42".to_owned())].into(),
             ready_timeout: Duration::from_secs(20),
             stop_timeout: Duration::from_secs(5),

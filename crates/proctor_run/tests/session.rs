@@ -189,7 +189,7 @@ fn a_process_shutting_down_is_handed_back_and_waited_for() {
     std::fs::write(root.join("go"), "").unwrap();
     let late = exiting.wait();
     assert!(root.join("shut-down").exists(), "waiting waits for the atexit handler");
-    assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3) }));
+    assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3), signal: None }));
     assert_eq!(late.unwrap().to_string(), "pytest's session ended with status 0, but its process then exited with exit status 3");
 }
 
@@ -294,7 +294,7 @@ fn a_forked_child_holding_the_socket_does_not_keep_proctor_waiting() {
     write(
         root,
         "test_fork.py",
-        "import os, pathlib, time\n\ndef test_forks_then_dies():\n    child = os.fork()\n    if child == 0:\n        pathlib.Path('child.pid').write_text(str(os.getpid()) + '\\n')\n        while True:\n            time.sleep(1)\n    while not pathlib.Path('child.pid').exists():\n        time.sleep(0.01)\n    os._exit(3)\n\ndef test_after():\n    pass\n",
+        "import os, pathlib, time\n\ndef test_forks_then_dies():\n    child = os.fork()\n    if child == 0:\n        pathlib.Path('child.pid').write_text(str(os.getpid()) + '\\n')\n        while True:\n            time.sleep(1)\n    while not pathlib.Path('child.pid').exists() or not pathlib.Path('child.pid').read_text().endswith('\\n'):\n        time.sleep(0.01)\n    os._exit(3)\n\ndef test_after():\n    pass\n",
     );
     let outcome = run_bounded(PhaseOptions { timeout: None, ..options(root) });
     let got = outcomes(&outcome.results);

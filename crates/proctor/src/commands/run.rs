@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -137,7 +137,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     };
     let order = resolve_order(args, &suite, phases_axis)?;
     // Services proctor starts count as up: a test that needs one is not
-    // skipped for it; if it fails to start, its phase's tests are errors.
+    // skipped for it; if it fails to start, the tests that need it are errors.
     for name in &started_services {
         if let Some(service) = options.plan.service(name) {
             let address = service
@@ -301,6 +301,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let mut shutdown = Shutdown::default();
     for plan in &phases {
         shutdown.wait(&mut progress);
+        interrupted |= interrupt.load(Ordering::Relaxed);
         if plan.files.is_empty() || interrupted {
             drop(early.take());
             continue;
@@ -312,37 +313,45 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         std::fs::create_dir_all(&runs_dir).with_context(|| format!("cannot create {}", runs_dir.display()))?;
         let mut running = Vec::new();
         let mut service_env = base.env.clone();
-        let mut failed_service = None;
+        // Services that did not become ready, with the error their tests
+        // carry: those tests become errors, the phase's others still run.
+        let mut down: Vec<(String, String)> = Vec::new();
         for name in &plan.services {
             let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
-            match proctor_run::RunningService::start(name, service, &rootdir, &runs_dir, |var| job_env_var(&env, var)) {
+            match proctor_run::RunningService::start_watching(name, service, &rootdir, &runs_dir, |var| job_env_var(&env, var), Some(&interrupt)) {
                 Ok(started) => {
                     progress.event(&Event::Note { message: format!("service {name} ready at {}", started.address()) });
+                    if started.daemonized() && service.stop.is_none() {
+                        progress.event(&Event::Note {
+                            message: format!("service {name}: its start command exited and left a daemon that proctor cannot stop (add `stop = \"<command>\"` to [services.{name}])"),
+                        });
+                    }
                     service_env.extend(started.env());
                     running.push(started);
                 }
-                Err(err) => {
-                    failed_service = Some(err);
+                Err(proctor_run::ServiceError::Interrupted { .. }) => {
+                    interrupted = true;
                     break;
+                }
+                Err(err) => {
+                    progress.event(&Event::Note {
+                        message: err.to_string(),
+                    });
+                    let tail = match &err {
+                        proctor_run::ServiceError::NotReady { log_tail, .. }
+                            if !log_tail.is_empty() =>
+                        {
+                            format!("\nthe service's last output:\n{log_tail}")
+                        }
+                        _ => String::new(),
+                    };
+                    down.push((name.clone(), format!("{err}{tail}")));
                 }
             }
         }
-        if let Some(err) = failed_service {
-            // The phase's tests become errors; the other phases still run.
-            let tail = match &err {
-                proctor_run::ServiceError::NotReady { log_tail, .. } if !log_tail.is_empty() => format!("\nthe service's last output:\n{log_tail}"),
-                _ => String::new(),
-            };
-            for &index in &plan.items {
-                let mut result = skipped(&collection.items[index], "", &statics[index].names);
-                result.outcome = Outcome::Error;
-                result.reason = None;
-                result.phase.clone_from(&plan.name);
-                result.message = Some(format!("{err}{tail}"));
-                progress.event(&Event::TestFinished(result.clone()));
-                results.push(result);
-            }
+        if interrupted {
             stop_services(running, &mut progress);
+            drop(early.take());
             continue;
         }
         // pytest gets the same arguments as bare pytest would; the modules
@@ -357,7 +366,29 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             opt_in: opt_in.clone(),
             ..base.clone()
         };
-        let mut decide = |items: &[CollectedItem]| decide(items, &rules, &static_by_id, &markers_of, plan.name.as_ref());
+        // Tests that need a service that is down are not run: pytest still
+        // reports the phase's others, and the skips of those gated off.
+        let withheld: RefCell<Vec<(String, usize)>> = RefCell::new(Vec::new());
+        let mut decide = |items: &[CollectedItem]| {
+            let mut decisions = decide(
+                items,
+                &rules,
+                &static_by_id,
+                &markers_of,
+                plan.name.as_ref(),
+            );
+            if !down.is_empty() {
+                withhold(
+                    &mut decisions,
+                    items,
+                    &rules,
+                    &static_by_id,
+                    &down,
+                    &mut withheld.borrow_mut(),
+                );
+            }
+            decisions
+        };
         let outcome = proctor_run::run_phase(&phase, early.take(), &mut decide, &mut |event: &Event| {
             if let Event::ModuleStarting { module } = event {
                 between_modules(&running, module, &mut progress);
@@ -385,12 +416,29 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             rerun(&options.run.reruns, &phase, &mut results[first..], &markers_of, &mut decide, &mut progress, &mut shutdown)?;
             interrupted = interrupt.load(Ordering::Relaxed);
         }
+        // After the reruns: these did not run, there is nothing to rerun.
+        let reported: HashSet<String> = results[first..].iter().map(|r| r.nodeid.clone()).collect();
+        for (nodeid, service) in withheld.take() {
+            if reported.contains(&nodeid) {
+                continue;
+            }
+            let result = TestResult {
+                phase: plan.name.clone(),
+                message: Some(down[service].1.clone()),
+                ..TestResult::new(nodeid, Outcome::Error)
+            };
+            progress.event(&Event::TestFinished(result.clone()));
+            results.push(result);
+        }
         if !running.is_empty() {
             shutdown.wait(&mut progress);
         }
         stop_services(running, &mut progress);
     }
     progress.finish();
+    // A signal after the last phase still interrupted the run.
+    let signal = interrupting_signal();
+    interrupted |= signal.is_some();
     let reported: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
     deselected += deselected_ids.iter().filter(|n| !reported.contains(n.as_str())).count();
     let markers_of = markers_of.into_inner();
@@ -401,31 +449,37 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     }
     let interrupted_run = interrupted || failed_to_start.is_some() || matches!(pytest_status, Some(2));
     let summary = RunSummary::of(&results, deselected, started.elapsed().as_secs_f64(), interrupted_run);
-    if interrupted {
-        writeln!(out, "interrupted: the report holds the {} test(s) that finished", results.len())?;
-    }
-    for problem in &problems {
-        writeln!(out, "error: {problem}")?;
-    }
-    if let Some((why, _)) = &stopped {
-        let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
-        writeln!(out, "pytest ended its session{why} before running {} selected test(s):", not_run.len())?;
-        for nodeid in &not_run {
-            writeln!(out, "NOT RUN {nodeid}")?;
+    // The terminal may be gone (a closed terminal sends `SIGHUP`, and
+    // writes to it then fail; a closed pipe): the history and the reports
+    // are still written, and the run's status stands.
+    let mut printed = (|| -> Result<()> {
+        if interrupted {
+            let by = signal
+                .and_then(proctor_run::signal_name)
+                .map(|name| format!(" by {name}"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "interrupted{by}: the report holds the {} test(s) that finished",
+                results.len()
+            )?;
         }
-    }
-    let look = SummaryLook {
-        chars: run_flags::report_chars(&suite.config.pytest.addopts, args),
-        quiet: args.quiet > 0,
-    };
-    print_summary(
-        &mut out,
-        &results,
-        &summary,
-        &drift,
-        failed_to_start.as_deref(),
-        &look,
-    )?;
+        for problem in &problems {
+            writeln!(out, "error: {problem}")?;
+        }
+        if let Some((why, _)) = &stopped {
+            let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
+            writeln!(out, "pytest ended its session{why} before running {} selected test(s):", not_run.len())?;
+            for nodeid in &not_run {
+                writeln!(out, "NOT RUN {nodeid}")?;
+            }
+        }
+        let look = SummaryLook {
+            chars: run_flags::report_chars(&suite.config.pytest.addopts, args),
+            quiet: args.quiet > 0,
+        };
+        print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref(), &look)
+    })();
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
         Some(status @ (3 | 4)) if !interrupted => status,
@@ -436,6 +490,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         _ if !problems.is_empty() && summary.exit_code == 0 => 1,
         _ => summary.exit_code,
     };
+    // `SIGTERM` and `SIGHUP` exit as a process they killed would report
+    // (128 + the signal), after cleaning up; Ctrl-C is pytest's 2.
+    let code = signal.map_or(code, interrupted_exit_code);
     // The run is recorded first, so that the reports' history includes it.
     let mut history = None;
     if !args.no_history && !results.is_empty() {
@@ -450,14 +507,16 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
             Ok(mut recorded) => {
                 if let Err(err) = recorded.prune(options.run.history_runs()) {
-                    writeln!(out.err(), "warning: older runs were not dropped from the history: {err}")?;
+                    let _ = writeln!(out.err(), "warning: older runs were not dropped from the history: {err}");
                 }
                 // Medians cost an index lookup per test of the run: only
                 // for the reports and the slow findings.
                 let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
                 history = history_extract(&recorded, &results, medians);
             }
-            Err(err) => writeln!(out.err(), "warning: the run was not recorded in the history: {err}")?,
+            Err(err) => {
+                let _ = writeln!(out.err(), "warning: the run was not recorded in the history: {err}");
+            }
         }
     }
     let mut extras = ReportExtras::default();
@@ -465,16 +524,18 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         match report_extras(&suite, &collection, &effectives, &results, history.clone()) {
             Ok(computed) => extras = computed,
             Err(err) => {
-                writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}")?;
+                let _ = writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}");
                 extras.history.clone_from(&history);
             }
         }
     }
     write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;
     if let Some(history) = &history {
-        history_findings(&mut out, history, &results, options)?;
+        printed = printed.and_then(|()| history_findings(&mut out, history, &results, options));
     }
-    out.flush()?;
+    if let Err(err) = printed.and_then(|()| Ok(out.flush()?)) {
+        let _ = writeln!(out.err(), "warning: the output was not written whole: {err:#}");
+    }
     shutdown.wait(&mut progress);
     // A crash after the session ended fails the run, as it fails bare
     // pytest's caller.
@@ -764,25 +825,107 @@ fn read_durations(path: &std::path::Path, nodeids: &[String]) -> HashMap<String,
     proctor_history::History::open(path).and_then(|history| history.durations_of(nodeids.iter().map(String::as_str), HISTORY_WINDOW)).unwrap_or_default()
 }
 
-/// Ctrl-C sets the returned flag instead of ending proctor: the runner
-/// then stops pytest and the report of what finished is still written.
+/// Tests of a phase that need a service that is down: deselected from
+/// pytest, and noted with the first such service, to be reported as
+/// errors. Tests proctor skips for another reason keep their skip.
+fn withhold(
+    decisions: &mut proctor_run::Decisions,
+    items: &[CollectedItem],
+    rules: &Rules<'_>,
+    static_by_id: &HashMap<&str, &Item>,
+    down: &[(String, String)],
+    withheld: &mut Vec<(String, usize)>,
+) {
+    let deselected: HashSet<&str> = decisions.deselect.iter().map(String::as_str).collect();
+    let mut held = Vec::new();
+    for collected in items {
+        let nodeid = collected.nodeid.as_str();
+        if deselected.contains(nodeid) || decisions.skip.contains_key(nodeid) {
+            continue;
+        }
+        let needs = rules.started_services_of(collected, static_by_id);
+        if let Some(service) = down.iter().position(|(name, _)| needs.contains(name)) {
+            held.push((collected.nodeid.clone(), service));
+        }
+    }
+    if held.is_empty() {
+        return;
+    }
+    let ids: HashSet<&str> = held.iter().map(|(nodeid, _)| nodeid.as_str()).collect();
+    decisions
+        .order
+        .retain(|nodeid| !ids.contains(nodeid.as_str()));
+    decisions
+        .deselect
+        .extend(held.iter().map(|(nodeid, _)| nodeid.clone()));
+    for entry in held {
+        if !withheld.iter().any(|(nodeid, _)| *nodeid == entry.0) {
+            withheld.push(entry);
+        }
+    }
+}
+
+/// The first signal that interrupted the run (`SIGINT`, `SIGTERM`,
+/// `SIGHUP`); 0 while none has.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// The signal that interrupted the run, if one did.
+fn interrupting_signal() -> Option<i32> {
+    Some(SIGNAL.load(Ordering::SeqCst)).filter(|&signal| signal != 0)
+}
+
+/// The exit status of a run a signal interrupted: pytest's 2 for Ctrl-C,
+/// 128 + the signal for the others, as a shell reports a process they
+/// killed.
+fn interrupted_exit_code(signal: i32) -> i32 {
+    if signal == libc::SIGINT {
+        2
+    } else {
+        128 + signal
+    }
+}
+
+/// Ctrl-C, `SIGTERM` and `SIGHUP` (what `timeout`, `docker stop` and CI
+/// cancellation send, and a closed terminal) set the returned flag
+/// instead of ending proctor: the runner then stops pytest and the
+/// services, and the history and reports of what finished are still
+/// written. A second signal while proctor cleans up ends it at once:
+/// every process group it started gets `SIGKILL`, and it exits with the
+/// first signal's status.
 fn install_interrupt_handler() -> Arc<AtomicBool> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
     #[cfg(unix)]
     {
-        extern "C" fn on_interrupt(_: libc::c_int) {
-            if let Some(flag) = FLAG.get() {
-                flag.store(true, Ordering::Relaxed);
+        extern "C" fn on_signal(signal: libc::c_int) {
+            match SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => {
+                    if let Some(flag) = FLAG.get() {
+                        flag.store(true, Ordering::SeqCst);
+                    }
+                }
+                Err(first) => {
+                    const MESSAGE: &[u8] = b"proctor: a second signal: stopping at once\n";
+                    proctor_run::kill_registered_groups();
+                    // SAFETY: `write` and `_exit` are async-signal-safe;
+                    // the buffer is a static.
+                    unsafe {
+                        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+                        libc::_exit(interrupted_exit_code(first));
+                    }
+                }
             }
         }
-        // SAFETY: the handler only stores to an atomic, which is
-        // async-signal-safe; `sigaction` is given a zeroed, valid struct.
+        // SAFETY: the handler only uses atomics, `killpg`, `write` and
+        // `_exit`, which are async-signal-safe; `sigaction` is given a
+        // zeroed, valid struct.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_interrupt as *const () as usize;
+            action.sa_sigaction = on_signal as *const () as usize;
             libc::sigemptyset(&raw mut action.sa_mask);
-            libc::sigaction(libc::SIGINT, &raw const action, std::ptr::null_mut());
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::sigaction(signal, &raw const action, std::ptr::null_mut());
+            }
         }
     }
     Arc::clone(flag)

@@ -67,14 +67,28 @@ impl Rules<'_> {
     /// the item needs.
     pub(crate) fn static_verdict(&self, item: &Item, effective: &Effective) -> Result<StaticVerdict> {
         let (verdict, names) = self.verdict_with(item, effective)?;
-        let services = proctor_plan::needs(item, effective, self.plan)
+        let services = self.started_needs(item, effective);
+        Ok(StaticVerdict { verdict, names, services })
+    }
+
+    /// The services proctor starts that an item pytest collected needs.
+    pub(crate) fn started_services_of(
+        &self,
+        collected: &CollectedItem,
+        static_by_id: &HashMap<&str, &Item>,
+    ) -> Vec<String> {
+        let item = runtime_item(collected, static_by_id);
+        self.started_needs(&item, &self.taxonomy.effective(&item))
+    }
+
+    fn started_needs(&self, item: &Item, effective: &Effective) -> Vec<String> {
+        proctor_plan::needs(item, effective, self.plan)
             .into_iter()
             .filter_map(|need| match need.requirement {
                 proctor_plan::Requirement::Service { name } if self.started_services.contains(&name) => Some(name),
                 _ => None,
             })
-            .collect();
-        Ok(StaticVerdict { verdict, names, services })
+            .collect()
     }
 
     /// The phase of an item with these effective marker names.
