@@ -558,3 +558,23 @@ fn the_network_guard_covers_udp_and_names_that_only_look_like_loopback() {
     }
     assert_eq!(outcome(&doc, "test_net.py::test_udp_to_loopback_is_fine")["outcome"], "passed", "{}", text(&output));
 }
+
+#[test]
+fn a_file_name_that_is_not_utf8_has_the_node_id_pytest_reports() {
+    use std::os::unix::ffi::OsStrExt;
+    // Python reads the name with surrogateescape; the static node id spells
+    // the byte as the bridge does, so the run sees no drift.
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"test_caf\xff.py");
+    std::fs::write(dir.path().join(name), "def test_a():\n    pass\n\ndef test_b():\n    assert False\n").unwrap();
+    let json = dir.path().join("report.json");
+    let output = proctor(dir.path(), &["--no-history", "--json", json.to_str().unwrap()]);
+    let log = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{log}");
+    assert!(!log.contains("DRIFT"), "{log}");
+    let doc = report(&json);
+    assert_eq!(outcome(&doc, "test_caf\\udcff.py::test_a")["outcome"], "passed", "{log}");
+    assert_eq!(outcome(&doc, "test_caf\\udcff.py::test_b")["outcome"], "failed", "{log}");
+    let listed = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["collect"]).current_dir(dir.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).starts_with("test_caf\\udcff.py::test_a\n"), "{}", text(&listed));
+}

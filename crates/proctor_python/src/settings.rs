@@ -114,7 +114,7 @@ impl CollectSettings {
             if i > 0 {
                 out.push('/');
             }
-            out.push_str(&component.as_os_str().to_string_lossy());
+            push_wire(&mut out, component.as_os_str());
         }
         if out.is_empty() {
             ".".to_string()
@@ -178,4 +178,24 @@ pub fn deprecation_is_error(filters: &[String]) -> bool {
         return action == "error";
     }
     false
+}
+
+/// Appends `name` as the bridge sends a node id holding it: UTF-8 as it
+/// is; a name that is not UTF-8 (which Python decodes with
+/// `surrogateescape`) with each byte UTF-8 cannot hold written as its
+/// surrogate's escape (`\udcff`) and each backslash doubled, so that the
+/// static node id equals the one pytest reports through the bridge.
+fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = name.as_bytes();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        out.push_str(text);
+        return;
+    }
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\udc{byte:02x}"));
+        }
+    }
 }
