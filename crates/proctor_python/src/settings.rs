@@ -186,6 +186,7 @@ pub fn deprecation_is_error(filters: &[String]) -> bool {
 /// surrogate's escape (`\udcff`) and each backslash doubled, so that the
 /// static node id equals the one pytest reports through the bridge.
 fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
+    use std::fmt::Write as _;
     use std::os::unix::ffi::OsStrExt;
     let bytes = name.as_bytes();
     if let Ok(text) = std::str::from_utf8(bytes) {
@@ -195,7 +196,7 @@ fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
     for chunk in bytes.utf8_chunks() {
         out.push_str(&chunk.valid().replace('\\', "\\\\"));
         for byte in chunk.invalid() {
-            out.push_str(&format!("\\udc{byte:02x}"));
+            let _ = write!(out, "\\udc{byte:02x}");
         }
     }
 }
