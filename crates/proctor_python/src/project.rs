@@ -164,7 +164,7 @@ impl<'p, 'a> Project<'p, 'a> {
         if let Some(binding) = m.ns.get(name) { self.resolve_binding(module, binding, depth) } else {
             for star in &m.ns.star_imports {
                 if let Some(target) = self.by_dotted(star) {
-                    if self.module(target).ns.get(name).is_some() {
+                    if self.star_exports(target, name, depth + 1) {
                         return self.resolve_name(target, name, depth + 1);
                     }
                 }
@@ -175,6 +175,33 @@ impl<'p, 'a> Project<'p, 'a> {
                 Entity::Unknown(format!("`{name}` is not bound statically"))
             }
         }
+    }
+
+    /// Whether `from <module> import *` binds `name`: the module binds it
+    /// (and its `__all__` lists it, or, without `__all__`, it does not
+    /// start with `_`), or one of its own star imports does, at any depth.
+    /// An `__all__` that is not a literal list of strings lets every name
+    /// through (it is resolved like any binding afterwards).
+    fn star_exports(&self, module: usize, name: &str, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let ns = &self.module(module).ns;
+        match ns.get("__all__") {
+            Some(Binding::Value { expr: Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }), .. })
+                if elts.iter().all(|e| matches!(e, Expr::StringLiteral(_))) =>
+            {
+                let listed = elts.iter().any(|e| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == name));
+                if !listed {
+                    return false;
+                }
+            }
+            Some(_) => {}
+            None if name.starts_with('_') => return false,
+            None => {}
+        }
+        ns.get(name).is_some()
+            || ns.star_imports.iter().any(|star| self.by_dotted(star).is_some_and(|target| target != module && self.star_exports(target, name, depth + 1)))
     }
 
     fn resolve_binding(&self, module: usize, binding: &Binding<'a>, depth: usize) -> Entity<'a> {

@@ -127,3 +127,10 @@ class TestInClass:
     @pytest.mark.parametrize("v", VALUES)
     def test_class_attribute(self, v):
         pass
+
+
+# Functions re-exported through `from ... import *` chains: ids are their
+# `__name__`.
+@pytest.mark.parametrize("make", [shapes.pentagon, shapes.octagon])
+def test_star_exported(make):
+    assert make() > 4

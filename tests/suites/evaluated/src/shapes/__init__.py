@@ -14,3 +14,6 @@ def _area_python(kind):
 
 
 fast_area = area
+
+# Re-exported through two star imports, filtered by `__all__`.
+from shapes.generators import *
