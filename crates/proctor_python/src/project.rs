@@ -196,9 +196,8 @@ impl<'p, 'a> Project<'p, 'a> {
                     return false;
                 }
             }
-            Some(_) => {}
             None if name.starts_with('_') => return false,
-            None => {}
+            Some(_) | None => {}
         }
         ns.get(name).is_some()
             || ns.star_imports.iter().any(|star| self.by_dotted(star).is_some_and(|target| target != module && self.star_exports(target, name, depth + 1)))
