@@ -446,10 +446,29 @@ fn collection_errors_fail_the_run_as_in_pytest() {
         let output = proctor_bounded(root, &args);
         assert_eq!(output.status.code(), bare.status.code(), "{extra:?}\n{}\n--- bare pytest\n{}", text(&output), text(&bare));
         let doc = report(&json);
+        assert_eq!(doc["summary"]["exit_code"].as_i64(), bare.status.code().map(i64::from), "{extra:?}: the report's exit code");
         let broken = outcome(&doc, "test_broken.py");
         assert_eq!(broken["outcome"], "error", "{extra:?}: {}", text(&output));
         assert!(broken["message"].as_str().unwrap().contains("No module named 'no_such_module_here'"), "{broken}");
     }
+}
+
+/// A conftest hook that raises is pytest's internal error (exit 3): the
+/// run's exit status, and the one its JSON report records (python-dateutil's
+/// suite, where a warning filter turns an unknown mark into an error).
+#[test]
+fn an_internal_error_is_the_exit_status_of_the_run_and_of_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "conftest.py", "def pytest_collection_modifyitems(items):\n    raise RuntimeError('a hook that breaks')\n");
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    let bare = bare_pytest(root, &[]);
+    assert_eq!(bare.status.code(), Some(3), "{}", text(&bare));
+    let json = root.join("report.json");
+    let output = proctor_bounded(root, &["--no-history", "--json", json.to_str().unwrap()]);
+    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
+    assert!(text(&output).contains("RuntimeError: a hook that breaks"), "{}", text(&output));
+    assert_eq!(report(&json)["summary"]["exit_code"], 3, "{}", text(&output));
 }
 
 #[test]

@@ -391,6 +391,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             }
         }
     }
+    // The reports record the run's exit status (pytest's internal error,
+    // `pytest.exit(returncode=...)`), not only the one its counts give.
+    let summary = RunSummary { exit_code: code, ..summary };
     write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;
     if let Some(history) = &history {
         history_findings(&mut out, history, &results, options)?;
