@@ -29,7 +29,8 @@ bare `pytest` with `tests/corpus/plugin/record_outcomes.py`, and
 `proctor run --json`, both with the suite's `args` and `-p no:cacheprovider`.
 It compares, per test, the outcome (passed, failed, skipped, xfailed,
 xpassed, error), the reason of a skip, xfail or xpass, the collection errors
-(an error under the collector's node id in both) and the exit status. A
+(an error under the collector's node id in both) and the exit status (of
+the process, and the one proctor's report records). A
 module pytest skips whole at collection (`importorskip` at module level) has
 no tests in pytest; proctor, which reads the skip statically and does not
 import the module, lists each of its tests skipped: they agree when every
@@ -414,6 +415,9 @@ def run_suites(args) -> int:
             row.update(compare_runs(reference["doc"], ours["doc"]), problems=[])
             if reference["status"] != ours["status"]:
                 row["problems"].append(f"exit status: pytest {reference['status']}, proctor {ours['status']}")
+            recorded = ours["doc"]["summary"].get("exit_code")
+            if recorded != ours["status"]:
+                row["problems"].append(f"proctor's JSON report records exit code {recorded}, its process exited {ours['status']}")
         rows.append(row)
         counts = ", ".join(f"{n} {k}" for k, n in sorted(row["pytest_counts"].items()))
         print(f"{name}: pytest {row['tests']} tests ({counts}), agree {row['agree']}, differ {len(row['differences'])}; "
