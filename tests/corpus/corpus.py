@@ -26,7 +26,8 @@ Agreement is exact / pytest items. `--json FILE` writes the per-suite figures
 `run` runs each suite marked `run = true` (`--ci`: `run-ci = true`;
 `--suite NAME`: that one, marked or not) twice in its root with its venv:
 bare `pytest` with `tests/corpus/plugin/record_outcomes.py`, and
-`proctor run --json`, both with the suite's `args` and `-p no:cacheprovider`.
+`proctor run --json`, both with the suite's `args`, its `run-args` and
+`-p no:cacheprovider`.
 It compares, per test, the outcome (passed, failed, skipped, xfailed,
 xpassed, error), the reason of a skip, xfail or xpass, the collection errors
 (an error under the collector's node id in both) and the exit status (of
@@ -398,7 +399,7 @@ def run_suites(args) -> int:
     for name, suite in suites.items():
         if not is_fetched(name, suite):
             sys.exit(f"corpus: {name} is not fetched; run `tests/corpus/corpus.py fetch {name}`")
-        extra = list(suite.get("args", []))
+        extra = list(suite.get("args", [])) + list(suite.get("run-args", []))
         reference = pytest_outcomes(name, suite, extra, out)
         ours = proctor_outcomes(name, suite, proctor, extra, out)
         row = {"suite": name, "pytest_status": reference["status"], "proctor_status": ours["status"],
