@@ -113,7 +113,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let ask_python = collection.items.iter().zip(&effectives).any(|(item, effective)| {
         proctor_plan::needs(item, effective, &options.plan)
             .iter()
-            .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
+            .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Module { .. } | proctor_plan::Requirement::Python { .. }))
     });
     let mut facts = machine::facts_asking_python(&suite, &args.machine, ask_python)?;
     let mut phases_axis = None;
