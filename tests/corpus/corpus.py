@@ -5,6 +5,7 @@ Usage:
   tests/corpus/corpus.py list    [--ci]              each suite and whether it is fetched
   tests/corpus/corpus.py fetch   [--ci] [SUITE...]   download, unpack, make venvs
   tests/corpus/corpus.py collect [--ci] [--proctor BIN] [--json FILE] [--show N] [SUITE...]
+  tests/corpus/corpus.py run     [--ci] [--suite NAME]... [--proctor BIN] [--json FILE] [--show N]
 
 The suites and their pinned test dependencies are in `tests/corpus/suites.toml`.
 Everything this script makes lives under `.corpus/` at the repository root
@@ -21,6 +22,21 @@ the markers of the common items. A pytest id that proctor does not list is
 *missing* otherwise. An id proctor lists that pytest does not is *extra*.
 Agreement is exact / pytest items. `--json FILE` writes the per-suite figures
 (the differential test reads them); the exit status is 0 when every suite ran.
+
+`run` runs each suite marked `run = true` (`--ci`: `run-ci = true`;
+`--suite NAME`: that one, marked or not) twice in its root with its venv:
+bare `pytest` with `tests/corpus/plugin/record_outcomes.py`, and
+`proctor run --json`, both with the suite's `args`, its `run-args` and
+`-p no:cacheprovider`.
+It compares, per test, the outcome (passed, failed, skipped, xfailed,
+xpassed, error), the reason of a skip, xfail or xpass, the collection errors
+(an error under the collector's node id in both) and the exit status (of
+the process, and the one proctor's report records). A
+module pytest skips whole at collection (`importorskip` at module level) has
+no tests in pytest; proctor, which reads the skip statically and does not
+import the module, lists each of its tests skipped: they agree when every
+one has the module's reason. The exit status is 0 when every suite agreed,
+1 when something differed.
 """
 
 from __future__ import annotations
@@ -39,19 +55,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / "tests" / "corpus" / "suites.toml"
 HARNESS = ROOT / "tests" / "harness"
+PLUGIN = ROOT / "tests" / "corpus" / "plugin"
+# A run that takes longer than this is stopped and reported, never waited on.
+RUN_LIMIT_S = 1800
 
 
 def corpus_dir() -> Path:
     return Path(os.environ.get("PROCTOR_CORPUS", ROOT / ".corpus"))
 
 
-def load_suites(names: list[str], ci_only: bool) -> dict[str, dict]:
+def load_suites(names: list[str], ci_only: bool, key: str = "ci") -> dict[str, dict]:
+    """The suites named (all when none), of those with `key` (`ci`, `run`,
+    `run-ci`) set when `ci_only`."""
     suites = tomllib.loads(MANIFEST.read_text())["suites"]
     unknown = [n for n in names if n not in suites]
     if unknown:
         sys.exit(f"corpus: unknown suite(s) {', '.join(unknown)}; known: {', '.join(suites)}")
-    chosen = {n: s for n, s in suites.items() if (not names or n in names) and (not ci_only or s.get("ci"))}
+    for name, suite in suites.items():
+        # CI fetches the `ci` subset only (`fetch --ci`).
+        if suite.get("run-ci") and not (suite.get("ci") and suite.get("run")):
+            sys.exit(f"corpus: {name} has run-ci = true but not ci = true and run = true")
+    chosen = {n: s for n, s in suites.items() if (not names or n in names) and (not ci_only or s.get(key))}
     return chosen
+
+
+def is_fetched(name: str, suite: dict) -> bool:
+    return venv_python(name).exists() and (source_dir(name, suite) / ".unpacked").exists()
 
 
 def pinned_pytest() -> list[str]:
@@ -255,11 +284,170 @@ def collect(args) -> int:
     return 0
 
 
+def suite_env(name: str) -> dict:
+    """The environment both tools run a suite in: its venv, and nothing
+    from the caller that changes what pytest does."""
+    env = dict(os.environ, VIRTUAL_ENV=str(venv_dir(name)))
+    for key in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(key, None)
+    return env
+
+
+def timed(cmd: list, cwd: Path, env: dict, log: Path) -> tuple[int, float]:
+    """Runs `cmd` with its output in `log`: (exit status, seconds); a
+    status of None when it ran past RUN_LIMIT_S and was killed."""
+    started = time.perf_counter()
+    with open(log, "wb") as out:
+        try:
+            done = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, timeout=RUN_LIMIT_S)
+            status = done.returncode
+        except subprocess.TimeoutExpired:
+            status = None
+    return status, time.perf_counter() - started
+
+
+def tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def pytest_outcomes(name: str, suite: dict, extra: list[str], out: Path) -> dict:
+    """Bare pytest's outcomes, through `plugin/record_outcomes.py`."""
+    src = source_dir(name, suite)
+    dump = out / f"{name}.run.pytest.json"
+    dump.unlink(missing_ok=True)
+    env = suite_env(name)
+    env.update(PYTHONPATH=str(PLUGIN), PROCTOR_DUMP=str(dump))
+    cmd = [venv_python(name), "-m", "pytest", "-p", "record_outcomes", "-p", "no:cacheprovider", *extra]
+    status, elapsed = timed(cmd, src, env, out / f"{name}.run.pytest.log")
+    doc = json.loads(dump.read_text()) if dump.exists() else None
+    return {"status": status, "seconds": elapsed, "doc": doc, "log": out / f"{name}.run.pytest.log"}
+
+
+def proctor_outcomes(name: str, suite: dict, proctor: str, extra: list[str], out: Path) -> dict:
+    """`proctor run --json`'s outcomes, with pytest given the same arguments."""
+    src = source_dir(name, suite)
+    report = out / f"{name}.run.proctor.json"
+    report.unlink(missing_ok=True)
+    cmd = [proctor, "run", "--python", venv_python(name), "--json", report, "--no-history", "--",
+           "-p", "no:cacheprovider", *extra]
+    status, elapsed = timed(cmd, src, suite_env(name), out / f"{name}.run.proctor.log")
+    doc = json.loads(report.read_text()) if report.exists() else None
+    return {"status": status, "seconds": elapsed, "doc": doc, "log": out / f"{name}.run.proctor.log"}
+
+
+def compare_runs(reference: dict, ours: dict) -> dict:
+    """Per test: pytest's (outcome, reason) against proctor's. Reasons are
+    compared for skips, xfails and xpasses only."""
+    theirs = {nodeid: (t["outcome"], t["reason"]) for nodeid, t in reference["tests"].items()}
+    for nodeid in reference["collect_errors"]:
+        theirs[nodeid] = ("error", None)
+    skipped_collectors = dict(reference["skipped_collectors"])
+    mine = {}
+    for test in ours["tests"]:
+        outcome = test["outcome"]
+        reason = test.get("reason") if outcome in ("skipped", "xfailed", "xpassed") else None
+        mine[test["nodeid"]] = (outcome, reason)
+    differences = []
+    agree = 0
+    # A collector pytest skipped whole: proctor's tests inside it, or the
+    # collector itself, are skipped with its reason.
+    for collector, reason in skipped_collectors.items():
+        prefix = collector + ("/" if "::" not in collector and not collector.endswith(".py") else "::")
+        inside = [n for n in mine if n == collector or n.startswith(prefix)]
+        if not inside:
+            differences.append({"nodeid": collector, "kind": "missing", "pytest": ["skipped", reason], "proctor": None})
+            continue
+        wrong = [n for n in inside if mine[n] != ("skipped", reason)]
+        for nodeid in wrong:
+            differences.append({"nodeid": nodeid, "kind": "outcome" if mine[nodeid][0] != "skipped" else "reason",
+                                "pytest": ["skipped", reason], "proctor": list(mine[nodeid])})
+        if not wrong:
+            agree += 1
+        for nodeid in inside:
+            del mine[nodeid]
+    for nodeid, (outcome, reason) in theirs.items():
+        got = mine.pop(nodeid, None)
+        if got is None:
+            differences.append({"nodeid": nodeid, "kind": "missing", "pytest": [outcome, reason], "proctor": None})
+        elif got[0] != outcome:
+            differences.append({"nodeid": nodeid, "kind": "outcome", "pytest": [outcome, reason], "proctor": list(got)})
+        elif got[1] != reason:
+            differences.append({"nodeid": nodeid, "kind": "reason", "pytest": [outcome, reason], "proctor": list(got)})
+        else:
+            agree += 1
+    for nodeid, got in mine.items():
+        differences.append({"nodeid": nodeid, "kind": "extra", "pytest": None, "proctor": list(got)})
+    counts: dict[str, int] = {}
+    for outcome, _ in theirs.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    if skipped_collectors:
+        counts["skipped collectors"] = len(skipped_collectors)
+    return {"tests": len(theirs) + len(skipped_collectors), "agree": agree, "differences": differences,
+            "pytest_counts": counts}
+
+
+def run_suites(args) -> int:
+    if args.suite:
+        suites = load_suites(args.suite, False)
+    else:
+        suites = load_suites([], True, "run-ci" if args.ci else "run")
+    proctor = args.proctor or str(ROOT / "target" / "release" / "proctor")
+    out = corpus_dir() / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name, suite in suites.items():
+        if not is_fetched(name, suite):
+            sys.exit(f"corpus: {name} is not fetched; run `tests/corpus/corpus.py fetch {name}`")
+        extra = list(suite.get("args", [])) + list(suite.get("run-args", []))
+        reference = pytest_outcomes(name, suite, extra, out)
+        ours = proctor_outcomes(name, suite, proctor, extra, out)
+        row = {"suite": name, "pytest_status": reference["status"], "proctor_status": ours["status"],
+               "pytest_s": reference["seconds"], "proctor_s": ours["seconds"]}
+        problems = []
+        for tool, result in (("pytest", reference), ("proctor", ours)):
+            if result["status"] is None:
+                problems.append(f"{tool} ran past {RUN_LIMIT_S}s and was stopped")
+            elif result["doc"] is None:
+                problems.append(f"{tool} wrote no report (exit {result['status']}):\n{tail(result['log'])}")
+        if problems:
+            row.update(tests=0, agree=0, differences=[], pytest_counts={}, problems=problems)
+        else:
+            row.update(compare_runs(reference["doc"], ours["doc"]), problems=[])
+            if reference["status"] != ours["status"]:
+                row["problems"].append(f"exit status: pytest {reference['status']}, proctor {ours['status']}")
+            recorded = ours["doc"]["summary"].get("exit_code")
+            if recorded != ours["status"]:
+                row["problems"].append(f"proctor's JSON report records exit code {recorded}, its process exited {ours['status']}")
+        rows.append(row)
+        counts = ", ".join(f"{n} {k}" for k, n in sorted(row["pytest_counts"].items()))
+        print(f"{name}: pytest {row['tests']} tests ({counts}), agree {row['agree']}, differ {len(row['differences'])}; "
+              f"exit pytest {reference['status']}, proctor {ours['status']}; "
+              f"pytest {reference['seconds']:.2f}s, proctor {ours['seconds']:.2f}s", flush=True)
+        for problem in row["problems"]:
+            print("   problem:", problem)
+        for diff in row["differences"][: args.show]:
+            print(f"   {diff['kind']:<7} {diff['nodeid']}: pytest {diff['pytest']}, proctor {diff['proctor']}")
+    print()
+    print("| suite | tests | agree | differ | exit (pytest / proctor) | pytest s | proctor s |")
+    print("|---|---:|---:|---:|---|---:|---:|")
+    for row in rows:
+        print(f"| {row['suite']} | {row['tests']:,} | {row['agree']:,} | {len(row['differences']):,} "
+              f"| {row['pytest_status']} / {row['proctor_status']} | {row['pytest_s']:.1f} | {row['proctor_s']:.1f} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0 if all(not row["differences"] and not row["problems"] for row in rows) else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     list_cmd = sub.add_parser("list")
     list_cmd.add_argument("--ci", action="store_true", help="only the suites marked ci = true")
+    list_cmd.add_argument("--run-ci", action="store_true", help="only the suites marked run-ci = true")
     fetch_cmd = sub.add_parser("fetch")
     fetch_cmd.add_argument("--ci", action="store_true", help="only the suites marked ci = true")
     fetch_cmd.add_argument("suites", nargs="*")
@@ -269,16 +457,24 @@ def main() -> int:
     collect_cmd.add_argument("--json", help="write the per-suite figures here")
     collect_cmd.add_argument("--show", type=int, default=10, help="differences to print per suite")
     collect_cmd.add_argument("suites", nargs="*")
+    run_cmd = sub.add_parser("run")
+    run_cmd.add_argument("--ci", action="store_true", help="only the suites marked run-ci = true (default: run = true)")
+    run_cmd.add_argument("--suite", action="append", default=[], help="this suite (repeatable), marked run or not")
+    run_cmd.add_argument("--proctor", help="the proctor binary (default target/release/proctor)")
+    run_cmd.add_argument("--json", help="write the per-suite figures and differences here")
+    run_cmd.add_argument("--show", type=int, default=10, help="differences to print per suite")
     args = parser.parse_args()
     if args.command == "list":
-        for name, suite in load_suites([], args.ci).items():
-            fetched = venv_python(name).exists() and (source_dir(name, suite) / ".unpacked").exists()
-            print(name, "fetched" if fetched else "missing")
+        chosen = load_suites([], args.ci or args.run_ci, "run-ci" if args.run_ci else "ci")
+        for name, suite in chosen.items():
+            print(name, "fetched" if is_fetched(name, suite) else "missing")
         return 0
     if args.command == "fetch":
         for name, suite in load_suites(args.suites, args.ci).items():
             fetch(name, suite)
         return 0
+    if args.command == "run":
+        return run_suites(args)
     return collect(args)
 
 

@@ -445,10 +445,69 @@ fn collection_errors_fail_the_run_as_in_pytest() {
         let output = proctor_bounded(root, &args);
         assert_eq!(output.status.code(), bare.status.code(), "{extra:?}\n{}\n--- bare pytest\n{}", text(&output), text(&bare));
         let doc = report(&json);
+        assert_eq!(doc["summary"]["exit_code"].as_i64(), bare.status.code().map(i64::from), "{extra:?}: the report's exit code");
         let broken = outcome(&doc, "test_broken.py");
         assert_eq!(broken["outcome"], "error", "{extra:?}: {}", text(&output));
         assert!(broken["message"].as_str().unwrap().contains("No module named 'no_such_module_here'"), "{broken}");
     }
+}
+
+/// A conftest hook that raises is pytest's internal error (exit 3): the
+/// run's exit status, and the one its JSON report records (python-dateutil's
+/// suite, where a warning filter turns an unknown mark into an error).
+#[test]
+fn an_internal_error_is_the_exit_status_of_the_run_and_of_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "conftest.py", "def pytest_collection_modifyitems(items):\n    raise RuntimeError('a hook that breaks')\n");
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    let bare = bare_pytest(root, &[]);
+    assert_eq!(bare.status.code(), Some(3), "{}", text(&bare));
+    let json = root.join("report.json");
+    let output = proctor_bounded(root, &["--no-history", "--json", json.to_str().unwrap()]);
+    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
+    assert!(text(&output).contains("RuntimeError: a hook that breaks"), "{}", text(&output));
+    assert_eq!(report(&json)["summary"]["exit_code"], 3, "{}", text(&output));
+}
+
+/// `pytest.importorskip` names a module, which the distribution that
+/// installs it may name otherwise (`yaml` is `PyYAML`'s): a module that is
+/// importable (here from `PYTHONPATH`, which pytest inherits) runs its
+/// tests, as under bare pytest, in collection and in the plan alike.
+#[test]
+fn an_importorskip_of_a_module_whose_distribution_has_another_name_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    write(&site, "fake_yaml_mod/__init__.py", "VALUE = 1\n");
+    write(&site, "Fake_YAML_Dist-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: Fake-YAML-Dist\nVersion: 1.0\n");
+    write(&site, "Fake_YAML_Dist-1.0.dist-info/top_level.txt", "fake_yaml_mod\n");
+    let root = dir.path().join("project");
+    write(&root, "pytest.ini", "[pytest]\n");
+    write(&root, "test_y.py", "import pytest\n\nyaml = pytest.importorskip('fake_yaml_mod')\n\n\ndef test_uses_the_module():\n    assert yaml.VALUE == 1\n");
+    write(&root, "test_missing.py", "import pytest\n\npytest.importorskip('fake_missing_mod')\n\n\ndef test_never_runs():\n    pass\n");
+    let prefix = python().parent().and_then(Path::parent).unwrap().to_path_buf();
+    let bare = Command::new(python()).args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]).current_dir(&root).env("PYTHONPATH", &site).env_remove("PYTEST_ADDOPTS").output().unwrap();
+    assert_eq!(bare.status.code(), Some(0), "{}", text(&bare));
+    let json = root.join("report.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["run", "--python"])
+        .arg(python())
+        .args(["--no-history", "--json"])
+        .arg(&json)
+        .args(["--", "-p", "no:cacheprovider"])
+        .current_dir(&root)
+        .env("PYTHONPATH", &site)
+        .env("VIRTUAL_ENV", &prefix)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), bare.status.code(), "{}\n--- bare pytest\n{}", text(&output), text(&bare));
+    assert!(!text(&output).contains("DRIFT"), "{}", text(&output));
+    let doc = report(&json);
+    assert_eq!(outcome(&doc, "test_y.py::test_uses_the_module")["outcome"], "passed", "{}", text(&output));
+    let missing = outcome(&doc, "test_missing.py");
+    assert_eq!(missing["outcome"], "skipped", "{}", text(&output));
+    assert_eq!(missing["reason"], "could not import 'fake_missing_mod': No module named 'fake_missing_mod'");
 }
 
 #[test]

@@ -73,6 +73,7 @@ suites!(
     errors,
     dynamic,
     outcomes,
+    module_skips,
     opt_in,
     addopts_plugins,
     evaluated,

@@ -91,13 +91,18 @@ fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
     let out = tempfile::tempdir().unwrap();
     let (theirs, skipped_modules, their_status) = pytest_outcomes(dir, out.path(), selection, extra);
     let (mut ours, our_status, log) = proctor_outcomes(dir, out.path(), selection, extra);
-    // A module pytest skips whole (importorskip) has no items there;
-    // proctor, which does not import it, reports each of its selected tests
-    // skipped (and its deselected ones deselected, where pytest, which must
-    // import a module to deselect in it, counts the module skipped).
+    // A module pytest skips whole (importorskip) has no items there, and
+    // one skip under its node id; so has proctor when pytest imported it.
+    // proctor, where it does not import it, reports each of its selected
+    // tests skipped instead (and its deselected ones deselected, where
+    // pytest, which must import a module to deselect in it, counts the
+    // module skipped). Without a selection the skip is reported either way.
     for module in &skipped_modules {
         let prefix = format!("{module}::");
         let inside: Vec<String> = ours.keys().filter(|n| n.starts_with(&prefix)).cloned().collect();
+        let whole = ours.remove(module);
+        assert!(!selection.is_empty() || whole.is_some() || !inside.is_empty(), "the skip of {module}, which pytest skips, is lost\n{log}");
+        assert!(whole.is_none() || whole.as_deref() == Some("skipped"), "{module}, which pytest skips: {whole:?}\n{log}");
         for nodeid in inside {
             assert_eq!(ours.remove(&nodeid).as_deref(), Some("skipped"), "{nodeid} in a module pytest skips\n{log}");
         }
@@ -130,6 +135,18 @@ fn outcomes() {
     check_selection(&dir, &["-k", "param or group"]);
     check_selection(&dir, &["-m", "slow", "-k", "not class"]);
     check_selection(&dir, &["-m", "nothing_has_this"]);
+}
+
+/// Modules pytest skips while importing them (`importorskip` of a missing
+/// module, `pytest.skip(allow_module_level=True)`): one skip each under the
+/// module's node id, whether static collection foresaw it (the interpreter
+/// known through `VIRTUAL_ENV`) or not (a module name computed at run time).
+#[test]
+fn module_skips() {
+    let dir = repo().join("tests/suites/module_skips");
+    check(&dir);
+    let prefix = python().parent().and_then(Path::parent).unwrap().to_string_lossy().into_owned();
+    check_with(&dir, &[], &Extra { env: &[("VIRTUAL_ENV", &prefix)], ..Extra::default() });
 }
 
 /// A plugin that runs each test itself (as pytest-rerunfailures does):

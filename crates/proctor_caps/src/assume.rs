@@ -129,17 +129,26 @@ fn apply(caps: &mut Capabilities, entry: &str) -> Result<(), AssumeError> {
                     _ => return Err(bad("`set` or `unset`")),
                 };
                 caps.env.insert(name.to_owned(), set);
-            } else if let Some(name) = named("package.") {
-                let name = crate::packages::normalize_name(name);
+            } else if let Some(written) = named("package.") {
+                // The module of the same name goes with it, for
+                // `pytest.importorskip("NAME")`.
+                let name = crate::packages::normalize_name(written);
                 match value {
                     "" => return Err(bad("a version, or `absent`")),
                     "absent" => {
                         if let Some(python) = &mut caps.python {
                             python.packages.remove(&name);
+                            if let Some(modules) = &mut python.modules {
+                                modules.remove(written);
+                            }
                         }
                     }
                     version => {
-                        python(caps).packages.insert(name, version.to_owned());
+                        let python = python(caps);
+                        python.packages.insert(name, version.to_owned());
+                        if let Some(modules) = &mut python.modules {
+                            modules.insert(written.to_owned());
+                        }
                     }
                 }
             } else if let Some(name) = named("binary.") {
@@ -167,6 +176,7 @@ fn python(caps: &mut Capabilities) -> &mut Python {
         executable: ASSUMED.to_owned(),
         version: "unknown".to_owned(),
         packages: BTreeMap::new(),
+        modules: None,
     })
 }
 

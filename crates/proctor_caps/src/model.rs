@@ -4,7 +4,7 @@
 //! Sizes are bytes; the helpers that return "GB" return GiB (bytes / 2^30),
 //! the unit `--assume gpu.vram_gb=N` and `ram_gb=N` take too.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -81,6 +81,12 @@ pub struct Python {
     pub version: String,
     /// Installed distributions: PEP 503-normalized name → version.
     pub packages: BTreeMap<String, String>,
+    /// The top-level modules it can import (`yaml`, which distribution
+    /// `PyYAML` provides; built-in modules included), when read from its
+    /// `sys.path`; `None` when unknown (an assumed interpreter). Not
+    /// printed: `proctor caps` lists distributions.
+    #[serde(skip)]
+    pub modules: Option<BTreeSet<String>>,
 }
 
 /// A service the suite talks to, and whether it answered.
@@ -188,6 +194,7 @@ mod tests {
             executable: "python".into(),
             version: "3.12.1".into(),
             packages: BTreeMap::from([("foo-bar".into(), "1.0".into())]),
+            modules: None,
         });
         assert!(caps.has_package("Foo_Bar") && caps.has_package("foo.bar") && !caps.has_package("foo"));
         assert_eq!(caps.python_version(), Some((3, 12)));

@@ -1,8 +1,11 @@
 //! Installed Python distributions, read from the metadata files in
 //! site-packages directories (`*.dist-info/METADATA`, `*.egg-info/PKG-INFO`
-//! or an `*.egg-info` file) without running Python.
+//! or an `*.egg-info` file) without running Python, and the top-level
+//! modules those directories let the interpreter import: a module is not a
+//! distribution (`import yaml` is distribution `PyYAML`'s, `dateutil`
+//! `python-dateutil`'s), and `pytest.importorskip` names modules.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -46,6 +49,42 @@ pub(crate) fn read_packages(dirs: &[PathBuf]) -> BTreeMap<String, String> {
         }
     }
     packages
+}
+
+/// The top-level modules the directories `dirs` (an interpreter's
+/// `sys.path`) provide, as Python's path finder finds them: packages
+/// (directories, namespace packages included), `x.py` and `x.pyc` modules,
+/// and extension modules (`x.cpython-311-x86_64-linux-gnu.so`, `x.pyd`).
+/// Names that are not identifiers (`foo-1.0.dist-info`) are no modules.
+pub(crate) fn read_modules(dirs: &[PathBuf]) -> BTreeSet<String> {
+    let mut modules = BTreeSet::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(name) = entry.file_name().into_string() else { continue };
+            let module = if entry.path().is_dir() {
+                Some(name.as_str())
+            } else if let Some(stem) = name.strip_suffix(".py").or_else(|| name.strip_suffix(".pyc")) {
+                Some(stem)
+            } else if Path::new(&name).extension().is_some_and(|e| e == "so" || e == "pyd") {
+                name.split('.').next()
+            } else {
+                None
+            };
+            if let Some(module) = module.filter(|m| is_identifier(m)) {
+                modules.insert(module.to_owned());
+            }
+        }
+    }
+    modules
+}
+
+/// Whether `name` can be a module's name (ASCII identifiers; others are
+/// accepted as they come, as Python accepts them).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || !c.is_ascii() || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || !c.is_ascii() || c.is_ascii_alphanumeric())
 }
 
 /// The name and version of the distribution whose metadata is at `path`
@@ -130,6 +169,32 @@ mod tests {
         assert_eq!(name_version_from_dir("foo_bar-1.2.dist-info"), Some(("foo_bar".into(), "1.2".into())));
         assert_eq!(name_version_from_dir("six-1.16.0-py3.11.egg-info"), Some(("six".into(), "1.16.0".into())));
         assert_eq!(name_version_from_dir("broken.dist-info"), None);
+    }
+
+    #[test]
+    fn modules_are_what_the_directories_let_python_import() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        };
+        // PyYAML's distribution provides module `yaml` (and `_yaml`).
+        write("PyYAML-6.0.2.dist-info/METADATA");
+        write("PyYAML-6.0.2.dist-info/top_level.txt");
+        write("yaml/__init__.py");
+        write("_yaml/__init__.py");
+        write("namespace_pkg/sub/mod.py");
+        write("six.py");
+        write("compiled.pyc");
+        write("_cffi_backend.cpython-311-x86_64-linux-gnu.so");
+        write("winmod.pyd");
+        write("distutils-precedence.pth");
+        write("README.txt");
+        let modules = read_modules(&[dir.path().to_path_buf(), dir.path().join("missing")]);
+        let expected: BTreeSet<String> =
+            ["_cffi_backend", "_yaml", "compiled", "namespace_pkg", "six", "winmod", "yaml"].map(str::to_owned).into();
+        assert_eq!(modules, expected);
     }
 
     #[test]

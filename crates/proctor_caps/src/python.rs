@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::model::Python;
-use crate::packages::read_packages;
+use crate::packages::{read_modules, read_packages};
 use crate::process;
 
 /// Prints the interpreter's path, version and the directories that may hold
@@ -24,7 +24,7 @@ try:
     paths.append(site.getusersitepackages())
 except Exception:
     pass
-print(json.dumps({'executable': sys.executable, 'version': sys.version.split()[0], 'paths': [p for p in paths if p and os.path.isdir(p)]}))
+print(json.dumps({'executable': sys.executable, 'version': sys.version.split()[0], 'paths': [p for p in paths if p and os.path.isdir(p)], 'builtins': list(sys.builtin_module_names)}))
 ";
 
 /// What the interpreter says about itself.
@@ -38,6 +38,9 @@ pub(crate) struct Answer {
     /// Directories on `sys.path` and the site-packages directories.
     #[serde(default)]
     pub(crate) paths: Vec<PathBuf>,
+    /// `sys.builtin_module_names`: modules compiled into the interpreter.
+    #[serde(default)]
+    pub(crate) builtins: Vec<String>,
 }
 
 /// Asks `interpreter` for its version and site-packages, then reads the
@@ -46,7 +49,10 @@ pub(crate) fn detect(interpreter: &Path, timeout: Duration) -> Result<Python, St
     let text = process::output(interpreter, &["-c", QUERY], timeout).map_err(|err| err.to_string())?;
     let answer = parse_answer(&text).ok_or_else(|| format!("`{}` did not answer like a Python interpreter", interpreter.display()))?;
     let executable = if answer.executable.is_empty() { interpreter.display().to_string() } else { answer.executable };
-    Ok(Python { executable, version: answer.version, packages: read_packages(&unique_dirs(answer.paths)) })
+    let dirs = unique_dirs(answer.paths);
+    let mut modules = read_modules(&dirs);
+    modules.extend(answer.builtins);
+    Ok(Python { executable, version: answer.version, packages: read_packages(&dirs), modules: Some(modules) })
 }
 
 /// The JSON object on the last non-empty line of the output (a

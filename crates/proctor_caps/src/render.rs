@@ -108,6 +108,7 @@ mod tests {
                 executable: "/p/.venv/bin/python".into(),
                 version: "3.11.2".into(),
                 packages: BTreeMap::from([("pytest".into(), "9.0".into())]),
+                modules: None,
             }),
             env: BTreeMap::from([("OPENAI_API_KEY".into(), false), ("CICD".into(), true)]),
             services: BTreeMap::from([(

@@ -40,12 +40,18 @@ pub fn site_packages(interpreter: &Path) -> Vec<PathBuf> {
 }
 
 /// The directories `interpreter` imports from, in `sys.path` order without
-/// running it: its standard library (`lib/pythonX.Y` and `lib-dynload`),
-/// its site-packages, and the directories their `.pth` files add. `None`
-/// when the standard library cannot be found, so that a caller never
-/// concludes a module is missing from a partial picture.
+/// running it: the directories of `PYTHONPATH` (which pytest, started by
+/// proctor, inherits), its standard library (`lib/pythonX.Y` and
+/// `lib-dynload`), its site-packages, and the directories their `.pth`
+/// files add. `None` when the standard library cannot be found, so that a
+/// caller never concludes a module is missing from a partial picture.
 #[must_use]
 pub fn module_search_path(interpreter: &Path) -> Option<Vec<PathBuf>> {
+    search_path(interpreter, std::env::var_os("PYTHONPATH").as_deref())
+}
+
+/// [`module_search_path`] with `PYTHONPATH` given.
+fn search_path(interpreter: &Path, pythonpath: Option<&std::ffi::OsStr>) -> Option<Vec<PathBuf>> {
     let site = site_packages(interpreter);
     let prefix = interpreter.parent()?.parent()?;
     let config = std::fs::read_to_string(prefix.join("pyvenv.cfg")).ok();
@@ -62,7 +68,10 @@ pub fn module_search_path(interpreter: &Path) -> Option<Vec<PathBuf>> {
     if !stdlib.join("os.py").is_file() {
         return None;
     }
-    let mut out = vec![stdlib.clone(), stdlib.join("lib-dynload")];
+    // Empty entries of `PYTHONPATH` are the current directory, which the
+    // suite's own directories already account for.
+    let mut out: Vec<PathBuf> = pythonpath.map(|p| std::env::split_paths(p).filter(|d| !d.as_os_str().is_empty() && d.is_dir()).collect()).unwrap_or_default();
+    out.extend([stdlib.clone(), stdlib.join("lib-dynload")]);
     for dir in &site {
         out.push(dir.clone());
         let Ok(entries) = std::fs::read_dir(dir) else { continue };
@@ -145,5 +154,25 @@ mod tests {
         );
         assert_eq!(site_packages(&base.join("bin/python3")), [base.join("lib/python3.12/site-packages")]);
         assert!(site_packages(Path::new("python")).is_empty());
+    }
+
+    #[test]
+    fn pythonpath_comes_first_in_the_search_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base");
+        let extra = dir.path().join("extra");
+        for d in [base.join("bin"), base.join("lib/python3.12/site-packages"), base.join("lib/python3.12/lib-dynload"), extra.clone()] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(base.join("lib/python3.12/os.py"), "").unwrap();
+        let python = base.join("bin/python3");
+        std::fs::write(&python, "").unwrap();
+        let stdlib = base.join("lib/python3.12");
+        let plain = vec![stdlib.clone(), stdlib.join("lib-dynload"), stdlib.join("site-packages")];
+        assert_eq!(search_path(&python, None), Some(plain.clone()));
+        let pythonpath = std::env::join_paths([extra.clone(), PathBuf::new(), dir.path().join("missing")]).unwrap();
+        let mut with_extra = vec![extra];
+        with_extra.extend(plain);
+        assert_eq!(search_path(&python, Some(&pythonpath)), Some(with_extra));
     }
 }

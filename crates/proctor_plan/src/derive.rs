@@ -4,7 +4,7 @@
 //! whose condition is a standard idiom.
 
 use proctor_config::{parse_version, HelperKind, HelperOptions, NeedOptions, PlanOptions};
-use proctor_python::{Decorator, Item};
+use proctor_python::{Decorator, Item, MarkerSource};
 use proctor_taxonomy::Effective;
 use serde_json::Value as Json;
 
@@ -36,8 +36,15 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
     for decorator in &item.decorators {
         let origin = || Origin::Helper { path: decorator.path.clone() };
         if decorator.path == "pytest.importorskip" {
-            if let Some(name) = decorator.args.first().and_then(Json::as_str) {
+            let Some(name) = decorator.args.first().and_then(Json::as_str) else { continue };
+            if decorator.source == MarkerSource::OptIn {
+                // A notebook's metadata lists distributions.
                 push(Requirement::Package { name: name.to_owned() }, origin());
+            } else if decorator.args.len() == 1 && decorator.kwargs.is_empty() {
+                // A module's name, which pytest imports: `yaml` is installed
+                // by distribution `PyYAML`. With `minversion` or `reason`,
+                // the skip and its reason are pytest's to give.
+                push(Requirement::Module { name: name.to_owned() }, origin());
             }
             continue;
         }

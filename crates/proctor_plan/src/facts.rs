@@ -19,6 +19,9 @@ pub struct Facts {
     pub services: BTreeMap<String, ServiceFact>,
     /// Installed distributions (PEP 503 names), when known.
     pub packages: Option<BTreeSet<String>>,
+    /// The top-level modules the interpreter can import (`yaml`, not the
+    /// distribution `pyyaml`), when known.
+    pub modules: Option<BTreeSet<String>>,
     /// Programs on `PATH` by name: found or not. Programs not listed are
     /// unknown.
     pub binaries: BTreeMap<String, bool>,

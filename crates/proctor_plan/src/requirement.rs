@@ -34,6 +34,12 @@ pub enum Requirement {
         /// Its name as written.
         name: String,
     },
+    /// A module the interpreter can import (`pytest.importorskip("yaml")`:
+    /// a module's dotted name, not a distribution's).
+    Module {
+        /// Its dotted name as written.
+        name: String,
+    },
     /// At least this Python.
     Python {
         /// `(3, 11)`.
@@ -75,6 +81,7 @@ impl fmt::Display for Requirement {
             Requirement::Ram { gb: need } => write!(f, "{} GB of RAM", gb(*need)),
             Requirement::Env { name } => write!(f, "{name} set"),
             Requirement::Package { name } => write!(f, "package {name}"),
+            Requirement::Module { name } => write!(f, "module {name}"),
             Requirement::Python { min } => write!(f, "Python >= {}.{}", min.0, min.1),
             Requirement::Service { name } => write!(f, "service {name}"),
             Requirement::Binary { name } => write!(f, "{name} on PATH"),
@@ -153,6 +160,19 @@ impl Requirement {
                 Some(installed) if !installed.contains(&normalize_name(name)) => Some(format!("package {name} not installed")),
                 _ => None,
             },
+            Requirement::Module { name } => {
+                // A submodule of an importable package is left to pytest.
+                let top = name.split('.').next().unwrap_or(name);
+                let missing = match (&facts.modules, &facts.packages) {
+                    (Some(modules), _) => !modules.contains(top),
+                    // No module list (a CI job's runner, an assumed
+                    // interpreter): the distribution of that name stands in.
+                    (None, Some(installed)) => !installed.contains(&normalize_name(top)),
+                    (None, None) => false,
+                };
+                // pytest's own reason for the skip.
+                missing.then(|| format!("could not import '{name}': No module named '{top}'"))
+            }
             Requirement::Python { min } => match facts.python {
                 Some(have) if have < *min => Some(format!("requires Python >= {}.{} (running {}.{})", min.0, min.1, have.0, have.1)),
                 _ => None,
@@ -188,5 +208,38 @@ fn gb(value: f64) -> String {
         format!("{rounded:.0}")
     } else {
         format!("{rounded:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(name: &str) -> Requirement {
+        Requirement::Module { name: name.to_owned() }
+    }
+
+    /// `pytest.importorskip` names a module: `yaml` is importable when
+    /// distribution `PyYAML` is installed, and a missing one is skipped
+    /// with pytest's own reason.
+    #[test]
+    fn modules_are_looked_up_as_modules_not_distributions() {
+        let facts = Facts {
+            packages: Some(["pyyaml", "python-dateutil"].map(str::to_owned).into()),
+            modules: Some(["yaml", "dateutil", "os"].map(str::to_owned).into()),
+            ..Facts::default()
+        };
+        assert_eq!(module("yaml").unmet(&facts), None);
+        assert_eq!(module("dateutil.tz").unmet(&facts), None);
+        assert_eq!(module("os.path").unmet(&facts), None);
+        assert_eq!(module("numpy").unmet(&facts).as_deref(), Some("could not import 'numpy': No module named 'numpy'"));
+        assert_eq!(module("numpy.linalg").unmet(&facts).as_deref(), Some("could not import 'numpy.linalg': No module named 'numpy'"));
+        // Without a module list, the distribution of that name stands in;
+        // without either, nothing is known and nothing is skipped.
+        let packages_only = Facts { modules: None, ..facts };
+        assert_eq!(module("pyyaml").unmet(&packages_only), None);
+        assert!(module("yaml").unmet(&packages_only).is_some());
+        assert_eq!(module("yaml").unmet(&Facts::default()), None);
+        assert_eq!(module("yaml").to_string(), "module yaml");
     }
 }

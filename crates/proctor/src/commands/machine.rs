@@ -160,6 +160,7 @@ pub(crate) fn from_capabilities(caps: &Capabilities, mut env: BTreeMap<String, S
         services: caps.services.iter().map(|(name, s)| (name.clone(), ServiceFact { up: s.reachable, address: s.address.clone() })).collect(),
         // Keys are PEP 503-normalized already.
         packages: caps.python.as_ref().map(|p| p.packages.keys().cloned().collect()),
+        modules: caps.python.as_ref().and_then(|p| p.modules.clone()),
         binaries: caps.binaries.iter().map(|(name, path)| (name.clone(), path.is_some())).collect(),
         python: caps.python_version(),
         os: caps.platform.os.clone(),

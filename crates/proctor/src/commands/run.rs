@@ -120,7 +120,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let ask_python = collection.items.iter().zip(&effectives).any(|(item, effective)| {
         proctor_plan::needs(item, effective, &options.plan)
             .iter()
-            .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Python { .. }))
+            .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Module { .. } | proctor_plan::Requirement::Python { .. }))
     });
     // Services are probed where the job's env points the tests.
     let mut facts = machine::facts_with_env(&suite, &args.machine, ask_python, &env)?;
@@ -529,6 +529,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             }
         }
     }
+    // The reports record the run's exit status (pytest's internal error,
+    // `pytest.exit(returncode=...)`), not only the one its counts give.
+    let summary = RunSummary { exit_code: code, ..summary };
     write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;
     if let Some(history) = &history {
         printed = printed.and_then(|()| history_findings(&mut out, history, &results, options));

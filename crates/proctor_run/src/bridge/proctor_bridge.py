@@ -302,9 +302,22 @@ def pytest_collection_finish(session):
 
 def pytest_collectreport(report):
     """A collector that failed (a module that does not import): an error
-    pytest counts, and so does proctor."""
-    if report.failed and _connection is not None:
+    pytest counts, and so does proctor. One skipped as a whole (a top-level
+    ``pytest.importorskip`` of a missing module): a skip pytest counts
+    under the collector's node id, with its reason, and so does proctor."""
+    if _connection is None:
+        return
+    if report.failed:
         _send({"event": "collect-error", "nodeid": report.nodeid, "longrepr": report.longreprtext})
+    elif report.skipped:
+        _send({"event": "collect-skip", "nodeid": report.nodeid, "reason": _skip_reason(report)})
+
+
+def _skip_reason(report):
+    """A skip's reason as pytest's ``-rs`` prints it (``Skipped: `` removed)."""
+    longrepr = report.longrepr
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
 
 
 class _Progress:
