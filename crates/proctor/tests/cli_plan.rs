@@ -182,3 +182,16 @@ fn dynamic_items_are_counted_apart_from_tests() {
     assert_eq!(json["machine"]["dynamic"], serde_json::json!({"runs": 1, "skipped": 0, "deselected": 0}));
     assert_eq!(json["jobs"][0]["dynamic_runs"], 1);
 }
+
+#[test]
+fn a_module_pytest_skips_counts_once_for_the_interpreter_given() {
+    // `--python` is the interpreter static collection reads too: its
+    // missing module makes the module one skip, as pytest counts it.
+    let python = std::env::var("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON is set by scripts/test");
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "test_gone.py", "import pytest\nyaml_like = pytest.importorskip('no_such_module_xyz')\n\ndef test_a():\n    pass\n\ndef test_b():\n    pass\n");
+    write(dir.path(), "test_here.py", "def test_c():\n    pass\n");
+    let output = run_env(dir.path(), &["plan", "--python", &python], &[("VIRTUAL_ENV", None)]);
+    assert!(output.contains("1 run, 1 skipped, 0 deselected."), "{output}");
+    assert!(output.contains("SKIPPED [1] could not import 'no_such_module_xyz': No module named 'no_such_module_xyz'"), "{output}");
+}

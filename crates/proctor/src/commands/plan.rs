@@ -106,7 +106,8 @@ struct JsonJobVerdict<'a> {
 }
 
 pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
-    let suite = Suite::load(&args.suite)?;
+    let mut suite = Suite::load(&args.suite)?;
+    suite.use_interpreter(args.machine.python.as_deref());
     let selecting = Selecting::new(&suite, &args.selection)?;
     let options = &suite.config.proctor;
     let plan = &options.plan;
@@ -158,7 +159,7 @@ fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], collection:
             selection: selecting.describe(),
             runs: known.iter().filter(|v| v.runs()).count(),
             deselected: known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
-            skipped: skip_reasons(known.iter().copied()),
+            skipped: machine_skips(collection, &known),
             dynamic,
             outside,
         },
@@ -237,7 +238,7 @@ fn write_human(
     let (known, dynamic) = split_dynamic(&collection.items, here);
     let runs = known.iter().filter(|v| v.runs()).count();
     let deselected = known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
-    let reasons = skip_reasons(known.iter().copied());
+    let reasons = machine_skips(collection, &known);
     let skipped: usize = reasons.values().sum();
     write!(out, "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected", selecting.describe())?;
     if dynamic.runs > 0 {
@@ -260,6 +261,16 @@ fn write_human(
     }
     write_reasons(out, "skipped here", &reasons)?;
     Ok(())
+}
+
+/// Skip reasons on this machine: the items', and one per test module
+/// pytest skips while importing it (as pytest counts them).
+fn machine_skips(collection: &proctor_python::Collection, known: &[&Verdict]) -> BTreeMap<String, usize> {
+    let mut reasons = skip_reasons(known.iter().copied());
+    for skip in &collection.skipped {
+        *reasons.entry(skip.message.clone()).or_insert(0) += 1;
+    }
+    reasons
 }
 
 /// `SKIPPED [n] reason` lines, like pytest's `-rs` summary.

@@ -55,6 +55,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // configuration is read).
     let timeout = args.timeout.map(|seconds| proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}"))).transpose()?;
     let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
+    suite.use_interpreter(args.machine.python.as_deref());
     // pytest-xdist workers after `--` are refused before anything starts;
     // those `addopts` ask for are turned off (`-n 0`), and said once.
     let xdist = run_flags::xdist(&suite.config.pytest.addopts, &args.pytest_args)?;

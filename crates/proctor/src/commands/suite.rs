@@ -115,12 +115,7 @@ impl Suite {
         filters.extend(all_option_values(&pytest.addopts, &["-W", "--pythonwarnings"]));
         collect.deprecations_are_errors = proctor_python::deprecation_is_error(&filters);
         let interpreter = proctor_caps::find_interpreter(None, config.proctor.python.as_deref(), &pytest.rootdir);
-        collect.module_path = interpreter
-            .as_deref()
-            .and_then(proctor_caps::module_search_path)
-            .map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
-        collect.hypothesis_plugin = collect.module_path.as_ref().is_some_and(|path| path.tops.contains("_hypothesis_pytestplugin"))
-            && plugin_loads(&pytest.addopts, "hypothesispytest");
+        read_interpreter(&mut collect, interpreter.as_deref(), &pytest.addopts);
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
             collect.import_mode = mode;
@@ -143,6 +138,14 @@ impl Suite {
 
     pub(crate) fn collect(&self) -> proctor_python::Collection {
         proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
+    }
+
+    /// Reads the suite for `python` (`--python`) instead of the
+    /// interpreter found from config and environment.
+    pub(crate) fn use_interpreter(&mut self, python: Option<&Path>) {
+        if let Some(python) = python {
+            read_interpreter(&mut self.collect, Some(python), &self.config.pytest.addopts);
+        }
     }
 
     /// The source files of the target interpreter's installed pytest
@@ -207,6 +210,15 @@ fn absolute(base: &Path, path: &str) -> PathBuf {
 
 /// Every value of the given options in addopts (`-W error`, `-Werror`,
 /// `--pythonwarnings=error`).
+/// What static collection reads from the target interpreter, without
+/// running it: its import path (module skips, import errors) and its
+/// plugins that mark items.
+fn read_interpreter(collect: &mut CollectSettings, interpreter: Option<&Path>, addopts: &[String]) {
+    collect.module_path = interpreter.and_then(proctor_caps::module_search_path).map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
+    collect.hypothesis_plugin =
+        collect.module_path.as_ref().is_some_and(|path| path.tops.contains("_hypothesis_pytestplugin")) && plugin_loads(addopts, "hypothesispytest");
+}
+
 /// Whether pytest loads the entry-point plugin `name`: not blocked with
 /// `-p no:NAME`, and plugins autoload (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`
 /// unset) or `-p NAME` asks for it.
