@@ -34,6 +34,9 @@ import pytest
 
 _connection = None
 _reader = None
+# On a restart through directory arguments, the node ids (as sent) of the
+# tests still to run.
+_only = None
 
 
 def _send(message):
@@ -181,7 +184,7 @@ def pytest_sessionstart(session):
         # command line itself is the first process's, so that the rootdir,
         # the ini file and the initial conftests are the same.
         root = str(config.rootpath)
-        config.args = [os.path.join(root, _unwire(nodeid)) for nodeid in only]
+        config.args = _restart_args(root, only)
     if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
         config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
     manifest = setup.get("opt_in")
@@ -190,6 +193,40 @@ def pytest_sessionstart(session):
             _opt_in = json.load(f)
         if not config.pluginmanager.has_plugin("proctor_bridge_opt_in"):
             config.pluginmanager.register(_OptInCollection(), "proctor_bridge_opt_in")
+
+
+def _restart_args(root, only):
+    """The arguments that collect the tests still to run. pytest refuses a
+    `[` in an argument's path ("path cannot contain [] parametrization"),
+    so a test in such a file is reached through the closest directory
+    above it without one, and the items are then filtered to `only`."""
+    global _only
+    args = []
+    for nodeid in only:
+        nodeid = _unwire(nodeid)
+        path = nodeid.split("::", 1)[0]
+        if "[" not in path:
+            args.append(os.path.join(root, nodeid))
+            continue
+        _only = set(only)
+        directory = os.path.dirname(path)
+        while "[" in directory:
+            directory = os.path.dirname(directory)
+        directory = os.path.join(root, directory)
+        if directory not in args:
+            args.append(directory)
+    return args
+
+
+def _only_items(items, ids):
+    """The items that are in `only`, each once: a
+    directory argument collects the tests already run too."""
+    kept, seen = [], set()
+    for item, nodeid in zip(items, ids):
+        if nodeid in _only and nodeid not in seen:
+            seen.add(nodeid)
+            kept.append(item)
+    return kept
 
 
 def _collected(items, ids):
@@ -240,6 +277,10 @@ def pytest_collection_modifyitems(session, config, items):
     # read once per item.
     real_ids = [item.nodeid for item in items]
     ids = _wire_ids(real_ids)
+    if _only is not None:
+        items[:] = _only_items(items, ids)
+        real_ids = [item.nodeid for item in items]
+        ids = _wire_ids(real_ids)
     if ids is not real_ids:
         _renamed = {real: sent for real, sent in zip(real_ids, ids) if real is not sent}
     _send(_collected(items, ids))
