@@ -196,25 +196,29 @@ def pytest_sessionstart(session):
 
 
 def _restart_args(root, only):
-    """The arguments that collect the tests still to run. pytest refuses a
-    `[` in an argument's path ("path cannot contain [] parametrization"),
-    so a test in such a file is reached through the closest directory
-    above it without one, and the items are then filtered to `only`."""
+    """The arguments that collect the tests still to run: their node ids,
+    unless one cannot be an argument. pytest refuses a `[` in an
+    argument's path ("path cannot contain [] parametrization"), and a node
+    id with a ``\\u`` may be pytest's own escape of a parameter (``[\\udcff]``)
+    that ``_unwire`` would read as a surrogate: then each test's file is
+    collected (the closest directory above it without a `[` for a path
+    with one), in the order of the tests, and the items are filtered to
+    `only` by the node ids proctor sent."""
     global _only
+    nodeids = [_unwire(nodeid) for nodeid in only]
+    if not any("\\u" in sent or "[" in nodeid.split("::", 1)[0] for sent, nodeid in zip(only, nodeids)):
+        return [os.path.join(root, nodeid) for nodeid in nodeids]
+    _only = set(only)
     args = []
-    for nodeid in only:
-        nodeid = _unwire(nodeid)
+    for sent, nodeid in zip(only, nodeids):
         path = nodeid.split("::", 1)[0]
-        if "[" not in path:
-            args.append(os.path.join(root, nodeid))
-            continue
-        _only = set(only)
-        directory = os.path.dirname(path)
-        while "[" in directory:
-            directory = os.path.dirname(directory)
-        directory = os.path.join(root, directory)
-        if directory not in args:
-            args.append(directory)
+        if not os.path.exists(os.path.join(root, path)):
+            path = sent.split("::", 1)[0]
+        while "[" in path:
+            path = os.path.dirname(path)
+        path = os.path.join(root, path)
+        if path not in args:
+            args.append(path)
     return args
 
 
