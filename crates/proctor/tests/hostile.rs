@@ -154,7 +154,7 @@ impl Body {
     fn python(self, name: &str, rng: &mut Rng) -> String {
         let code = rng.below(4);
         match self {
-            Body::Pass => "    pass\n".to_owned(),
+            Body::Pass | Body::XfailMarkPasses => "    pass\n".to_owned(),
             Body::AssertFail => "    value = 1\n    assert value == 2, 'ctl \\x1b[31m\\x07 \\udcff'\n".to_owned(),
             Body::RaiseSurrogate => "    raise ValueError('bad \\udcff\\ud800 bytes ' + b'\\xff\\xfe'.decode('utf-8', 'surrogateescape'))\n".to_owned(),
             Body::RaiseControlBytes => "    raise RuntimeError('\\x00\\x01\\x1b[2J\\r\\x7f\\x85\\u2028 end')\n".to_owned(),
@@ -163,7 +163,6 @@ impl Body {
             Body::Skip => "    pytest.skip('reason \\udcff \\x1b[0m\\n second line')\n".to_owned(),
             Body::XfailCall => "    pytest.xfail('known \\udcff')\n".to_owned(),
             Body::XfailMarkFails => "    assert False, '\\x00'\n".to_owned(),
-            Body::XfailMarkPasses => "    pass\n".to_owned(),
             Body::PrintHostile => "    print('out \\udcff \\x00\\x1b[2J \\ud800')\n    print('err \\udcff\\r', file=sys.stderr)\n    os.write(1, b'\\xff\\xfe\\x00\\x1b]0;title\\x07\\n')\n    os.write(2, b'\\xc3\\x28\\n')\n".to_owned(),
             Body::ForkThenPass => format!("    record({name:?}, *children())\n"),
             Body::OsExit => format!("    os._exit({code})\n"),
@@ -203,9 +202,10 @@ const PARAMS: [&str; 12] = [
 const IDS: [&str; 6] = ["'\\udcff'", "'a\\nb'", "'x::y'", "'[['", "'\\t'", "'\\u2028'"];
 
 /// Python at the top of every module: pid recording for the forking
-/// bodies (written, then renamed, so that a reader sees a whole file).
-const PRELUDE: &str = "import ctypes, os, subprocess, sys, time\n\nimport pytest\n\n\n\
-def record(name, *pids):\n    path = os.path.join(os.environ['HOSTILE_PIDS'], name)\n    with open(path + '.tmp', 'w') as f:\n        f.write(' '.join(str(p) for p in pids))\n    os.rename(path + '.tmp', path)\n\n\n\
+/// bodies (written, then renamed, so that a reader sees a whole file; one
+/// file per call, as a parametrized body records once per parameter).
+const PRELUDE: &str = "import ctypes, itertools, os, subprocess, sys, time\n\nimport pytest\n\n_calls = itertools.count()\n\n\n\
+def record(name, *pids):\n    path = os.path.join(os.environ['HOSTILE_PIDS'], f'{name}.{os.getpid()}.{next(_calls)}')\n    with open(path + '.tmp', 'w') as f:\n        f.write(' '.join(str(p) for p in pids))\n    os.rename(path + '.tmp', path)\n\n\n\
 def children():\n    popen = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']).pid\n    forked = os.fork()\n    if forked == 0:\n        time.sleep(600)\n        os._exit(0)\n    return popen, forked\n\n\n";
 
 /// One generated test function: `params` items when parametrized.
@@ -351,7 +351,10 @@ fn run_bounded(mut command: Command, root: &Path, name: &str) -> Result<(ExitSta
 
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(40)..].iter().map(|l| format!("{}\n", l.chars().take(300).collect::<String>())).collect()
+    lines[lines.len().saturating_sub(40)..].iter().fold(String::new(), |mut out, line| {
+        let _ = writeln!(out, "{}", line.chars().take(300).collect::<String>());
+        out
+    })
 }
 
 /// Whether the process runs: it exists and is not a zombie.
@@ -367,7 +370,7 @@ fn recorded_pids(dir: &Path) -> Vec<(String, i32)> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tmp") {
+        if Path::new(&name).extension().is_some_and(|e| e == "tmp") {
             continue;
         }
         for pid in std::fs::read_to_string(entry.path()).unwrap_or_default().split_whitespace() {
@@ -498,11 +501,11 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
             }
         }
         if case.body.bare() {
-            let bare_ids = ids_of(case, theirs.keys());
-            if bare_ids != found {
-                problems.push(format!("{}::{} node ids differ: pytest {bare_ids:?}, proctor {found:?}", case.module, case.function));
+            let pytest_ids = ids_of(case, theirs.keys());
+            if pytest_ids != found {
+                problems.push(format!("{}::{} node ids differ: pytest {pytest_ids:?}, proctor {found:?}", case.module, case.function));
             }
-            for id in bare_ids {
+            for id in pytest_ids {
                 if theirs[id] != expected {
                     problems.push(format!("the oracle is wrong: bare pytest gives {id:?} ({:?}) {}, the spec {expected}", case.body, theirs[id]));
                 }
