@@ -479,9 +479,12 @@ fn serve(
         // is woken by every test's line, which costs pytest kernel time
         // (about 20 µs per test on loopback TCP), and proctor a thread
         // switch per test.
-        let messages = lines.read(report.kept.is_none());
+        // Once the process exited, a line begun (a failure's megabyte
+        // message) is read to its end while its bytes keep coming: it was
+        // sent whole before the process died.
+        let messages = lines.read(report.kept.is_none() || (exited && !lines.buffer.is_empty()));
         if messages.is_empty() {
-            if lines.closed || exited {
+            if lines.closed || (exited && !lines.received) {
                 break;
             }
             if matches!(child.try_wait(), Ok(Some(_))) {
@@ -683,6 +686,8 @@ struct Lines {
     nonblocking: bool,
     /// The plugin closed the connection (or it failed).
     closed: bool,
+    /// The last read received bytes.
+    received: bool,
 }
 
 impl Lines {
@@ -699,7 +704,7 @@ impl Lines {
         // A waiting read returns after this long without a line, so that
         // the session still watches the clock, Ctrl-C and the process.
         let closed = stream.set_read_timeout(Some(Duration::from_millis(50))).is_err();
-        Lines { stream, buffer: Vec::with_capacity(1 << 16), chunk: vec![0; 1 << 16], searched: 0, nonblocking: false, closed }
+        Lines { stream, buffer: Vec::with_capacity(1 << 16), chunk: vec![0; 1 << 16], searched: 0, nonblocking: false, closed, received: false }
     }
 
     /// The messages of the complete lines that have arrived, waiting for
@@ -708,6 +713,7 @@ impl Lines {
     /// is an error, for the caller to report.
     fn read(&mut self, wait: bool) -> Vec<Result<Message, Unreadable>> {
         use std::io::Read;
+        self.received = false;
         if self.closed {
             return Vec::new();
         }
@@ -722,6 +728,7 @@ impl Lines {
             match self.stream.read(&mut self.chunk) {
                 Ok(0) => self.closed = true,
                 Ok(n) => {
+                    self.received = true;
                     self.buffer.extend_from_slice(&self.chunk[..n]);
                     // A full chunk: more may be waiting.
                     if n == self.chunk.len() {

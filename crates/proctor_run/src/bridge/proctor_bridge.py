@@ -34,6 +34,9 @@ import pytest
 
 _connection = None
 _reader = None
+# On a restart through directory arguments, the node ids (as sent) of the
+# tests still to run.
+_only = None
 
 
 def _send(message):
@@ -181,7 +184,7 @@ def pytest_sessionstart(session):
         # command line itself is the first process's, so that the rootdir,
         # the ini file and the initial conftests are the same.
         root = str(config.rootpath)
-        config.args = [os.path.join(root, _unwire(nodeid)) for nodeid in only]
+        config.args = _restart_args(root, only)
     if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
         config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
     manifest = setup.get("opt_in")
@@ -190,6 +193,44 @@ def pytest_sessionstart(session):
             _opt_in = json.load(f)
         if not config.pluginmanager.has_plugin("proctor_bridge_opt_in"):
             config.pluginmanager.register(_OptInCollection(), "proctor_bridge_opt_in")
+
+
+def _restart_args(root, only):
+    """The arguments that collect the tests still to run: their node ids,
+    unless one cannot be an argument. pytest refuses a `[` in an
+    argument's path ("path cannot contain [] parametrization"), and a node
+    id with a ``\\u`` may be pytest's own escape of a parameter (``[\\udcff]``)
+    that ``_unwire`` would read as a surrogate: then each test's file is
+    collected (the closest directory above it without a `[` for a path
+    with one), in the order of the tests, and the items are filtered to
+    `only` by the node ids proctor sent."""
+    global _only
+    nodeids = [_unwire(nodeid) for nodeid in only]
+    if not any("\\u" in sent or "[" in nodeid.split("::", 1)[0] for sent, nodeid in zip(only, nodeids)):
+        return [os.path.join(root, nodeid) for nodeid in nodeids]
+    _only = set(only)
+    args = []
+    for sent, nodeid in zip(only, nodeids):
+        path = nodeid.split("::", 1)[0]
+        if not os.path.exists(os.path.join(root, path)):
+            path = sent.split("::", 1)[0]
+        while "[" in path:
+            path = os.path.dirname(path)
+        path = os.path.join(root, path)
+        if path not in args:
+            args.append(path)
+    return args
+
+
+def _only_items(items, ids):
+    """The items that are in `only`, each once: a
+    directory argument collects the tests already run too."""
+    kept, seen = [], set()
+    for item, nodeid in zip(items, ids):
+        if nodeid in _only and nodeid not in seen:
+            seen.add(nodeid)
+            kept.append(item)
+    return kept
 
 
 def _collected(items, ids):
@@ -240,6 +281,10 @@ def pytest_collection_modifyitems(session, config, items):
     # read once per item.
     real_ids = [item.nodeid for item in items]
     ids = _wire_ids(real_ids)
+    if _only is not None:
+        items[:] = _only_items(items, ids)
+        real_ids = [item.nodeid for item in items]
+        ids = _wire_ids(real_ids)
     if ids is not real_ids:
         _renamed = {real: sent for real, sent in zip(real_ids, ids) if real is not sent}
     _send(_collected(items, ids))
