@@ -403,6 +403,11 @@ struct ProcessReport {
 }
 
 #[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
+/// How long, after pytest exited, proctor waits for the rest of what it
+/// sent when the stream does not end (a process forked outside Python holds
+/// the socket): a bound on a wait that normally ends at once.
+const EXIT_DRAIN: Duration = Duration::from_secs(2);
+
 fn serve(
     listener: &TcpListener,
     child: &mut Child,
@@ -442,6 +447,8 @@ fn serve(
     // The process exited: what it sent is read, then the socket is not
     // waited for (a child it forked may hold it open).
     let mut exited = false;
+    // Since when, after the exit, nothing has arrived.
+    let mut quiet_since: Option<Instant> = None;
     let running = |kept: &Option<Vec<String>>, finished: &HashSet<String>| -> Option<String> {
         kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
     };
@@ -482,10 +489,26 @@ fn serve(
         // Once the process exited, a line begun (a failure's megabyte
         // message) is read to its end while its bytes keep coming: it was
         // sent whole before the process died.
-        let messages = lines.read(report.kept.is_none() || (exited && !lines.buffer.is_empty()));
+        // After the exit, reads wait for the end of the stream: the bridge
+        // closes its socket in processes a test forks, so the stream ends
+        // as the process does, once everything it sent has arrived (under
+        // load, loopback delivery can lag the exit). A fork that kept it
+        // open anyway (a fork from C) is waited for at most EXIT_DRAIN
+        // without a byte.
+        let messages = lines.read(report.kept.is_none() || exited);
+        if lines.received {
+            quiet_since = None;
+        }
         if messages.is_empty() {
-            if lines.closed || (exited && !lines.received) {
+            if lines.closed {
                 break;
+            }
+            if exited {
+                let quiet = quiet_since.get_or_insert_with(Instant::now);
+                if quiet.elapsed() > EXIT_DRAIN {
+                    break;
+                }
+                continue;
             }
             if matches!(child.try_wait(), Ok(Some(_))) {
                 // Once more: what it wrote before it exited is in the socket.

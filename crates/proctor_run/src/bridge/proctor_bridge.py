@@ -149,7 +149,23 @@ def pytest_configure(config):
     host, port = address.rsplit(":", 1)
     _connection = socket.create_connection((host, int(port)))
     _reader = _connection.makefile("r", encoding="utf-8")
+    # A process a test forks must not hold proctor's stream open (proctor
+    # reads it to its end once pytest exits) nor write into it.
+    os.register_at_fork(after_in_child=_forget_connection)
     _send({"event": "hello", "token": os.environ.get("PROCTOR_BRIDGE_TOKEN", ""), "pid": os.getpid()})
+
+
+def _forget_connection():
+    """In a forked child: closes this process's copy of the socket."""
+    global _connection, _reader
+    if _connection is None:
+        return
+    try:
+        _reader.close()
+        _connection.close()
+    except OSError:
+        pass
+    _connection = _reader = None
 
 
 _rootdir = "."
