@@ -4,6 +4,7 @@
 //! is not is an error proctor reports, never one it skips.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
@@ -95,8 +96,13 @@ struct Wire {
     longrepr: Option<String>,
     stopped: Option<String>,
     ids: Option<Vec<String>>,
+    /// The distinct markers of a collection, each once.
     #[serde(default)]
-    groups: Vec<Vec<CollectedMarker>>,
+    markers: Vec<CollectedMarker>,
+    /// The distinct lists of markers: indices into `markers`.
+    #[serde(default)]
+    groups: Vec<Vec<usize>>,
+    /// Each item's list, an index into `groups`.
     #[serde(default)]
     marks: Vec<usize>,
 }
@@ -128,17 +134,28 @@ impl Message {
             "hello" => Message::Hello { token: wire.token.unwrap_or_default() },
             "collected" => {
                 // Each item's markers are one of the distinct lists in
-                // `groups` (`marks` empty: all the first, no markers).
+                // `groups` (`marks` empty: all the first, no markers), each
+                // list of indices into the distinct `markers`: items share
+                // their list, and lists their markers, as in pytest.
                 let ids = wire.ids.ok_or_else(missing)?;
-                let no_markers = Vec::new();
-                let items = ids
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, nodeid)| {
-                        let group = wire.marks.get(i).copied().unwrap_or(0);
-                        CollectedItem { nodeid, markers: wire.groups.get(group).unwrap_or(&no_markers).clone() }
-                    })
-                    .collect();
+                let markers: Vec<Arc<CollectedMarker>> = wire.markers.into_iter().map(Arc::new).collect();
+                let groups = wire
+                    .groups
+                    .iter()
+                    .map(|group| group.iter().map(|&i| markers.get(i).cloned()).collect::<Option<Arc<[_]>>>())
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| unreadable(&"a `collected` message whose groups name markers it does not hold"))?;
+                let no_markers: Arc<[Arc<CollectedMarker>]> = Arc::new([]);
+                let mut items = Vec::with_capacity(ids.len());
+                for (i, nodeid) in ids.into_iter().enumerate() {
+                    let group = wire.marks.get(i).copied().unwrap_or(0);
+                    let markers = match groups.get(group) {
+                        Some(markers) => Arc::clone(markers),
+                        None if groups.is_empty() && group == 0 => Arc::clone(&no_markers),
+                        None => return Err(unreadable(&"a `collected` message whose items name groups it does not hold")),
+                    };
+                    items.push(CollectedItem { nodeid, markers });
+                }
                 Message::Collected { items }
             }
             "collecting" => Message::Collecting { nodeid: wire.nodeid.ok_or_else(missing)? },
@@ -186,9 +203,15 @@ pub(crate) struct Setup {
 pub struct CollectedItem {
     /// Its node id.
     pub nodeid: String,
-    /// `item.iter_markers()`, closest first.
-    #[serde(default)]
-    pub markers: Vec<CollectedMarker>,
+    /// `item.iter_markers()`, closest first: one list shared by the items
+    /// that have the same markers (a parametrized function's calls), each
+    /// marker shared by the lists that hold it.
+    #[serde(default = "no_markers")]
+    pub markers: Arc<[Arc<CollectedMarker>]>,
+}
+
+fn no_markers() -> Arc<[Arc<CollectedMarker>]> {
+    Arc::new([])
 }
 
 /// A marker as pytest has it at run time.
@@ -196,7 +219,10 @@ pub struct CollectedItem {
 pub struct CollectedMarker {
     /// Its name.
     pub name: String,
-    /// Positional arguments (JSON literals; others as `{"repr": ...}`).
+    /// Positional arguments: JSON literals; others as `{"repr": ...}`, a
+    /// repr cut to 200 characters (so is a container past 1,000 elements);
+    /// `parametrize`'s argument values as `{"argvalues": COUNT}`, never the
+    /// values themselves.
     #[serde(default)]
     pub args: Vec<Json>,
     /// Keyword arguments.

@@ -99,8 +99,12 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     let mut kept: Vec<String> = Vec::with_capacity(items.len());
     // pytest waits for the answer: the map grows once, not by doubling.
     markers_of.borrow_mut().reserve(items.len());
+    // Items with the same markers share one list (a parametrized
+    // function's calls): converted once.
+    let mut converted: HashMap<*const (), Vec<Arc<Marker>>> = HashMap::new();
     for collected in items {
-        let item = runtime_item(collected, static_by_id);
+        let markers = converted.entry(Arc::as_ptr(&collected.markers).cast::<()>()).or_insert_with(|| runtime_markers(collected));
+        let item = runtime_item(collected, markers.clone(), static_by_id);
         let (verdict, names) = match rules.verdict(&item) {
             Ok(found) => found,
             // A `-k` identifier called with arguments, pytest's error: the
@@ -130,14 +134,18 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     decisions
 }
 
-/// An item as pytest has it, with the helper calls the static model saw
-/// on the same test (they are needs, and pytest does not keep them).
-fn runtime_item(collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) -> Item {
-    let markers = collected
+/// The markers of an item as pytest has them.
+fn runtime_markers(collected: &CollectedItem) -> Vec<Arc<Marker>> {
+    collected
         .markers
         .iter()
         .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
-        .collect();
+        .collect()
+}
+
+/// An item as pytest has it, with the helper calls the static model saw
+/// on the same test (they are needs, and pytest does not keep them).
+fn runtime_item(collected: &CollectedItem, markers: Vec<Arc<Marker>>, static_by_id: &HashMap<&str, &Item>) -> Item {
     let function = function_nodeid(&collected.nodeid);
     let known = static_by_id.get(collected.nodeid.as_str()).or_else(|| static_by_id.get(function));
     let decorators = known.map(|item| item.decorators.clone()).unwrap_or_default();
