@@ -31,6 +31,15 @@ pub(crate) enum Message {
         /// pytest's report of the failure.
         longrepr: String,
     },
+    /// A collector was skipped as a whole while pytest imported it (a
+    /// module-level `pytest.importorskip`, `pytest.skip(...,
+    /// allow_module_level=True)`): pytest counts one skip.
+    CollectSkip {
+        /// The collector's node id (a module's path).
+        nodeid: String,
+        /// The skip's reason, as pytest's `-rs` prints it.
+        reason: String,
+    },
     /// pytest collected these items; the plugin waits for the answer.
     Collected {
         /// In pytest's order.
@@ -95,6 +104,7 @@ struct Wire {
     exitstatus: Option<i32>,
     longrepr: Option<String>,
     stopped: Option<String>,
+    reason: Option<String>,
     ids: Option<Vec<String>>,
     /// The distinct markers of a collection, each once.
     #[serde(default)]
@@ -160,6 +170,7 @@ impl Message {
             }
             "collecting" => Message::Collecting { nodeid: wire.nodeid.ok_or_else(missing)? },
             "collect-error" => Message::CollectError { nodeid: wire.nodeid.ok_or_else(missing)?, longrepr: wire.longrepr.unwrap_or_default() },
+            "collect-skip" => Message::CollectSkip { nodeid: wire.nodeid.ok_or_else(missing)?, reason: wire.reason.unwrap_or_default() },
             "order" => Message::Order { ids: wire.ids.ok_or_else(missing)? },
             "module" => Message::Module { module: wire.module.ok_or_else(missing)? },
             #[expect(clippy::cast_precision_loss, reason = "2^53 ns is over 100 days")]

@@ -514,6 +514,14 @@ fn serve(
                         outcome.results.push(result);
                     }
                 }
+                Message::CollectSkip { nodeid, reason } => {
+                    since = Instant::now();
+                    if finished.insert(nodeid.clone()) {
+                        let result = TestResult { phase: options.phase.clone(), reason: Some(reason), ..TestResult::new(nodeid, Outcome::Skipped) };
+                        on_event(&Event::TestFinished(result.clone()));
+                        outcome.results.push(result);
+                    }
+                }
                 Message::Order { ids } => {
                     if report.kept.is_some() {
                         report.kept = Some(ids);

@@ -165,3 +165,20 @@ fn stable_hash(text: &str) -> usize {
     usize::try_from(hash % 1_000_003).unwrap_or(0)
 }
 
+
+/// Whether pytest skips the item's whole module while importing it: a
+/// module-level `pytest.importorskip` of a package this machine lacks.
+/// pytest then counts one skip for the module, with its own reason, and
+/// collects none of its tests: proctor lets it import the module and
+/// reports what it says, rather than a skip per test.
+pub(crate) fn skipped_at_import(item: &Item, facts: &Facts) -> bool {
+    item.decorators.iter().any(|decorator| {
+        decorator.path == "pytest.importorskip"
+            && decorator.source == MarkerSource::Module
+            && decorator
+                .args
+                .first()
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|name| proctor_plan::Requirement::Package { name: name.to_owned() }.unmet(facts).is_some())
+    })
+}

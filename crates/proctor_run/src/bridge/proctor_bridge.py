@@ -387,9 +387,15 @@ def pytest_collection_finish(session):
 
 def pytest_collectreport(report):
     """A collector that failed (a module that does not import): an error
-    pytest counts, and so does proctor."""
-    if report.failed and _connection is not None:
-        _send({"event": "collect-error", "nodeid": report.nodeid, "longrepr": report.longreprtext})
+    pytest counts, and so does proctor. One skipped as a whole while it
+    was imported (a module-level `pytest.importorskip` or
+    `pytest.skip(allow_module_level=True)`): one skip, with its reason."""
+    if _connection is None:
+        return
+    if report.failed:
+        _send({"event": "collect-error", "nodeid": _wire(report.nodeid), "longrepr": report.longreprtext})
+    elif report.skipped:
+        _send({"event": "collect-skip", "nodeid": _wire(report.nodeid), "reason": _skip_reason(report)})
 
 
 class _Progress:
@@ -435,9 +441,7 @@ def _report(report):
     reason = None
     longrepr = None
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
-        reason = str(report.longrepr[2])
-        if reason.startswith("Skipped: "):
-            reason = reason[len("Skipped: "):]
+        reason = _skip_reason(report)
     elif report.longrepr is not None:
         longrepr = report.longreprtext
     duration = report.duration
@@ -452,6 +456,13 @@ def _report(report):
         "wasxfail": getattr(report, "wasxfail", None),
         "sections": sections,
     }
+
+
+def _skip_reason(report):
+    """A skip's reason as pytest's `-rs` prints it (without `Skipped: `)."""
+    longrepr = report.longrepr
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else report.longreprtext
+    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
 
 
 class _Protocol:
