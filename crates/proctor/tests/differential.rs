@@ -76,6 +76,7 @@ suites!(
     opt_in,
     addopts_plugins,
     evaluated,
+    module_skips,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
