@@ -30,24 +30,94 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 
-def run_once(cmd: list[str], cwd: str, env: dict, stdout: Path, stderr: Path, with_cpu: bool = False):
+def run_once(cmd: list[str], cwd: str, env: dict, stdout: Path, stderr: Path, with_cpu: bool = False,
+             tree: list | None = None):
     """Wall seconds, peak RSS (KiB) and exit code of one run; with
     `with_cpu`, also its CPU seconds (user + sys, with the children it
-    waited for)."""
+    waited for).
+
+    The peak RSS is `ru_maxrss`: the largest of the process tree's
+    processes, not their sum. With `tree` (a list), a sampler also reads
+    the RSS of every process of the tree from /proc every 20 ms while it
+    runs and appends the peak of their *sum* (KiB) to `tree`: the figure
+    for a command that runs its work in a child (`proctor run` and its
+    pytest), where the largest process is not the whole cost."""
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL)
+        sampler = None
+        if tree is not None:
+            sampler = TreeSampler(proc.pid)
+            sampler.start()
         _, status, rusage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
+        if sampler is not None:
+            sampler.stop()
+            # The sampler may miss the last instants; the largest single
+            # process is a floor for the tree's sum.
+            tree.append(max(sampler.peak_kb, rusage.ru_maxrss))
     if with_cpu:
         return elapsed, rusage.ru_maxrss, proc.returncode, rusage.ru_utime + rusage.ru_stime
     return elapsed, rusage.ru_maxrss, proc.returncode
+
+
+class TreeSampler(threading.Thread):
+    """The peak of the summed RSS of a process and its descendants, read
+    from /proc (Linux) every `interval` seconds until `stop()`."""
+
+    def __init__(self, root: int, interval: float = 0.02):
+        super().__init__(daemon=True)
+        self.root = root
+        self.interval = interval
+        self.peak_kb = 0
+        self.page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+        self.done = threading.Event()
+
+    def stop(self):
+        self.done.set()
+        self.join()
+
+    def run(self):
+        while not self.done.is_set():
+            self.peak_kb = max(self.peak_kb, self.sample())
+            self.done.wait(self.interval)
+
+    def sample(self) -> int:
+        parents = {}
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            # The command name is in parentheses and may hold spaces.
+            fields = stat[stat.rfind(b")") + 2:].split()
+            parents[int(entry.name)] = int(fields[1])
+        tree = {self.root}
+        grew = True
+        while grew:
+            grew = False
+            for pid, ppid in parents.items():
+                if ppid in tree and pid not in tree:
+                    tree.add(pid)
+                    grew = True
+        total = 0
+        for pid in tree:
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as f:
+                    total += int(f.read().split()[1]) * self.page_kb
+            except (OSError, IndexError, ValueError):
+                continue
+        return total
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,8 +3,10 @@ as pytest's own ``pytest_report_teststatus`` classifies its reports, to the
 JSON file named by ``PROCTOR_DUMP``.
 
 Collectors that fail (a module that does not import) are errors under
-their own node id. Modules skipped as a whole at collection are listed apart: pytest has no
-test items for them, where proctor reports each of their tests skipped.
+their own node id; modules skipped as a whole at collection (a
+module-level ``pytest.importorskip``, ``pytest.skip(allow_module_level=True)``)
+are one skip under their own node id, with their reason in
+``module_skip_reasons``, as pytest counts them.
 
 A test's outcome is the most severe category among its reports: error,
 failed, xpassed, xfailed, skipped, passed (a test whose call passes and
@@ -16,15 +18,17 @@ import os
 
 _SEVERITY = ["passed", "skipped", "xfailed", "xpassed", "failed", "error"]
 _outcomes = {}
-_skipped_modules = []
+_module_skip_reasons = {}
 
 
 def pytest_collectreport(report):
-    """A module skipped as a whole (``pytest.importorskip`` at module level),
-    or one that fails to collect: an error pytest counts (``N errors``),
-    under the collector's node id, as proctor reports it."""
+    """A module skipped as a whole (``pytest.importorskip`` at module level):
+    one skip pytest counts (``1 skipped``); one that fails to collect: an
+    error (``1 error``); each under the collector's node id."""
     if report.skipped:
-        _skipped_modules.append(report.nodeid)
+        _outcomes[report.nodeid] = "skipped"
+        reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else report.longreprtext
+        _module_skip_reasons[report.nodeid] = reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
     elif report.failed:
         _outcomes[report.nodeid] = "error"
 
@@ -53,4 +57,4 @@ def pytest_sessionfinish(session, exitstatus):
     path = os.environ.get("PROCTOR_DUMP")
     if path:
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"outcomes": _outcomes, "skipped_modules": _skipped_modules, "exitstatus": int(exitstatus)}, f)
+            json.dump({"outcomes": _outcomes, "module_skip_reasons": _module_skip_reasons, "exitstatus": int(exitstatus)}, f)

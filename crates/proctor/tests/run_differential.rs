@@ -25,8 +25,9 @@ struct Extra<'a> {
     env: &'a [(&'a str, &'a str)],
 }
 
-/// pytest's outcomes and exit status, through `tests/harness/dump_outcomes.py`.
-fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, Vec<String>, i32) {
+/// pytest's outcomes, the reasons of the modules it skips whole, and its
+/// exit status, through `tests/harness/dump_outcomes.py`.
+fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, BTreeMap<String, String>, i32) {
     let dump = out.join("pytest.json");
     let status = Command::new(python())
         .args(["-m", "pytest", "-q", "-p", "dump_outcomes", "-p", "no:cacheprovider"])
@@ -41,14 +42,13 @@ fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) ->
         .unwrap();
     let text = std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("pytest wrote no dump in {}: {}", dir.display(), String::from_utf8_lossy(&status.stdout)));
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let outcomes = doc["outcomes"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
-    let skipped_modules = doc["skipped_modules"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect();
-    (outcomes, skipped_modules, status.status.code().unwrap_or(-1))
+    let strings = |key: &str| doc[key].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
+    (strings("outcomes"), strings("module_skip_reasons"), status.status.code().unwrap_or(-1))
 }
 
-/// proctor's outcomes (as pytest words) and exit status; `extra` reaches
-/// pytest, with `tests/harness` importable.
-fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, i32, String) {
+/// proctor's outcomes (as pytest words), each result's reason, and its
+/// exit status; `extra` reaches pytest, with `tests/harness` importable.
+fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, BTreeMap<String, String>, i32, String) {
     let report = out.join("proctor.json");
     let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
         .arg("run")
@@ -68,13 +68,10 @@ fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
     let text = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("proctor wrote no report in {}: {stdout}", dir.display()));
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let outcomes = doc["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned()))
-        .collect();
-    (outcomes, output.status.code().unwrap_or(-1), stdout)
+    let tests = doc["tests"].as_array().unwrap();
+    let outcomes = tests.iter().map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned())).collect();
+    let reasons = tests.iter().filter_map(|t| Some((t["nodeid"].as_str()?.to_owned(), t["reason"].as_str()?.to_owned()))).collect();
+    (outcomes, reasons, output.status.code().unwrap_or(-1), stdout)
 }
 
 fn check(dir: &Path) {
@@ -89,25 +86,14 @@ fn check_selection(dir: &Path, selection: &[&str]) {
 /// The same `-m` / `-k` and the same extras for both.
 fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
     let out = tempfile::tempdir().unwrap();
-    let (theirs, skipped_modules, their_status) = pytest_outcomes(dir, out.path(), selection, extra);
-    let (mut ours, our_status, log) = proctor_outcomes(dir, out.path(), selection, extra);
-    // A module pytest skips whole (importorskip) has no items there, and
-    // one skip under its node id; so has proctor when pytest imported it.
-    // proctor, where it does not import it, reports each of its selected
-    // tests skipped instead (and its deselected ones deselected, where
-    // pytest, which must import a module to deselect in it, counts the
-    // module skipped). Without a selection the skip is reported either way.
-    for module in &skipped_modules {
-        let prefix = format!("{module}::");
-        let inside: Vec<String> = ours.keys().filter(|n| n.starts_with(&prefix)).cloned().collect();
-        let whole = ours.remove(module);
-        assert!(!selection.is_empty() || whole.is_some() || !inside.is_empty(), "the skip of {module}, which pytest skips, is lost\n{log}");
-        assert!(whole.is_none() || whole.as_deref() == Some("skipped"), "{module}, which pytest skips: {whole:?}\n{log}");
-        for nodeid in inside {
-            assert_eq!(ours.remove(&nodeid).as_deref(), Some("skipped"), "{nodeid} in a module pytest skips\n{log}");
-        }
-    }
+    let (theirs, module_skips, their_status) = pytest_outcomes(dir, out.path(), selection, extra);
+    let (ours, reasons, our_status, log) = proctor_outcomes(dir, out.path(), selection, extra);
+    // A module pytest skips whole (importorskip) is one skip, under the
+    // module's node id, with pytest's reason: so it is in proctor's report.
     assert_eq!(ours, theirs, "outcomes differ in {} with {selection:?}\n{log}", dir.display());
+    for (module, reason) in &module_skips {
+        assert_eq!(reasons.get(module), Some(reason), "the reason of the module skip {module}\n{log}");
+    }
     assert_eq!(our_status, their_status, "exit status differs in {} with {selection:?}\n{log}", dir.display());
     eprintln!("{} {selection:?}: {} tests, same outcomes, exit {their_status}", dir.display(), ours.len());
 }
@@ -162,6 +148,18 @@ fn outcomes_when_another_plugin_runs_the_tests() {
     let under_proctor = ran.lines().filter(|line| line.starts_with("proctor ")).count();
     let under_pytest = ran.lines().filter(|line| line.starts_with("pytest ")).count();
     assert!(under_proctor > 5 && under_proctor == under_pytest, "the plugin ran {under_proctor} test(s) under proctor, {under_pytest} under pytest:\n{ran}");
+}
+
+/// Modules pytest skips whole (a module-level `pytest.importorskip` of a
+/// missing package, `pytest.skip(allow_module_level=True)`) count one
+/// skip each with pytest's reason, whatever the selection picks in them
+/// (the `errors` suite has the modules that do not import).
+#[test]
+fn module_skips_with_a_selection() {
+    let dir = repo().join("tests/suites/module_skips");
+    check_selection(&dir, &["-m", "not slow"]);
+    check_selection(&dir, &["-m", "slow"]);
+    check_selection(&dir, &["-k", "nothing_is_named_so"]);
 }
 
 #[test]

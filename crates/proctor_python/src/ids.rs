@@ -194,7 +194,7 @@ mod tests {
     fn check_ids_fails_where_make_ids_fails() {
         let long = PyValue::Str("x".repeat(101));
         let unknown = PyValue::Unknown("not literal".into());
-        let values = [PyValue::Int("1".into()), long, unknown, PyValue::Object, PyValue::Container { kind: crate::value::ContainerKind::List, elements: Vec::new() }];
+        let values = [PyValue::Int("1".into()), long, unknown, PyValue::Object, PyValue::Container { kind: crate::value::ContainerKind::List, elements: Vec::new().into() }];
         let strategies = [None, Some("legacy"), Some("sha256")];
         let argnames = ["a".to_string()];
         for strategy in strategies {

@@ -369,7 +369,7 @@ fn set_from_value<'a>(value: PyValue, n_names: usize, force_tuple: bool, argname
             set.marks = param.marks.iter().map(|m| Arc::new(mark_marker(m))).collect();
         }
         value if force_tuple => set.evaluated = vec![value],
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => set.evaluated = elements,
+        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => set.evaluated = elements.into_vec(),
         _ => return Err(ExpandError::Dynamic("a parameter set that is not a tuple".into())),
     }
     if set.evaluated.len() != n_names {

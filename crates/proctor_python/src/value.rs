@@ -6,8 +6,67 @@
 //! pytest builds node ids from that text.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
+
+/// A container's elements, shared: a value is cloned wherever a name is
+/// read or a list repeated (`[BIG] * 10_000`), and a parametrize list of
+/// large values must not be copied once per element (100,000 tests of a
+/// 2,000-element list each cost gigabytes). Written only when not shared.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Elements(Arc<Vec<PyValue>>);
+
+impl Elements {
+    /// The elements as a vector of their own (moved when not shared).
+    pub(crate) fn into_vec(self) -> Vec<PyValue> {
+        Arc::unwrap_or_clone(self.0)
+    }
+}
+
+impl std::ops::Deref for Elements {
+    type Target = Vec<PyValue>;
+
+    fn deref(&self) -> &Vec<PyValue> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Elements {
+    fn deref_mut(&mut self) -> &mut Vec<PyValue> {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl From<Vec<PyValue>> for Elements {
+    fn from(elements: Vec<PyValue>) -> Elements {
+        Elements(Arc::new(elements))
+    }
+}
+
+impl FromIterator<PyValue> for Elements {
+    fn from_iter<I: IntoIterator<Item = PyValue>>(iter: I) -> Elements {
+        Elements(Arc::new(iter.into_iter().collect()))
+    }
+}
+
+impl IntoIterator for Elements {
+    type Item = PyValue;
+    type IntoIter = std::vec::IntoIter<PyValue>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_vec().into_iter()
+    }
+}
+
+impl<'e> IntoIterator for &'e Elements {
+    type Item = &'e PyValue;
+    type IntoIter = std::slice::Iter<'e, PyValue>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
 
 /// A value whose Python identity matters for ids and marker arguments.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +84,7 @@ pub(crate) enum PyValue {
     Bytes(Vec<u8>),
     /// A list, tuple, set or dict literal; `elements` keeps literal contents
     /// for marker arguments (dicts become lists of pairs).
-    Container { kind: ContainerKind, elements: Vec<PyValue> },
+    Container { kind: ContainerKind, elements: Elements },
     /// A member of an `Enum` class: `str(member)` is `display`.
     EnumMember { display: String },
     /// A class or function object: its id is its `__name__`.

@@ -134,12 +134,20 @@ fn outcome_element(result: &TestResult) -> Option<String> {
     let with = |what: &str| if line.is_empty() { what.to_owned() } else { format!("{what}: {line}") };
     let (tag, message) = match result.outcome {
         Outcome::Passed | Outcome::Xpassed => return None,
+        // A module pytest skipped whole while importing it: pytest's words,
+        // the reason as the element's text.
+        Outcome::Skipped if result.is_collector_skip() => {
+            return Some(format!("<skipped message=\"collection skipped\">{}</skipped>", escape_text(skip_reason(result))));
+        }
         Outcome::Skipped => return Some(skipped("pytest.skip", skip_reason(result))),
         Outcome::Xfailed => {
             let reason = result.reason.as_deref().unwrap_or("");
             return Some(skipped("pytest.xfail", reason.strip_prefix("reason: ").unwrap_or(reason)));
         }
         Outcome::Failed => ("failure", line.to_owned()),
+        // pytest's words for a collector that failed (a module that does
+        // not import), whose node id names a file.
+        Outcome::Error if !result.nodeid.contains("::") => ("error", "collection failure".to_owned()),
         Outcome::Error if line.is_empty() => ("error", "failed on setup or teardown".to_owned()),
         Outcome::Error => ("error", line.to_owned()),
         Outcome::Crashed => ("error", with("crashed")),

@@ -51,6 +51,7 @@ impl Default for SummaryOptions {
 #[must_use]
 pub fn summary(results: &[TestResult], summary: &RunSummary, options: &SummaryOptions) -> String {
     let mut out = String::new();
+    errors_section(&mut out, results, options);
     failures_section(&mut out, results, options);
     if options.show_passed_output {
         passes_section(&mut out, results, options);
@@ -105,10 +106,32 @@ fn main_style(summary: &RunSummary) -> Style {
     }
 }
 
+/// Whether a result is a collector's error (a module that does not
+/// import): its node id names a file or directory, not a test.
+fn is_collect_error(result: &TestResult) -> bool {
+    result.outcome == Outcome::Error && !result.nodeid.contains("::")
+}
+
+/// pytest's `ERRORS` section for the collectors that failed: `ERROR
+/// collecting PATH` in a `_` rule, then pytest's report (the traceback).
+fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
+    let errors: Vec<&TestResult> = results.iter().filter(|r| is_collect_error(r)).collect();
+    if errors.is_empty() {
+        return;
+    }
+    push_line(out, &rule('=', "ERRORS", options.width));
+    for result in errors {
+        let title = rule('_', &format!("ERROR collecting {}", result.nodeid), options.width);
+        push_line(out, &paint(&title, &[Style::Red, Style::Bold], options.color));
+        push_block(out, result.message.as_deref().filter(|m| !m.trim().is_empty()).unwrap_or("the collector failed"));
+        push_output(out, &result.output, options);
+    }
+}
+
 /// One entry per test that fails the run: its node id in a `_` rule, its
 /// message, and its captured output under a `-` rule.
 fn failures_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
-    let failed: Vec<&TestResult> = results.iter().filter(|r| r.outcome.is_failure()).collect();
+    let failed: Vec<&TestResult> = results.iter().filter(|r| r.outcome.is_failure() && !is_collect_error(r)).collect();
     if failed.is_empty() {
         return;
     }

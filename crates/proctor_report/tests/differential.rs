@@ -140,3 +140,33 @@ fn junit_matches_real_pytest() {
     let ours = junit_xml(&results, &RunSummary::of(&results, 0, 0.1, false), "pytest", "t", "h");
     assert_eq!(shape(&ours), shape(&theirs), "ours:\n{ours}\npytest's:\n{theirs}");
 }
+
+/// A module that does not import and one skipped whole at import, next to
+/// a passing test (`--continue-on-collection-errors`): the same counts
+/// (`errors="1"`, `skipped="1"`) and elements as pytest's own report.
+#[test]
+fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
+    let python = PathBuf::from(std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(dir.path().join("test_broken.py"), "import a_module_nobody_wrote\n\ndef test_never():\n    pass\n").unwrap();
+    std::fs::write(dir.path().join("test_gone.py"), "import pytest\n\npytest.skip('not here', allow_module_level=True)\n\ndef test_a():\n    pass\n").unwrap();
+    std::fs::write(dir.path().join("test_ok.py"), "def test_ok():\n    pass\n").unwrap();
+    let run = Command::new(&python)
+        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors", "--junit-xml=report.xml", "-o", "junit_family=xunit2"])
+        .current_dir(dir.path())
+        .env_remove("PYTEST_ADDOPTS")
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "pytest: {}", String::from_utf8_lossy(&run.stdout));
+    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    let broken = TestResult {
+        message: Some("ImportError while importing test module 'test_broken.py'.\nE   ModuleNotFoundError: No module named 'a_module_nobody_wrote'".to_owned()),
+        ..TestResult::new("test_broken.py", Outcome::Error)
+    };
+    let gone = TestResult { reason: Some("not here".to_owned()), ..TestResult::new("test_gone.py", Outcome::Skipped) };
+    let results = vec![broken, gone, TestResult::new("test_ok.py::test_ok", Outcome::Passed)];
+    let ours = junit_xml(&results, &RunSummary::of(&results, 0, 0.1, false), "pytest", "t", "h");
+    assert_eq!(shape(&ours), shape(&theirs), "ours:\n{ours}\npytest's:\n{theirs}");
+}

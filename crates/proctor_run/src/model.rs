@@ -92,6 +92,14 @@ pub struct TestResult {
 }
 
 impl TestResult {
+    /// Whether this is a collector pytest skipped whole while importing it
+    /// (a module-level `pytest.importorskip`): its node id names a file,
+    /// and pytest counts it a skip but not a collected test.
+    #[must_use]
+    pub fn is_collector_skip(&self) -> bool {
+        self.outcome == Outcome::Skipped && !self.nodeid.contains("::")
+    }
+
     /// A result of one attempt, with no duration, reason, message, output
     /// or marker yet.
     #[must_use]
@@ -183,7 +191,8 @@ impl RunSummary {
             2
         } else if results.iter().any(|r| r.outcome.is_failure()) {
             1
-        } else if results.is_empty() {
+        } else if results.iter().all(TestResult::is_collector_skip) {
+            // A module skipped whole is not a test pytest collected.
             5
         } else {
             0
@@ -244,6 +253,7 @@ mod tests {
         assert_eq!(summary.line(), "1 failed, 1 passed, 1 skipped, 1 error, 2 deselected in 1.23s");
         assert_eq!(summary.exit_code, 1);
         assert_eq!(RunSummary::of(&[], 3, 0.0, false).exit_code, 5);
+        assert_eq!(RunSummary::of(&[result("test_gpu.py", Outcome::Skipped)], 3, 0.0, false).exit_code, 5);
         assert_eq!(RunSummary::of(&[result("a", Outcome::Crashed)], 0, 0.0, false).exit_code, 1);
         assert_eq!(RunSummary::of(&[result("a", Outcome::Passed)], 0, 0.0, true).exit_code, 2);
     }

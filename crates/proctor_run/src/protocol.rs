@@ -4,6 +4,7 @@
 //! is not is an error proctor reports, never one it skips.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
@@ -30,8 +31,9 @@ pub(crate) enum Message {
         /// pytest's report of the failure.
         longrepr: String,
     },
-    /// A collector was skipped as a whole (a module's top-level
-    /// `pytest.importorskip` of a missing module): pytest counts a skip.
+    /// A collector was skipped as a whole while pytest imported it (a
+    /// module-level `pytest.importorskip`, `pytest.skip(...,
+    /// allow_module_level=True)`): pytest counts one skip.
     CollectSkip {
         /// The collector's node id (a module's path).
         nodeid: String,
@@ -101,11 +103,16 @@ struct Wire {
     module: Option<String>,
     exitstatus: Option<i32>,
     longrepr: Option<String>,
-    reason: Option<String>,
     stopped: Option<String>,
+    reason: Option<String>,
     ids: Option<Vec<String>>,
+    /// The distinct markers of a collection, each once.
     #[serde(default)]
-    groups: Vec<Vec<CollectedMarker>>,
+    markers: Vec<CollectedMarker>,
+    /// The distinct lists of markers: indices into `markers`.
+    #[serde(default)]
+    groups: Vec<Vec<usize>>,
+    /// Each item's list, an index into `groups`.
     #[serde(default)]
     marks: Vec<usize>,
 }
@@ -137,17 +144,28 @@ impl Message {
             "hello" => Message::Hello { token: wire.token.unwrap_or_default() },
             "collected" => {
                 // Each item's markers are one of the distinct lists in
-                // `groups` (`marks` empty: all the first, no markers).
+                // `groups` (`marks` empty: all the first, no markers), each
+                // list of indices into the distinct `markers`: items share
+                // their list, and lists their markers, as in pytest.
                 let ids = wire.ids.ok_or_else(missing)?;
-                let no_markers = Vec::new();
-                let items = ids
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, nodeid)| {
-                        let group = wire.marks.get(i).copied().unwrap_or(0);
-                        CollectedItem { nodeid, markers: wire.groups.get(group).unwrap_or(&no_markers).clone() }
-                    })
-                    .collect();
+                let markers: Vec<Arc<CollectedMarker>> = wire.markers.into_iter().map(Arc::new).collect();
+                let groups = wire
+                    .groups
+                    .iter()
+                    .map(|group| group.iter().map(|&i| markers.get(i).cloned()).collect::<Option<Arc<[_]>>>())
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| unreadable(&"a `collected` message whose groups name markers it does not hold"))?;
+                let no_markers: Arc<[Arc<CollectedMarker>]> = Arc::new([]);
+                let mut items = Vec::with_capacity(ids.len());
+                for (i, nodeid) in ids.into_iter().enumerate() {
+                    let group = wire.marks.get(i).copied().unwrap_or(0);
+                    let markers = match groups.get(group) {
+                        Some(markers) => Arc::clone(markers),
+                        None if groups.is_empty() && group == 0 => Arc::clone(&no_markers),
+                        None => return Err(unreadable(&"a `collected` message whose items name groups it does not hold")),
+                    };
+                    items.push(CollectedItem { nodeid, markers });
+                }
                 Message::Collected { items }
             }
             "collecting" => Message::Collecting { nodeid: wire.nodeid.ok_or_else(missing)? },
@@ -196,9 +214,15 @@ pub(crate) struct Setup {
 pub struct CollectedItem {
     /// Its node id.
     pub nodeid: String,
-    /// `item.iter_markers()`, closest first.
-    #[serde(default)]
-    pub markers: Vec<CollectedMarker>,
+    /// `item.iter_markers()`, closest first: one list shared by the items
+    /// that have the same markers (a parametrized function's calls), each
+    /// marker shared by the lists that hold it.
+    #[serde(default = "no_markers")]
+    pub markers: Arc<[Arc<CollectedMarker>]>,
+}
+
+fn no_markers() -> Arc<[Arc<CollectedMarker>]> {
+    Arc::new([])
 }
 
 /// A marker as pytest has it at run time.
@@ -206,7 +230,10 @@ pub struct CollectedItem {
 pub struct CollectedMarker {
     /// Its name.
     pub name: String,
-    /// Positional arguments (JSON literals; others as `{"repr": ...}`).
+    /// Positional arguments: JSON literals; others as `{"repr": ...}`, a
+    /// repr cut to 200 characters (so is a container past 1,000 elements);
+    /// `parametrize`'s argument values as `{"argvalues": COUNT}`, never the
+    /// values themselves.
     #[serde(default)]
     pub args: Vec<Json>,
     /// Keyword arguments.

@@ -316,3 +316,64 @@ fn a_module_that_hangs_at_import_is_stopped_by_the_timeout() {
     let reason = outcome.failed_to_start.as_deref().unwrap_or_default();
     assert!(reason.contains("timeout") && reason.contains("test_hangs.py"), "{outcome:?}");
 }
+
+/// The bridge's messages do not grow with a parameter's value: a 10 MB
+/// value in every parameter set, and as a mark's argument, costs the
+/// collection message a short repr at most, and each test's message its
+/// id. A conftest counts the bytes of every line the bridge sends.
+#[test]
+fn the_bridge_sends_ids_and_markers_not_parameter_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pytest.ini", "[pytest]\nmarkers =\n    data: data\n    heavy: heavy\n");
+    write(
+        root,
+        "conftest.py",
+        "import os\nimport pytest\nimport proctor_bridge\n\n\
+         class Counting:\n    def __init__(self, real):\n        self.real = real\n        self.log = open(os.environ['SIZES'], 'w')\n\n    \
+         def sendall(self, data):\n        self.log.write('%d %s\\n' % (len(data), data[:40].decode('utf-8', 'replace').split(',')[0]))\n        self.log.flush()\n        return self.real.sendall(data)\n\n\
+         @pytest.hookimpl(trylast=True)\ndef pytest_configure(config):\n    if proctor_bridge._connection is not None:\n        proctor_bridge._connection = Counting(proctor_bridge._connection)\n",
+    );
+    write(
+        root,
+        "test_big.py",
+        "import pytest\n\nBIG = {'text': 'x' * 10_000_000, 'blob': bytes(10_000_000), 'rows': [list(range(100))] * 2000}\n\n\
+         @pytest.mark.data(BIG, bytearray(10_000_000), [0] * 100_000)\n\
+         @pytest.mark.parametrize('v', [BIG] * 20 + [pytest.param(BIG, marks=pytest.mark.heavy(BIG))] * 5)\n\
+         def test_big(v):\n    assert v is BIG\n",
+    );
+    let sizes = root.join("sizes.txt");
+    let mut seen: Vec<CollectedItem> = Vec::new();
+    let mut decide = |items: &[CollectedItem]| {
+        seen = items.to_vec();
+        Decisions::default()
+    };
+    let mut phase = options(root);
+    phase.timeout = None;
+    phase.env.push(("SIZES".into(), sizes.to_str().unwrap().to_owned()));
+    let outcome = run_phase(&phase, None, &mut decide, &mut |_: &Event| {}).unwrap();
+    assert_eq!(outcome.results.len(), 25, "{:?}", outcome.results);
+    assert!(outcome.results.iter().all(|r| r.outcome == Outcome::Passed), "{:?}", outcome.results);
+    // The same markers, shared: one list for the 20 plain calls.
+    assert_eq!(seen.len(), 25);
+    assert!(seen[1..20].iter().all(|item| std::sync::Arc::ptr_eq(&item.markers, &seen[0].markers)));
+    let parametrize = seen[0].markers.iter().find(|m| m.name == "parametrize").unwrap();
+    assert_eq!(parametrize.args, [serde_json::json!("v"), serde_json::json!({"argvalues": 25})]);
+    let data = seen[0].markers.iter().find(|m| m.name == "data").unwrap();
+    assert_eq!(data.args.len(), 3);
+    for arg in &data.args {
+        // Short reprs (the dict's members, the bytearray, the long list).
+        let text = arg.to_string();
+        assert!(text.len() < 2000 && text.contains("\"repr\""), "{} bytes: {:.300}", text.len(), text);
+    }
+    let log = std::fs::read_to_string(&sizes).unwrap();
+    let mut lines = 0;
+    for line in log.lines() {
+        let (size, what) = line.split_once(' ').unwrap();
+        let size: usize = size.parse().unwrap();
+        let limit = if what.contains("collected") { 16 * 1024 } else { 1024 };
+        assert!(size < limit, "a {size}-byte message: {what}\n{log}");
+        lines += 1;
+    }
+    assert!(lines > 25 && log.contains("collected"), "{log}");
+}

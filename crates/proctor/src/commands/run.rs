@@ -31,7 +31,7 @@ use crate::commands::run_report::{
     SummaryLook,
 };
 use crate::commands::run_reruns::rerun;
-use crate::commands::run_rules::{decide, Rules, StaticVerdict};
+use crate::commands::run_rules::{decide, skipped_at_import, Rules, StaticVerdict};
 use crate::commands::selection::Selecting;
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
@@ -213,10 +213,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         }
         needed_set.insert(file);
     }
-    for error in &collection.errors {
-        // pytest must see the files that fail to collect, to report them.
-        if needed_set.insert(error.file.clone()) {
-            phases[0].files.push(error.file.clone());
+    // pytest must see the files that fail to collect, to report them, and
+    // those it skips as a whole while importing them, to count their one
+    // skip with its reason (it collects none of their tests).
+    let at_import = collection.items.iter().filter(|item| skipped_at_import(item, &rules.facts)).map(|item| collected_file(&item.nodeid));
+    let whole_files: Vec<String> = collection.errors.iter().chain(&collection.skipped).map(|e| e.file.clone()).chain(at_import.map(str::to_owned)).collect();
+    for file in whole_files {
+        if needed_set.insert(file.clone()) {
+            phases[0].files.push(file);
         }
     }
     let mut results: Vec<TestResult> = Vec::new();
@@ -398,7 +402,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         })
         .context("cannot run pytest")?;
         deselected_ids.extend(outcome.deselected.iter().cloned());
-        let files: HashSet<String> = plan.files.iter().cloned().collect();
+        // A file pytest failed to collect or skipped whole has none of its
+        // static items: pytest's report says why.
+        let whole: HashSet<&str> = outcome.results.iter().filter(|r| !r.nodeid.contains("::")).map(|r| r.nodeid.as_str()).collect();
+        let files: HashSet<String> = plan.files.iter().filter(|f| !whole.contains(f.as_str())).cloned().collect();
         drift.extend(drift_between(&collection, &files, &outcome.collected, &plan.items));
         let first = results.len();
         results.extend(outcome.results);
@@ -677,9 +684,12 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
         return drift;
     }
     let statics: HashSet<&str> = collection.items.iter().map(|i| i.nodeid.as_str()).collect();
+    // The functions whose items only pytest knows, each once (not a walk
+    // of every static item per pytest item).
+    let dynamic: HashSet<&str> = collection.items.iter().filter(|i| i.dynamic.is_some()).map(|i| function_nodeid(&i.nodeid)).collect();
     let real: HashSet<&str> = collected.iter().map(|i| i.nodeid.as_str()).collect();
     for item in collected {
-        if !statics.contains(item.nodeid.as_str()) && !dynamic_covers(&collection.items, &item.nodeid) {
+        if !statics.contains(item.nodeid.as_str()) && !dynamic.contains(function_nodeid(&item.nodeid)) {
             drift.push(format!("pytest collected {} that static collection did not foresee", item.nodeid));
         }
     }
@@ -796,14 +806,9 @@ fn run_flags_collect_only(
     })
 }
 
-/// A dynamic static item stands for every pytest item of its function.
-fn dynamic_covers(items: &[Item], nodeid: &str) -> bool {
-    let function = function_nodeid(nodeid);
-    items.iter().any(|i| i.dynamic.is_some() && function_nodeid(&i.nodeid) == function)
-}
-
 fn count_files(collection: &proctor_python::Collection) -> usize {
-    collection.items.iter().map(|i| collected_file(&i.nodeid)).collect::<HashSet<_>>().len()
+    let whole = collection.errors.iter().chain(&collection.skipped).map(|e| e.file.as_str());
+    collection.items.iter().map(|i| collected_file(&i.nodeid)).chain(whole).collect::<HashSet<_>>().len()
 }
 
 fn describe_selection(selection: &Selection) -> String {

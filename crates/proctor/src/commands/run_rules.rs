@@ -77,7 +77,7 @@ impl Rules<'_> {
         collected: &CollectedItem,
         static_by_id: &HashMap<&str, &Item>,
     ) -> Vec<String> {
-        let item = runtime_item(collected, static_by_id);
+        let item = runtime_item(collected, runtime_markers(collected), static_by_id);
         self.started_needs(&item, &self.taxonomy.effective(&item))
     }
 
@@ -124,8 +124,12 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     let mut kept: Vec<String> = Vec::with_capacity(items.len());
     // pytest waits for the answer: the map grows once, not by doubling.
     markers_of.borrow_mut().reserve(items.len());
+    // Items with the same markers share one list (a parametrized
+    // function's calls): converted once.
+    let mut converted: HashMap<*const (), Vec<Arc<Marker>>> = HashMap::new();
     for collected in items {
-        let item = runtime_item(collected, static_by_id);
+        let markers = converted.entry(Arc::as_ptr(&collected.markers).cast::<()>()).or_insert_with(|| runtime_markers(collected));
+        let item = runtime_item(collected, markers.clone(), static_by_id);
         let (verdict, names) = match rules.verdict(&item) {
             Ok(found) => found,
             // A `-k` identifier called with arguments, pytest's error: the
@@ -166,14 +170,18 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     decisions
 }
 
-/// An item as pytest has it, with the helper calls the static model saw
-/// on the same test (they are needs, and pytest does not keep them).
-fn runtime_item(collected: &CollectedItem, static_by_id: &HashMap<&str, &Item>) -> Item {
-    let markers = collected
+/// The markers of an item as pytest has them.
+fn runtime_markers(collected: &CollectedItem) -> Vec<Arc<Marker>> {
+    collected
         .markers
         .iter()
         .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
-        .collect();
+        .collect()
+}
+
+/// An item as pytest has it, with the helper calls the static model saw
+/// on the same test (they are needs, and pytest does not keep them).
+fn runtime_item(collected: &CollectedItem, markers: Vec<Arc<Marker>>, static_by_id: &HashMap<&str, &Item>) -> Item {
     let function = function_nodeid(&collected.nodeid);
     let known = static_by_id.get(collected.nodeid.as_str()).or_else(|| static_by_id.get(function));
     let decorators = known.map(|item| item.decorators.clone()).unwrap_or_default();
@@ -193,3 +201,20 @@ fn stable_hash(text: &str) -> usize {
     usize::try_from(hash % 1_000_003).unwrap_or(0)
 }
 
+
+/// Whether pytest skips the item's whole module while importing it: a
+/// module-level `pytest.importorskip` of a package this machine lacks.
+/// pytest then counts one skip for the module, with its own reason, and
+/// collects none of its tests: proctor lets it import the module and
+/// reports what it says, rather than a skip per test.
+pub(crate) fn skipped_at_import(item: &Item, facts: &Facts) -> bool {
+    item.decorators.iter().any(|decorator| {
+        decorator.path == "pytest.importorskip"
+            && decorator.source == MarkerSource::Module
+            && decorator
+                .args
+                .first()
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|name| proctor_plan::Requirement::Package { name: name.to_owned() }.unmet(facts).is_some())
+    })
+}

@@ -10,24 +10,24 @@ use super::{text, Evaluator, MAX_ELEMENTS};
 use crate::value::{ContainerKind, PyValue};
 
 fn list(elements: Vec<PyValue>) -> PyValue {
-    PyValue::Container { kind: ContainerKind::List, elements }
+    PyValue::Container { kind: ContainerKind::List, elements: elements.into() }
 }
 
 /// An iterator, range or view.
 fn lazy(elements: Vec<PyValue>) -> PyValue {
-    PyValue::Container { kind: ContainerKind::Lazy, elements }
+    PyValue::Container { kind: ContainerKind::Lazy, elements: elements.into() }
 }
 
 /// A list made lazy (the result of `islice`).
 fn relabel(value: PyValue) -> PyValue {
     match value {
-        PyValue::Container { elements, .. } => lazy(elements),
+        PyValue::Container { elements, .. } => lazy(elements.into_vec()),
         other => other,
     }
 }
 
 fn tuple(elements: Vec<PyValue>) -> PyValue {
-    PyValue::Container { kind: ContainerKind::Tuple, elements }
+    PyValue::Container { kind: ContainerKind::Tuple, elements: elements.into() }
 }
 
 fn unknown(what: &str) -> PyValue {
@@ -52,7 +52,7 @@ fn first_unknown(args: &Args) -> Option<PyValue> {
 /// (`sorted()`, `min()`, `set()`, `sum()` of ints): a set's items too.
 fn items_unordered(value: &PyValue) -> Result<Vec<PyValue>, String> {
     match value {
-        PyValue::Container { kind: ContainerKind::Set, elements } => Ok(elements.clone()),
+        PyValue::Container { kind: ContainerKind::Set, elements } => Ok(elements.to_vec()),
         other => iterate(other),
     }
 }
@@ -185,7 +185,7 @@ fn length(value: &PyValue) -> Result<PyValue, String> {
 fn to_dict(args: &Args) -> Result<PyValue, String> {
     let mut pairs = match args.positional.as_slice() {
         [] => Vec::new(),
-        [PyValue::Container { kind: ContainerKind::Dict, elements }] => elements.clone(),
+        [PyValue::Container { kind: ContainerKind::Dict, elements }] => elements.to_vec(),
         [other] => iterate(other)?,
         _ => return Err("dict() with several positional arguments".to_owned()),
     };
@@ -206,7 +206,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
         ("list", [it]) => result(iterate(it).map(list)),
         ("tuple", [it]) => result(iterate(it).map(tuple)),
         ("set" | "frozenset", []) => ops::make_set(Vec::new()),
-        ("set" | "frozenset", [PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements }]) => ops::make_set(elements.clone()),
+        ("set" | "frozenset", [PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements }]) => ops::make_set(elements.to_vec()),
         ("set" | "frozenset", [it]) => result(items_unordered(it).map(ops::make_set)),
         ("dict", _) => result(to_dict(args)),
         ("enumerate", [it, rest @ ..]) => {
@@ -462,7 +462,7 @@ pub(super) fn call_method(receiver: &PyValue, name: &str, args: &Args) -> PyValu
         (PyValue::Container { kind: ContainerKind::Dict, elements }, "values") => {
             Ok(lazy(elements.iter().filter_map(|e| ops::pair(e.clone()).map(|(_, v)| v)).collect()))
         }
-        (PyValue::Container { kind: ContainerKind::Dict, elements }, "items") => Ok(lazy(elements.clone())),
+        (PyValue::Container { kind: ContainerKind::Dict, elements }, "items") => Ok(lazy(elements.to_vec())),
         (PyValue::Container { kind: ContainerKind::Dict, .. }, "get") => match args.positional.as_slice() {
             [key, rest @ ..] => match ops::subscript(receiver, key) {
                 PyValue::Unknown(reason) if reason.contains("KeyError") => Ok(rest.first().cloned().unwrap_or(PyValue::None)),
@@ -480,7 +480,7 @@ pub(super) fn call_method(receiver: &PyValue, name: &str, args: &Args) -> PyValu
                     "symmetric_difference" => ruff_python_ast::Operator::BitXor,
                     _ => return Err(format!("set.{name}")),
                 };
-                let mut acc = ops::make_set(elements.clone());
+                let mut acc = ops::make_set(elements.to_vec());
                 for other in others {
                     acc = ops::binary(op, &acc, &ops::make_set(other));
                 }

@@ -59,7 +59,7 @@ impl<'a> Evaluator<'_, 'a> {
             Expr::List(ast::ExprList { elts, .. }) => self.sequence(module, scope, ContainerKind::List, elts),
             Expr::Tuple(ast::ExprTuple { elts, .. }) => self.sequence(module, scope, ContainerKind::Tuple, elts),
             Expr::Set(ast::ExprSet { elts, .. }) => match self.sequence(module, scope, ContainerKind::List, elts) {
-                PyValue::Container { elements, .. } => ops::make_set(elements),
+                PyValue::Container { elements, .. } => ops::make_set(elements.into_vec()),
                 other => other,
             },
             Expr::Dict(dict) => self.dict(module, scope, dict),
@@ -126,12 +126,12 @@ impl<'a> Evaluator<'_, 'a> {
             Expr::ListComp(comp) => self.comprehension(module, scope, &comp.generators, &mut |s| {
                 Some(self.expr(module, Some(s), &comp.elt))
             })
-            .map_or_else(PyValue::Unknown, |elements| PyValue::Container { kind: ContainerKind::List, elements }),
+            .map_or_else(PyValue::Unknown, |elements| PyValue::Container { kind: ContainerKind::List, elements: elements.into() }),
             Expr::Generator(comp) => self.comprehension(module, scope, &comp.generators, &mut |s| {
                 Some(self.expr(module, Some(s), &comp.elt))
             })
             // A generator is consumed once, as a list would be iterated.
-            .map_or_else(PyValue::Unknown, |elements| PyValue::Container { kind: ContainerKind::Lazy, elements }),
+            .map_or_else(PyValue::Unknown, |elements| PyValue::Container { kind: ContainerKind::Lazy, elements: elements.into() }),
             Expr::SetComp(comp) => self
                 .comprehension(module, scope, &comp.generators, &mut |s| Some(self.expr(module, Some(s), &comp.elt)))
                 .map_or_else(PyValue::Unknown, ops::make_set),
@@ -141,7 +141,7 @@ impl<'a> Evaluator<'_, 'a> {
                         self.expr(module, Some(s), k)
                     });
                     let value = self.expr(module, Some(s), &comp.value);
-                    Some(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value] })
+                    Some(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value].into() })
                 });
                 pairs.map_or_else(PyValue::Unknown, ops::make_dict)
             }
@@ -176,7 +176,7 @@ impl<'a> Evaluator<'_, 'a> {
                 return ops::too_large();
             }
         }
-        PyValue::Container { kind, elements }
+        PyValue::Container { kind, elements: elements.into() }
     }
 
     fn dict(&self, module: usize, scope: Option<&Rc<Scope>>, dict: &'a ast::ExprDict) -> PyValue {
@@ -185,7 +185,7 @@ impl<'a> Evaluator<'_, 'a> {
             match &item.key {
                 Some(key) => pairs.push(PyValue::Container {
                     kind: ContainerKind::Tuple,
-                    elements: vec![self.expr(module, scope, key), self.expr(module, scope, &item.value)],
+                    elements: vec![self.expr(module, scope, key), self.expr(module, scope, &item.value)].into(),
                 }),
                 None => match self.expr(module, scope, &item.value) {
                     PyValue::Container { kind: ContainerKind::Dict, elements } => pairs.extend(elements),
@@ -279,7 +279,7 @@ impl<'a> Evaluator<'_, 'a> {
                             Self::bind(scope, elt, item)?;
                         }
                         if let Expr::Starred(starred) = &elts[at] {
-                            Self::bind(scope, &starred.value, PyValue::Container { kind: ContainerKind::List, elements: middle })?;
+                            Self::bind(scope, &starred.value, PyValue::Container { kind: ContainerKind::List, elements: middle.into() })?;
                         }
                         for (elt, item) in elts[at + 1..].iter().zip(tail) {
                             Self::bind(scope, elt, item)?;
@@ -377,7 +377,7 @@ impl<'a> Evaluator<'_, 'a> {
                 }
             }
             PyValue::Param(param) => match name {
-                "values" => PyValue::Container { kind: ContainerKind::Tuple, elements: param.values.clone() },
+                "values" => PyValue::Container { kind: ContainerKind::Tuple, elements: param.values.clone().into() },
                 "id" => param.id.clone().unwrap_or(PyValue::None),
                 _ => PyValue::Unknown(format!("attribute `{name}` of a pytest.param")),
             },
@@ -637,7 +637,7 @@ impl<'a> Evaluator<'_, 'a> {
         }
         let rest: Vec<PyValue> = positional.collect();
         match &parameters.vararg {
-            Some(vararg) => local.set(vararg.name.id.as_str(), PyValue::Container { kind: ContainerKind::Tuple, elements: rest }),
+            Some(vararg) => local.set(vararg.name.id.as_str(), PyValue::Container { kind: ContainerKind::Tuple, elements: rest.into() }),
             None if !rest.is_empty() => return Err("too many positional arguments for a call".to_owned()),
             None => {}
         }
@@ -649,7 +649,7 @@ impl<'a> Evaluator<'_, 'a> {
             } else if let Some(i) = parameters.kwonlyargs.iter().position(|p| p.parameter.name.id.as_str() == name) {
                 kwonly[i] = Some(value);
             } else if parameters.kwarg.is_some() {
-                extra.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![PyValue::Str(name), value] });
+                extra.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![PyValue::Str(name), value].into() });
             } else {
                 return Err(format!("unexpected keyword argument `{name}`"));
             }

@@ -93,7 +93,7 @@ pub(super) fn make_set(elements: Vec<PyValue>) -> PyValue {
             out.push(element);
         }
     }
-    PyValue::Container { kind: ContainerKind::Set, elements: out }
+    PyValue::Container { kind: ContainerKind::Set, elements: out.into() }
 }
 
 /// The key and value of a dict entry.
@@ -129,16 +129,16 @@ pub(super) fn make_dict(pairs: Vec<PyValue>) -> PyValue {
             }
         } else {
             index.insert(hashed, out.len());
-            out.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value] });
+            out.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value].into() });
         }
     }
-    PyValue::Container { kind: ContainerKind::Dict, elements: out }
+    PyValue::Container { kind: ContainerKind::Dict, elements: out.into() }
 }
 
 /// The items `for x in value` visits.
 pub(super) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
     match value {
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple | ContainerKind::Keys | ContainerKind::Lazy, elements } => Ok(elements.clone()),
+        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple | ContainerKind::Keys | ContainerKind::Lazy, elements } => Ok(elements.to_vec()),
         PyValue::Container { kind: ContainerKind::Dict, elements } => {
             Ok(elements.iter().filter_map(|e| pair(e.clone()).map(|(k, _)| k)).collect())
         }
@@ -150,7 +150,7 @@ pub(super) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
                     ints.sort_unstable();
                     Ok(ints.into_iter().map(int_value).collect())
                 }
-                _ if elements.len() <= 1 => Ok(elements.clone()),
+                _ if elements.len() <= 1 => Ok(elements.to_vec()),
                 _ => Err("iterating a set, whose order is Python's hash order (known only at run time)".to_owned()),
             }
         }
@@ -248,7 +248,7 @@ fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
         }
         (PyValue::Container { kind: ContainerKind::Dict, elements }, _) => {
             let keys: Vec<PyValue> = elements.iter().filter_map(|e| pair(e.clone()).map(|(k, _)| k)).collect();
-            contains(&PyValue::Container { kind: ContainerKind::List, elements: keys }, item)
+            contains(&PyValue::Container { kind: ContainerKind::List, elements: keys.into() }, item)
         }
         (PyValue::Container { elements, .. }, _) => {
             for element in elements {

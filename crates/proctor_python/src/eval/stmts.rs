@@ -43,7 +43,7 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
         (PyValue::Container { elements, .. }, "clear") => elements.clear(),
         (set @ PyValue::Container { kind: ContainerKind::Set, .. }, "add" | "update") => {
             let PyValue::Container { elements, .. } = &*set else { unreachable!("matched a set") };
-            let mut all = elements.clone();
+            let mut all = elements.to_vec();
             if method == "add" {
                 all.push(arg(0)?.clone());
             } else {
@@ -55,13 +55,13 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
         }
         (dict @ PyValue::Container { kind: ContainerKind::Dict, .. }, "update") => {
             let PyValue::Container { elements, .. } = &*dict else { unreachable!("matched a dict") };
-            let mut pairs = elements.clone();
+            let mut pairs = elements.to_vec();
             match args.positional.first() {
                 Some(PyValue::Container { kind: ContainerKind::Dict, elements }) => pairs.extend(elements.iter().cloned()),
                 Some(other) => pairs.extend(iterate(other)?),
                 None => {}
             }
-            pairs.extend(args.keywords.iter().map(|(k, v)| PyValue::Container { kind: ContainerKind::Tuple, elements: vec![PyValue::Str(k.clone()), v.clone()] }));
+            pairs.extend(args.keywords.iter().map(|(k, v)| PyValue::Container { kind: ContainerKind::Tuple, elements: vec![PyValue::Str(k.clone()), v.clone()].into() }));
             *dict = ops::make_dict(pairs);
         }
         (PyValue::Unknown(reason), _) => return Err(reason.clone()),
@@ -109,7 +109,7 @@ impl<'a> Evaluator<'_, 'a> {
             // The innermost call names itself; outer calls add nothing.
             (Err(reason), _) if reason.starts_with("calling `") => PyValue::Unknown(reason),
             (Err(reason), _) => PyValue::Unknown(format!("calling `{name}`: {reason}")),
-            (Ok(_), Some(yields)) => PyValue::Container { kind: ContainerKind::List, elements: yields.into_inner() },
+            (Ok(_), Some(yields)) => PyValue::Container { kind: ContainerKind::List, elements: yields.into_inner().into() },
             (Ok(Flow::Return(value)), None) => value,
             (Ok(_), None) => PyValue::None,
         }
@@ -330,8 +330,8 @@ impl<'a> Evaluator<'_, 'a> {
                 let mut failure = None;
                 let mut change = |container: &mut PyValue| match container {
                     PyValue::Container { kind: ContainerKind::Dict, elements } => {
-                        let mut pairs = std::mem::take(elements);
-                        pairs.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key.clone(), value.clone()] });
+                        let mut pairs = std::mem::take(elements).into_vec();
+                        pairs.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key.clone(), value.clone()].into() });
                         *container = ops::make_dict(pairs);
                         if let PyValue::Unknown(reason) = container {
                             failure = Some(reason.clone());

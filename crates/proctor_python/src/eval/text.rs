@@ -338,7 +338,7 @@ pub(super) fn str_format(template: &str, positional: &[PyValue], keywords: &[(St
 /// `format % args`.
 pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
     let (positional, mapping): (Vec<PyValue>, Option<&[PyValue]>) = match args {
-        PyValue::Container { kind: ContainerKind::Tuple, elements } => (elements.clone(), None),
+        PyValue::Container { kind: ContainerKind::Tuple, elements } => (elements.to_vec(), None),
         PyValue::Container { kind: ContainerKind::Dict, elements } => (vec![args.clone()], Some(elements)),
         PyValue::Unknown(reason) => return Err(reason.clone()),
         other => (vec![other.clone()], None),

@@ -26,6 +26,7 @@ import json
 import operator
 import os
 import re
+import reprlib
 import socket
 import sys
 from json.encoder import encode_basestring_ascii as _quote
@@ -37,6 +38,9 @@ _reader = None
 # On a restart through directory arguments, the node ids (as sent) of the
 # tests still to run.
 _only = None
+
+_reprlib = reprlib.Repr()
+_reprlib.maxstring = _reprlib.maxother = 200
 
 
 def _send(message):
@@ -130,15 +134,80 @@ def _receive():
     return json.loads(line)
 
 
-def _value(value):
-    """A marker argument as JSON: literals as they are, others as repr."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+# What one marker argument may cost the bridge: an argument is sent as
+# JSON when it holds at most this many container elements and characters
+# in all, else as its repr cut to `_REPR` characters.
+_BUDGET = 10_000
+_REPR = 200
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _argument(value):
+    """A marker argument as JSON: literals as they are (a container of
+    them within `_BUDGET`), anything else as a short repr; a 10 MB value
+    costs what a short one does."""
+    try:
+        return _value(value, [_BUDGET])
+    except _OverBudget:
+        return {"repr": _short_repr(value)}
+
+
+def _value(value, budget):
+    """`value` as JSON, spending `budget` (a one-element list) in elements
+    and characters; `_OverBudget` when it is spent."""
+    if value is None or isinstance(value, (bool, float)):
         return value
-    if isinstance(value, (list, tuple)):
-        return [_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _value(v) for k, v in value.items()}
-    return {"repr": repr(value)}
+    if isinstance(value, int):
+        # JSON readers stop at 64 bits; Python refuses to write an int of
+        # more than 4300 digits.
+        return value if -(1 << 63) <= value < (1 << 64) else {"repr": _short_repr(value)}
+    if isinstance(value, (str, list, tuple, dict)):
+        budget[0] -= len(value)
+        if budget[0] < 0:
+            raise _OverBudget
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dict):
+            return {str(k): _value(v, budget) for k, v in value.items()}
+        return [_value(v, budget) for v in value]
+    text = _short_repr(value)
+    budget[0] -= len(text)
+    if budget[0] < 0:
+        raise _OverBudget
+    return {"repr": text}
+
+
+def _short_repr(value):
+    """`repr(value)` cut to `_REPR` characters; bytes-like values and
+    containers are cut before `repr` runs (reprlib), so that a 10 MB value
+    costs what a short one does."""
+    try:
+        if isinstance(value, (bytes, bytearray)):
+            text = repr(value[:_REPR]) + ("..." if len(value) > _REPR else "")
+        else:
+            text = _reprlib.repr(value)
+    except Exception as error:  # a broken __repr__ is not proctor's to raise
+        text = "<%s: repr failed: %s>" % (type(value).__name__, type(error).__name__)
+    return text if len(text) <= _REPR else text[:_REPR] + "..."
+
+
+def _marker(mark):
+    """One marker as JSON. `parametrize`'s argument values are never
+    walked or repr'd (each test's parameters are in its id): they are
+    sent as their count."""
+    args = mark.args
+    if mark.name == "parametrize" and len(args) >= 2:
+        try:
+            count = len(args[1])
+        except Exception:  # an iterator, already consumed by pytest
+            count = None
+        args = [_argument(args[0]), {"argvalues": count}] + [_argument(a) for a in args[2:]]
+    else:
+        args = [_argument(a) for a in args]
+    return {"name": mark.name, "args": args, "kwargs": {k: _argument(v) for k, v in mark.kwargs.items()}}
 
 
 def pytest_configure(config):
@@ -250,16 +319,35 @@ def _only_items(items, ids):
 
 
 def _collected(items, ids):
-    """The collection message: the node ids, and each item's markers
-    (``item.iter_markers()``, closest first) as an index into ``groups``,
-    the distinct lists of markers. Items share their module's and class's
-    list, converted once."""
+    """The collection message: the node ids; each distinct marker once
+    (``markers``: a ``Mark`` object is converted once, however many items
+    hold it); each distinct list of markers once (``groups``: indices into
+    ``markers``, ``item.iter_markers()`` order, closest first); and each
+    item's list as an index into ``groups`` (``marks``). A parametrized
+    function's items hold the same ``Mark`` objects: they share one group,
+    and an item costs the message its id and one number."""
+    markers = []
+    marker_of = {}  # id(mark) -> index in `markers`
     groups = [[]]
-    marks = []
+    group_of_key = {}  # (parent group, own marker indices) -> group
     parents = {}
+    held = []  # the marks indexed, alive while their ids are keys
 
-    def convert(own):
-        return [{"name": m.name, "args": [_value(a) for a in m.args], "kwargs": {k: _value(v) for k, v in m.kwargs.items()}} for m in own]
+    def index(mark):
+        found = marker_of.get(id(mark))
+        if found is None:
+            markers.append(_marker(mark))
+            held.append(mark)
+            found = marker_of[id(mark)] = len(markers) - 1
+        return found
+
+    def extend(parent, own):
+        key = (parent, tuple(map(index, own)))
+        found = group_of_key.get(key)
+        if found is None:
+            groups.append(list(key[1]) + groups[parent])
+            found = group_of_key[key] = len(groups) - 1
+        return found
 
     def group_of(node):
         if node is None:
@@ -268,20 +356,19 @@ def _collected(items, ids):
         if found is None:
             found = group_of(node.parent)
             if node.own_markers:
-                groups.append(convert(node.own_markers) + groups[found])
-                found = len(groups) - 1
+                found = extend(found, node.own_markers)
             parents[id(node)] = found
         return found
 
+    marks = []
     for item in items:
         # Node id and markers are all the rules read (`item.location` would
         # cost a path computation per item).
         group = group_of(item.parent)
         if item.own_markers:
-            groups.append(convert(item.own_markers) + groups[group])
-            group = len(groups) - 1
+            group = extend(group, item.own_markers)
         marks.append(group)
-    message = {"event": "collected", "ids": ids, "groups": groups}
+    message = {"event": "collected", "ids": ids, "markers": markers, "groups": groups}
     if any(marks):
         message["marks"] = marks
     return message
@@ -363,22 +450,15 @@ def pytest_collection_finish(session):
 
 def pytest_collectreport(report):
     """A collector that failed (a module that does not import): an error
-    pytest counts, and so does proctor. One skipped as a whole (a top-level
-    ``pytest.importorskip`` of a missing module): a skip pytest counts
-    under the collector's node id, with its reason, and so does proctor."""
+    pytest counts, and so does proctor. One skipped as a whole while it
+    was imported (a module-level `pytest.importorskip` or
+    `pytest.skip(allow_module_level=True)`): one skip, with its reason."""
     if _connection is None:
         return
     if report.failed:
-        _send({"event": "collect-error", "nodeid": report.nodeid, "longrepr": report.longreprtext})
+        _send({"event": "collect-error", "nodeid": _wire(report.nodeid), "longrepr": report.longreprtext})
     elif report.skipped:
-        _send({"event": "collect-skip", "nodeid": report.nodeid, "reason": _skip_reason(report)})
-
-
-def _skip_reason(report):
-    """A skip's reason as pytest's ``-rs`` prints it (``Skipped: `` removed)."""
-    longrepr = report.longrepr
-    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
-    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+        _send({"event": "collect-skip", "nodeid": _wire(report.nodeid), "reason": _skip_reason(report)})
 
 
 class _Progress:
@@ -425,9 +505,7 @@ def _report(report):
     longrepr = None
     location = None
     if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
-        reason = str(report.longrepr[2])
-        if reason.startswith("Skipped: "):
-            reason = reason[len("Skipped: "):]
+        reason = _skip_reason(report)
         location = _skip_location(report)
     elif report.longrepr is not None:
         longrepr = report.longreprtext
@@ -463,6 +541,13 @@ def _skip_location(report):
     if report.when == "setup" and "skip" in keywords and "pytestmark" not in keywords:
         lineno = None
     return [path, lineno if isinstance(lineno, int) else None]
+
+
+def _skip_reason(report):
+    """A skip's reason as pytest's `-rs` prints it (without `Skipped: `)."""
+    longrepr = report.longrepr
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else report.longreprtext
+    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
 
 
 class _Protocol:
