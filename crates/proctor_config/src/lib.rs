@@ -43,7 +43,7 @@ mod taxonomy_options;
 mod toml_doc;
 mod values;
 
-pub use args::Addopts;
+pub use args::{parse_pytest_args, Addopts};
 pub use python::repr_str;
 pub use coverage_options::{CoverageArea, CoverageOptions};
 pub use error::{ConfigError, ConfigWarning, Location};

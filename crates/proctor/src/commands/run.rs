@@ -32,7 +32,7 @@ use crate::commands::run_report::{
 };
 use crate::commands::run_reruns::rerun;
 use crate::commands::run_rules::{decide, Rules, StaticVerdict};
-use crate::commands::selection::Selecting;
+use crate::commands::selection::{self, Selecting};
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
 
@@ -61,7 +61,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // What pytest is handed: the paths on the command line, else the job's
     // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
     let paths = run_paths(args, &mut suite);
-    let selecting = Selecting::new(&suite, &args.selection)?;
+    let selecting = Selecting::with_pytest_args(&suite, &args.selection, &args.pytest_args)?;
     let job = match &args.job {
         Some(name) => Some(machine::job_setups(&suite, Some(name))?.remove(0)),
         None => None,
@@ -270,6 +270,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         .into_iter()
         .chain(last_failed_note)
         .chain(beyond_walk_note(&suite))
+        .chain(selection::empty_default_hint(&rules.selection, &collection.items, &effectives, args.job.as_deref()))
     {
         writeln!(out, "{note}")?;
     }
