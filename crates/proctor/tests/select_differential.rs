@@ -8,6 +8,12 @@
 //! `addopts -m`, so proctor runs with `--no-default-select` to compare like
 //! with like.
 //!
+//! With a default selection `D`, an explicit `-m E` selects what
+//! `E and (D with each marker E names free)` does, which pytest has no
+//! option for: that rule is evaluated by pytest's own expression engine
+//! (`_pytest.mark.expression.Expression` over each item's
+//! `MarkMatcher`), `D` taking each marker `E` names as both true and false.
+//!
 //! `scripts/test` sets `PROCTOR_TEST_PYTHON`; without it this test fails.
 
 mod common;
@@ -154,4 +160,95 @@ fn parametrize_suite_selections_match_pytest() {
 #[test]
 fn fixtures_suite_selections_match_pytest() {
     check_suite("fixtures", 0x2545_f491_4f6c_dd1d, 8);
+}
+
+/// The oracle for a default selection: pytest collects the suite, then
+/// for each `[default, explicit]` case keeps an item when `explicit`
+/// matches it and `default` does for some value of the markers `explicit`
+/// names, both evaluated by pytest's `Expression`.
+const DEFAULT_ORACLE: &str = r#"
+import itertools, json, sys
+import pytest
+from _pytest.mark import MarkMatcher
+from _pytest.mark.expression import Expression
+
+class Items:
+    def pytest_collection_finish(self, session):
+        self.items = [(item.nodeid, MarkMatcher.from_markers(item.iter_markers())) for item in session.items]
+
+items = Items()
+pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider"], plugins=[items])
+out = []
+for default, explicit in json.load(open(sys.argv[1])):
+    explicit = Expression.compile(explicit)
+    default = Expression.compile(default)
+    named = sorted(explicit.idents())
+    def relaxed(matcher):
+        for values in itertools.product([True, False], repeat=len(named)):
+            fixed = dict(zip(named, values))
+            if default.evaluate(lambda name, /, **kwargs: fixed[name] if name in fixed else matcher(name, **kwargs)):
+                return True
+        return False
+    out.append(sorted(nodeid for nodeid, matcher in items.items if explicit.evaluate(matcher) and relaxed(matcher)))
+print("RESULT " + json.dumps(out))
+"#;
+
+#[test]
+fn a_default_selection_makes_way_on_the_markers_the_explicit_m_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let names = ["core", "live", "slow", "smoke", "property"];
+    // One test per subset of the markers, and a few with a called marker.
+    let mut module = String::from("import pytest\n");
+    for subset in 0..1usize << names.len() {
+        module.push('\n');
+        for (bit, name) in names.iter().enumerate() {
+            if subset >> bit & 1 == 1 {
+                module.push_str(&format!("@pytest.mark.{name}\n"));
+            }
+        }
+        if subset % 5 == 0 {
+            module.push_str(&format!("@pytest.mark.device(serial='{}')\n", subset % 2));
+        }
+        module.push_str(&format!("def test_{subset}():\n    pass\n"));
+    }
+    common::write(root, "tests/test_all.py", &module);
+    common::write(root, "pytest.ini", "[pytest]\n");
+    let mut atoms: Vec<String> = names.iter().map(|n| (*n).to_string()).collect();
+    atoms.extend(["device(serial='1')".to_string(), "device".to_string(), "not_a_marker".to_string()]);
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+    let cases: Vec<(String, String)> = (0..40).map(|_| (expression(&mut rng, &atoms, 3), expression(&mut rng, &atoms, 2))).collect();
+    let cases_path = root.join("cases.json");
+    std::fs::write(&cases_path, serde_json::to_string(&cases).unwrap()).unwrap();
+    std::fs::write(root.join("oracle.py"), DEFAULT_ORACLE).unwrap();
+    let oracle = Command::new(python())
+        .arg("oracle.py")
+        .arg(&cases_path)
+        .current_dir(root)
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("the oracle runs");
+    let stdout = String::from_utf8_lossy(&oracle.stdout);
+    let result = stdout.lines().find_map(|line| line.strip_prefix("RESULT ")).unwrap_or_else(|| panic!("oracle: {stdout}{}", String::from_utf8_lossy(&oracle.stderr)));
+    let expected: Vec<BTreeSet<String>> = serde_json::from_str(result).unwrap();
+    let (mut nonempty, mut relaxed) = (0, 0);
+    for ((default, explicit), expected) in cases.iter().zip(&expected) {
+        common::write(root, "proctor.toml", &format!("[select]\ndefault = {}\n", serde_json::to_string(default).unwrap()));
+        let output = proctor(root, &["select", "--json", "-m", explicit]);
+        let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("-m {explicit:?}: {}", String::from_utf8_lossy(&output.stderr)));
+        let actual: BTreeSet<String> = doc["selected"].as_array().unwrap().iter().map(|i| i["nodeid"].as_str().unwrap().to_string()).collect();
+        assert_eq!(&actual, expected, "default {default:?}, -m {explicit:?}");
+        let plain = proctor(root, &["select", "--json", "--no-default-select", "-m", &format!("({default}) and ({explicit})")]);
+        let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+        if plain["selected"].as_array().unwrap().len() != actual.len() {
+            relaxed += 1;
+        }
+        if !expected.is_empty() {
+            nonempty += 1;
+        }
+    }
+    // The cases must exercise real selections, and the relaxation itself.
+    assert!(nonempty * 3 >= cases.len(), "only {nonempty}/{} selections were non-empty", cases.len());
+    assert!(relaxed * 5 >= cases.len(), "only {relaxed}/{} cases differ from plain `and`", cases.len());
 }
