@@ -623,7 +623,10 @@ fn run_paths(args: &RunArgs, suite: &mut Suite) -> Vec<String> {
 
 /// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
 fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<String>)>) -> Result<Order> {
-    match args.order.as_str() {
+    let options = &suite.config.proctor;
+    let job_order = args.job.as_ref().and_then(|name| options.plan.jobs.iter().find(|(n, _)| n == name)).and_then(|(_, job)| job.order);
+    let configured = job_order.or(options.run.order).map(proctor_config::RunOrder::as_str);
+    match args.order.as_deref().or(configured).unwrap_or("pytest") {
         "random" => Ok(Order::Random(args.seed.unwrap_or_else(run_order::fresh_seed))),
         "by-group" => {
             let configured = &suite.config.proctor.taxonomy.axes;
