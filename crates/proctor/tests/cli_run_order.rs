@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -33,7 +34,10 @@ fn order_of(output: &Output) -> Vec<String> {
 fn project(config: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for module in ["a", "b", "c", "d"] {
-        let tests: String = (0..5).map(|i| format!("def test_{module}{i}():\n    pass\n\n")).collect();
+        let tests = (0..5).fold(String::new(), |mut text, i| {
+            let _ = write!(text, "def test_{module}{i}():\n    pass\n\n");
+            text
+        });
         write(dir.path(), &format!("test_{module}.py"), &tests);
     }
     write(dir.path(), "proctor.toml", config);

@@ -19,6 +19,7 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -204,13 +205,13 @@ fn a_default_selection_makes_way_on_the_markers_the_explicit_m_names() {
         module.push('\n');
         for (bit, name) in names.iter().enumerate() {
             if subset >> bit & 1 == 1 {
-                module.push_str(&format!("@pytest.mark.{name}\n"));
+                let _ = writeln!(module, "@pytest.mark.{name}");
             }
         }
         if subset % 5 == 0 {
-            module.push_str(&format!("@pytest.mark.device(serial='{}')\n", subset % 2));
+            let _ = writeln!(module, "@pytest.mark.device(serial='{}')", subset % 2);
         }
-        module.push_str(&format!("def test_{subset}():\n    pass\n"));
+        let _ = write!(module, "def test_{subset}():\n    pass\n");
     }
     common::write(root, "tests/test_all.py", &module);
     common::write(root, "pytest.ini", "[pytest]\n");
