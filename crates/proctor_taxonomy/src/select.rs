@@ -8,7 +8,7 @@
 //! `D[m:=True] or D[m:=False]`, so that `-m slow` under a default of
 //! `not slow` selects the slow tests instead of nothing.
 
-use proctor_expr::{keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher, MarkMatcher, Relaxed};
+use proctor_expr::{keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher, MarkMatcher, Relaxed, MAX_RELAXED_NODES};
 use proctor_python::{Item, MarkerSource};
 use serde::Serialize;
 
@@ -104,8 +104,7 @@ impl Selection {
         match parse_mark_option(text) {
             Ok(Some(expression)) => {
                 self.added.push(Part { text: text.to_string(), written: text.to_string(), origin, expression });
-                self.relax();
-                Ok(())
+                self.relax()
             }
             Ok(None) => Ok(()),
             Err(error) => Err(SelectionError {
@@ -135,8 +134,9 @@ impl Selection {
     }
 
     /// Recomputes [`Selection::markers`]: each default relaxed on the
-    /// markers every explicit `-m` names.
-    fn relax(&mut self) {
+    /// markers every explicit `-m` names; a default that would grow too
+    /// large is an error that names `--no-default-select`.
+    fn relax(&mut self) -> Result<(), SelectionError> {
         let named: Vec<String> = self
             .added
             .iter()
@@ -153,6 +153,17 @@ impl Selection {
                 // Never true whatever the named markers are: the default as
                 // written is false on every item too, and says why better.
                 Relaxed::Never => markers.push(part.clone()),
+                Relaxed::TooLarge => {
+                    return Err(SelectionError {
+                        option: 'm',
+                        text: part.written.clone(),
+                        origin: describe(&part.origin),
+                        message: format!(
+                            "freeing the {} markers the explicit expressions name makes it larger than {MAX_RELAXED_NODES} terms; pass --no-default-select",
+                            named.len()
+                        ),
+                    });
+                }
                 Relaxed::Expression(expression) => {
                     let text = if expression == part.expression { part.text.clone() } else { expression.to_string() };
                     markers.push(Part { text, written: part.written.clone(), origin: part.origin.clone(), expression });
@@ -161,6 +172,7 @@ impl Selection {
         }
         markers.extend(explicit.into_iter().cloned());
         self.markers = markers;
+        Ok(())
     }
 
     /// The selection without its default parts: what the explicit
@@ -169,7 +181,8 @@ impl Selection {
     pub fn without_defaults(&self) -> Selection {
         let mut out = Selection { keywords: self.keywords.clone(), ..Selection::default() };
         out.added = self.added.iter().filter(|part| !part.origin.is_default()).cloned().collect();
-        out.relax();
+        // Without defaults nothing is relaxed, nothing can fail.
+        let _ = out.relax();
         out
     }
 
