@@ -155,12 +155,18 @@ fn a_profile_with_use_default_false_leaves_the_default_out() {
 fn a_jobs_markers_relax_the_default_in_the_emitted_pytest_command() {
     let dir = project();
     let out = run(dir.path(), &["ci", "github", "--runner", "pytest"]);
-    assert!(out.contains("pytest -m '(not (credentialed or smoke) and not property) and (live and slow)'"), "{out}");
+    assert!(
+        out.contains(
+            "pytest -m '(not (credentialed or smoke) and not property) and (live and slow)'"
+        ),
+        "{out}"
+    );
 }
 
 /// `proctor run` in `dir` with the test Python; exit code and output.
 fn proctor_run(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
-    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)");
+    let python = std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_proctor"))
         .arg("run")
         .arg("--python")
@@ -171,7 +177,11 @@ fn proctor_run(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
         .env_remove("PYTEST_ADDOPTS")
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     (output.status.code().unwrap_or(-1), text)
 }
 
@@ -181,7 +191,12 @@ fn run_selects_the_opt_in_tests_with_m_before_or_after_the_dashes() {
     for args in [&["-m", "property"][..], &["--", "-m", "property"][..]] {
         let (code, text) = proctor_run(dir.path(), args);
         assert_eq!(code, 0, "{args:?}: {text}");
-        assert!(text.contains("proctor run: -m \"(not (slow or credentialed or smoke)) and (property)\""), "{args:?}: {text}");
+        assert!(
+            text.contains(
+                "proctor run: -m \"(not (slow or credentialed or smoke)) and (property)\""
+            ),
+            "{args:?}: {text}"
+        );
         assert!(text.contains("1 passed"), "{args:?}: {text}");
     }
 }
@@ -192,7 +207,10 @@ fn run_says_how_to_drop_a_default_that_leaves_out_everything() {
     let (code, text) = proctor_run(dir.path(), &["-k", "credentialed"]);
     // pytest's status for nothing collected.
     assert_eq!(code, 5, "{text}");
-    assert!(text.contains("--no-default-select drops the default"), "{text}");
+    assert!(
+        text.contains("--no-default-select drops the default"),
+        "{text}"
+    );
     let (code, text) = proctor_run(dir.path(), &["--job", "nightly"]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("1 passed"), "{text}");

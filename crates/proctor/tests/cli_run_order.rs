@@ -12,7 +12,8 @@ use std::process::{Command, Output};
 use common::{run, write};
 
 fn proctor(dir: &Path, args: &[&str]) -> Output {
-    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)");
+    let python = std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)");
     Command::new(env!("CARGO_BIN_EXE_proctor"))
         .args(["run", "--no-history", "-v", "--python"])
         .arg(python)
@@ -24,11 +25,19 @@ fn proctor(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
 }
 
 fn order_of(output: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&output.stdout).lines().filter(|l| l.ends_with(" PASSED")).map(|l| l.trim_end_matches(" PASSED").to_owned()).collect()
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.ends_with(" PASSED"))
+        .map(|l| l.trim_end_matches(" PASSED").to_owned())
+        .collect()
 }
 
 fn project(config: &str) -> tempfile::TempDir {
@@ -46,21 +55,38 @@ fn project(config: &str) -> tempfile::TempDir {
 
 #[test]
 fn run_order_random_in_config_shuffles_and_prints_the_seed() {
-    let dir = project("[run]\norder = \"random\"\n\n[jobs.ordered]\norder = \"pytest\"\n\n[jobs.plain]\n");
+    let dir = project(
+        "[run]\norder = \"random\"\n\n[jobs.ordered]\norder = \"pytest\"\n\n[jobs.plain]\n",
+    );
     let root = dir.path();
     let configured = proctor(root, &["--seed", "1234"]);
-    assert!(text(&configured).contains("random order (--seed 1234)"), "{}", text(&configured));
+    assert!(
+        text(&configured).contains("random order (--seed 1234)"),
+        "{}",
+        text(&configured)
+    );
     let asked = proctor(root, &["--order", "random", "--seed", "1234"]);
     assert_eq!(order_of(&configured).len(), 20);
     assert_eq!(order_of(&configured), order_of(&asked));
     // Without a seed a fresh one is printed.
     let fresh = proctor(root, &[]);
-    assert!(text(&fresh).contains(", random order (--seed "), "{}", text(&fresh));
+    assert!(
+        text(&fresh).contains(", random order (--seed "),
+        "{}",
+        text(&fresh)
+    );
     // `--order pytest` and a job's `order = "pytest"` win over `[run]`.
-    let pytest_order: Vec<String> = ["a", "b", "c", "d"].iter().flat_map(|m| (0..5).map(move |i| format!("test_{m}.py::test_{m}{i}"))).collect();
+    let pytest_order: Vec<String> = ["a", "b", "c", "d"]
+        .iter()
+        .flat_map(|m| (0..5).map(move |i| format!("test_{m}.py::test_{m}{i}")))
+        .collect();
     for args in [&["--order", "pytest"][..], &["--job", "ordered"][..]] {
         let output = proctor(root, args);
-        assert!(!text(&output).contains("random order"), "{args:?}: {}", text(&output));
+        assert!(
+            !text(&output).contains("random order"),
+            "{args:?}: {}",
+            text(&output)
+        );
         assert_eq!(order_of(&output), pytest_order, "{args:?}");
     }
     // A job without `order` takes `[run] order`.

@@ -248,12 +248,20 @@ fn substitute(node: &Node, wanted: &str, value: bool) -> Folded {
             Folded::Const(b) => Folded::Const(!b),
             Folded::Node(operand) => Folded::Node(Node::Not(Box::new(operand))),
         },
-        Node::And(lhs, rhs) => match (substitute(lhs, wanted, value), substitute(rhs, wanted, value)) {
+        Node::And(lhs, rhs) => match (
+            substitute(lhs, wanted, value),
+            substitute(rhs, wanted, value),
+        ) {
             (Folded::Const(false), _) | (_, Folded::Const(false)) => Folded::Const(false),
             (Folded::Const(true), other) | (other, Folded::Const(true)) => other,
-            (Folded::Node(lhs), Folded::Node(rhs)) => Folded::Node(Node::And(Box::new(lhs), Box::new(rhs))),
+            (Folded::Node(lhs), Folded::Node(rhs)) => {
+                Folded::Node(Node::And(Box::new(lhs), Box::new(rhs)))
+            }
         },
-        Node::Or(lhs, rhs) => or(substitute(lhs, wanted, value), substitute(rhs, wanted, value)),
+        Node::Or(lhs, rhs) => or(
+            substitute(lhs, wanted, value),
+            substitute(rhs, wanted, value),
+        ),
     }
 }
 
@@ -267,9 +275,13 @@ fn or(lhs: Folded, rhs: Folded) -> Folded {
     match (lhs, rhs) {
         (Folded::Const(true), _) | (_, Folded::Const(true)) => Folded::Const(true),
         (Folded::Const(false), other) | (other, Folded::Const(false)) => other,
-        (Folded::Node(lhs), Folded::Node(rhs)) if lhs == rhs || absorbs(&lhs, &rhs) => Folded::Node(lhs),
+        (Folded::Node(lhs), Folded::Node(rhs)) if lhs == rhs || absorbs(&lhs, &rhs) => {
+            Folded::Node(lhs)
+        }
         (Folded::Node(lhs), Folded::Node(rhs)) if absorbs(&rhs, &lhs) => Folded::Node(rhs),
-        (Folded::Node(lhs), Folded::Node(rhs)) => Folded::Node(Node::Or(Box::new(lhs), Box::new(rhs))),
+        (Folded::Node(lhs), Folded::Node(rhs)) => {
+            Folded::Node(Node::Or(Box::new(lhs), Box::new(rhs)))
+        }
     }
 }
 
@@ -456,16 +468,23 @@ mod tests {
 
     #[test]
     fn relaxed_frees_the_named_markers() {
-        let relax = |input: &str, names: &[&str]| match Expression::parse(input).unwrap().relaxed(names) {
-            Relaxed::Always => "<always>".to_owned(),
-            Relaxed::Never => "<never>".to_owned(),
-            Relaxed::Expression(e) => e.to_string(),
-            Relaxed::TooLarge => "<too large>".to_owned(),
-        };
+        let relax =
+            |input: &str, names: &[&str]| match Expression::parse(input).unwrap().relaxed(names) {
+                Relaxed::Always => "<always>".to_owned(),
+                Relaxed::Never => "<never>".to_owned(),
+                Relaxed::Expression(e) => e.to_string(),
+                Relaxed::TooLarge => "<too large>".to_owned(),
+            };
         let default = "not (slow or credentialed or smoke)";
         assert_eq!(relax(default, &["core"]), default);
-        assert_eq!(relax(default, &["live", "slow"]), "not (credentialed or smoke)");
-        assert_eq!(relax(default, &["slow", "smoke", "credentialed"]), "<always>");
+        assert_eq!(
+            relax(default, &["live", "slow"]),
+            "not (credentialed or smoke)"
+        );
+        assert_eq!(
+            relax(default, &["slow", "smoke", "credentialed"]),
+            "<always>"
+        );
         assert_eq!(relax("not property", &["property"]), "<always>");
         assert_eq!(relax("a and not a", &["a"]), "<never>");
         assert_eq!(relax("a or b", &["a"]), "<always>");
@@ -476,7 +495,11 @@ mod tests {
         // Twenty freed names that do not fold away would double the tree
         // twenty times: refused, not built.
         let names: Vec<String> = (0..40).map(|i| format!("m{i}")).collect();
-        let many = names.chunks(2).map(|pair| format!("({} and {})", pair[0], pair[1])).collect::<Vec<_>>().join(" or ");
+        let many = names
+            .chunks(2)
+            .map(|pair| format!("({} and {})", pair[0], pair[1]))
+            .collect::<Vec<_>>()
+            .join(" or ");
         let all: Vec<&str> = names.iter().step_by(2).map(String::as_str).collect();
         assert_eq!(relax(&format!("not ({many}) and z"), &all), "<too large>");
     }

@@ -8,7 +8,10 @@
 //! `D[m:=True] or D[m:=False]`, so that `-m slow` under a default of
 //! `not slow` selects the slow tests instead of nothing.
 
-use proctor_expr::{keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher, MarkMatcher, Relaxed, MAX_RELAXED_NODES};
+use proctor_expr::{
+    keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher,
+    MarkMatcher, Relaxed, MAX_RELAXED_NODES,
+};
 use proctor_python::{Item, MarkerSource};
 use serde::Serialize;
 
@@ -103,7 +106,12 @@ impl Selection {
     pub fn add_markers(&mut self, text: &str, origin: Origin) -> Result<(), SelectionError> {
         match parse_mark_option(text) {
             Ok(Some(expression)) => {
-                self.added.push(Part { text: text.to_string(), written: text.to_string(), origin, expression });
+                self.added.push(Part {
+                    text: text.to_string(),
+                    written: text.to_string(),
+                    origin,
+                    expression,
+                });
                 self.relax()
             }
             Ok(None) => Ok(()),
@@ -120,7 +128,12 @@ impl Selection {
     pub fn add_keywords(&mut self, text: &str, origin: Origin) -> Result<(), SelectionError> {
         match parse_keyword_option(text) {
             Ok(Some(expression)) => {
-                self.keywords.push(Part { text: text.to_string(), written: text.to_string(), origin, expression });
+                self.keywords.push(Part {
+                    text: text.to_string(),
+                    written: text.to_string(),
+                    origin,
+                    expression,
+                });
                 Ok(())
             }
             Ok(None) => Ok(()),
@@ -145,7 +158,8 @@ impl Selection {
             .map(str::to_owned)
             .collect();
         let named: Vec<&str> = named.iter().map(String::as_str).collect();
-        let (defaults, explicit): (Vec<&Part>, Vec<&Part>) = self.added.iter().partition(|part| part.origin.is_default());
+        let (defaults, explicit): (Vec<&Part>, Vec<&Part>) =
+            self.added.iter().partition(|part| part.origin.is_default());
         let mut markers = Vec::new();
         for part in defaults {
             match part.expression.relaxed(&named) {
@@ -165,8 +179,17 @@ impl Selection {
                     });
                 }
                 Relaxed::Expression(expression) => {
-                    let text = if expression == part.expression { part.text.clone() } else { expression.to_string() };
-                    markers.push(Part { text, written: part.written.clone(), origin: part.origin.clone(), expression });
+                    let text = if expression == part.expression {
+                        part.text.clone()
+                    } else {
+                        expression.to_string()
+                    };
+                    markers.push(Part {
+                        text,
+                        written: part.written.clone(),
+                        origin: part.origin.clone(),
+                        expression,
+                    });
                 }
             }
         }
@@ -179,8 +202,16 @@ impl Selection {
     /// expressions alone pick (`--no-default-select`).
     #[must_use]
     pub fn without_defaults(&self) -> Selection {
-        let mut out = Selection { keywords: self.keywords.clone(), ..Selection::default() };
-        out.added = self.added.iter().filter(|part| !part.origin.is_default()).cloned().collect();
+        let mut out = Selection {
+            keywords: self.keywords.clone(),
+            ..Selection::default()
+        };
+        out.added = self
+            .added
+            .iter()
+            .filter(|part| !part.origin.is_default())
+            .cloned()
+            .collect();
         // Without defaults nothing is relaxed, nothing can fail.
         let _ = out.relax();
         out

@@ -205,7 +205,16 @@ pub(crate) fn proctor_command(name: &str, job: &JobOptions) -> String {
 /// does not parse (`proctor check` reports it).
 fn relaxed_conjunction(default: &str, markers: &str) -> Option<String> {
     let mut selection = proctor_taxonomy::Selection::default();
-    let parsed = selection.add_markers(default, proctor_taxonomy::Origin::ConfigDefault).and_then(|()| selection.add_markers(markers, proctor_taxonomy::Origin::Job { name: String::new() }));
+    let parsed = selection
+        .add_markers(default, proctor_taxonomy::Origin::ConfigDefault)
+        .and_then(|()| {
+            selection.add_markers(
+                markers,
+                proctor_taxonomy::Origin::Job {
+                    name: String::new(),
+                },
+            )
+        });
     match parsed {
         Ok(()) => selection.markers_text(),
         Err(_) => Some(format!("({default}) and ({markers})")),

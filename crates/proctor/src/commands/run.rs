@@ -270,7 +270,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         .into_iter()
         .chain(last_failed_note)
         .chain(beyond_walk_note(&suite))
-        .chain(selection::empty_default_hint(&rules.selection, &collection.items, &effectives, args.job.as_deref()))
+        .chain(selection::empty_default_hint(
+            &rules.selection,
+            &collection.items,
+            &effectives,
+            args.job.as_deref(),
+        ))
     {
         writeln!(out, "{note}")?;
     }
@@ -624,8 +629,14 @@ fn run_paths(args: &RunArgs, suite: &mut Suite) -> Vec<String> {
 /// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
 fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<String>)>) -> Result<Order> {
     let options = &suite.config.proctor;
-    let job_order = args.job.as_ref().and_then(|name| options.plan.jobs.iter().find(|(n, _)| n == name)).and_then(|(_, job)| job.order);
-    let configured = job_order.or(options.run.order).map(proctor_config::RunOrder::as_str);
+    let job_order = args
+        .job
+        .as_ref()
+        .and_then(|name| options.plan.jobs.iter().find(|(n, _)| n == name))
+        .and_then(|(_, job)| job.order);
+    let configured = job_order
+        .or(options.run.order)
+        .map(proctor_config::RunOrder::as_str);
     match args.order.as_deref().or(configured).unwrap_or("pytest") {
         "random" => Ok(Order::Random(args.seed.unwrap_or_else(run_order::fresh_seed))),
         "by-group" => {

@@ -83,8 +83,17 @@ pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
     }
     writeln!(out.err(), "{summary}")?;
     if selected.is_empty() {
-        let effectives: Vec<_> = collection.items.iter().map(|item| selecting.taxonomy.effective(item)).collect();
-        if let Some(hint) = selection::empty_default_hint(&selecting.selection, &collection.items, &effectives, None) {
+        let effectives: Vec<_> = collection
+            .items
+            .iter()
+            .map(|item| selecting.taxonomy.effective(item))
+            .collect();
+        if let Some(hint) = selection::empty_default_hint(
+            &selecting.selection,
+            &collection.items,
+            &effectives,
+            None,
+        ) {
             writeln!(out.err(), "{hint}")?;
         }
     }

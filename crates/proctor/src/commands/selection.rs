@@ -34,9 +34,15 @@ impl Selecting {
     /// The selection of `proctor run`: a `-m` after `--`, which pytest
     /// applies itself, counts as one on the command line, so that the
     /// default makes way for it too.
-    pub(crate) fn with_pytest_args(suite: &Suite, args: &SelectionArgs, pytest_args: &[String]) -> Result<Selecting> {
+    pub(crate) fn with_pytest_args(
+        suite: &Suite,
+        args: &SelectionArgs,
+        pytest_args: &[String],
+    ) -> Result<Selecting> {
         // An error here is pytest's to report, when it reads them.
-        let after_dashes = proctor_config::parse_pytest_args(pytest_args).ok().and_then(|parsed| parsed.markexpr);
+        let after_dashes = proctor_config::parse_pytest_args(pytest_args)
+            .ok()
+            .and_then(|parsed| parsed.markexpr);
         let taxonomy = Taxonomy::new(&suite.config.proctor.taxonomy)?;
         let mut selection = Selection::default();
         let mut use_default = !args.no_default_select;
@@ -92,13 +98,24 @@ impl Selecting {
 /// When a selection picks nothing that it would pick without its default,
 /// a hint that says so, with the way to drop the default (`job`: the job
 /// the selection is, whose `use-default` decides).
-pub(crate) fn empty_default_hint(selection: &Selection, items: &[Item], effectives: &[Effective], job: Option<&str>) -> Option<String> {
+pub(crate) fn empty_default_hint(
+    selection: &Selection,
+    items: &[Item],
+    effectives: &[Effective],
+    job: Option<&str>,
+) -> Option<String> {
     let explicit = selection.without_defaults();
     if !selection.has_default() || explicit.is_empty() {
         return None;
     }
     let picks = |selection: &Selection| {
-        items.iter().zip(effectives).filter(|(item, effective)| matches!(selection.decide(item, effective), Ok(Decision::Selected))).count()
+        items
+            .iter()
+            .zip(effectives)
+            .filter(|(item, effective)| {
+                matches!(selection.decide(item, effective), Ok(Decision::Selected))
+            })
+            .count()
     };
     if picks(selection) > 0 {
         return None;
@@ -107,13 +124,20 @@ pub(crate) fn empty_default_hint(selection: &Selection, items: &[Item], effectiv
     if alone == 0 {
         return None;
     }
-    let defaults: Vec<String> = selection.defaults().map(|part| format!("-m {:?} ({})", part.text.trim(), part.origin_text())).collect();
+    let defaults: Vec<String> = selection
+        .defaults()
+        .map(|part| format!("-m {:?} ({})", part.text.trim(), part.origin_text()))
+        .collect();
     let drop = match job {
         Some(name) => format!("`use-default = false` in [jobs.{name}]"),
         None => "--no-default-select".to_owned(),
     };
     let tests = if alone == 1 { "the 1 test" } else { "all" };
-    let count = if alone == 1 { String::new() } else { format!(" {alone} tests") };
+    let count = if alone == 1 {
+        String::new()
+    } else {
+        format!(" {alone} tests")
+    };
     Some(format!(
         "hint: the default selection {} leaves out {tests}{count} that {} alone selects; {drop} drops the default",
         defaults.join(" and "),
