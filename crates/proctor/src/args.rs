@@ -307,8 +307,9 @@ pub(crate) struct RunArgs {
     /// The order tests run in: `pytest` (default), `random` (modules, then
     /// classes, then tests, shuffled; the seed is printed), or `by-group`
     /// (grouped by the markers of `--group-by`'s axis, in its order).
-    #[arg(long, value_name = "ORDER", value_parser = ["pytest", "random", "by-group"], default_value = "pytest")]
-    pub(crate) order: String,
+    /// Without it, the job's `order`, else `[run] order`, else `pytest`.
+    #[arg(long, value_name = "ORDER", value_parser = ["pytest", "random", "by-group"])]
+    pub(crate) order: Option<String>,
     /// The seed of `--order random`, to reproduce an order.
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,

@@ -352,6 +352,14 @@ fn looks_like_option(known: Options<'_>, token: &str) -> bool {
     !negative_number && !token.contains(' ')
 }
 
+/// Reads pytest command-line arguments (those `proctor run` passes after
+/// `--`) as pytest's and common plugins' options: what they say, such as
+/// their last `-m`. An option that lacks its value is an error with
+/// argparse's message.
+pub fn parse_pytest_args(tokens: &[String]) -> Result<Addopts, String> {
+    parse(tokens, Known::WithPlugins)
+}
+
 /// Parses argument tokens like pytest's `parse_known_args`; an option that
 /// lacks its value is an error with argparse's message.
 pub(crate) fn parse(tokens: &[String], known: Known) -> Result<Addopts, String> {

@@ -43,7 +43,7 @@ mod taxonomy_options;
 mod toml_doc;
 mod values;
 
-pub use args::Addopts;
+pub use args::{parse_pytest_args, Addopts};
 pub use python::repr_str;
 pub use coverage_options::{CoverageArea, CoverageOptions};
 pub use error::{ConfigError, ConfigWarning, Location};
@@ -59,7 +59,7 @@ pub use plan_options::{
 pub use opt_in_options::{
     ExampleOptions, NotebookOptions, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT, DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT,
 };
-pub use run_options::{limit_seconds, RerunRule, RunOptions, DEFAULT_HISTORY_RUNS, MAX_SECONDS};
+pub use run_options::{limit_seconds, RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS, MAX_SECONDS};
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
 pub use taxonomy_options::{
     build_path_glob, AxisOptions, Cardinality, KeyPath, KeySegment, MarkerOptions, MarkerScope,

@@ -287,6 +287,9 @@ pub struct JobOptions {
     pub shards: usize,
     /// The runner label (`runs-on`, default `ubuntu-latest`).
     pub runs_on: Option<String>,
+    /// The order of `proctor run --job` without `--order` (`order`:
+    /// `pytest` or `random`); else `[run] order`.
+    pub order: Option<crate::RunOrder>,
 }
 
 impl Default for JobOptions {
@@ -307,6 +310,7 @@ impl Default for JobOptions {
             required: true,
             shards: 1,
             runs_on: None,
+            order: None,
         }
     }
 }

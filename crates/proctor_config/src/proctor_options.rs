@@ -210,6 +210,9 @@ pub struct ProfileOptions {
     pub markers: Option<String>,
     /// A `-k` expression combined by `and` with an explicit `-k`.
     pub keywords: Option<String>,
+    /// Whether the default selection (`[select] default`, else pytest's
+    /// `addopts -m`) applies too (`use-default`, default true).
+    pub use_default: Option<bool>,
     /// Environment variables the profile sets for runs (names and values).
     pub env: std::collections::BTreeMap<String, String>,
 }

@@ -7,6 +7,7 @@
 //! no-network = ["unit"]
 //! slow-threshold = 60
 //! history-runs = 200
+//! order = "random"
 //!
 //! [[run.reruns]]
 //! markers = ["ollama"]
@@ -45,6 +46,31 @@ pub struct RunOptions {
     /// are dropped, so that the file stays small enough to cache.
     #[serde(deserialize_with = "positive_runs")]
     pub history_runs: Option<usize>,
+    /// The order of `proctor run` without `--order` (`order`: `pytest`,
+    /// the default, or `random`, whose seed the run prints); a job's
+    /// `order` wins over it for `proctor run --job`.
+    pub order: Option<RunOrder>,
+}
+
+/// A default order of `proctor run` (`[run] order`, a job's `order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunOrder {
+    /// pytest's own order.
+    Pytest,
+    /// Shuffled from a fresh seed, printed in the run's header.
+    Random,
+}
+
+impl RunOrder {
+    /// The value as `--order` takes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunOrder::Pytest => "pytest",
+            RunOrder::Random => "random",
+        }
+    }
 }
 
 /// Runs the history keeps without `history-runs`: the last 20 runs of

@@ -154,6 +154,137 @@ impl Expression {
     }
 }
 
+/// What an expression becomes when some names may take either value
+/// ([`Expression::relaxed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relaxed {
+    /// True whatever the other names are: the expression no longer
+    /// constrains anything.
+    Always,
+    /// False whatever the other names are.
+    Never,
+    /// An expression over the remaining names.
+    Expression(Expression),
+    /// Relaxing grew the tree past [`MAX_RELAXED_NODES`] (each freed name
+    /// can double it): not computed.
+    TooLarge,
+}
+
+/// The most nodes [`Expression::relaxed`] builds before it gives up.
+pub const MAX_RELAXED_NODES: usize = 100_000;
+
+impl Expression {
+    /// The expression with each of `names` free to take either value: for
+    /// each name `m`, `E[m:=True] or E[m:=False]` (every occurrence of `m`,
+    /// bare or called with keyword arguments, replaced by the constant),
+    /// folded so that no constant is left.
+    ///
+    /// This is how a default selection makes way for an explicit one: the
+    /// default stops deciding the markers the explicit expression names.
+    ///
+    /// ```
+    /// use proctor_expr::{Expression, Relaxed};
+    ///
+    /// let default = Expression::parse("not (slow or credentialed or smoke)").unwrap();
+    /// let Relaxed::Expression(relaxed) = default.relaxed(&["live", "slow"]) else { panic!() };
+    /// assert_eq!(relaxed.to_string(), "not (credentialed or smoke)");
+    /// assert_eq!(Expression::parse("not slow").unwrap().relaxed(&["slow"]), Relaxed::Always);
+    /// ```
+    #[must_use]
+    pub fn relaxed(&self, names: &[&str]) -> Relaxed {
+        let Some(root) = &self.root else {
+            return Relaxed::Never;
+        };
+        let mut folded = Folded::Node(root.clone());
+        for name in names {
+            let Folded::Node(node) = &folded else { break };
+            if !mentions(node, name) {
+                continue;
+            }
+            let when_true = substitute(node, name, true);
+            let when_false = substitute(node, name, false);
+            folded = or(when_true, when_false);
+            if let Folded::Node(node) = &folded {
+                if size(node) > MAX_RELAXED_NODES {
+                    return Relaxed::TooLarge;
+                }
+            }
+        }
+        match folded {
+            Folded::Const(true) => Relaxed::Always,
+            Folded::Const(false) => Relaxed::Never,
+            Folded::Node(node) => Relaxed::Expression(Self { root: Some(node) }),
+        }
+    }
+}
+
+/// A subtree after constants were substituted and folded away.
+enum Folded {
+    Const(bool),
+    Node(Node),
+}
+
+fn size(node: &Node) -> usize {
+    match node {
+        Node::Ident { .. } => 1,
+        Node::Not(operand) => 1 + size(operand),
+        Node::And(lhs, rhs) | Node::Or(lhs, rhs) => 1 + size(lhs) + size(rhs),
+    }
+}
+
+fn mentions(node: &Node, wanted: &str) -> bool {
+    match node {
+        Node::Ident { name, .. } => name == wanted,
+        Node::Not(operand) => mentions(operand, wanted),
+        Node::And(lhs, rhs) | Node::Or(lhs, rhs) => mentions(lhs, wanted) || mentions(rhs, wanted),
+    }
+}
+
+fn substitute(node: &Node, wanted: &str, value: bool) -> Folded {
+    match node {
+        Node::Ident { name, .. } if name == wanted => Folded::Const(value),
+        Node::Ident { .. } => Folded::Node(node.clone()),
+        Node::Not(operand) => match substitute(operand, wanted, value) {
+            Folded::Const(b) => Folded::Const(!b),
+            Folded::Node(operand) => Folded::Node(Node::Not(Box::new(operand))),
+        },
+        Node::And(lhs, rhs) => match (
+            substitute(lhs, wanted, value),
+            substitute(rhs, wanted, value),
+        ) {
+            (Folded::Const(false), _) | (_, Folded::Const(false)) => Folded::Const(false),
+            (Folded::Const(true), other) | (other, Folded::Const(true)) => other,
+            (Folded::Node(lhs), Folded::Node(rhs)) => {
+                Folded::Node(Node::And(Box::new(lhs), Box::new(rhs)))
+            }
+        },
+        Node::Or(lhs, rhs) => or(
+            substitute(lhs, wanted, value),
+            substitute(rhs, wanted, value),
+        ),
+    }
+}
+
+/// Whether `x or other` is `x`: `other` is `x and y` or `y and x`.
+fn absorbs(x: &Node, other: &Node) -> bool {
+    matches!(other, Node::And(lhs, rhs) if **lhs == *x || **rhs == *x)
+}
+
+/// `lhs or rhs`, folded; `x or x` and `x or x and y` are `x`.
+fn or(lhs: Folded, rhs: Folded) -> Folded {
+    match (lhs, rhs) {
+        (Folded::Const(true), _) | (_, Folded::Const(true)) => Folded::Const(true),
+        (Folded::Const(false), other) | (other, Folded::Const(false)) => other,
+        (Folded::Node(lhs), Folded::Node(rhs)) if lhs == rhs || absorbs(&lhs, &rhs) => {
+            Folded::Node(lhs)
+        }
+        (Folded::Node(lhs), Folded::Node(rhs)) if absorbs(&rhs, &lhs) => Folded::Node(rhs),
+        (Folded::Node(lhs), Folded::Node(rhs)) => {
+            Folded::Node(Node::Or(Box::new(lhs), Box::new(rhs)))
+        }
+    }
+}
+
 fn eval<E, F>(node: &Node, matcher: &mut F) -> Result<bool, E>
 where
     F: FnMut(&str, Option<&Kwargs>) -> Result<bool, E>,
@@ -332,6 +463,70 @@ mod tests {
             let printed = expr.to_string();
             let reparsed = Expression::parse(&printed);
             prop_assert_eq!(reparsed.as_ref(), Ok(&expr), "printed as {:?}", printed);
+        }
+    }
+
+    #[test]
+    fn relaxed_frees_the_named_markers() {
+        let relax =
+            |input: &str, names: &[&str]| match Expression::parse(input).unwrap().relaxed(names) {
+                Relaxed::Always => "<always>".to_owned(),
+                Relaxed::Never => "<never>".to_owned(),
+                Relaxed::Expression(e) => e.to_string(),
+                Relaxed::TooLarge => "<too large>".to_owned(),
+            };
+        let default = "not (slow or credentialed or smoke)";
+        assert_eq!(relax(default, &["core"]), default);
+        assert_eq!(
+            relax(default, &["live", "slow"]),
+            "not (credentialed or smoke)"
+        );
+        assert_eq!(
+            relax(default, &["slow", "smoke", "credentialed"]),
+            "<always>"
+        );
+        assert_eq!(relax("not property", &["property"]), "<always>");
+        assert_eq!(relax("a and not a", &["a"]), "<never>");
+        assert_eq!(relax("a or b", &["a"]), "<always>");
+        assert_eq!(relax("(a or b) and c", &["a"]), "c");
+        assert_eq!(relax("a and b or not a and c", &["a"]), "b or c");
+        assert_eq!(relax("not device(serial='1') and x", &["device"]), "x");
+        assert_eq!(relax("", &["a"]), "<never>");
+        // Twenty freed names that do not fold away would double the tree
+        // twenty times: refused, not built.
+        let names: Vec<String> = (0..40).map(|i| format!("m{i}")).collect();
+        let many = names
+            .chunks(2)
+            .map(|pair| format!("({} and {})", pair[0], pair[1]))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let all: Vec<&str> = names.iter().step_by(2).map(String::as_str).collect();
+        assert_eq!(relax(&format!("not ({many}) and z"), &all), "<too large>");
+    }
+
+    proptest! {
+        /// `E` relaxed on `m` is true exactly where `E[m:=True] or
+        /// E[m:=False]` is, evaluated on the original tree.
+        #[test]
+        fn relaxed_agrees_with_both_substitutions(root in node(), truth in any::<u64>()) {
+            let expr = Expression::from_root(Some(root));
+            let names = expr.identifiers().into_iter().map(str::to_owned).collect::<Vec<_>>();
+            let Some(free) = names.first().cloned() else { return Ok(()) };
+            let value_of = |name: &str| names.iter().position(|n| n == name).is_some_and(|i| truth >> (i % 64) & 1 == 1);
+            let relaxed = expr.relaxed(&[free.as_str()]);
+            let expected = [true, false].into_iter().any(|fixed| {
+                expr.evaluate(&mut |name, _| if name == free { fixed } else { value_of(name) })
+            });
+            let got = match &relaxed {
+                Relaxed::Always => true,
+                Relaxed::Never => false,
+                Relaxed::Expression(e) => e.evaluate(&mut |name, _| value_of(name)),
+                Relaxed::TooLarge => return Ok(()),
+            };
+            prop_assert_eq!(got, expected);
+            if let Relaxed::Expression(e) = &relaxed {
+                prop_assert!(!e.identifiers().contains(&free.as_str()));
+            }
         }
     }
 

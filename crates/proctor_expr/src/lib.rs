@@ -32,7 +32,7 @@ mod python;
 mod tables;
 
 pub use error::{ParseError, ParseErrorKind};
-pub use expression::{Expression, Kwargs, Value};
+pub use expression::{Expression, Kwargs, Relaxed, Value, MAX_RELAXED_NODES};
 pub use keywords::keyword_names;
 pub use matcher::{KeywordCallError, KeywordMatcher, MarkMatcher};
 pub use option::{parse_keyword_option, parse_mark_option, strip_keyword_option};

@@ -3,9 +3,15 @@
 //! the default selection (`[select] default`, else pytest's `addopts -m`),
 //! a profile's, and the command line's are all applied, never replacing
 //! each other (the pitfall of the `MASEval` seed, where `-m` silently dropped
-//! `addopts`).
+//! `addopts`). The default makes way for the explicit expressions on the
+//! markers they name: for each such marker `m` it is relaxed to
+//! `D[m:=True] or D[m:=False]`, so that `-m slow` under a default of
+//! `not slow` selects the slow tests instead of nothing.
 
-use proctor_expr::{keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher, MarkMatcher};
+use proctor_expr::{
+    keyword_names, parse_keyword_option, parse_mark_option, Expression, KeywordMatcher,
+    MarkMatcher, Relaxed, MAX_RELAXED_NODES,
+};
 use proctor_python::{Item, MarkerSource};
 use serde::Serialize;
 
@@ -36,11 +42,23 @@ pub enum Origin {
 /// One expression of a selection.
 #[derive(Debug, Clone)]
 pub struct Part {
-    /// The expression as written.
+    /// The expression that applies: as written, or, for a default relaxed
+    /// on the markers the explicit expressions name, the relaxed one.
     pub text: String,
+    /// The expression as written.
+    pub written: String,
     /// Where it comes from.
     pub origin: Origin,
     expression: Expression,
+}
+
+impl Origin {
+    /// Whether this is the default selection (`[select] default` or
+    /// `addopts -m`), which makes way for the explicit expressions.
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        matches!(self, Origin::ConfigDefault | Origin::Addopts)
+    }
 }
 
 /// Why an expression could not be used.
@@ -60,10 +78,14 @@ pub struct SelectionError {
 /// The `-m` and `-k` parts that apply, all combined by `and`.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
-    /// `-m` parts.
+    /// `-m` parts that apply: the defaults relaxed on the markers the
+    /// explicit ones name (a default relaxed to "every item" is left out),
+    /// then the explicit ones.
     pub markers: Vec<Part>,
     /// `-k` parts.
     pub keywords: Vec<Part>,
+    /// The `-m` parts as added, defaults unrelaxed.
+    added: Vec<Part>,
 }
 
 /// What a selection does with one item.
@@ -84,8 +106,13 @@ impl Selection {
     pub fn add_markers(&mut self, text: &str, origin: Origin) -> Result<(), SelectionError> {
         match parse_mark_option(text) {
             Ok(Some(expression)) => {
-                self.markers.push(Part { text: text.to_string(), origin, expression });
-                Ok(())
+                self.added.push(Part {
+                    text: text.to_string(),
+                    written: text.to_string(),
+                    origin,
+                    expression,
+                });
+                self.relax()
             }
             Ok(None) => Ok(()),
             Err(error) => Err(SelectionError {
@@ -101,7 +128,12 @@ impl Selection {
     pub fn add_keywords(&mut self, text: &str, origin: Origin) -> Result<(), SelectionError> {
         match parse_keyword_option(text) {
             Ok(Some(expression)) => {
-                self.keywords.push(Part { text: text.to_string(), origin, expression });
+                self.keywords.push(Part {
+                    text: text.to_string(),
+                    written: text.to_string(),
+                    origin,
+                    expression,
+                });
                 Ok(())
             }
             Ok(None) => Ok(()),
@@ -112,6 +144,88 @@ impl Selection {
                 message: error.to_string(),
             }),
         }
+    }
+
+    /// Recomputes [`Selection::markers`]: each default relaxed on the
+    /// markers every explicit `-m` names; a default that would grow too
+    /// large is an error that names `--no-default-select`.
+    fn relax(&mut self) -> Result<(), SelectionError> {
+        let named: Vec<String> = self
+            .added
+            .iter()
+            .filter(|part| !part.origin.is_default())
+            .flat_map(|part| part.expression.identifiers())
+            .map(str::to_owned)
+            .collect();
+        let named: Vec<&str> = named.iter().map(String::as_str).collect();
+        let (defaults, explicit): (Vec<&Part>, Vec<&Part>) =
+            self.added.iter().partition(|part| part.origin.is_default());
+        let mut markers = Vec::new();
+        for part in defaults {
+            match part.expression.relaxed(&named) {
+                Relaxed::Always => {}
+                // Never true whatever the named markers are: the default as
+                // written is false on every item too, and says why better.
+                Relaxed::Never => markers.push(part.clone()),
+                Relaxed::TooLarge => {
+                    return Err(SelectionError {
+                        option: 'm',
+                        text: part.written.clone(),
+                        origin: describe(&part.origin),
+                        message: format!(
+                            "freeing the {} markers the explicit expressions name makes it larger than {MAX_RELAXED_NODES} terms; pass --no-default-select",
+                            named.len()
+                        ),
+                    });
+                }
+                Relaxed::Expression(expression) => {
+                    let text = if expression == part.expression {
+                        part.text.clone()
+                    } else {
+                        expression.to_string()
+                    };
+                    markers.push(Part {
+                        text,
+                        written: part.written.clone(),
+                        origin: part.origin.clone(),
+                        expression,
+                    });
+                }
+            }
+        }
+        markers.extend(explicit.into_iter().cloned());
+        self.markers = markers;
+        Ok(())
+    }
+
+    /// The selection without its default parts: what the explicit
+    /// expressions alone pick (`--no-default-select`).
+    #[must_use]
+    pub fn without_defaults(&self) -> Selection {
+        let mut out = Selection {
+            keywords: self.keywords.clone(),
+            ..Selection::default()
+        };
+        out.added = self
+            .added
+            .iter()
+            .filter(|part| !part.origin.is_default())
+            .cloned()
+            .collect();
+        // Without defaults nothing is relaxed, nothing can fail.
+        let _ = out.relax();
+        out
+    }
+
+    /// Whether a default part applies (possibly relaxed).
+    #[must_use]
+    pub fn has_default(&self) -> bool {
+        self.markers.iter().any(|part| part.origin.is_default())
+    }
+
+    /// The default parts that apply, possibly relaxed.
+    pub fn defaults(&self) -> impl Iterator<Item = &Part> {
+        self.markers.iter().filter(|part| part.origin.is_default())
     }
 
     /// The effective `-m` expression, as one string (`None` when there is

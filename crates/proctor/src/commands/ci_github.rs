@@ -200,13 +200,36 @@ pub(crate) fn proctor_command(name: &str, job: &JobOptions) -> String {
     command
 }
 
+/// `(default) and (markers)`, the default relaxed on the markers `markers`
+/// names (left out when that frees it entirely); both as written when one
+/// does not parse (`proctor check` reports it).
+fn relaxed_conjunction(default: &str, markers: &str) -> Option<String> {
+    let mut selection = proctor_taxonomy::Selection::default();
+    let parsed = selection
+        .add_markers(default, proctor_taxonomy::Origin::ConfigDefault)
+        .and_then(|()| {
+            selection.add_markers(
+                markers,
+                proctor_taxonomy::Origin::Job {
+                    name: String::new(),
+                },
+            )
+        });
+    match parsed {
+        Ok(()) => selection.markers_text(),
+        Err(_) => Some(format!("({default}) and ({markers})")),
+    }
+}
+
 /// A plain pytest command with the job's selection, paths and flags.
 pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
     let mut command = String::from("pytest");
     let default = options.default_markers.as_deref().filter(|_| job.use_default).filter(|d| !d.trim().is_empty());
     let job_markers = job.markers.as_deref().filter(|m| !m.trim().is_empty());
     let markers = match (default, job_markers) {
-        (Some(default), Some(markers)) => Some(format!("({default}) and ({markers})")),
+        // The default relaxed on the markers the job names, as `proctor
+        // run --job` applies it.
+        (Some(default), Some(markers)) => relaxed_conjunction(default, markers),
         (Some(only), None) | (None, Some(only)) => Some(only.to_owned()),
         (None, None) => None,
     };

@@ -32,7 +32,7 @@ use crate::commands::run_report::{
 };
 use crate::commands::run_reruns::rerun;
 use crate::commands::run_rules::{decide, skipped_at_import, Rules, StaticVerdict};
-use crate::commands::selection::Selecting;
+use crate::commands::selection::{self, Selecting};
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
 
@@ -62,7 +62,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // What pytest is handed: the paths on the command line, else the job's
     // `paths` (what its CI step runs), else nothing (pytest's `testpaths`).
     let paths = run_paths(args, &mut suite);
-    let selecting = Selecting::new(&suite, &args.selection)?;
+    let selecting = Selecting::with_pytest_args(&suite, &args.selection, &args.pytest_args)?;
     let job = match &args.job {
         Some(name) => Some(machine::job_setups(&suite, Some(name))?.remove(0)),
         None => None,
@@ -275,6 +275,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         .into_iter()
         .chain(last_failed_note)
         .chain(beyond_walk_note(&suite))
+        .chain(selection::empty_default_hint(
+            &rules.selection,
+            &collection.items,
+            &effectives,
+            args.job.as_deref(),
+        ))
     {
         writeln!(out, "{note}")?;
     }
@@ -633,7 +639,16 @@ fn run_paths(args: &RunArgs, suite: &mut Suite) -> Vec<String> {
 
 /// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
 fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<String>)>) -> Result<Order> {
-    match args.order.as_str() {
+    let options = &suite.config.proctor;
+    let job_order = args
+        .job
+        .as_ref()
+        .and_then(|name| options.plan.jobs.iter().find(|(n, _)| n == name))
+        .and_then(|(_, job)| job.order);
+    let configured = job_order
+        .or(options.run.order)
+        .map(proctor_config::RunOrder::as_str);
+    match args.order.as_deref().or(configured).unwrap_or("pytest") {
         "random" => Ok(Order::Random(args.seed.unwrap_or_else(run_order::fresh_seed))),
         "by-group" => {
             let configured = &suite.config.proctor.taxonomy.axes;

@@ -118,8 +118,8 @@ pub(crate) fn write_reports(args: &RunArgs, results: &[TestResult], summary: &Ru
         started_at: started_at.to_owned(),
         command: std::env::args().collect(),
         selection: Some(selection.to_owned()),
-        seed: match args.order.as_str() {
-            "random" => args.seed,
+        seed: match args.order.as_deref() {
+            Some("random") | None => args.seed,
             _ => None,
         },
     };

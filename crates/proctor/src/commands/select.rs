@@ -9,7 +9,7 @@ use proctor_taxonomy::Decision;
 use serde::Serialize;
 
 use crate::args::SelectArgs;
-use crate::commands::selection::Selecting;
+use crate::commands::selection::{self, Selecting};
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
@@ -82,6 +82,21 @@ pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
         let _ = write!(summary, " ({dynamic} dynamic: their parameters are known only at run time)");
     }
     writeln!(out.err(), "{summary}")?;
+    if selected.is_empty() {
+        let effectives: Vec<_> = collection
+            .items
+            .iter()
+            .map(|item| selecting.taxonomy.effective(item))
+            .collect();
+        if let Some(hint) = selection::empty_default_hint(
+            &selecting.selection,
+            &collection.items,
+            &effectives,
+            None,
+        ) {
+            writeln!(out.err(), "{hint}")?;
+        }
+    }
     out.flush()?;
     Ok(if !collection.errors.is_empty() {
         exit::INTERRUPTED

@@ -1,9 +1,11 @@
 //! Builds the selection a command applies: the default (`[select] default`,
 //! else pytest's `addopts -m`), the chosen profile, then the command line's
-//! `-m` / `-k`, all combined by `and`.
+//! `-m` / `-k`, all combined by `and`; the default relaxed on the markers
+//! the others name (see `proctor_taxonomy::Selection`).
 
 use anyhow::{bail, Result};
-use proctor_taxonomy::{Origin, Selection, Taxonomy};
+use proctor_python::Item;
+use proctor_taxonomy::{Decision, Effective, Origin, Selection, Taxonomy};
 
 use crate::args::SelectionArgs;
 use crate::commands::suite::Suite;
@@ -26,13 +28,24 @@ pub(crate) struct Selecting {
 
 impl Selecting {
     pub(crate) fn new(suite: &Suite, args: &SelectionArgs) -> Result<Selecting> {
+        Self::with_pytest_args(suite, args, &[])
+    }
+
+    /// The selection of `proctor run`: a `-m` after `--`, which pytest
+    /// applies itself, counts as one on the command line, so that the
+    /// default makes way for it too.
+    pub(crate) fn with_pytest_args(
+        suite: &Suite,
+        args: &SelectionArgs,
+        pytest_args: &[String],
+    ) -> Result<Selecting> {
+        // An error here is pytest's to report, when it reads them.
+        let after_dashes = proctor_config::parse_pytest_args(pytest_args)
+            .ok()
+            .and_then(|parsed| parsed.markexpr);
         let taxonomy = Taxonomy::new(&suite.config.proctor.taxonomy)?;
         let mut selection = Selection::default();
-        if !args.no_default_select {
-            if let Some((default, origin)) = default_selection(suite) {
-                selection.add_markers(default, origin)?;
-            }
-        }
+        let mut use_default = !args.no_default_select;
         if let Some(name) = &args.profile {
             let profiles = &suite.config.proctor.profiles;
             let Some((_, profile)) = profiles.iter().find(|(n, _)| n == name) else {
@@ -42,6 +55,7 @@ impl Selecting {
                 }
                 bail!("unknown profile `{name}` (configured: {})", known.join(", "));
             };
+            use_default &= profile.use_default.unwrap_or(true);
             let origin = Origin::Profile { name: name.clone() };
             if let Some(markers) = &profile.markers {
                 selection.add_markers(markers, origin.clone())?;
@@ -50,7 +64,12 @@ impl Selecting {
                 selection.add_keywords(keywords, origin)?;
             }
         }
-        if let Some(markers) = &args.markers {
+        if use_default {
+            if let Some((default, origin)) = default_selection(suite) {
+                selection.add_markers(default, origin)?;
+            }
+        }
+        for markers in args.markers.iter().chain(&after_dashes) {
             selection.add_markers(markers, Origin::CommandLine)?;
         }
         if let Some(keywords) = &args.keywords {
@@ -74,4 +93,66 @@ impl Selecting {
             parts.join(" ")
         }
     }
+}
+
+/// When a selection picks nothing that it would pick without its default,
+/// a hint that says so, with the way to drop the default (`job`: the job
+/// the selection is, whose `use-default` decides).
+pub(crate) fn empty_default_hint(
+    selection: &Selection,
+    items: &[Item],
+    effectives: &[Effective],
+    job: Option<&str>,
+) -> Option<String> {
+    let explicit = selection.without_defaults();
+    if !selection.has_default() || explicit.is_empty() {
+        return None;
+    }
+    let picks = |selection: &Selection| {
+        items
+            .iter()
+            .zip(effectives)
+            .filter(|(item, effective)| {
+                matches!(selection.decide(item, effective), Ok(Decision::Selected))
+            })
+            .count()
+    };
+    if picks(selection) > 0 {
+        return None;
+    }
+    let alone = picks(&explicit);
+    if alone == 0 {
+        return None;
+    }
+    let defaults: Vec<String> = selection
+        .defaults()
+        .map(|part| format!("-m {:?} ({})", part.text.trim(), part.origin_text()))
+        .collect();
+    let drop = match job {
+        Some(name) => format!("`use-default = false` in [jobs.{name}]"),
+        None => "--no-default-select".to_owned(),
+    };
+    let tests = if alone == 1 { "the 1 test" } else { "all" };
+    let count = if alone == 1 {
+        String::new()
+    } else {
+        format!(" {alone} tests")
+    };
+    Some(format!(
+        "hint: the default selection {} leaves out {tests}{count} that {} alone selects; {drop} drops the default",
+        defaults.join(" and "),
+        describe_selection(&explicit)
+    ))
+}
+
+/// A selection's expressions as `-m "..." -k "..."`.
+pub(crate) fn describe_selection(selection: &Selection) -> String {
+    let mut parts = Vec::new();
+    if let Some(markers) = selection.markers_text() {
+        parts.push(format!("-m {markers:?}"));
+    }
+    if let Some(keywords) = selection.keywords_text() {
+        parts.push(format!("-k {keywords:?}"));
+    }
+    parts.join(" ")
 }
