@@ -1,8 +1,8 @@
 //! The Python distribution, as `pip install .` builds it: the root
 //! `pyproject.toml` built into a wheel by the pinned maturin (fetched from
-//! PyPI, no cache), installed into a fresh virtualenv, and run from there:
-//! `proctor --version` is the crate's, and `proctor collect` of a fixture
-//! suite prints what the cargo-built binary prints.
+//! the Python Package Index, no cache), installed into a fresh virtualenv,
+//! and run from there: `proctor --version` is the crate's, and `proctor
+//! collect` of a fixture suite prints what the cargo-built binary prints.
 //!
 //! The build is a release build of the whole binary (minutes), so the test
 //! runs only with `PROCTOR_TEST_WHEEL=1`, which `.ci/run` sets; without it

@@ -20,8 +20,9 @@ pub(crate) const DEFAULT_PYTHON: &str = "3.12";
 /// The runner label of a job that names none.
 pub(crate) const DEFAULT_RUNS_ON: &str = "ubuntu-latest";
 
-/// The name of proctor's distribution on PyPI (the root `pyproject.toml`'s
-/// `[project] name`): `proctor` is taken by an unrelated project.
+/// The name of proctor's distribution on the Python Package Index (the
+/// root `pyproject.toml`'s `[project] name`): `proctor` is taken there by
+/// an unrelated project.
 pub(crate) const DISTRIBUTION: &str = "proctor-cli";
 
 /// The `id` of each job's `actions/setup-python` step, whose `python-path`
