@@ -1,11 +1,12 @@
 //! CLI tests for `proctor ci github` over a temporary nl2sql-like project:
 //! the workflow it prints (snapshotted, and parsed back as YAML), `--job`,
 //! `--runner pytest`, `--output`, and the errors for an unknown job and for
-//! a configuration without jobs.
+//! a configuration without jobs; every proctor job installs this proctor
+//! and never runs a local interpreter path from the configuration.
 
 mod common;
 
-use common::{run, write};
+use common::write;
 use serde_yaml::Value;
 
 const CONFIG: &str = r#"
@@ -51,6 +52,12 @@ flags = ["--live"]
 phases = { by = "backend", order = ["ollama", "openai"] }
 runs-on = "self-hosted"
 "#;
+
+/// Runs proctor (see `common::run`) with this proctor's version, which the
+/// install step pins, shown as `[VERSION]`.
+fn run(dir: &std::path::Path, args: &[&str]) -> String {
+    common::run(dir, args).replace(&format!("=={}", env!("CARGO_PKG_VERSION")), "==[VERSION]")
+}
 
 fn project(config: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -177,4 +184,88 @@ fn bad_job_expression() {
     let output = run(dir.path(), &["ci", "github"]);
     assert!(output.starts_with("exit: 4\n"), "{output}");
     assert!(output.contains("proctor: error: job `unit`"), "{output}");
+}
+
+#[test]
+fn every_job_installs_the_distribution_of_pyproject_toml() {
+    let pyproject = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pyproject.toml")).unwrap();
+    let name = pyproject.lines().find_map(|line| line.strip_prefix("name = ")).unwrap().trim_matches('"');
+    let dir = project(CONFIG);
+    let output = common::run(dir.path(), &["ci", "github"]);
+    let (value, ids) = parse(stdout(&output));
+    let install = format!("pip install {name}=={}", env!("CARGO_PKG_VERSION"));
+    for id in ids {
+        let steps = value["jobs"][&id]["steps"].as_sequence().unwrap();
+        let installs: Vec<&str> = steps.iter().filter_map(|step| step["run"].as_str()).filter(|run| *run == install).collect();
+        assert_eq!(installs.len(), 1, "{id}: {steps:?}");
+    }
+}
+
+#[test]
+fn a_local_interpreter_never_reaches_the_runner() {
+    let dir = project(&format!("python = \".venv/bin/python\"\n{CONFIG}"));
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    assert!(!output.contains(".venv"), "{output}");
+    let (value, ids) = parse(stdout(&output));
+    for id in ids {
+        let steps = value["jobs"][&id]["steps"].as_sequence().unwrap();
+        assert_eq!(steps[1]["id"].as_str(), Some("python"));
+        let last = steps.last().unwrap()["run"].as_str().unwrap();
+        assert!(last.contains(" --python \"${{ steps.python.outputs.python-path }}\""), "{last}");
+    }
+    // Plain pytest runs the `pytest` of the job's interpreter.
+    let output = run(dir.path(), &["ci", "github", "--runner", "pytest"]);
+    assert!(!output.contains(".venv") && !output.contains("--python"), "{output}");
+}
+
+/// A file at the repository's root.
+fn repository_file(path: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn pre_commit_hooks_run_real_subcommands() {
+    let hooks: Value = serde_yaml::from_str(&repository_file(".pre-commit-hooks.yaml")).unwrap();
+    let hooks = hooks.as_sequence().unwrap();
+    let ids: Vec<&str> = hooks.iter().map(|hook| hook["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["proctor-check", "proctor-plan"]);
+    let dir = project(CONFIG);
+    for hook in hooks {
+        assert_eq!(hook["language"].as_str(), Some("python"), "{hook:?}");
+        assert_eq!(hook["pass_filenames"].as_bool(), Some(false), "{hook:?}");
+        assert!(hook["name"].is_string() && hook["files"].is_string(), "{hook:?}");
+        let entry: Vec<&str> = hook["entry"].as_str().unwrap().split_whitespace().collect();
+        assert_eq!(entry[0], "proctor");
+        assert_eq!(format!("proctor-{}", entry[1]), hook["id"].as_str().unwrap());
+        // The subcommand exists: its `--help` succeeds.
+        let mut help = entry[1..].to_vec();
+        help.push("--help");
+        let output = common::run(dir.path(), &help);
+        assert!(output.starts_with("exit: 0\n"), "{output}");
+    }
+}
+
+#[test]
+fn action_installs_from_its_own_checkout() {
+    let action: Value = serde_yaml::from_str(&repository_file("action.yml")).unwrap();
+    assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
+    for input in ["version", "args", "working-directory"] {
+        assert_eq!(action["inputs"][input]["required"].as_bool(), Some(false), "{input}");
+    }
+    let steps = action["runs"]["steps"].as_sequence().unwrap();
+    let install = &steps[0];
+    assert_eq!(install["env"]["PROCTOR_ACTION_PATH"].as_str(), Some("${{ github.action_path }}"));
+    assert!(install["run"].as_str().unwrap().contains("pip install --disable-pip-version-check \"$PROCTOR_ACTION_PATH\""));
+    assert_eq!(steps[1]["if"].as_str(), Some("inputs.args != ''"));
+    for step in steps {
+        assert_eq!(step["shell"].as_str(), Some("bash"), "{step:?}");
+        let script = step["run"].as_str().unwrap();
+        // Inputs reach the scripts through the environment, never pasted
+        // into them.
+        assert!(!script.contains("${{"), "{script}");
+        let status = std::process::Command::new("bash").args(["-n", "-c", script]).status().unwrap();
+        assert!(status.success(), "bash -n failed on:\n{script}");
+    }
 }

@@ -10,7 +10,7 @@ use proctor_plan::job_selection;
 use proctor_taxonomy::Origin;
 
 use crate::args::{CiArgs, CiCommand, CiGithubArgs, SuiteArgs};
-use crate::commands::ci_github::{workflow, WorkflowOptions};
+use crate::commands::ci_github::{proctor_install, workflow, WorkflowOptions};
 use crate::commands::suite::Suite;
 use crate::exit;
 
@@ -56,6 +56,8 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
         branch: args.branch.clone(),
         cron: args.cron.clone(),
         install: args.install.clone(),
+        proctor_install: proctor_install(),
+        configured_python: settings.proctor.python.as_deref().is_some_and(|p| !p.is_empty()),
         runner: args.runner,
         source,
         default_markers,

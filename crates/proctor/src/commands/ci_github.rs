@@ -20,6 +20,23 @@ pub(crate) const DEFAULT_PYTHON: &str = "3.12";
 /// The runner label of a job that names none.
 pub(crate) const DEFAULT_RUNS_ON: &str = "ubuntu-latest";
 
+/// The name of proctor's distribution on the Python Package Index (the
+/// root `pyproject.toml`'s `[project] name`): `proctor` is taken there by
+/// an unrelated project.
+pub(crate) const DISTRIBUTION: &str = "proctor-cli";
+
+/// The `id` of each job's `actions/setup-python` step, whose `python-path`
+/// output is the interpreter a proctor step passes as `--python` when the
+/// configuration names a local one.
+const SETUP_PYTHON_ID: &str = "python";
+
+/// The command that installs this proctor on a runner: the distribution
+/// pinned to the running binary's version, so the workflow runs the
+/// proctor that wrote it.
+pub(crate) fn proctor_install() -> String {
+    format!("pip install {DISTRIBUTION}=={}", env!("CARGO_PKG_VERSION"))
+}
+
 /// What the workflow looks like beyond the jobs themselves.
 #[derive(Debug, Clone)]
 pub(crate) struct WorkflowOptions {
@@ -31,6 +48,14 @@ pub(crate) struct WorkflowOptions {
     pub(crate) cron: String,
     /// The shell command that installs the project and pytest.
     pub(crate) install: String,
+    /// The shell command that installs proctor itself, run before
+    /// `install` in every job whose runner is proctor.
+    pub(crate) proctor_install: String,
+    /// Whether proctor's configuration names an interpreter (`python`): a
+    /// path on the machine that generated the workflow, or a name that need
+    /// not match the job's matrix. Proctor steps then pass the job's
+    /// setup-python interpreter as `--python`.
+    pub(crate) configured_python: bool,
     /// What runs the tests: `proctor run` or plain pytest.
     pub(crate) runner: CiRunner,
     /// The configuration file the jobs come from, for the header comment.
@@ -155,8 +180,13 @@ fn write_job(out: &mut String, id: &str, name: &str, job: &JobOptions, plan: &Pl
     out.push_str("    steps:\n");
     out.push_str("      - uses: \"actions/checkout@v4\"\n");
     out.push_str("      - uses: \"actions/setup-python@v5\"\n");
+    let _ = writeln!(out, "        id: {}", quote(SETUP_PYTHON_ID));
     out.push_str("        with:\n");
     let _ = writeln!(out, "          python-version: {}", quote("${{ matrix.python }}"));
+    if options.runner == CiRunner::Proctor {
+        out.push_str("      - name: \"Install proctor\"\n");
+        let _ = writeln!(out, "        run: {}", quote(&options.proctor_install));
+    }
     out.push_str("      - name: \"Install\"\n");
     let _ = writeln!(out, "        run: {}", quote(&options.install));
     for (name, service) in &services {
@@ -185,15 +215,21 @@ fn write_job(out: &mut String, id: &str, name: &str, job: &JobOptions, plan: &Pl
     }
     let _ = writeln!(out, "      - name: {}", quote(&format!("Run {name}")));
     let command = match options.runner {
-        CiRunner::Proctor => proctor_command(name, job),
+        CiRunner::Proctor => proctor_command(name, job, options.configured_python),
         CiRunner::Pytest => pytest_command(job, options),
     };
     let _ = writeln!(out, "        run: {}", quote(&command));
 }
 
-/// `proctor run --job NAME`, with the matrix's shard when sharded.
-pub(crate) fn proctor_command(name: &str, job: &JobOptions) -> String {
+/// `proctor run --job NAME`, with the matrix's shard when sharded, and
+/// the job's setup-python interpreter as `--python` when the configuration
+/// names one of this machine's (`python = ".venv/bin/python"`), which the
+/// runner does not have: a local interpreter path never reaches a runner.
+pub(crate) fn proctor_command(name: &str, job: &JobOptions, configured_python: bool) -> String {
     let mut command = format!("proctor run --job {}", shell_word(name));
+    if configured_python {
+        let _ = write!(command, " --python \"${{{{ steps.{SETUP_PYTHON_ID}.outputs.python-path }}}}\"");
+    }
     if job.shards > 1 {
         let _ = write!(command, " --shard ${{{{ matrix.shard }}}}/{}", job.shards);
     }
@@ -361,6 +397,8 @@ mod tests {
             branch: "main".to_owned(),
             cron: "0 3 * * *".to_owned(),
             install: "pip install -e . pytest".to_owned(),
+            proctor_install: proctor_install(),
+            configured_python: false,
             runner: CiRunner::Proctor,
             source: "proctor.toml".to_owned(),
             default_markers: None,
@@ -479,13 +517,13 @@ mod tests {
             unit["strategy"]["matrix"]["python"].as_sequence().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         assert_eq!(pythons, ["3.10", "3.12"]);
         assert!(unit["strategy"]["matrix"].get("shard").is_none());
-        assert_eq!(unit["steps"][3]["run"].as_str(), Some("proctor run --job unit"));
+        assert_eq!(unit["steps"][4]["run"].as_str(), Some("proctor run --job unit"));
         let slow = &value["jobs"]["slow"];
         assert_eq!(slow["strategy"]["matrix"]["python"][0].as_str(), Some(DEFAULT_PYTHON));
         let shards: Vec<u64> =
             slow["strategy"]["matrix"]["shard"].as_sequence().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
         assert_eq!(shards, [1, 2, 3]);
-        assert_eq!(slow["steps"][3]["run"].as_str(), Some("proctor run --job slow --shard ${{ matrix.shard }}/3"));
+        assert_eq!(slow["steps"][4]["run"].as_str(), Some("proctor run --job slow --shard ${{ matrix.shard }}/3"));
         assert_eq!(slow["steps"][1]["with"]["python-version"].as_str(), Some("${{ matrix.python }}"));
     }
 
@@ -516,7 +554,7 @@ mod tests {
         assert_eq!(job["env"]["CICD"].as_str(), Some("1"));
         assert!(text.contains("# service ollama: start it before the tests (address 127.0.0.1:11434)"), "{text}");
         assert_eq!(
-            job["steps"][3]["run"].as_str(),
+            job["steps"][4]["run"].as_str(),
             Some("timeout 60 bash -c 'until (echo > /dev/tcp/127.0.0.1/11434) 2>/dev/null; do sleep 1; done'")
         );
         assert!(job.get("services").is_none());
@@ -554,7 +592,7 @@ mod tests {
         assert_eq!(value["jobs"]["a_b"]["name"].as_str(), Some("a.b"));
         assert!(value["jobs"]["a_b_2"].is_mapping());
         assert_eq!(value["jobs"]["a_b_2"]["name"].as_str(), Some("a_b"));
-        assert_eq!(value["jobs"]["a_b"]["steps"][3]["run"].as_str(), Some("proctor run --job a.b"));
+        assert_eq!(value["jobs"]["a_b"]["steps"][4]["run"].as_str(), Some("proctor run --job a.b"));
     }
 
     #[test]
@@ -593,6 +631,41 @@ mod tests {
         assert!(value["jobs"]["slow"]["strategy"]["matrix"].get("shard").is_none());
         assert!(text.contains("# shards = 4: plain pytest cannot run one shard"), "{text}");
         assert_eq!(value["jobs"]["slow"]["steps"][3]["run"].as_str(), Some("pytest"));
+    }
+
+    #[test]
+    fn every_proctor_job_installs_this_proctor() {
+        let jobs = [named("unit", JobOptions::default()), named("slow", job(|j| j.shards = 2))];
+        let (_, value) = parsed(&jobs, &options());
+        let install = format!("pip install proctor-cli=={}", env!("CARGO_PKG_VERSION"));
+        for id in ["unit", "slow"] {
+            let steps = value["jobs"][id]["steps"].as_sequence().unwrap();
+            assert_eq!(steps[1]["id"].as_str(), Some("python"));
+            assert_eq!(steps[2]["name"].as_str(), Some("Install proctor"));
+            assert_eq!(steps[2]["run"].as_str(), Some(install.as_str()));
+            assert_eq!(steps[3]["run"].as_str(), Some("pip install -e . pytest"));
+        }
+        // Plain pytest needs no proctor on the runner.
+        let mut options = options();
+        options.runner = CiRunner::Pytest;
+        let (text, _) = parsed(&jobs, &options);
+        assert!(!text.contains("proctor-cli"), "{text}");
+    }
+
+    #[test]
+    fn a_configured_interpreter_becomes_the_jobs_own() {
+        let mut options = options();
+        options.configured_python = true;
+        let jobs = [named("unit", JobOptions::default()), named("slow", job(|j| j.shards = 2))];
+        let (_, value) = parsed(&jobs, &options);
+        assert_eq!(
+            value["jobs"]["unit"]["steps"][4]["run"].as_str(),
+            Some("proctor run --job unit --python \"${{ steps.python.outputs.python-path }}\"")
+        );
+        assert_eq!(
+            value["jobs"]["slow"]["steps"][4]["run"].as_str(),
+            Some("proctor run --job slow --python \"${{ steps.python.outputs.python-path }}\" --shard ${{ matrix.shard }}/2")
+        );
     }
 
     #[test]
