@@ -402,12 +402,12 @@ struct ProcessReport {
     problems: Vec<String>,
 }
 
-#[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
 /// How long, after pytest exited, proctor waits for the rest of what it
 /// sent when the stream does not end (a process forked outside Python holds
 /// the socket): a bound on a wait that normally ends at once.
 const EXIT_DRAIN: Duration = Duration::from_secs(2);
 
+#[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
 fn serve(
     listener: &TcpListener,
     child: &mut Child,
