@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::write;
+use common::{text, write};
 
 fn python() -> PathBuf {
     std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
@@ -22,9 +22,6 @@ fn proctor(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_proctor")).args(args).current_dir(dir).env_remove("PYTEST_ADDOPTS").output().unwrap()
 }
 
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-}
 
 const HOSTILE_SCRIPT: &str = "</script><script>alert(1)</script>";
 const HOSTILE_IMG: &str = "<img src=x onerror=alert(2)>";

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::write;
+use common::{text, write};
 
 fn python() -> PathBuf {
     std::env::var_os("PROCTOR_TEST_PYTHON")
@@ -26,13 +26,6 @@ fn harness() -> PathBuf {
         .unwrap()
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 /// `proctor run ARGS` in `dir` with `python`, the project importable.
 fn proctor_with(python: &Path, dir: &Path, args: &[&str]) -> Output {

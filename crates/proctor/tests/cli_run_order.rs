@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{run, write};
+use common::{run, text, write};
 
 fn proctor(dir: &Path, args: &[&str]) -> Output {
     let python = std::env::var_os("PROCTOR_TEST_PYTHON")
@@ -24,13 +24,6 @@ fn proctor(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 fn order_of(output: &Output) -> Vec<String> {
     String::from_utf8_lossy(&output.stdout)

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{copy_of, write};
+use common::{copy_of, text, write};
 use serde_json::Value;
 
 fn python() -> PathBuf {
@@ -33,9 +33,6 @@ fn copy_of_suite() -> tempfile::TempDir {
     copy_of(&suite())
 }
 
-fn text(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-}
 
 /// bare pytest with the reference collector and nbmake, plus `plugin`
 /// (a harness dump plugin) writing to `dump`.

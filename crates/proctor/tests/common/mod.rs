@@ -4,6 +4,11 @@
 use std::path::Path;
 use std::process::Command;
 
+/// What a command printed, stdout then stderr, for assertion messages.
+pub(crate) fn text(output: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
 /// Writes `text` to `path` under `dir`, creating directories.
 pub(crate) fn write(dir: &Path, path: &str, text: &str) {
     let path = dir.join(path);
