@@ -72,11 +72,11 @@ struct DynamicCounts {
 
 /// The verdicts of known items in a run without paths, the counts of
 /// dynamic ones, and how many items are beyond that run.
-fn split_dynamic<'v>(items: &[proctor_python::Item], here: &'v [Verdict]) -> (Vec<&'v Verdict>, DynamicCounts) {
+fn split_dynamic<'v>(collection: &proctor_python::Collection, here: &'v [Verdict]) -> (Vec<&'v Verdict>, DynamicCounts) {
     let mut known = Vec::with_capacity(here.len());
     let mut dynamic = DynamicCounts::default();
-    for (item, verdict) in items.iter().zip(here) {
-        if matches!(verdict, Verdict::Deselected { by } if by.starts_with(OUTSIDE_BARE_RUN)) {
+    for (item, verdict) in collection.items.iter().zip(here) {
+        if beyond_walk(collection, item).is_some() {
             dynamic.outside += 1;
             continue;
         }
@@ -149,7 +149,7 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
 }
 
 fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], collection: &proctor_python::Collection, here: &[Verdict], selecting: &Selecting) -> Result<()> {
-    let (known, dynamic) = split_dynamic(&collection.items, here);
+    let (known, dynamic) = split_dynamic(collection, here);
     let outside = dynamic.outside;
     let doc = JsonPlan {
         version: 1,
@@ -235,7 +235,7 @@ fn write_human(
             writeln!(out)?;
         }
     }
-    let (known, dynamic) = split_dynamic(&collection.items, here);
+    let (known, dynamic) = split_dynamic(collection, here);
     let runs = known.iter().filter(|v| v.runs()).count();
     let deselected = known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
     let reasons = machine_skips(collection, &known);
