@@ -49,10 +49,10 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             // A closed pipe (`proctor collect | head`) is not an error.
-            if err
-                .chain()
-                .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
-            {
+            if err.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
                 return ExitCode::from(exit::OK);
             }
             let mut stderr = std::io::stderr().lock();

@@ -10,7 +10,10 @@ pub(crate) struct Printer {
 
 impl Printer {
     pub(crate) fn stdout() -> Self {
-        Printer { out: BufWriter::new(io::stdout().lock()), err: io::stderr() }
+        Printer {
+            out: BufWriter::new(io::stdout().lock()),
+            err: io::stderr(),
+        }
     }
 
     /// Standard error, for warnings that must not mix with machine output.

@@ -4,9 +4,7 @@
 
 mod common;
 
-
 use common::{run, write};
-
 
 const TAXONOMY: &str = r#"
 [axes.tier]
@@ -214,7 +212,11 @@ fn errors_exit_two() {
     --- stderr
     proctor: error: unknown rule selector `E501`: no rule code starts with it (see `proctor rule --all`)
     "##);
-    write(dir.path(), "proctor.toml", "[axes.tier]\nmarkers = [\"unit\"]\ndefault = \"none\"\n");
+    write(
+        dir.path(),
+        "proctor.toml",
+        "[axes.tier]\nmarkers = [\"unit\"]\ndefault = \"none\"\n",
+    );
     insta::assert_snapshot!(run(dir.path(), &["check"]), @r##"
     exit: 2
     --- stdout
@@ -384,7 +386,10 @@ fn diff_prints_what_fix_would_change_and_writes_nothing() {
     --- stderr
     Would fix 2 findings.
     "##);
-    assert_eq!(std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(),
+        before
+    );
     insta::assert_snapshot!(run(dir.path(), &["check", "--diff", "test/test_clean.py"]), @r##"
     exit: 0
     --- stdout
@@ -398,7 +403,11 @@ fn a_fix_that_would_break_the_syntax_is_refused() {
     let dir = project();
     // `pytest.mark.class` is a syntax error: renaming the alias would break
     // the file.
-    write(dir.path(), "proctor.toml", "[markers.llm]\nalias-of = \"class\"\ndeprecated = true\n");
+    write(
+        dir.path(),
+        "proctor.toml",
+        "[markers.llm]\nalias-of = \"class\"\ndeprecated = true\n",
+    );
     let before = std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap();
     insta::assert_snapshot!(run(dir.path(), &["check", "--fix", "--format", "concise", "--select", "PRC004"]), @r##"
     exit: 1
@@ -409,14 +418,20 @@ fn a_fix_that_would_break_the_syntax_is_refused() {
     --- stderr
     error: test/test_chat.py: 1 fix would break the file (6:14: SyntaxError: Expected an identifier, but found a keyword `class` that cannot be used here); it is left unchanged. Please report this as a proctor bug.
     "##);
-    assert_eq!(std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(),
+        before
+    );
     insta::assert_snapshot!(run(dir.path(), &["check", "--diff", "--select", "PRC004"]), @r##"
     exit: 1
     --- stdout
     --- stderr
     error: test/test_chat.py: 1 fix would break the file (6:14: SyntaxError: Expected an identifier, but found a keyword `class` that cannot be used here); it is left unchanged. Please report this as a proctor bug.
     "##);
-    assert_eq!(std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("test/test_chat.py")).unwrap(),
+        before
+    );
 }
 
 #[test]

@@ -77,13 +77,24 @@ fn stdout(output: &str) -> &str {
 
 /// Parses a workflow and returns it with its job ids, in order.
 fn parse(text: &str) -> (Value, Vec<String>) {
-    let value: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("not YAML: {e}\n{text}"));
-    let ids = value["jobs"].as_mapping().unwrap().keys().map(|k| k.as_str().unwrap().to_owned()).collect();
+    let value: Value =
+        serde_yaml::from_str(text).unwrap_or_else(|e| panic!("not YAML: {e}\n{text}"));
+    let ids = value["jobs"]
+        .as_mapping()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str().unwrap().to_owned())
+        .collect();
     (value, ids)
 }
 
 fn keys(value: &Value) -> Vec<&str> {
-    value.as_mapping().unwrap().keys().map(|k| k.as_str().unwrap()).collect()
+    value
+        .as_mapping()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str().unwrap())
+        .collect()
 }
 
 #[test]
@@ -95,19 +106,46 @@ fn github_workflow_for_every_job() {
     let (value, ids) = parse(stdout(&output));
     assert_eq!(ids, ["unit", "integration", "nightly_e2e"]);
     assert_eq!(value["name"].as_str(), Some("proctor"));
-    assert_eq!(keys(&value["on"]), ["pull_request", "push", "schedule", "workflow_dispatch"]);
-    assert_eq!(value["on"]["schedule"][0]["cron"].as_str(), Some("0 3 * * *"));
+    assert_eq!(
+        keys(&value["on"]),
+        ["pull_request", "push", "schedule", "workflow_dispatch"]
+    );
+    assert_eq!(
+        value["on"]["schedule"][0]["cron"].as_str(),
+        Some("0 3 * * *")
+    );
     let jobs = &value["jobs"];
-    assert_eq!(jobs["unit"]["strategy"]["matrix"]["python"].as_sequence().unwrap().len(), 2);
-    assert_eq!(jobs["integration"]["env"]["OPENAI_API_KEY"].as_str(), Some("${{ secrets.OPENAI_API_KEY }}"));
-    assert_eq!(jobs["integration"]["env"]["OLLAMA_HOST"].as_str(), Some("127.0.0.1:11434"));
-    assert_eq!(jobs["integration"]["env"]["DATABASE_ADDRESS"].as_str(), Some("localhost:5432"));
+    assert_eq!(
+        jobs["unit"]["strategy"]["matrix"]["python"]
+            .as_sequence()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        jobs["integration"]["env"]["OPENAI_API_KEY"].as_str(),
+        Some("${{ secrets.OPENAI_API_KEY }}")
+    );
+    assert_eq!(
+        jobs["integration"]["env"]["OLLAMA_HOST"].as_str(),
+        Some("127.0.0.1:11434")
+    );
+    assert_eq!(
+        jobs["integration"]["env"]["DATABASE_ADDRESS"].as_str(),
+        Some("localhost:5432")
+    );
     let nightly = &jobs["nightly_e2e"];
     assert_eq!(nightly["name"].as_str(), Some("nightly e2e"));
     assert_eq!(nightly["continue-on-error"].as_bool(), Some(true));
     assert_eq!(nightly["runs-on"].as_str(), Some("self-hosted"));
     assert_eq!(keys(&nightly["strategy"]["matrix"]), ["python", "shard"]);
-    assert_eq!(nightly["strategy"]["matrix"]["shard"].as_sequence().unwrap().len(), 3);
+    assert_eq!(
+        nightly["strategy"]["matrix"]["shard"]
+            .as_sequence()
+            .unwrap()
+            .len(),
+        3
+    );
 }
 
 #[test]
@@ -115,7 +153,18 @@ fn github_workflow_with_plain_pytest() {
     let dir = project(CONFIG);
     let output = run(
         dir.path(),
-        &["ci", "github", "--runner", "pytest", "--name", "tests: \"all\"", "--branch", "develop", "--install", "pip install -e '.[test]'"],
+        &[
+            "ci",
+            "github",
+            "--runner",
+            "pytest",
+            "--name",
+            "tests: \"all\"",
+            "--branch",
+            "develop",
+            "--install",
+            "pip install -e '.[test]'",
+        ],
     );
     insta::assert_snapshot!("github_workflow_with_plain_pytest", output);
     let (value, ids) = parse(stdout(&output));
@@ -123,11 +172,24 @@ fn github_workflow_with_plain_pytest() {
     assert_eq!(value["name"].as_str(), Some("tests: \"all\""));
     assert_eq!(value["on"]["push"]["branches"][0].as_str(), Some("develop"));
     let steps = |id: &str| value["jobs"][id]["steps"].as_sequence().unwrap().clone();
-    let last_run = |id: &str| steps(id).last().unwrap()["run"].as_str().unwrap().to_owned();
-    assert_eq!(last_run("unit"), "pytest -m '(not slow) and (not integration and not realdb)'");
+    let last_run = |id: &str| {
+        steps(id).last().unwrap()["run"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        last_run("unit"),
+        "pytest -m '(not slow) and (not integration and not realdb)'"
+    );
     assert_eq!(last_run("nightly_e2e"), "pytest -m 'e2e or slow' --live");
-    assert_eq!(steps("unit")[2]["run"].as_str(), Some("pip install -e '.[test]'"));
-    assert!(value["jobs"]["nightly_e2e"]["strategy"]["matrix"].get("shard").is_none());
+    assert_eq!(
+        steps("unit")[2]["run"].as_str(),
+        Some("pip install -e '.[test]'")
+    );
+    assert!(value["jobs"]["nightly_e2e"]["strategy"]["matrix"]
+        .get("shard")
+        .is_none());
 }
 
 #[test]
@@ -135,7 +197,18 @@ fn github_workflow_for_chosen_jobs_to_a_file() {
     let dir = project(CONFIG);
     let output = run(
         dir.path(),
-        &["ci", "github", "--job", "nightly e2e", "--job", "unit", "--cron", "15 2 * * 1", "--output", ".github/workflows/proctor.yml"],
+        &[
+            "ci",
+            "github",
+            "--job",
+            "nightly e2e",
+            "--job",
+            "unit",
+            "--cron",
+            "15 2 * * 1",
+            "--output",
+            ".github/workflows/proctor.yml",
+        ],
     );
     insta::assert_snapshot!(output, @r"
     exit: 0
@@ -147,7 +220,10 @@ fn github_workflow_for_chosen_jobs_to_a_file() {
     let (value, ids) = parse(&text);
     // Configuration order, not command-line order.
     assert_eq!(ids, ["unit", "nightly_e2e"]);
-    assert_eq!(value["on"]["schedule"][0]["cron"].as_str(), Some("15 2 * * 1"));
+    assert_eq!(
+        value["on"]["schedule"][0]["cron"].as_str(),
+        Some("15 2 * * 1")
+    );
 
     let output = run(dir.path(), &["ci", "github", "--job", "nightly e2e"]);
     let (value, ids) = parse(stdout(&output));
@@ -188,15 +264,25 @@ fn bad_job_expression() {
 
 #[test]
 fn every_job_installs_the_distribution_of_pyproject_toml() {
-    let pyproject = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pyproject.toml")).unwrap();
-    let name = pyproject.lines().find_map(|line| line.strip_prefix("name = ")).unwrap().trim_matches('"');
+    let pyproject =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pyproject.toml"))
+            .unwrap();
+    let name = pyproject
+        .lines()
+        .find_map(|line| line.strip_prefix("name = "))
+        .unwrap()
+        .trim_matches('"');
     let dir = project(CONFIG);
     let output = common::run(dir.path(), &["ci", "github"]);
     let (value, ids) = parse(stdout(&output));
     let install = format!("pip install {name}=={}", env!("CARGO_PKG_VERSION"));
     for id in ids {
         let steps = value["jobs"][&id]["steps"].as_sequence().unwrap();
-        let installs: Vec<&str> = steps.iter().filter_map(|step| step["run"].as_str()).filter(|run| *run == install).collect();
+        let installs: Vec<&str> = steps
+            .iter()
+            .filter_map(|step| step["run"].as_str())
+            .filter(|run| *run == install)
+            .collect();
         assert_eq!(installs.len(), 1, "{id}: {steps:?}");
     }
 }
@@ -212,11 +298,17 @@ fn a_local_interpreter_never_reaches_the_runner() {
         let steps = value["jobs"][&id]["steps"].as_sequence().unwrap();
         assert_eq!(steps[1]["id"].as_str(), Some("python"));
         let last = steps.last().unwrap()["run"].as_str().unwrap();
-        assert!(last.contains(" --python \"${{ steps.python.outputs.python-path }}\""), "{last}");
+        assert!(
+            last.contains(" --python \"${{ steps.python.outputs.python-path }}\""),
+            "{last}"
+        );
     }
     // Plain pytest runs the `pytest` of the job's interpreter.
     let output = run(dir.path(), &["ci", "github", "--runner", "pytest"]);
-    assert!(!output.contains(".venv") && !output.contains("--python"), "{output}");
+    assert!(
+        !output.contains(".venv") && !output.contains("--python"),
+        "{output}"
+    );
 }
 
 /// A file at the repository's root.
@@ -229,16 +321,25 @@ fn repository_file(path: &str) -> String {
 fn pre_commit_hooks_run_real_subcommands() {
     let hooks: Value = serde_yaml::from_str(&repository_file(".pre-commit-hooks.yaml")).unwrap();
     let hooks = hooks.as_sequence().unwrap();
-    let ids: Vec<&str> = hooks.iter().map(|hook| hook["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = hooks
+        .iter()
+        .map(|hook| hook["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["proctor-check", "proctor-plan"]);
     let dir = project(CONFIG);
     for hook in hooks {
         assert_eq!(hook["language"].as_str(), Some("python"), "{hook:?}");
         assert_eq!(hook["pass_filenames"].as_bool(), Some(false), "{hook:?}");
-        assert!(hook["name"].is_string() && hook["files"].is_string(), "{hook:?}");
+        assert!(
+            hook["name"].is_string() && hook["files"].is_string(),
+            "{hook:?}"
+        );
         let entry: Vec<&str> = hook["entry"].as_str().unwrap().split_whitespace().collect();
         assert_eq!(entry[0], "proctor");
-        assert_eq!(format!("proctor-{}", entry[1]), hook["id"].as_str().unwrap());
+        assert_eq!(
+            format!("proctor-{}", entry[1]),
+            hook["id"].as_str().unwrap()
+        );
         // The subcommand exists: its `--help` succeeds.
         let mut help = entry[1..].to_vec();
         help.push("--help");
@@ -252,12 +353,22 @@ fn action_installs_from_its_own_checkout() {
     let action: Value = serde_yaml::from_str(&repository_file("action.yml")).unwrap();
     assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
     for input in ["version", "args", "working-directory"] {
-        assert_eq!(action["inputs"][input]["required"].as_bool(), Some(false), "{input}");
+        assert_eq!(
+            action["inputs"][input]["required"].as_bool(),
+            Some(false),
+            "{input}"
+        );
     }
     let steps = action["runs"]["steps"].as_sequence().unwrap();
     let install = &steps[0];
-    assert_eq!(install["env"]["PROCTOR_ACTION_PATH"].as_str(), Some("${{ github.action_path }}"));
-    assert!(install["run"].as_str().unwrap().contains("pip install --disable-pip-version-check \"$PROCTOR_ACTION_PATH\""));
+    assert_eq!(
+        install["env"]["PROCTOR_ACTION_PATH"].as_str(),
+        Some("${{ github.action_path }}")
+    );
+    assert!(install["run"]
+        .as_str()
+        .unwrap()
+        .contains("pip install --disable-pip-version-check \"$PROCTOR_ACTION_PATH\""));
     assert_eq!(steps[1]["if"].as_str(), Some("inputs.args != ''"));
     for step in steps {
         assert_eq!(step["shell"].as_str(), Some("bash"), "{step:?}");
@@ -265,7 +376,10 @@ fn action_installs_from_its_own_checkout() {
         // Inputs reach the scripts through the environment, never pasted
         // into them.
         assert!(!script.contains("${{"), "{script}");
-        let status = std::process::Command::new("bash").args(["-n", "-c", script]).status().unwrap();
+        let status = std::process::Command::new("bash")
+            .args(["-n", "-c", script])
+            .status()
+            .unwrap();
         assert!(status.success(), "bash -n failed on:\n{script}");
     }
 }

@@ -16,7 +16,11 @@ fn run(dir: &Path, args: &[&str]) -> String {
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "pytest.ini", "[pytest]\ntestpaths = tests\nmarkers =\n    slow: slow tests\n");
+    write(
+        dir.path(),
+        "pytest.ini",
+        "[pytest]\ntestpaths = tests\nmarkers =\n    slow: slow tests\n",
+    );
     write(
         dir.path(),
         "tests/test_math.py",
@@ -87,7 +91,11 @@ fn collect_json_has_markers_with_provenance() {
 #[test]
 fn collection_errors_exit_2_and_the_rest_is_listed() {
     let dir = project();
-    write(dir.path(), "tests/test_broken.py", "def test_x(:\n    pass\n");
+    write(
+        dir.path(),
+        "tests/test_broken.py",
+        "def test_x(:\n    pass\n",
+    );
     insta::assert_snapshot!(run(dir.path(), &["collect"]), @r"
     exit: 2
     --- stdout
@@ -221,7 +229,11 @@ fn nothing_collected_exits_5() {
 #[test]
 fn bad_proctor_config_is_a_located_error() {
     let dir = project();
-    write(dir.path(), "proctor.toml", "[collect]\nthreads = 2\nfast = true\n");
+    write(
+        dir.path(),
+        "proctor.toml",
+        "[collect]\nthreads = 2\nfast = true\n",
+    );
     let out = run(dir.path(), &["collect"]);
     assert!(out.starts_with("exit: 4\n"), "{out}");
     assert!(out.contains("proctor.toml:3:1"), "{out}");
@@ -233,7 +245,10 @@ fn missing_path_is_reported() {
     let dir = project();
     let out = run(dir.path(), &["collect", "tests/nope.py"]);
     assert!(out.starts_with("exit: 2\n"), "{out}");
-    assert!(out.contains("file or directory not found: tests/nope.py"), "{out}");
+    assert!(
+        out.contains("file or directory not found: tests/nope.py"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -243,13 +258,34 @@ fn collect_json_writes_a_shared_marker_once() {
     let dir = tempfile::tempdir().unwrap();
     let values: Vec<String> = (0..5000).map(|i| format!("\"v{i}_sentinel\"")).collect();
     write(dir.path(), "test_big.py", &format!("import pytest\n\n@pytest.mark.slow\n@pytest.mark.parametrize('x', [{}])\ndef test_x(x):\n    pass\n\n@pytest.mark.slow\ndef test_y():\n    pass\n", values.join(", ")));
-    let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["collect", "--json"]).current_dir(dir.path()).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["collect", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let text = String::from_utf8(output.stdout).unwrap();
-    assert_eq!(text.matches("v4999_sentinel").count(), 2, "the value is in the table once and in one node id");
+    assert_eq!(
+        text.matches("v4999_sentinel").count(),
+        2,
+        "the value is in the table once and in one node id"
+    );
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let names: Vec<&str> = doc["markers"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["parametrize", "slow", "slow"], "two slow marks written in two places are two entries (their locations differ)");
+    let names: Vec<&str> = doc["markers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["parametrize", "slow", "slow"],
+        "two slow marks written in two places are two entries (their locations differ)"
+    );
     assert_eq!(doc["items"][4999]["markers"], serde_json::json!([0, 1]));
     assert_eq!(doc["items"][5000]["markers"], serde_json::json!([2]));
     let inlined = common::inline_markers(doc);
@@ -261,40 +297,93 @@ fn hypothesis_plugin_marks_given_tests() {
     // Hypothesis's pytest plugin appends `hypothesis` to every `@given`
     // test (after the test's own marks): a fake environment holding the
     // plugin, made from the test interpreter's own venv settings.
-    let python = std::env::var("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON is set by scripts/test");
+    let python =
+        std::env::var("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON is set by scripts/test");
     let venv = Path::new(&python).parent().unwrap().parent().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let cfg = std::fs::read_to_string(venv.join("pyvenv.cfg")).unwrap();
     write(dir.path(), "env/pyvenv.cfg", &cfg);
     write(dir.path(), "env/bin/python", "");
-    let lib = std::fs::read_dir(venv.join("lib")).unwrap().next().unwrap().unwrap().file_name();
+    let lib = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
     let site = format!("env/lib/{}/site-packages", lib.to_string_lossy());
     write(dir.path(), &format!("{site}/_hypothesis_pytestplugin.py"), "def pytest_configure(config):\n    config.addinivalue_line(\"markers\", \"hypothesis: Tests which use hypothesis.\")\n");
-    write(dir.path(), &format!("{site}/hypothesis-6.112.1.dist-info/entry_points.txt"), "[pytest11]\nhypothesispytest = _hypothesis_pytestplugin\n");
+    write(
+        dir.path(),
+        &format!("{site}/hypothesis-6.112.1.dist-info/entry_points.txt"),
+        "[pytest11]\nhypothesispytest = _hypothesis_pytestplugin\n",
+    );
     write(dir.path(), &format!("{site}/hypothesis/__init__.py"), "");
     write(dir.path(), &format!("{site}/pytest/__init__.py"), "");
-    write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = \"env/bin/python\"\n");
+    write(
+        dir.path(),
+        "pyproject.toml",
+        "[tool.proctor]\npython = \"env/bin/python\"\n",
+    );
     write(
         dir.path(),
         "tests/test_props.py",
         "import pytest\nfrom hypothesis import given, strategies as st\n\n@pytest.mark.slow\n@given(st.integers())\ndef test_given(x):\n    pass\n\ndef test_plain():\n    pass\n",
     );
     let names = |extra: &str| {
-        write(dir.path(), "pyproject.toml", &format!("[tool.proctor]\npython = \"env/bin/python\"\n{extra}"));
-        let output = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["collect", "--json", "tests"]).current_dir(dir.path()).env_remove("PYTEST_DISABLE_PLUGIN_AUTOLOAD").output().unwrap();
+        write(
+            dir.path(),
+            "pyproject.toml",
+            &format!("[tool.proctor]\npython = \"env/bin/python\"\n{extra}"),
+        );
+        let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+            .args(["collect", "--json", "tests"])
+            .current_dir(dir.path())
+            .env_remove("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+            .output()
+            .unwrap();
         let doc = common::inline_markers(serde_json::from_slice(&output.stdout).unwrap());
-        doc["items"].as_array().unwrap().iter().map(|item| item["markers"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_owned()).collect::<Vec<_>>()).collect::<Vec<_>>()
+        doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| {
+                item["markers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m["name"].as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
     };
     assert_eq!(names(""), [vec!["slow", "hypothesis"], vec![]]);
     // The plugin registers the marker: `check` does not call it unknown.
     write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = \"env/bin/python\"\n[tool.pytest.ini_options]\nmarkers = [\"slow\"]\n");
-    let check = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["check"]).current_dir(dir.path()).output().unwrap();
+    let check = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["check"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&check.stdout);
     assert!(!text.contains("PRC101"), "{text}");
-    write(dir.path(), &format!("{site}/_hypothesis_pytestplugin.py"), "");
-    let check = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["check"]).current_dir(dir.path()).output().unwrap();
+    write(
+        dir.path(),
+        &format!("{site}/_hypothesis_pytestplugin.py"),
+        "",
+    );
+    let check = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["check"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&check.stdout);
-    assert!(text.contains("PRC101"), "without the plugin's registration the marker is unknown: {text}");
+    assert!(
+        text.contains("PRC101"),
+        "without the plugin's registration the marker is unknown: {text}"
+    );
     // Blocked with -p no:hypothesispytest, it marks nothing.
-    assert_eq!(names("[tool.pytest.ini_options]\naddopts = \"-p no:hypothesispytest\"\n"), [vec!["slow"], vec![]]);
+    assert_eq!(
+        names("[tool.pytest.ini_options]\naddopts = \"-p no:hypothesispytest\"\n"),
+        [vec!["slow"], vec![]]
+    );
 }

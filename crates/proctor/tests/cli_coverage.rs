@@ -85,7 +85,14 @@ error: area adapters: lines 70.0% < 80%
 #[test]
 fn every_area_passing_exits_zero() {
     let dir = project();
-    write(dir.path(), "good.json", &json_report(&[("src/indx/core/a.py", 9, 10, 4, 5), ("src/indx/adapters/b.py", 8, 10, 0, 0)]));
+    write(
+        dir.path(),
+        "good.json",
+        &json_report(&[
+            ("src/indx/core/a.py", 9, 10, 4, 5),
+            ("src/indx/adapters/b.py", 8, 10, 0, 0),
+        ]),
+    );
     let output = run(dir.path(), &["coverage", "good.json"]);
     assert!(output.starts_with("exit: 0\n"), "{output}");
     assert!(output.contains("2 of 2 areas pass."), "{output}");
@@ -101,10 +108,27 @@ fn a_drop_since_the_baseline_fails_unless_tolerated() {
     let output = run(dir.path(), &["coverage", "--baseline", "old/coverage.json"]);
     assert!(output.starts_with("exit: 1\n"), "{output}");
     assert!(output.contains("baseline: old/coverage.json\n"), "{output}");
-    assert!(output.contains("core          2  95.0%     85.0%  90% / 80%  -2.0 / 0.0  FAIL\n"), "{output}");
-    assert!(output.contains("error: area core: lines dropped 2.0 points (97.0% -> 95.0%)\n"), "{output}");
+    assert!(
+        output.contains("core          2  95.0%     85.0%  90% / 80%  -2.0 / 0.0  FAIL\n"),
+        "{output}"
+    );
+    assert!(
+        output.contains("error: area core: lines dropped 2.0 points (97.0% -> 95.0%)\n"),
+        "{output}"
+    );
 
-    let output = run(dir.path(), &["coverage", "--baseline", "old/coverage.json", "--tolerance", "2.5", "--format", "github"]);
+    let output = run(
+        dir.path(),
+        &[
+            "coverage",
+            "--baseline",
+            "old/coverage.json",
+            "--tolerance",
+            "2.5",
+            "--format",
+            "github",
+        ],
+    );
     assert_eq!(
         output,
         "exit: 1
@@ -119,7 +143,14 @@ fn a_drop_since_the_baseline_fails_unless_tolerated() {
 #[test]
 fn github_format_annotates_each_finding() {
     let dir = project();
-    write(dir.path(), "low.json", &json_report(&[("src/indx/core/a.py", 85, 100, 1, 2), ("src/indx/adapters/b.py", 8, 10, 0, 0)]));
+    write(
+        dir.path(),
+        "low.json",
+        &json_report(&[
+            ("src/indx/core/a.py", 85, 100, 1, 2),
+            ("src/indx/adapters/b.py", 8, 10, 0, 0),
+        ]),
+    );
     assert_eq!(
         run(dir.path(), &["coverage", "low.json", "--format", "github"]),
         "exit: 1
@@ -137,7 +168,8 @@ fn json_format_is_versioned() {
     let output = run(dir.path(), &["coverage", "--format", "json"]);
     let (head, rest) = output.split_once("--- stdout\n").unwrap();
     assert_eq!(head, "exit: 1\n");
-    let json: serde_json::Value = serde_json::from_str(rest.split("--- stderr").next().unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(rest.split("--- stderr").next().unwrap()).unwrap();
     assert_eq!(json["version"], 1);
     assert_eq!(json["format"], "coverage-py-json");
     assert_eq!(json["passed"], false);
@@ -153,7 +185,11 @@ fn json_format_is_versioned() {
 #[test]
 fn cobertura_xml_is_read_from_the_configured_path() {
     let dir = project();
-    write(dir.path(), "proctor.toml", &CONFIG.replace("coverage.json", "reports/coverage.xml"));
+    write(
+        dir.path(),
+        "proctor.toml",
+        &CONFIG.replace("coverage.json", "reports/coverage.xml"),
+    );
     write(
         dir.path(),
         "reports/coverage.xml",
@@ -173,15 +209,28 @@ fn cobertura_xml_is_read_from_the_configured_path() {
     );
     let output = run(dir.path(), &["coverage"]);
     assert!(output.starts_with("exit: 1\n"), "{output}");
-    assert!(output.contains("(Cobertura XML, with branches, 2 files)"), "{output}");
-    assert!(output.contains("core          1  100.0%    100.0%  90% / 80%       -  pass\n"), "{output}");
-    assert!(output.contains("error: area adapters: lines 50.0% < 80%\n"), "{output}");
+    assert!(
+        output.contains("(Cobertura XML, with branches, 2 files)"),
+        "{output}"
+    );
+    assert!(
+        output.contains("core          1  100.0%    100.0%  90% / 80%       -  pass\n"),
+        "{output}"
+    );
+    assert!(
+        output.contains("error: area adapters: lines 50.0% < 80%\n"),
+        "{output}"
+    );
 }
 
 #[test]
 fn unreadable_reports_exit_two_and_name_the_path() {
     let dir = project();
-    write(dir.path(), "broken.json", "{\"files\": {\n  \"a.py\": [1,,]\n}}");
+    write(
+        dir.path(),
+        "broken.json",
+        "{\"files\": {\n  \"a.py\": [1,,]\n}}",
+    );
     assert_eq!(
         run(dir.path(), &["coverage", "broken.json"]),
         "exit: 2
@@ -196,21 +245,38 @@ proctor: error: malformed JSON in coverage report `[ROOT]/broken.json:2:14`: exp
     assert!(output.contains("coverage report `[ROOT]/shape.json` is not a coverage.py JSON report: it has no `files` object"), "{output}");
     let output = run(dir.path(), &["coverage", "--baseline", "absent.json"]);
     assert!(output.starts_with("exit: 2\n"), "{output}");
-    assert!(output.contains("coverage report `[ROOT]/absent.json` does not exist"), "{output}");
+    assert!(
+        output.contains("coverage report `[ROOT]/absent.json` does not exist"),
+        "{output}"
+    );
 }
 
 #[test]
 fn configuration_errors_exit_two() {
     let dir = project();
-    write(dir.path(), "proctor.toml", "[coverage]\nreport = 'coverage.json'\n");
+    write(
+        dir.path(),
+        "proctor.toml",
+        "[coverage]\nreport = 'coverage.json'\n",
+    );
     let output = run(dir.path(), &["coverage"]);
     assert!(output.starts_with("exit: 2\n"), "{output}");
-    assert!(output.contains("no coverage areas configured: add `[[coverage.areas]]`"), "{output}");
+    assert!(
+        output.contains("no coverage areas configured: add `[[coverage.areas]]`"),
+        "{output}"
+    );
 
-    write(dir.path(), "proctor.toml", &CONFIG.replace("line = 90", "line = 120"));
+    write(
+        dir.path(),
+        "proctor.toml",
+        &CONFIG.replace("line = 90", "line = 120"),
+    );
     let output = run(dir.path(), &["coverage"]);
     assert!(output.starts_with("exit: 2\n"), "{output}");
-    assert!(output.contains("proctor.toml:8:8: a percentage"), "{output}");
+    assert!(
+        output.contains("proctor.toml:8:8: a percentage"),
+        "{output}"
+    );
     assert!(output.contains("between 0 and 100"), "{output}");
 }
 
@@ -219,7 +285,9 @@ fn configuration_errors_exit_two() {
 /// it from tests/requirements.txt); it never passes without checking.
 #[test]
 fn a_report_written_by_coverage_py() {
-    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest and coverage (scripts/test sets it)");
+    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect(
+        "PROCTOR_TEST_PYTHON names a Python with pytest and coverage (scripts/test sets it)",
+    );
     let has_coverage = std::process::Command::new(&python)
         .args(["-c", "import coverage"])
         .output()
@@ -229,19 +297,38 @@ fn a_report_written_by_coverage_py() {
     let root = dir.path();
     write(root, "src/indx/__init__.py", "");
     write(root, "src/indx/core/__init__.py", "");
-    write(root, "src/indx/core/model.py", "def double(x):\n    if x > 0:\n        return 2 * x\n    return 0\n");
+    write(
+        root,
+        "src/indx/core/model.py",
+        "def double(x):\n    if x > 0:\n        return 2 * x\n    return 0\n",
+    );
     write(root, "src/indx/adapters/__init__.py", "");
     write(root, "src/indx/adapters/store.py", "def save(x):\n    if x:\n        return 1\n    return 2\n\n\ndef unused():\n    return 3\n");
     write(root, "main.py", "import sys\nsys.path.insert(0, 'src')\nfrom indx.core.model import double\nfrom indx.adapters.store import save\ndouble(1)\ndouble(-1)\nsave(1)\n");
-    for args in [&["run", "--branch", "--source=src", "main.py"][..], &["json", "-o", "coverage.json"][..]] {
-        let status = std::process::Command::new(&python).arg("-m").arg("coverage").args(args).current_dir(root).status().unwrap();
+    for args in [
+        &["run", "--branch", "--source=src", "main.py"][..],
+        &["json", "-o", "coverage.json"][..],
+    ] {
+        let status = std::process::Command::new(&python)
+            .arg("-m")
+            .arg("coverage")
+            .args(args)
+            .current_dir(root)
+            .status()
+            .unwrap();
         assert!(status.success(), "coverage {args:?}");
     }
     let output = run(root, &["coverage"]);
     // core: every line and branch; adapters: 4 of 6 statements.
     assert!(output.starts_with("exit: 1\n"), "{output}");
-    assert!(output.contains("core          2  100.0%    100.0%  90% / 80%       -  pass\n"), "{output}");
-    assert!(output.contains("error: area adapters: lines 66.6% < 80%\n"), "{output}");
+    assert!(
+        output.contains("core          2  100.0%    100.0%  90% / 80%       -  pass\n"),
+        "{output}"
+    );
+    assert!(
+        output.contains("error: area adapters: lines 66.6% < 80%\n"),
+        "{output}"
+    );
 }
 
 /// The indx example (seed 001) measured for real: its offline unit suite
@@ -252,31 +339,67 @@ fn a_report_written_by_coverage_py() {
 /// cover less fails on the drop even where the minimum still holds.
 #[test]
 fn the_indx_example_enforces_its_coverage_targets() {
-    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest and coverage (scripts/test sets it)");
+    let python = std::env::var_os("PROCTOR_TEST_PYTHON").expect(
+        "PROCTOR_TEST_PYTHON names a Python with pytest and coverage (scripts/test sets it)",
+    );
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/indx");
     let dir = copy_of(&repo);
     let root = dir.path();
     let measure = |report: &str| {
-        for args in [&["run", "-m", "pytest", "tests/unit", "-q", "-p", "no:cacheprovider"][..], &["json", "-q", "-o", report][..]] {
-            let output = std::process::Command::new(&python).arg("-m").arg("coverage").args(args).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap();
-            assert!(output.status.success(), "coverage {args:?}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        for args in [
+            &[
+                "run",
+                "-m",
+                "pytest",
+                "tests/unit",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+            ][..],
+            &["json", "-q", "-o", report][..],
+        ] {
+            let output = std::process::Command::new(&python)
+                .arg("-m")
+                .arg("coverage")
+                .args(args)
+                .current_dir(root)
+                .env_remove("PYTEST_ADDOPTS")
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "coverage {args:?}: {}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
         }
     };
     measure("coverage.json");
     let output = run(root, &["coverage"]);
     assert!(output.starts_with("exit: 1\n"), "{output}");
-    assert!(output.contains("core          4  100.0%    100.0%      90%       -  pass\n"), "{output}");
-    assert!(output.contains("error: area adapters: lines 78.3% < 80%\n"), "{output}");
+    assert!(
+        output.contains("core          4  100.0%    100.0%      90%       -  pass\n"),
+        "{output}"
+    );
+    assert!(
+        output.contains("error: area adapters: lines 78.3% < 80%\n"),
+        "{output}"
+    );
     assert!(output.contains("1 of 2 areas fail."), "{output}");
 
     // The store's search loses its test: adapters drop further.
     std::fs::rename(root.join("coverage.json"), root.join("baseline.json")).unwrap();
     let store_test = root.join("tests/unit/store/test_jsonl.py");
-    let text = std::fs::read_to_string(&store_test).unwrap().replace("    assert store.search(\"a\") == sample_chunks\n", "");
+    let text = std::fs::read_to_string(&store_test)
+        .unwrap()
+        .replace("    assert store.search(\"a\") == sample_chunks\n", "");
     std::fs::write(&store_test, text).unwrap();
     measure("coverage.json");
     let output = run(root, &["coverage", "--baseline", "baseline.json"]);
     assert!(output.starts_with("exit: 1\n"), "{output}");
-    assert!(output.contains("error: area adapters: lines dropped"), "{output}");
+    assert!(
+        output.contains("error: area adapters: lines dropped"),
+        "{output}"
+    );
     assert!(!output.contains("error: area core"), "{output}");
 }

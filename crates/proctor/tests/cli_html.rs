@@ -15,13 +15,19 @@ use std::process::{Command, Output};
 use common::{text, write};
 
 fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
 }
 
 fn proctor(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proctor")).args(args).current_dir(dir).env_remove("PYTEST_ADDOPTS").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
 }
-
 
 const HOSTILE_SCRIPT: &str = "</script><script>alert(1)</script>";
 const HOSTILE_IMG: &str = "<img src=x onerror=alert(2)>";
@@ -68,18 +74,40 @@ fn html_report_opens_in_a_browser_and_renders_again_from_json() {
     // The first run records test_flips failing; the second, passing.
     let first = proctor(root, &["run", "--python", python]);
     assert_eq!(first.status.code(), Some(1), "{}", text(&first));
-    let run = proctor(root, &["run", "--python", python, "--json", "r.json", "--html", "r.html"]);
+    let run = proctor(
+        root,
+        &[
+            "run", "--python", python, "--json", "r.json", "--html", "r.html",
+        ],
+    );
     assert_eq!(run.status.code(), Some(1), "{}", text(&run));
 
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("r.json")).unwrap()).unwrap();
-    let nodeids: Vec<&str> = json["tests"].as_array().unwrap().iter().map(|t| t["nodeid"].as_str().unwrap()).collect();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("r.json")).unwrap()).unwrap();
+    let nodeids: Vec<&str> = json["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["nodeid"].as_str().unwrap())
+        .collect();
     let hostile = format!("tests/test_beta.py::test_hostile[{HOSTILE_SCRIPT}]");
-    assert!(nodeids.contains(&hostile.as_str()), "{nodeids:?}\n{}", text(&run));
+    assert!(
+        nodeids.contains(&hostile.as_str()),
+        "{nodeids:?}\n{}",
+        text(&run)
+    );
     assert_eq!(json["version"], 1);
     assert_eq!(json["tier_axis"]["name"], "tier");
-    assert_eq!(json["jobs_by_tier"][0], serde_json::json!({"name": "unit", "selected": 4, "tiers": [["unit", 4]]}), "{json:#}");
+    assert_eq!(
+        json["jobs_by_tier"][0],
+        serde_json::json!({"name": "unit", "selected": 4, "tiers": [["unit", 4]]}),
+        "{json:#}"
+    );
     assert_eq!(json["jobs_by_tier"][1]["selected"], 8, "{json:#}");
-    assert_eq!(json["history"]["flaky"][0]["nodeid"], "tests/test_alpha.py::test_flips", "{json:#}");
+    assert_eq!(
+        json["history"]["flaky"][0]["nodeid"], "tests/test_alpha.py::test_flips",
+        "{json:#}"
+    );
 
     let html = std::fs::read_to_string(root.join("r.html")).unwrap();
     for raw in [HOSTILE_SCRIPT, HOSTILE_IMG, "<b>here</b>", "<markup>"] {
@@ -89,21 +117,41 @@ fn html_report_opens_in_a_browser_and_renders_again_from_json() {
     // The saved JSON renders the same page.
     let again = proctor(root, &["report", "--from", "r.json", "--html", "r2.html"]);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
-    assert!(std::fs::read_to_string(root.join("r2.html")).unwrap() == html, "proctor report --from r.json renders another page than proctor run --html");
+    assert!(
+        std::fs::read_to_string(root.join("r2.html")).unwrap() == html,
+        "proctor report --from r.json renders another page than proctor run --html"
+    );
 
     browser_check(root);
 }
 
 /// Runs `tests/browser/check_report.mjs` on the page, or says why it cannot.
-#[expect(clippy::print_stderr, reason = "the skip notice and the screenshot's path are for the person running the tests")]
+#[expect(
+    clippy::print_stderr,
+    reason = "the skip notice and the screenshot's path are for the person running the tests"
+)]
 fn browser_check(root: &Path) {
     let browser_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser");
-    let chromium = std::env::var_os("PROCTOR_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let chromium = std::env::var_os("PROCTOR_CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     let missing: Vec<String> = [
         (!node_ok).then(|| "node is not on PATH".to_owned()),
-        (!browser_dir.join("node_modules/playwright-core").is_dir()).then(|| format!("{} has no node_modules/playwright-core (run `npm ci` there)", browser_dir.display())),
-        (!chromium.is_file()).then(|| format!("{} is missing (apt-get install chromium)", chromium.display())),
+        (!browser_dir.join("node_modules/playwright-core").is_dir()).then(|| {
+            format!(
+                "{} has no node_modules/playwright-core (run `npm ci` there)",
+                browser_dir.display()
+            )
+        }),
+        (!chromium.is_file()).then(|| {
+            format!(
+                "{} is missing (apt-get install chromium)",
+                chromium.display()
+            )
+        }),
     ]
     .into_iter()
     .flatten()
@@ -120,14 +168,26 @@ fn browser_check(root: &Path) {
     let screenshot = root.join("report.png");
     let output = Command::new("node")
         .arg(browser_dir.join("check_report.mjs"))
-        .args(["--html", "r.html", "--json", "r.json", "--search", "test_beta", "--screenshot"])
+        .args([
+            "--html",
+            "r.html",
+            "--json",
+            "r.json",
+            "--search",
+            "test_beta",
+            "--screenshot",
+        ])
         .arg(&screenshot)
         .current_dir(root)
         .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
         .env("PROCTOR_CHROMIUM", &chromium)
         .output()
         .unwrap();
-    assert!(output.status.success(), "the browser check failed:\n{}", text(&output));
+    assert!(
+        output.status.success(),
+        "the browser check failed:\n{}",
+        text(&output)
+    );
     assert!(screenshot.is_file());
     // Kept where PROCTOR_SCREENSHOT_DIR says, for a person to look at.
     if let Some(keep) = std::env::var_os("PROCTOR_SCREENSHOT_DIR") {
@@ -135,7 +195,11 @@ fn browser_check(root: &Path) {
         std::fs::copy(&screenshot, &kept).unwrap();
         eprintln!("screenshot: {}", kept.display());
     }
-    eprintln!("browser check: {}screenshot: {}", String::from_utf8_lossy(&output.stdout), screenshot.display());
+    eprintln!(
+        "browser check: {}screenshot: {}",
+        String::from_utf8_lossy(&output.stdout),
+        screenshot.display()
+    );
 }
 
 #[test]
@@ -144,9 +208,21 @@ fn report_explains_a_missing_malformed_or_foreign_json() {
     let root = dir.path();
     let cases = [
         ("nope.json", None, "cannot read the JSON report nope.json"),
-        ("bad.json", Some("{\"version\": 1, \"tests\": ["), "bad.json is not JSON"),
-        ("v2.json", Some("{\"version\": 2}"), "v2.json is a version 2 report; this proctor reads version 1"),
-        ("other.json", Some("{\"version\": 1, \"tests\": 3}"), "other.json is not a proctor JSON report of version 1"),
+        (
+            "bad.json",
+            Some("{\"version\": 1, \"tests\": ["),
+            "bad.json is not JSON",
+        ),
+        (
+            "v2.json",
+            Some("{\"version\": 2}"),
+            "v2.json is a version 2 report; this proctor reads version 1",
+        ),
+        (
+            "other.json",
+            Some("{\"version\": 1, \"tests\": 3}"),
+            "other.json is not a proctor JSON report of version 1",
+        ),
     ];
     for (file, content, expected) in cases {
         if let Some(content) = content {
@@ -154,7 +230,11 @@ fn report_explains_a_missing_malformed_or_foreign_json() {
         }
         let output = proctor(root, &["report", "--from", file, "--html", "out.html"]);
         assert_eq!(output.status.code(), Some(4), "{file}: {}", text(&output));
-        assert!(text(&output).contains(expected), "{file}: {}", text(&output));
+        assert!(
+            text(&output).contains(expected),
+            "{file}: {}",
+            text(&output)
+        );
     }
     assert!(!root.join("out.html").exists());
 }

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use common::{text, write};
 
 fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
 }
 
 fn proctor(dir: &Path, args: &[&str]) -> Output {
@@ -28,13 +30,18 @@ fn proctor(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-
 fn report(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn outcome(doc: &serde_json::Value, nodeid: &str) -> serde_json::Value {
-    doc["tests"].as_array().unwrap().iter().find(|t| t["nodeid"] == nodeid).unwrap_or_else(|| panic!("{nodeid} not in {doc}")).clone()
+    doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["nodeid"] == nodeid)
+        .unwrap_or_else(|| panic!("{nodeid} not in {doc}"))
+        .clone()
 }
 
 #[test]
@@ -55,13 +62,35 @@ fn transient_failures_are_rerun_and_reported_flaky() {
     let output = proctor(root, &["--json", json.to_str().unwrap()]);
     let doc = report(&json);
     let flaky = outcome(&doc, "test_flaky.py::test_times_out_once");
-    assert_eq!((flaky["outcome"].as_str(), flaky["flaky"].as_bool(), flaky["attempts"].as_u64()), (Some("passed"), Some(true), Some(2)), "{}", text(&output));
+    assert_eq!(
+        (
+            flaky["outcome"].as_str(),
+            flaky["flaky"].as_bool(),
+            flaky["attempts"].as_u64()
+        ),
+        (Some("passed"), Some(true), Some(2)),
+        "{}",
+        text(&output)
+    );
     let assertion = outcome(&doc, "test_flaky.py::test_assertion");
-    assert_eq!((assertion["outcome"].as_str(), assertion["attempts"].as_u64()), (Some("failed"), Some(1)));
+    assert_eq!(
+        (
+            assertion["outcome"].as_str(),
+            assertion["attempts"].as_u64()
+        ),
+        (Some("failed"), Some(1))
+    );
     let unmarked = outcome(&doc, "test_flaky.py::test_times_out_unmarked");
-    assert_eq!((unmarked["outcome"].as_str(), unmarked["attempts"].as_u64()), (Some("failed"), Some(1)));
+    assert_eq!(
+        (unmarked["outcome"].as_str(), unmarked["attempts"].as_u64()),
+        (Some("failed"), Some(1))
+    );
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
-    assert!(text(&output).contains("FLAKY test_flaky.py::test_times_out_once"), "{}", text(&output));
+    assert!(
+        text(&output).contains("FLAKY test_flaky.py::test_times_out_once"),
+        "{}",
+        text(&output)
+    );
 }
 
 /// A module of `count` passing tests named after `module`.
@@ -73,7 +102,11 @@ fn module_text(module: &str, count: usize) -> String {
 }
 
 fn order_of(output: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&output.stdout).lines().filter(|l| l.ends_with(" PASSED")).map(|l| l.trim_end_matches(" PASSED").to_owned()).collect()
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.ends_with(" PASSED"))
+        .map(|l| l.trim_end_matches(" PASSED").to_owned())
+        .collect()
 }
 
 #[test]
@@ -84,15 +117,31 @@ fn random_order_is_reproducible_from_its_seed() {
         let tests = module_text(module, 5);
         write(root, &format!("test_{module}.py"), &tests);
     }
-    let first = proctor(root, &["--order", "random", "--seed", "1234", "-v", "--no-history"]);
-    let again = proctor(root, &["--order", "random", "--seed", "1234", "-v", "--no-history"]);
-    let other = proctor(root, &["--order", "random", "--seed", "99", "-v", "--no-history"]);
-    assert!(text(&first).contains("random order (--seed 1234)"), "{}", text(&first));
+    let first = proctor(
+        root,
+        &["--order", "random", "--seed", "1234", "-v", "--no-history"],
+    );
+    let again = proctor(
+        root,
+        &["--order", "random", "--seed", "1234", "-v", "--no-history"],
+    );
+    let other = proctor(
+        root,
+        &["--order", "random", "--seed", "99", "-v", "--no-history"],
+    );
+    assert!(
+        text(&first).contains("random order (--seed 1234)"),
+        "{}",
+        text(&first)
+    );
     assert_eq!(order_of(&first).len(), 20);
     assert_eq!(order_of(&first), order_of(&again));
     assert_ne!(order_of(&first), order_of(&other));
     // Modules stay together.
-    let modules: Vec<String> = order_of(&first).iter().map(|n| n.split("::").next().unwrap().to_owned()).collect();
+    let modules: Vec<String> = order_of(&first)
+        .iter()
+        .map(|n| n.split("::").next().unwrap().to_owned())
+        .collect();
     let changes = modules.windows(2).filter(|w| w[0] != w[1]).count();
     assert_eq!(changes, 3, "{modules:?}");
 }
@@ -110,7 +159,11 @@ fn shards_split_the_tests_without_loss_or_overlap() {
         let shard = format!("{index}/3");
         let output = proctor(root, &["--shard", &shard, "-v", "--no-history"]);
         let ran = order_of(&output);
-        assert!(!ran.is_empty() && ran.len() <= 8, "shard {shard}: {}", text(&output));
+        assert!(
+            !ran.is_empty() && ran.len() <= 8,
+            "shard {shard}: {}",
+            text(&output)
+        );
         all.extend(ran);
     }
     let unique: BTreeSet<&String> = all.iter().collect();
@@ -138,9 +191,21 @@ fn unit_tests_may_not_use_the_network() {
     let doc = report(&json);
     let refused = outcome(&doc, "test_net.py::test_unit_reaches_out");
     assert_eq!(refused["outcome"], "failed", "{}", text(&output));
-    assert!(refused["message"].as_str().unwrap().contains("may not use the network"), "{refused}");
-    assert_eq!(outcome(&doc, "test_net.py::test_unit_loopback_is_fine")["outcome"], "passed");
-    assert_eq!(outcome(&doc, "test_net.py::test_integration_may")["outcome"], "passed");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("may not use the network"),
+        "{refused}"
+    );
+    assert_eq!(
+        outcome(&doc, "test_net.py::test_unit_loopback_is_fine")["outcome"],
+        "passed"
+    );
+    assert_eq!(
+        outcome(&doc, "test_net.py::test_integration_may")["outcome"],
+        "passed"
+    );
 }
 
 #[test]
@@ -162,8 +227,14 @@ fn ctrl_c_stops_pytest_and_writes_the_partial_report() {
         .unwrap();
     let started = Instant::now();
     while !root.join("running").exists() {
-        assert!(matches!(child.try_wait(), Ok(None)), "proctor exited before the slow test ran");
-        assert!(started.elapsed() < Duration::from_mins(2), "the slow test never ran");
+        assert!(
+            matches!(child.try_wait(), Ok(None)),
+            "proctor exited before the slow test ran"
+        );
+        assert!(
+            started.elapsed() < Duration::from_mins(2),
+            "the slow test never ran"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let pid = i32::try_from(child.id()).unwrap();
@@ -174,11 +245,25 @@ fn ctrl_c_stops_pytest_and_writes_the_partial_report() {
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", text(&output));
     let doc = report(&json);
-    assert_eq!(outcome(&doc, "test_slow.py::test_quick")["outcome"], "passed");
-    assert!(doc["tests"].as_array().unwrap().iter().all(|t| t["nodeid"] != "test_slow.py::test_never_reached"));
+    assert_eq!(
+        outcome(&doc, "test_slow.py::test_quick")["outcome"],
+        "passed"
+    );
+    assert!(doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["nodeid"] != "test_slow.py::test_never_reached"));
     // No pytest left running for this project.
     let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
-    let running = String::from_utf8_lossy(&ps.stdout).lines().filter(|l| l.contains("pytest") && l.contains("proctor_bridge") && l.contains(root.to_str().unwrap())).count();
+    let running = String::from_utf8_lossy(&ps.stdout)
+        .lines()
+        .filter(|l| {
+            l.contains("pytest")
+                && l.contains("proctor_bridge")
+                && l.contains(root.to_str().unwrap())
+        })
+        .count();
     assert_eq!(running, 0);
 }
 
@@ -202,16 +287,38 @@ fn a_job_runs_with_its_environment_and_secrets_stay_out_of_reports() {
         .arg("run")
         .arg("--python")
         .arg(python())
-        .args(["--job", "ci", "--json", json.to_str().unwrap(), "--junit-xml", xml.to_str().unwrap()])
+        .args([
+            "--job",
+            "ci",
+            "--json",
+            json.to_str().unwrap(),
+            "--junit-xml",
+            xml.to_str().unwrap(),
+        ])
         .current_dir(root)
         .env("PROCTOR_TEST_SECRET", "s3cr3t-7f1c")
         .output()
         .unwrap();
     let doc = report(&json);
-    assert_eq!(outcome(&doc, "test_job.py::test_sees_ci")["outcome"], "passed", "{}", text(&output));
+    assert_eq!(
+        outcome(&doc, "test_job.py::test_sees_ci")["outcome"],
+        "passed",
+        "{}",
+        text(&output)
+    );
     let judged = outcome(&doc, "test_job.py::test_judged");
-    assert_eq!((judged["outcome"].as_str(), judged["reason"].as_str()), (Some("skipped"), Some("`qualitative` tests are skipped when CICD=1")));
-    assert!(doc["tests"].as_array().unwrap().iter().all(|t| t["nodeid"] != "test_job.py::test_not_e2e"));
+    assert_eq!(
+        (judged["outcome"].as_str(), judged["reason"].as_str()),
+        (
+            Some("skipped"),
+            Some("`qualitative` tests are skipped when CICD=1")
+        )
+    );
+    assert!(doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["nodeid"] != "test_job.py::test_not_e2e"));
     // The history holds no output.
     let history = std::fs::read(root.join(".proctor/history.db")).unwrap();
     assert!(!String::from_utf8_lossy(&history).contains("s3cr3t-7f1c"));
@@ -225,7 +332,11 @@ fn phases_start_their_services_and_a_broken_service_fails_only_its_phase() {
     let python = python();
     let server = "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n";
     write(root, "fake_server.py", server);
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     write(
         root,
         "pyproject.toml",
@@ -245,17 +356,47 @@ fn phases_start_their_services_and_a_broken_service_fails_only_its_phase() {
         "import os, urllib.request\nimport pytest\n\n@pytest.mark.e2e\n@pytest.mark.fake\ndef test_fake_answers():\n    with urllib.request.urlopen('http://' + os.environ['FAKE_HOST'] + '/') as r:\n        assert r.read() == b'ok'\n\n@pytest.mark.e2e\n@pytest.mark.broken\ndef test_broken_backend():\n    pass\n\n@pytest.mark.e2e\ndef test_no_backend():\n    pass\n",
     );
     let json = root.join("report.json");
-    let output = proctor(root, &["--job", "nightly", "--json", json.to_str().unwrap(), "--no-history"]);
+    let output = proctor(
+        root,
+        &[
+            "--job",
+            "nightly",
+            "--json",
+            json.to_str().unwrap(),
+            "--no-history",
+        ],
+    );
     let doc = report(&json);
     let fake = outcome(&doc, "test_backends.py::test_fake_answers");
-    assert_eq!((fake["outcome"].as_str(), fake["phase"].as_str()), (Some("passed"), Some("fake")), "{}", text(&output));
+    assert_eq!(
+        (fake["outcome"].as_str(), fake["phase"].as_str()),
+        (Some("passed"), Some("fake")),
+        "{}",
+        text(&output)
+    );
     let broken = outcome(&doc, "test_backends.py::test_broken_backend");
     assert_eq!(broken["outcome"], "error", "{}", text(&output));
-    assert!(broken["message"].as_str().unwrap().contains("cannot start the broken service"), "{broken}");
-    assert_eq!(outcome(&doc, "test_backends.py::test_no_backend")["outcome"], "passed");
-    assert!(text(&output).contains("phases broken → fake → (none)"), "{}", text(&output));
+    assert!(
+        broken["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot start the broken service"),
+        "{broken}"
+    );
+    assert_eq!(
+        outcome(&doc, "test_backends.py::test_no_backend")["outcome"],
+        "passed"
+    );
+    assert!(
+        text(&output).contains("phases broken → fake → (none)"),
+        "{}",
+        text(&output)
+    );
     // The service is stopped: its port is free again.
-    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the fake service is still running");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the fake service is still running"
+    );
 }
 
 #[test]
@@ -272,15 +413,25 @@ fn the_history_names_flaky_and_slow_tests() {
     let second = proctor(root, &[]);
     let out = text(&second);
     assert!(out.contains("SLOW test_history.py::test_sleeps"), "{out}");
-    assert!(out.contains("NOT SLOW test_history.py::test_marked_but_fast"), "{out}");
-    assert!(out.contains("FLAKY test_history.py::test_alternates — went wrong in 1 of its last 2 runs"), "{out}");
+    assert!(
+        out.contains("NOT SLOW test_history.py::test_marked_but_fast"),
+        "{out}"
+    );
+    assert!(
+        out.contains("FLAKY test_history.py::test_alternates — went wrong in 1 of its last 2 runs"),
+        "{out}"
+    );
 }
 
 #[test]
 fn the_history_keeps_the_newest_runs() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "pyproject.toml", "[tool.proctor.run]\nhistory-runs = 2\n");
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.proctor.run]\nhistory-runs = 2\n",
+    );
     write(root, "test_a.py", "def test_ok():\n    pass\n");
     for _ in 0..3 {
         let output = proctor(root, &[]);
@@ -288,10 +439,23 @@ fn the_history_keeps_the_newest_runs() {
     }
     let history = proctor_history::History::open(&root.join(".proctor/history.db")).unwrap();
     assert_eq!(history.run_count().unwrap(), 2);
-    write(root, "pyproject.toml", "[tool.proctor.run]\nhistory-runs = 0\n");
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.proctor.run]\nhistory-runs = 0\n",
+    );
     let output = proctor(root, &[]);
-    assert_eq!(output.status.code(), Some(4), "a usage error, as pytest's: {}", text(&output));
-    assert!(text(&output).contains("pyproject.toml:2:16: `history-runs` must be at least 1"), "{}", text(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "a usage error, as pytest's: {}",
+        text(&output)
+    );
+    assert!(
+        text(&output).contains("pyproject.toml:2:16: `history-runs` must be at least 1"),
+        "{}",
+        text(&output)
+    );
 }
 
 #[test]
@@ -300,7 +464,11 @@ fn a_service_hook_runs_between_modules() {
     let root = dir.path();
     let server = "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n    def do_POST(self):\n        with open('evictions.log', 'a') as f:\n            f.write(self.path + '\\n')\n        self.send_response(204)\n        self.end_headers()\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n";
     write(root, "fake_server.py", server);
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     write(
         root,
         "pyproject.toml",
@@ -317,7 +485,12 @@ fn a_service_hook_runs_between_modules() {
     let output = proctor(root, &["--no-history"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let evictions = std::fs::read_to_string(root.join("evictions.log")).unwrap_or_default();
-    assert_eq!(evictions, "/evict\n/evict\n", "one hook before each module after the first\n{}", text(&output));
+    assert_eq!(
+        evictions,
+        "/evict\n/evict\n",
+        "one hook before each module after the first\n{}",
+        text(&output)
+    );
 }
 
 #[test]
@@ -327,20 +500,44 @@ fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
     // is seen, said, and makes the run fail, as with bare pytest.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "conftest.py", "import atexit, os\n\natexit.register(lambda: os._exit(3))\n");
+    write(
+        root,
+        "conftest.py",
+        "import atexit, os\n\natexit.register(lambda: os._exit(3))\n",
+    );
     write(root, "test_a.py", "def test_ok():\n    pass\n");
-    let bare = Command::new(python()).args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap();
+    let bare = Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
     assert_eq!(bare.status.code(), Some(3), "{}", text(&bare));
     let output = proctor(root, &[]);
     assert_eq!(output.status.code(), Some(3), "{}", text(&output));
-    assert!(text(&output).contains("pytest's session ended with status 0, but its process then exited with exit status 3"), "{}", text(&output));
+    assert!(
+        text(&output).contains(
+            "pytest's session ended with status 0, but its process then exited with exit status 3"
+        ),
+        "{}",
+        text(&output)
+    );
     assert!(text(&output).contains("1 passed"), "{}", text(&output));
-    assert!(root.join(".proctor/history.db").is_file(), "the run was recorded before the wait");
+    assert!(
+        root.join(".proctor/history.db").is_file(),
+        "the run was recorded before the wait"
+    );
 }
 
 /// Bare pytest over the same project: `-q`, no cache.
 fn bare_pytest(root: &Path, args: &[&str]) -> Output {
-    Command::new(python()).args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]).args(args).current_dir(root).env_remove("PYTEST_ADDOPTS").output().unwrap()
+    Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(args)
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
 }
 
 /// `proctor run` in `root`, killed (and the test failed) if it has not
@@ -372,16 +569,28 @@ fn proctor_bounded(root: &Path, args: &[&str]) -> Output {
     });
     let output = child.wait_with_output().unwrap();
     let _ = done.send(());
-    assert!(!watchdog.join().unwrap(), "proctor run never ended\n{}", text(&output));
+    assert!(
+        !watchdog.join().unwrap(),
+        "proctor run never ended\n{}",
+        text(&output)
+    );
     output
 }
 
 /// The `N passed` count of pytest's or proctor's summary line.
 fn passed_count(output: &Output) -> Option<usize> {
     let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    let line = out.lines().rev().find(|l| l.contains(" in ") && (l.contains("passed") || l.contains("failed")))?.to_owned();
-    let (counts, _) = line.trim_matches(|c: char| c == '=' || c == ' ').rsplit_once(" in ")?;
-    counts.split(", ").find_map(|part| part.strip_suffix(" passed")?.parse().ok())
+    let line = out
+        .lines()
+        .rev()
+        .find(|l| l.contains(" in ") && (l.contains("passed") || l.contains("failed")))?
+        .to_owned();
+    let (counts, _) = line
+        .trim_matches(|c: char| c == '=' || c == ' ')
+        .rsplit_once(" in ")?;
+    counts
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" passed")?.parse().ok())
 }
 
 #[test]
@@ -393,11 +602,22 @@ fn a_failure_message_with_a_lone_surrogate_fails_the_run() {
     assert_eq!(bare.status.code(), Some(1), "{}", text(&bare));
     let json = root.join("report.json");
     let output = proctor_bounded(root, &["--no-history", "--json", json.to_str().unwrap()]);
-    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
+    assert_eq!(
+        output.status.code(),
+        bare.status.code(),
+        "{}",
+        text(&output)
+    );
     let doc = report(&json);
     let failed = outcome(&doc, "test_s.py::test_surrogate");
     assert_eq!(failed["outcome"], "failed", "{}", text(&output));
-    assert!(failed["message"].as_str().unwrap().contains("AssertionError: \\udcff"), "{failed}");
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("AssertionError: \\udcff"),
+        "{failed}"
+    );
     assert_eq!(outcome(&doc, "test_s.py::test_ok")["outcome"], "passed");
 }
 
@@ -418,13 +638,32 @@ fn values_json_cannot_hold_reach_proctor_intact() {
          @pytest.mark.parametrize('s', [1], ids=[b'\\xfe'.decode('utf-8', 'surrogateescape')])\ndef test_surrogate_id(s):\n    pass\n\n\
          @pytest.mark.tagged(b'\\xfd'.decode('utf-8', 'surrogateescape'), weight=float('nan'))\ndef test_surrogate_marker():\n    pass\n",
     );
-    write(root, "pytest.ini", "[pytest]\nmarkers =\n    tagged: a marker with odd arguments\n");
-    std::fs::write(root.join(std::ffi::OsStr::from_bytes(b"test_latin1_\xe9.py")), "def test_in_a_latin1_name():\n    pass\n").unwrap();
+    write(
+        root,
+        "pytest.ini",
+        "[pytest]\nmarkers =\n    tagged: a marker with odd arguments\n",
+    );
+    std::fs::write(
+        root.join(std::ffi::OsStr::from_bytes(b"test_latin1_\xe9.py")),
+        "def test_in_a_latin1_name():\n    pass\n",
+    )
+    .unwrap();
     let bare = bare_pytest(root, &[]);
     assert_eq!(bare.status.code(), Some(0), "{}", text(&bare));
     let output = proctor_bounded(root, &["--no-history"]);
-    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
-    assert_eq!(passed_count(&output), passed_count(&bare), "{}\n--- bare pytest\n{}", text(&output), text(&bare));
+    assert_eq!(
+        output.status.code(),
+        bare.status.code(),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(
+        passed_count(&output),
+        passed_count(&bare),
+        "{}\n--- bare pytest\n{}",
+        text(&output),
+        text(&bare)
+    );
     assert_eq!(passed_count(&output), Some(9), "{}", text(&output));
 }
 
@@ -433,19 +672,39 @@ fn collection_errors_fail_the_run_as_in_pytest() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "test_good.py", "def test_ok():\n    pass\n");
-    write(root, "test_broken.py", "import no_such_module_here\n\ndef test_lost():\n    pass\n");
+    write(
+        root,
+        "test_broken.py",
+        "import no_such_module_here\n\ndef test_lost():\n    pass\n",
+    );
     for extra in [&["--continue-on-collection-errors"][..], &[]] {
         let bare = bare_pytest(root, extra);
         let json = root.join("report.json");
         let mut args = vec!["--no-history", "--json", json.to_str().unwrap(), "--"];
         args.extend(extra);
         let output = proctor_bounded(root, &args);
-        assert_eq!(output.status.code(), bare.status.code(), "{extra:?}\n{}\n--- bare pytest\n{}", text(&output), text(&bare));
+        assert_eq!(
+            output.status.code(),
+            bare.status.code(),
+            "{extra:?}\n{}\n--- bare pytest\n{}",
+            text(&output),
+            text(&bare)
+        );
         let doc = report(&json);
-        assert_eq!(doc["summary"]["exit_code"].as_i64(), bare.status.code().map(i64::from), "{extra:?}: the report's exit code");
+        assert_eq!(
+            doc["summary"]["exit_code"].as_i64(),
+            bare.status.code().map(i64::from),
+            "{extra:?}: the report's exit code"
+        );
         let broken = outcome(&doc, "test_broken.py");
         assert_eq!(broken["outcome"], "error", "{extra:?}: {}", text(&output));
-        assert!(broken["message"].as_str().unwrap().contains("No module named 'no_such_module_here'"), "{broken}");
+        assert!(
+            broken["message"]
+                .as_str()
+                .unwrap()
+                .contains("No module named 'no_such_module_here'"),
+            "{broken}"
+        );
     }
 }
 
@@ -456,15 +715,33 @@ fn collection_errors_fail_the_run_as_in_pytest() {
 fn an_internal_error_is_the_exit_status_of_the_run_and_of_its_report() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "conftest.py", "def pytest_collection_modifyitems(items):\n    raise RuntimeError('a hook that breaks')\n");
+    write(
+        root,
+        "conftest.py",
+        "def pytest_collection_modifyitems(items):\n    raise RuntimeError('a hook that breaks')\n",
+    );
     write(root, "test_a.py", "def test_ok():\n    pass\n");
     let bare = bare_pytest(root, &[]);
     assert_eq!(bare.status.code(), Some(3), "{}", text(&bare));
     let json = root.join("report.json");
     let output = proctor_bounded(root, &["--no-history", "--json", json.to_str().unwrap()]);
-    assert_eq!(output.status.code(), bare.status.code(), "{}", text(&output));
-    assert!(text(&output).contains("RuntimeError: a hook that breaks"), "{}", text(&output));
-    assert_eq!(report(&json)["summary"]["exit_code"], 3, "{}", text(&output));
+    assert_eq!(
+        output.status.code(),
+        bare.status.code(),
+        "{}",
+        text(&output)
+    );
+    assert!(
+        text(&output).contains("RuntimeError: a hook that breaks"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(
+        report(&json)["summary"]["exit_code"],
+        3,
+        "{}",
+        text(&output)
+    );
 }
 
 /// `pytest.importorskip` names a module, which the distribution that
@@ -476,14 +753,32 @@ fn an_importorskip_of_a_module_whose_distribution_has_another_name_runs() {
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
     write(&site, "fake_yaml_mod/__init__.py", "VALUE = 1\n");
-    write(&site, "Fake_YAML_Dist-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: Fake-YAML-Dist\nVersion: 1.0\n");
-    write(&site, "Fake_YAML_Dist-1.0.dist-info/top_level.txt", "fake_yaml_mod\n");
+    write(
+        &site,
+        "Fake_YAML_Dist-1.0.dist-info/METADATA",
+        "Metadata-Version: 2.1\nName: Fake-YAML-Dist\nVersion: 1.0\n",
+    );
+    write(
+        &site,
+        "Fake_YAML_Dist-1.0.dist-info/top_level.txt",
+        "fake_yaml_mod\n",
+    );
     let root = dir.path().join("project");
     write(&root, "pytest.ini", "[pytest]\n");
     write(&root, "test_y.py", "import pytest\n\nyaml = pytest.importorskip('fake_yaml_mod')\n\n\ndef test_uses_the_module():\n    assert yaml.VALUE == 1\n");
     write(&root, "test_missing.py", "import pytest\n\npytest.importorskip('fake_missing_mod')\n\n\ndef test_never_runs():\n    pass\n");
-    let prefix = python().parent().and_then(Path::parent).unwrap().to_path_buf();
-    let bare = Command::new(python()).args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]).current_dir(&root).env("PYTHONPATH", &site).env_remove("PYTEST_ADDOPTS").output().unwrap();
+    let prefix = python()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf();
+    let bare = Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(&root)
+        .env("PYTHONPATH", &site)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
     assert_eq!(bare.status.code(), Some(0), "{}", text(&bare));
     let json = root.join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
@@ -498,13 +793,27 @@ fn an_importorskip_of_a_module_whose_distribution_has_another_name_runs() {
         .env_remove("PYTEST_ADDOPTS")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), bare.status.code(), "{}\n--- bare pytest\n{}", text(&output), text(&bare));
+    assert_eq!(
+        output.status.code(),
+        bare.status.code(),
+        "{}\n--- bare pytest\n{}",
+        text(&output),
+        text(&bare)
+    );
     assert!(!text(&output).contains("DRIFT"), "{}", text(&output));
     let doc = report(&json);
-    assert_eq!(outcome(&doc, "test_y.py::test_uses_the_module")["outcome"], "passed", "{}", text(&output));
+    assert_eq!(
+        outcome(&doc, "test_y.py::test_uses_the_module")["outcome"],
+        "passed",
+        "{}",
+        text(&output)
+    );
     let missing = outcome(&doc, "test_missing.py");
     assert_eq!(missing["outcome"], "skipped", "{}", text(&output));
-    assert_eq!(missing["reason"], "could not import 'fake_missing_mod': No module named 'fake_missing_mod'");
+    assert_eq!(
+        missing["reason"],
+        "could not import 'fake_missing_mod': No module named 'fake_missing_mod'"
+    );
 }
 
 #[test]
@@ -514,11 +823,24 @@ fn pytest_exit_is_reported_and_the_tests_it_stopped_are_named() {
     write(root, "test_exit.py", "import pytest\n\ndef test_a():\n    pass\n\ndef test_b():\n    pytest.exit('stop here', returncode=0)\n\ndef test_c():\n    pass\n\ndef test_d():\n    pass\n");
     let bare = bare_pytest(root, &[]);
     let output = proctor_bounded(root, &["--no-history"]);
-    assert_eq!(output.status.code(), bare.status.code(), "{}\n--- bare pytest\n{}", text(&output), text(&bare));
+    assert_eq!(
+        output.status.code(),
+        bare.status.code(),
+        "{}\n--- bare pytest\n{}",
+        text(&output),
+        text(&bare)
+    );
     let out = text(&output);
     assert!(out.contains("Exit: stop here"), "{out}");
-    for nodeid in ["test_exit.py::test_b", "test_exit.py::test_c", "test_exit.py::test_d"] {
-        assert!(out.contains(&format!("NOT RUN {nodeid}")), "{nodeid} is not named\n{out}");
+    for nodeid in [
+        "test_exit.py::test_b",
+        "test_exit.py::test_c",
+        "test_exit.py::test_d",
+    ] {
+        assert!(
+            out.contains(&format!("NOT RUN {nodeid}")),
+            "{nodeid} is not named\n{out}"
+        );
     }
 }
 
@@ -549,21 +871,49 @@ fn concurrent_runs_in_one_directory_keep_their_own_files() {
             let root = root.to_path_buf();
             std::thread::spawn(move || {
                 let json = root.join(format!("report-{group}.json"));
-                let output = proctor_bounded(&root, &[&format!("test_g{group}.py"), "--json", json.to_str().unwrap()]);
+                let output = proctor_bounded(
+                    &root,
+                    &[
+                        &format!("test_g{group}.py"),
+                        "--json",
+                        json.to_str().unwrap(),
+                    ],
+                );
                 (group, output, report(&json))
             })
         })
         .collect();
     for run in runs {
         let (group, output, doc) = run.join().unwrap();
-        let got: BTreeSet<(String, String)> = doc["tests"].as_array().unwrap().iter().map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned())).collect();
-        let want: BTreeSet<(String, String)> = (0..8).map(|i| (format!("test_g{group}.py::test_g{group}_{i}"), if i == 2 { "crashed" } else { "passed" }.to_owned())).collect();
+        let got: BTreeSet<(String, String)> = doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["nodeid"].as_str().unwrap().to_owned(),
+                    t["outcome"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let want: BTreeSet<(String, String)> = (0..8)
+            .map(|i| {
+                (
+                    format!("test_g{group}.py::test_g{group}_{i}"),
+                    if i == 2 { "crashed" } else { "passed" }.to_owned(),
+                )
+            })
+            .collect();
         assert_eq!(got, want, "run {group}\n{}", text(&output));
     }
     let history = proctor_history::History::open(&root.join(".proctor/history.db")).unwrap();
     assert_eq!(history.run_count().unwrap(), 4);
     // Each run's own files are gone with it; the plugin stays.
-    let left: Vec<String> = std::fs::read_dir(root.join(".proctor/run")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "proctor_bridge.py" && n != "__pycache__").collect();
+    let left: Vec<String> = std::fs::read_dir(root.join(".proctor/run"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "proctor_bridge.py" && n != "__pycache__")
+        .collect();
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -574,13 +924,32 @@ fn times_out_of_range_are_usage_errors() {
     write(root, "test_a.py", "def test_ok():\n    pass\n");
     for bad in ["-1", "0", "nan", "inf", "1e300", "86401"] {
         let output = proctor(root, &["--timeout", bad]);
-        assert_eq!(output.status.code(), Some(4), "--timeout {bad}: {}", text(&output));
-        assert!(text(&output).contains("--timeout must be a number of seconds above 0 and at most 86400"), "{}", text(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(4),
+            "--timeout {bad}: {}",
+            text(&output)
+        );
+        assert!(
+            text(&output)
+                .contains("--timeout must be a number of seconds above 0 and at most 86400"),
+            "{}",
+            text(&output)
+        );
     }
     let cases = [
-        ("[run]\ntimeout = 1e300\n", "proctor.toml:2:11: must be a number of seconds above 0 and at most 86400"),
-        ("[[run.reruns]]\ntimes = 1\ndelay = 1e300\n", "proctor.toml:3:9: must be a number of seconds from 0 to 86400"),
-        ("[[run.reruns]]\ntimes = 1\ndelay = inf\n", "proctor.toml:3:9: must be a number of seconds from 0 to 86400"),
+        (
+            "[run]\ntimeout = 1e300\n",
+            "proctor.toml:2:11: must be a number of seconds above 0 and at most 86400",
+        ),
+        (
+            "[[run.reruns]]\ntimes = 1\ndelay = 1e300\n",
+            "proctor.toml:3:9: must be a number of seconds from 0 to 86400",
+        ),
+        (
+            "[[run.reruns]]\ntimes = 1\ndelay = inf\n",
+            "proctor.toml:3:9: must be a number of seconds from 0 to 86400",
+        ),
     ];
     for (config, error) in cases {
         write(root, "proctor.toml", config);
@@ -607,12 +976,27 @@ fn the_network_guard_covers_udp_and_names_that_only_look_like_loopback() {
     let json = root.join("report.json");
     let output = proctor(root, &["--json", json.to_str().unwrap(), "--no-history"]);
     let doc = report(&json);
-    for nodeid in ["test_net.py::test_dns_by_hand", "test_net.py::test_sendto_with_flags", "test_net.py::test_a_name_starting_with_127"] {
+    for nodeid in [
+        "test_net.py::test_dns_by_hand",
+        "test_net.py::test_sendto_with_flags",
+        "test_net.py::test_a_name_starting_with_127",
+    ] {
         let refused = outcome(&doc, nodeid);
         assert_eq!(refused["outcome"], "failed", "{nodeid}: {}", text(&output));
-        assert!(refused["message"].as_str().unwrap().contains("may not use the network"), "{refused}");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("may not use the network"),
+            "{refused}"
+        );
     }
-    assert_eq!(outcome(&doc, "test_net.py::test_udp_to_loopback_is_fine")["outcome"], "passed", "{}", text(&output));
+    assert_eq!(
+        outcome(&doc, "test_net.py::test_udp_to_loopback_is_fine")["outcome"],
+        "passed",
+        "{}",
+        text(&output)
+    );
 }
 
 #[test]
@@ -622,15 +1006,38 @@ fn a_file_name_that_is_not_utf8_has_the_node_id_pytest_reports() {
     // the byte as the bridge does, so the run sees no drift.
     let dir = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::from_bytes(b"test_caf\xff.py");
-    std::fs::write(dir.path().join(name), "def test_a():\n    pass\n\ndef test_b():\n    assert False\n").unwrap();
+    std::fs::write(
+        dir.path().join(name),
+        "def test_a():\n    pass\n\ndef test_b():\n    assert False\n",
+    )
+    .unwrap();
     let json = dir.path().join("report.json");
-    let output = proctor(dir.path(), &["--no-history", "--json", json.to_str().unwrap()]);
+    let output = proctor(
+        dir.path(),
+        &["--no-history", "--json", json.to_str().unwrap()],
+    );
     let log = text(&output);
     assert_eq!(output.status.code(), Some(1), "{log}");
     assert!(!log.contains("DRIFT"), "{log}");
     let doc = report(&json);
-    assert_eq!(outcome(&doc, "test_caf\\udcff.py::test_a")["outcome"], "passed", "{log}");
-    assert_eq!(outcome(&doc, "test_caf\\udcff.py::test_b")["outcome"], "failed", "{log}");
-    let listed = Command::new(env!("CARGO_BIN_EXE_proctor")).args(["collect"]).current_dir(dir.path()).output().unwrap();
-    assert!(String::from_utf8_lossy(&listed.stdout).starts_with("test_caf\\udcff.py::test_a\n"), "{}", text(&listed));
+    assert_eq!(
+        outcome(&doc, "test_caf\\udcff.py::test_a")["outcome"],
+        "passed",
+        "{log}"
+    );
+    assert_eq!(
+        outcome(&doc, "test_caf\\udcff.py::test_b")["outcome"],
+        "failed",
+        "{log}"
+    );
+    let listed = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["collect"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).starts_with("test_caf\\udcff.py::test_a\n"),
+        "{}",
+        text(&listed)
+    );
 }

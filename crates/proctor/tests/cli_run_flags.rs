@@ -26,7 +26,6 @@ fn harness() -> PathBuf {
         .unwrap()
 }
 
-
 /// `proctor run ARGS` in `dir` with `python`, the project importable.
 fn proctor_with(python: &Path, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_proctor"))

@@ -24,7 +24,6 @@ fn proctor(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-
 fn order_of(output: &Output) -> Vec<String> {
     String::from_utf8_lossy(&output.stdout)
         .lines()

@@ -5,14 +5,16 @@
 
 mod common;
 
-
 use common::{run, write};
-
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "pytest.ini", "[pytest]\naddopts = -m \"not qualitative\"\n");
+    write(
+        root,
+        "pytest.ini",
+        "[pytest]\naddopts = -m \"not qualitative\"\n",
+    );
     write(
         root,
         "proctor.toml",
@@ -65,7 +67,11 @@ def test_big_model():
     pass
 ",
     );
-    write(root, "test/integration/test_db.py", "def test_roundtrip():\n    pass\n");
+    write(
+        root,
+        "test/integration/test_db.py",
+        "def test_roundtrip():\n    pass\n",
+    );
     dir
 }
 
@@ -117,7 +123,10 @@ fn select_reports_bad_expressions_and_unknown_profiles() {
 #[test]
 fn select_writes_an_args_file_for_pytest() {
     let dir = project();
-    let out = run(dir.path(), &["select", "--args-file", "selected.txt", "-m", "integration"]);
+    let out = run(
+        dir.path(),
+        &["select", "--args-file", "selected.txt", "-m", "integration"],
+    );
     assert!(out.starts_with("exit: 0"), "{out}");
     let text = std::fs::read_to_string(dir.path().join("selected.txt")).unwrap();
     assert_eq!(text, "test/integration/test_db.py::test_roundtrip\n");

@@ -616,17 +616,37 @@ fn a_closed_terminal_still_gets_its_report_history_and_status() {
         .unwrap();
     let started = Instant::now();
     while !root.join("running").exists() {
-        assert!(matches!(child.try_wait(), Ok(None)), "proctor exited before the slow test ran");
+        assert!(
+            matches!(child.try_wait(), Ok(None)),
+            "proctor exited before the slow test ran"
+        );
         assert!(started.elapsed() < BOUND, "the slow test never ran");
         std::thread::sleep(Duration::from_millis(10));
     }
     drop(child.stdout.take());
-    let mut run = Run { child, root: root.to_path_buf() };
+    let mut run = Run {
+        child,
+        root: root.to_path_buf(),
+    };
     run.signal(libc::SIGHUP);
     let status = run.wait();
     assert_eq!(status.code(), Some(129), "{status}\n{}", run.output());
-    assert_eq!(message_of(root, "test_a.py::test_quick").0, "passed", "{}", run.output());
-    assert_eq!(message_of(root, "test_a.py::test_fails").0, "failed", "{}", run.output());
-    assert!(root.join(".proctor/history.db").is_file(), "the run was not recorded\n{}", run.output());
+    assert_eq!(
+        message_of(root, "test_a.py::test_quick").0,
+        "passed",
+        "{}",
+        run.output()
+    );
+    assert_eq!(
+        message_of(root, "test_a.py::test_fails").0,
+        "failed",
+        "{}",
+        run.output()
+    );
+    assert!(
+        root.join(".proctor/history.db").is_file(),
+        "the run was not recorded\n{}",
+        run.output()
+    );
     assert_history_intact(root);
 }

@@ -16,14 +16,21 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root")
 }
 
 #[test]
-#[expect(clippy::print_stderr, reason = "the skip notice is for the person running the tests")]
+#[expect(
+    clippy::print_stderr,
+    reason = "the skip notice is for the person running the tests"
+)]
 fn real_suites_collect_as_pytest_collects_them() {
     let root = repo_root();
-    let corpus = std::env::var_os("PROCTOR_CORPUS").map_or_else(|| root.join(".corpus"), PathBuf::from);
+    let corpus =
+        std::env::var_os("PROCTOR_CORPUS").map_or_else(|| root.join(".corpus"), PathBuf::from);
     let required = std::env::var_os("PROCTOR_REQUIRE_CORPUS").is_some_and(|v| v == "1");
     let listed = Command::new("python3")
         .arg(root.join("tests/corpus/corpus.py"))
@@ -31,12 +38,27 @@ fn real_suites_collect_as_pytest_collects_them() {
         .env("PROCTOR_CORPUS", &corpus)
         .output()
         .expect("run tests/corpus/corpus.py list");
-    assert!(listed.status.success(), "corpus.py list failed: {}", String::from_utf8_lossy(&listed.stderr));
+    assert!(
+        listed.status.success(),
+        "corpus.py list failed: {}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
     let listed = String::from_utf8(listed.stdout).unwrap();
-    let ci: Vec<(&str, bool)> = listed.lines().filter_map(|line| line.split_once(' ')).map(|(name, state)| (name, state == "fetched")).collect();
-    assert!(ci.len() >= 6, "the CI subset has at least six suites: {listed}");
+    let ci: Vec<(&str, bool)> = listed
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(name, state)| (name, state == "fetched"))
+        .collect();
+    assert!(
+        ci.len() >= 6,
+        "the CI subset has at least six suites: {listed}"
+    );
     if !ci.iter().all(|(_, fetched)| *fetched) {
-        assert!(!required, "PROCTOR_REQUIRE_CORPUS=1 but the corpus is not fetched under {}:\n{listed}", corpus.display());
+        assert!(
+            !required,
+            "PROCTOR_REQUIRE_CORPUS=1 but the corpus is not fetched under {}:\n{listed}",
+            corpus.display()
+        );
         eprintln!("skipped: the corpus is not fetched (run `tests/corpus/corpus.py fetch --ci`)");
         return;
     }
@@ -44,7 +66,15 @@ fn real_suites_collect_as_pytest_collects_them() {
     let report = out.path().join("corpus.json");
     let status = Command::new("python3")
         .arg(root.join("tests/corpus/corpus.py"))
-        .args(["collect", "--ci", "--show", "5", "--proctor", env!("CARGO_BIN_EXE_proctor"), "--json"])
+        .args([
+            "collect",
+            "--ci",
+            "--show",
+            "5",
+            "--proctor",
+            env!("CARGO_BIN_EXE_proctor"),
+            "--json",
+        ])
         .arg(&report)
         .env("PROCTOR_CORPUS", &corpus)
         .status()
@@ -59,7 +89,12 @@ fn real_suites_collect_as_pytest_collects_them() {
         let missing = row["missing"].as_array().unwrap();
         let extra = row["extra"].as_array().unwrap();
         if !missing.is_empty() || !extra.is_empty() {
-            failures.push(format!("{name}: {} missing, {} extra without a dynamic reason (first: {:?})", missing.len(), extra.len(), missing.iter().chain(extra).next()));
+            failures.push(format!(
+                "{name}: {} missing, {} extra without a dynamic reason (first: {:?})",
+                missing.len(),
+                extra.len(),
+                missing.iter().chain(extra).next()
+            ));
         }
         if row["same_order"] != true {
             failures.push(format!("{name}: items not in pytest's order"));
@@ -70,7 +105,9 @@ fn real_suites_collect_as_pytest_collects_them() {
             failures.push(format!("{name}: {marker_diffs} items whose markers differ from pytest's, {allowed} allowed (first: {})", row["marker_diffs"][0]));
         }
         if agreement + 1e-9 < floor {
-            failures.push(format!("{name}: exact agreement {agreement:.4} below its floor {floor}"));
+            failures.push(format!(
+                "{name}: exact agreement {agreement:.4} below its floor {floor}"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -15,14 +15,21 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root")
 }
 
 #[test]
-#[expect(clippy::print_stderr, reason = "the skip notice is for the person running the tests")]
+#[expect(
+    clippy::print_stderr,
+    reason = "the skip notice is for the person running the tests"
+)]
 fn real_suites_run_as_bare_pytest_runs_them() {
     let root = repo_root();
-    let corpus = std::env::var_os("PROCTOR_CORPUS").map_or_else(|| root.join(".corpus"), PathBuf::from);
+    let corpus =
+        std::env::var_os("PROCTOR_CORPUS").map_or_else(|| root.join(".corpus"), PathBuf::from);
     let required = std::env::var_os("PROCTOR_REQUIRE_CORPUS").is_some_and(|v| v == "1");
     let listed = Command::new("python3")
         .arg(root.join("tests/corpus/corpus.py"))
@@ -30,12 +37,27 @@ fn real_suites_run_as_bare_pytest_runs_them() {
         .env("PROCTOR_CORPUS", &corpus)
         .output()
         .expect("run tests/corpus/corpus.py list");
-    assert!(listed.status.success(), "corpus.py list failed: {}", String::from_utf8_lossy(&listed.stderr));
+    assert!(
+        listed.status.success(),
+        "corpus.py list failed: {}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
     let listed = String::from_utf8(listed.stdout).unwrap();
-    let suites: Vec<(&str, bool)> = listed.lines().filter_map(|line| line.split_once(' ')).map(|(name, state)| (name, state == "fetched")).collect();
-    assert!(!suites.is_empty(), "the run-ci subset has at least one suite: {listed}");
+    let suites: Vec<(&str, bool)> = listed
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(name, state)| (name, state == "fetched"))
+        .collect();
+    assert!(
+        !suites.is_empty(),
+        "the run-ci subset has at least one suite: {listed}"
+    );
     if !suites.iter().all(|(_, fetched)| *fetched) {
-        assert!(!required, "PROCTOR_REQUIRE_CORPUS=1 but the corpus is not fetched under {}:\n{listed}", corpus.display());
+        assert!(
+            !required,
+            "PROCTOR_REQUIRE_CORPUS=1 but the corpus is not fetched under {}:\n{listed}",
+            corpus.display()
+        );
         eprintln!("skipped: the corpus is not fetched (run `tests/corpus/corpus.py fetch --ci`)");
         return;
     }
@@ -45,15 +67,31 @@ fn real_suites_run_as_bare_pytest_runs_them() {
     // what did not.
     let status = Command::new("python3")
         .arg(root.join("tests/corpus/corpus.py"))
-        .args(["run", "--ci", "--show", "10", "--proctor", env!("CARGO_BIN_EXE_proctor"), "--json"])
+        .args([
+            "run",
+            "--ci",
+            "--show",
+            "10",
+            "--proctor",
+            env!("CARGO_BIN_EXE_proctor"),
+            "--json",
+        ])
         .arg(&report)
         .env("PROCTOR_CORPUS", &corpus)
         .env_remove("PYTEST_ADDOPTS")
         .status()
         .expect("run tests/corpus/corpus.py run");
-    let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap_or_else(|_| panic!("corpus.py run wrote no report ({status})"))).unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&report)
+            .unwrap_or_else(|_| panic!("corpus.py run wrote no report ({status})")),
+    )
+    .unwrap();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), suites.len(), "one row per run-ci suite: {rows:?}");
+    assert_eq!(
+        rows.len(),
+        suites.len(),
+        "one row per run-ci suite: {rows:?}"
+    );
     let mut failures = Vec::new();
     for row in rows {
         let name = row["suite"].as_str().unwrap();
@@ -66,9 +104,16 @@ fn real_suites_run_as_bare_pytest_runs_them() {
             failures.push(format!("{name}: pytest ran no test"));
         }
         if !differences.is_empty() {
-            failures.push(format!("{name}: {} of {tests} tests differ (first: {})", differences.len(), differences[0]));
+            failures.push(format!(
+                "{name}: {} of {tests} tests differ (first: {})",
+                differences.len(),
+                differences[0]
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(status.success(), "corpus.py run failed ({status}) without a difference in its report");
+    assert!(
+        status.success(),
+        "corpus.py run failed ({status}) without a difference in its report"
+    );
 }

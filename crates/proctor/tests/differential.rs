@@ -396,13 +396,18 @@ fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
 
 fn run_proctor(dir: &Path) -> Result<ProctorOutput, String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_proctor"));
-    cmd.args(["collect", "--json", "--effective"]).current_dir(dir);
+    cmd.args(["collect", "--json", "--effective"])
+        .current_dir(dir);
     let finished = run(cmd, "proctor collect --json")?;
     let parsed: Result<ProctorOutput, _> = serde_json::from_slice(&finished.stdout);
     match parsed {
         Ok(mut output) if output.version == 2 => {
             for item in &mut output.items {
-                item.markers = item.marker_refs.iter().map(|&index| output.markers[index].clone()).collect();
+                item.markers = item
+                    .marker_refs
+                    .iter()
+                    .map(|&index| output.markers[index].clone())
+                    .collect();
             }
             Ok(output)
         }
@@ -507,11 +512,17 @@ fn markers_match(ours: &[ProctorMarker], theirs: &[PytestMarker]) -> bool {
 /// rules, implications) must be the markers pytest ends with, in any
 /// order, up to `skip`/`skipif` marks the hook adds.
 fn run_time_marks_aside(ours: &ProctorItem, theirs: &[PytestMarker], hooks: bool) -> bool {
-    let helpers = ours.decorators.iter().any(|d| d.path != "pytest.importorskip");
+    let helpers = ours
+        .decorators
+        .iter()
+        .any(|d| d.path != "pytest.importorskip");
     if !helpers && !hooks {
         return false;
     }
-    let written = |name: &str| ours.markers.iter().any(|o| o.name == name) || (hooks && ours.effective.iter().any(|e| e.name == name));
+    let written = |name: &str| {
+        ours.markers.iter().any(|o| o.name == name)
+            || (hooks && ours.effective.iter().any(|e| e.name == name))
+    };
     let kept: Vec<PytestMarker> = theirs
         .iter()
         .filter(|t| !matches!(t.name.as_str(), "skip" | "skipif") || written(&t.name))
@@ -613,7 +624,10 @@ impl Comparison {
     /// Items both agree on (node ID, and markers where both are static)
     /// over all items either reports.
     fn agreement(&self) -> (usize, usize) {
-        let agreeing = self.markers_equal + self.markers_runtime + self.dynamic_covered + self.importorskip_covered;
+        let agreeing = self.markers_equal
+            + self.markers_runtime
+            + self.dynamic_covered
+            + self.importorskip_covered;
         let total = self.pytest_items + self.extra.len() + self.importorskip_covered;
         (agreeing, total)
     }
@@ -667,8 +681,14 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
             proctor_static.insert(item.nodeid.as_str(), item);
             if !pytest_by_id.contains_key(item.nodeid.as_str()) {
                 let file = item.nodeid.split("::").next().unwrap_or_default();
-                let skipped_module = item.decorators.iter().any(|d| d.path == "pytest.importorskip")
-                    && !pytest.items.iter().any(|p| p.nodeid.split("::").next() == Some(file));
+                let skipped_module = item
+                    .decorators
+                    .iter()
+                    .any(|d| d.path == "pytest.importorskip")
+                    && !pytest
+                        .items
+                        .iter()
+                        .any(|p| p.nodeid.split("::").next() == Some(file));
                 if skipped_module {
                     cmp.importorskip_covered += 1;
                 } else {
@@ -988,7 +1008,11 @@ fn check_suite(name: &'static str) {
     // stand for pytest's items with dynamic ones.
     if !DYNAMIC_SUITES.contains(&name) {
         let covered = result.comparison.as_ref().map_or(0, |c| c.dynamic_covered);
-        assert_eq!(covered, 0, "{covered} pytest items of suite {name} are only covered by dynamic items:\n{}", result.report);
+        assert_eq!(
+            covered, 0,
+            "{covered} pytest items of suite {name} are only covered by dynamic items:\n{}",
+            result.report
+        );
     }
 }
 

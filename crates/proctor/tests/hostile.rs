@@ -32,7 +32,10 @@
 //! `PROCTOR_HOSTILE_KEEP=1` keeps a failing suite's directory.
 //! Needs `PROCTOR_TEST_PYTHON` (scripts/test sets it).
 
-#![expect(clippy::print_stderr, reason = "a property test reports its seeds and figures as it goes")]
+#![expect(
+    clippy::print_stderr,
+    reason = "a property test reports its seeds and figures as it goes"
+)]
 
 mod common;
 
@@ -50,15 +53,23 @@ use common::write;
 const BOUND: Duration = Duration::from_mins(5);
 
 fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// xorshift64*: small, seeded, and the same on every machine.
@@ -135,7 +146,11 @@ impl Body {
     fn expected(self) -> Option<&'static str> {
         Some(match self {
             Body::Pass | Body::PrintHostile | Body::ForkThenPass => "passed",
-            Body::AssertFail | Body::RaiseSurrogate | Body::RaiseControlBytes | Body::RaiseHuge | Body::SysExit => "failed",
+            Body::AssertFail
+            | Body::RaiseSurrogate
+            | Body::RaiseControlBytes
+            | Body::RaiseHuge
+            | Body::SysExit => "failed",
             Body::Skip => "skipped",
             Body::XfailCall | Body::XfailMarkFails => "xfailed",
             Body::XfailMarkPasses => "xpassed",
@@ -199,7 +214,14 @@ const PARAMS: [&str; 12] = [
     "b'\\xff'",
 ];
 /// Explicit ids, as Python source.
-const IDS: [&str; 6] = ["'\\udcff'", "'a\\nb'", "'x::y'", "'[['", "'\\t'", "'\\u2028'"];
+const IDS: [&str; 6] = [
+    "'\\udcff'",
+    "'a\\nb'",
+    "'x::y'",
+    "'[['",
+    "'\\t'",
+    "'\\u2028'",
+];
 
 /// Python at the top of every module: pid recording for the forking
 /// bodies (written, then renamed, so that a reader sees a whole file; one
@@ -262,20 +284,41 @@ fn generate(seed: u64, limit: usize) -> Suite {
         } else {
             *rng.pick(&SAFE)
         };
-        let params = if body.bare() && rng.below(4) == 0 { (1 + rng.below(4)).min(limit - items) } else { 0 };
+        let params = if body.bare() && rng.below(4) == 0 {
+            (1 + rng.below(4)).min(limit - items)
+        } else {
+            0
+        };
         items += params.max(1);
-        cases.push(Case { module, function: format!("test_{function}_{body:?}").to_lowercase(), body, params });
+        cases.push(Case {
+            module,
+            function: format!("test_{function}_{body:?}").to_lowercase(),
+            body,
+            params,
+        });
         function += 1;
     }
     if stop {
         // Last in run order: nothing else is left unrun by it.
-        let body = if rng.below(2) == 0 { Body::KeyboardInterrupt } else { Body::PytestExit };
+        let body = if rng.below(2) == 0 {
+            Body::KeyboardInterrupt
+        } else {
+            Body::PytestExit
+        };
         let module = names.last().unwrap().clone();
         if let Some(last) = cases.last_mut() {
-            *last = Case { module, function: format!("test_{function}_{body:?}").to_lowercase(), body, params: 0 };
+            *last = Case {
+                module,
+                function: format!("test_{function}_{body:?}").to_lowercase(),
+                body,
+                params: 0,
+            };
         }
     }
-    let mut files: BTreeMap<String, String> = names.iter().map(|n| (n.clone(), PRELUDE.to_owned())).collect();
+    let mut files: BTreeMap<String, String> = names
+        .iter()
+        .map(|n| (n.clone(), PRELUDE.to_owned()))
+        .collect();
     for case in &cases {
         let source = files.get_mut(&case.module).unwrap();
         source.push_str(case.body.decorator());
@@ -288,12 +331,19 @@ fn generate(seed: u64, limit: usize) -> Suite {
                 }
             }
             let ids = if rng.below(3) == 0 {
-                let ids: Vec<&str> = (0..case.params).map(|i| IDS[(i + rng.below(2)) % IDS.len()]).collect();
+                let ids: Vec<&str> = (0..case.params)
+                    .map(|i| IDS[(i + rng.below(2)) % IDS.len()])
+                    .collect();
                 format!(", ids=[{}]", ids.join(", "))
             } else {
                 String::new()
             };
-            writeln!(source, "@pytest.mark.parametrize('value', [{}]{ids})", values.join(", ")).unwrap();
+            writeln!(
+                source,
+                "@pytest.mark.parametrize('value', [{}]{ids})",
+                values.join(", ")
+            )
+            .unwrap();
             writeln!(source, "def {}(value):", case.function).unwrap();
         } else {
             writeln!(source, "def {}():", case.function).unwrap();
@@ -304,7 +354,11 @@ fn generate(seed: u64, limit: usize) -> Suite {
     }
     // Run order: by module (sorted), then by definition.
     cases.sort_by_key(|c| names.iter().position(|n| *n == c.module).unwrap());
-    let unsafe_names: Vec<String> = cases.iter().filter(|c| !c.body.bare()).map(|c| format!("{:?}", c.function)).collect();
+    let unsafe_names: Vec<String> = cases
+        .iter()
+        .filter(|c| !c.body.bare())
+        .map(|c| format!("{:?}", c.function))
+        .collect();
     files.insert(
         "conftest.py".to_owned(),
         format!(
@@ -312,13 +366,20 @@ fn generate(seed: u64, limit: usize) -> Suite {
             if unsafe_names.is_empty() { "''".to_owned() } else { unsafe_names.join(", ") }
         ),
     );
-    files.insert("pytest.ini".to_owned(), "[pytest]\npython_files = test_*.py -*.py\n".to_owned());
+    files.insert(
+        "pytest.ini".to_owned(),
+        "[pytest]\npython_files = test_*.py -*.py\n".to_owned(),
+    );
     Suite { files, cases }
 }
 
 /// A child whose output goes to files (a pipe nobody reads could block
 /// it), waited for with [`BOUND`].
-fn run_bounded(mut command: Command, root: &Path, name: &str) -> Result<(ExitStatus, String), String> {
+fn run_bounded(
+    mut command: Command,
+    root: &Path,
+    name: &str,
+) -> Result<(ExitStatus, String), String> {
     let out = root.join(format!("{name}.out"));
     let mut child: Child = command
         .current_dir(root.join("suite"))
@@ -342,19 +403,26 @@ fn run_bounded(mut command: Command, root: &Path, name: &str) -> Result<(ExitSta
         std::thread::sleep(Duration::from_millis(20));
     };
     let text = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned()
-        + &String::from_utf8_lossy(&std::fs::read(root.join(format!("{name}.err"))).unwrap_or_default());
+        + &String::from_utf8_lossy(
+            &std::fs::read(root.join(format!("{name}.err"))).unwrap_or_default(),
+        );
     match status {
         Some(status) => Ok((status, text)),
-        None => Err(format!("{name} did not exit within {BOUND:?} (killed):\n{}", tail(&text))),
+        None => Err(format!(
+            "{name} did not exit within {BOUND:?} (killed):\n{}",
+            tail(&text)
+        )),
     }
 }
 
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(40)..].iter().fold(String::new(), |mut out, line| {
-        let _ = writeln!(out, "{}", line.chars().take(300).collect::<String>());
-        out
-    })
+    lines[lines.len().saturating_sub(40)..]
+        .iter()
+        .fold(String::new(), |mut out, line| {
+            let _ = writeln!(out, "{}", line.chars().take(300).collect::<String>());
+            out
+        })
 }
 
 /// Whether the process runs: it exists and is not a zombie.
@@ -362,7 +430,12 @@ fn alive(pid: i32) -> bool {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return false;
     };
-    let state = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().next().unwrap_or_default();
+    let state = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
     !matches!(state, "Z" | "X")
 }
 
@@ -373,7 +446,10 @@ fn recorded_pids(dir: &Path) -> Vec<(String, i32)> {
         if Path::new(&name).extension().is_some_and(|e| e == "tmp") {
             continue;
         }
-        for pid in std::fs::read_to_string(entry.path()).unwrap_or_default().split_whitespace() {
+        for pid in std::fs::read_to_string(entry.path())
+            .unwrap_or_default()
+            .split_whitespace()
+        {
             pids.push((name.clone(), pid.parse().unwrap()));
         }
     }
@@ -406,7 +482,8 @@ fn orphans(dir: &Path) -> Vec<(String, i32)> {
 fn ids_of<'a>(case: &Case, ids: impl Iterator<Item = &'a String>) -> Vec<&'a String> {
     let own = format!("{}::{}", case.module, case.function);
     let param = format!("{own}[");
-    ids.filter(|id| **id == own || (case.params > 0 && id.starts_with(&param))).collect()
+    ids.filter(|id| **id == own || (case.params > 0 && id.starts_with(&param)))
+        .collect()
 }
 
 /// Runs one suite through bare pytest and proctor; the problems found.
@@ -423,11 +500,19 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
     std::fs::create_dir_all(&bare_pids).unwrap();
     let dump = root.path().join("pytest.json");
     let mut bare = Command::new(python());
-    bare.args(["-m", "pytest", "-q", "-p", "dump_outcomes", "-p", "no:cacheprovider"])
-        .env("PYTHONPATH", repo().join("tests/harness"))
-        .env("PROCTOR_DUMP", &dump)
-        .env("HOSTILE_BARE", "1")
-        .env("HOSTILE_PIDS", &bare_pids);
+    bare.args([
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "dump_outcomes",
+        "-p",
+        "no:cacheprovider",
+    ])
+    .env("PYTHONPATH", repo().join("tests/harness"))
+    .env("PROCTOR_DUMP", &dump)
+    .env("HOSTILE_BARE", "1")
+    .env("HOSTILE_PIDS", &bare_pids);
     let bare_run = run_bounded(bare, root.path(), "pytest");
     // Bare pytest leaves its children: not what is tested here.
     kill_all(&recorded_pids(&bare_pids));
@@ -439,7 +524,12 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
         return vec![format!("bare pytest wrote no dump:\n{}", tail(&bare_log))];
     };
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let theirs: BTreeMap<String, String> = doc["outcomes"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
+    let theirs: BTreeMap<String, String> = doc["outcomes"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+        .collect();
 
     // proctor, on all of them.
     let pids = root.path().join("pids");
@@ -468,13 +558,19 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
         }
     };
     let Ok(text) = std::fs::read_to_string(&report) else {
-        problems.push(format!("proctor wrote no report (exit {status}):\n{}", tail(&log)));
+        problems.push(format!(
+            "proctor wrote no report (exit {status}):\n{}",
+            tail(&log)
+        ));
         return problems;
     };
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let mut results: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for test in doc["tests"].as_array().unwrap() {
-        results.entry(test["nodeid"].as_str().unwrap().to_owned()).or_default().push(test["outcome"].as_str().unwrap().to_owned());
+        results
+            .entry(test["nodeid"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(test["outcome"].as_str().unwrap().to_owned());
     }
     let not_run = log.lines().filter(|l| l.starts_with("NOT RUN ")).count();
 
@@ -487,23 +583,38 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
         let Some(expected) = case.body.expected() else {
             expected_not_run += 1;
             if !found.is_empty() {
-                problems.push(format!("{}::{} ({:?}) ends the session but has a result: {found:?}", case.module, case.function, case.body));
+                problems.push(format!(
+                    "{}::{} ({:?}) ends the session but has a result: {found:?}",
+                    case.module, case.function, case.body
+                ));
             }
             continue;
         };
         if found.len() != want {
-            problems.push(format!("lost or extra test: {}::{} ({:?}) has {} result(s), {want} expected: {found:?}", case.module, case.function, case.body, found.len()));
+            problems.push(format!(
+                "lost or extra test: {}::{} ({:?}) has {} result(s), {want} expected: {found:?}",
+                case.module,
+                case.function,
+                case.body,
+                found.len()
+            ));
         }
         for id in &found {
             let got = &results[*id];
             if got.len() != 1 || got[0] != expected {
-                problems.push(format!("{id:?} ({:?}): expected {expected}, got {got:?}", case.body));
+                problems.push(format!(
+                    "{id:?} ({:?}): expected {expected}, got {got:?}",
+                    case.body
+                ));
             }
         }
         if case.body.bare() {
             let pytest_ids = ids_of(case, theirs.keys());
             if pytest_ids != found {
-                problems.push(format!("{}::{} node ids differ: pytest {pytest_ids:?}, proctor {found:?}", case.module, case.function));
+                problems.push(format!(
+                    "{}::{} node ids differ: pytest {pytest_ids:?}, proctor {found:?}",
+                    case.module, case.function
+                ));
             }
             for id in pytest_ids {
                 if theirs[id] != expected {
@@ -513,13 +624,20 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
         }
     }
     for id in results.keys().filter(|id| !accounted.contains(id)) {
-        problems.push(format!("a result for no generated test: {id:?} {:?}", results[id]));
+        problems.push(format!(
+            "a result for no generated test: {id:?} {:?}",
+            results[id]
+        ));
     }
     if not_run != expected_not_run {
-        problems.push(format!("{not_run} NOT RUN line(s), {expected_not_run} expected"));
+        problems.push(format!(
+            "{not_run} NOT RUN line(s), {expected_not_run} expected"
+        ));
     }
     let outcomes = suite.cases.iter().filter_map(|c| c.body.expected());
-    let failed = outcomes.clone().any(|o| matches!(o, "failed" | "crashed" | "timed-out"));
+    let failed = outcomes
+        .clone()
+        .any(|o| matches!(o, "failed" | "crashed" | "timed-out"));
     let expected_status = if expected_not_run > 0 {
         2
     } else {
@@ -530,10 +648,18 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
     }
     // Bare pytest's own exit status, over what it ran, by the same rule.
     let bare_cases: Vec<&Case> = suite.cases.iter().filter(|c| c.body.bare()).collect();
-    let bare_failed = bare_cases.iter().any(|c| c.body.expected() == Some("failed"));
-    let bare_expected = if bare_cases.is_empty() { 5 } else { i32::from(bare_failed) };
+    let bare_failed = bare_cases
+        .iter()
+        .any(|c| c.body.expected() == Some("failed"));
+    let bare_expected = if bare_cases.is_empty() {
+        5
+    } else {
+        i32::from(bare_failed)
+    };
     if bare_status.code() != Some(bare_expected) {
-        problems.push(format!("the oracle is wrong: bare pytest exits {bare_status}, the rule gives {bare_expected}"));
+        problems.push(format!(
+            "the oracle is wrong: bare pytest exits {bare_status}, the rule gives {bare_expected}"
+        ));
     }
     if !problems.is_empty() {
         problems.push(format!("proctor's output:\n{}", tail(&log)));
@@ -568,8 +694,18 @@ fn hostile_suites() {
         suites += 1;
         seed += 1;
     }
-    eprintln!("hostile: {done} cases in {suites} suites (seeds {first}..{}), {} failing suite(s), {:.0}s", seed - 1, failures.len(), started.elapsed().as_secs_f64());
-    assert!(failures.is_empty(), "{} of {suites} hostile suites failed:\n{}", failures.len(), failures.join("\n\n"));
+    eprintln!(
+        "hostile: {done} cases in {suites} suites (seeds {first}..{}), {} failing suite(s), {:.0}s",
+        seed - 1,
+        failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {suites} hostile suites failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// A hand-written suite of `(module, body, params)` through
@@ -579,20 +715,47 @@ fn check_fixed(cases: &[(&str, Body, usize)]) {
     let mut suite = Vec::new();
     for (i, &(module, body, params)) in cases.iter().enumerate() {
         let function = format!("test_{i}_{body:?}").to_lowercase();
-        let source: &mut String = files.entry(module.to_owned()).or_insert_with(|| PRELUDE.to_owned());
+        let source: &mut String = files
+            .entry(module.to_owned())
+            .or_insert_with(|| PRELUDE.to_owned());
         if params > 0 {
-            writeln!(source, "@pytest.mark.parametrize('value', [{}])", ["'\\udcff'", "'a\\nb'"][..params].join(", ")).unwrap();
+            writeln!(
+                source,
+                "@pytest.mark.parametrize('value', [{}])",
+                ["'\\udcff'", "'a\\nb'"][..params].join(", ")
+            )
+            .unwrap();
             writeln!(source, "def {function}(value):").unwrap();
         } else {
             writeln!(source, "def {function}():").unwrap();
         }
-        writeln!(source, "{}", body.python(&format!("{function}.pid"), &mut Rng::new(0))).unwrap();
-        suite.push(Case { module: module.to_owned(), function, body, params });
+        writeln!(
+            source,
+            "{}",
+            body.python(&format!("{function}.pid"), &mut Rng::new(0))
+        )
+        .unwrap();
+        suite.push(Case {
+            module: module.to_owned(),
+            function,
+            body,
+            params,
+        });
     }
-    let unsafe_names: Vec<String> = suite.iter().filter(|c| !c.body.bare()).map(|c| format!("{:?}", c.function)).collect();
+    let unsafe_names: Vec<String> = suite
+        .iter()
+        .filter(|c| !c.body.bare())
+        .map(|c| format!("{:?}", c.function))
+        .collect();
     files.insert("conftest.py".to_owned(), format!("import os\n\n\ndef pytest_collection_modifyitems(config, items):\n    if os.environ.get('HOSTILE_BARE'):\n        items[:] = [i for i in items if i.originalname not in [{}]]\n", unsafe_names.join(", ")));
     suite.sort_by(|a, b| a.module.cmp(&b.module));
-    let problems = check_suite(&Suite { files, cases: suite }, 60);
+    let problems = check_suite(
+        &Suite {
+            files,
+            cases: suite,
+        },
+        60,
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -601,7 +764,11 @@ fn check_fixed(cases: &[(&str, Body, usize)]) {
 /// yet, and the run exited 4.
 #[test]
 fn crash_in_a_file_with_a_bracket_restarts_the_rest() {
-    check_fixed(&[("test_a[b].py", Body::Segfault, 0), ("test_a[b].py", Body::Pass, 0), ("test_c.py", Body::Pass, 0)]);
+    check_fixed(&[
+        ("test_a[b].py", Body::Segfault, 0),
+        ("test_a[b].py", Body::Pass, 0),
+        ("test_c.py", Body::Pass, 0),
+    ]);
 }
 
 /// The second: after a crash, a test whose id is pytest's escape of a
@@ -609,5 +776,9 @@ fn crash_in_a_file_with_a_bracket_restarts_the_rest() {
 /// such test, and every test not run yet was lost (exit 4).
 #[test]
 fn crash_before_a_test_with_an_escaped_id_restarts_the_rest() {
-    check_fixed(&[("test_a.py", Body::Segfault, 0), ("test_a.py", Body::AssertFail, 2), ("test_a.py", Body::Pass, 0)]);
+    check_fixed(&[
+        ("test_a.py", Body::Segfault, 0),
+        ("test_a.py", Body::AssertFail, 2),
+        ("test_a.py", Body::Pass, 0),
+    ]);
 }

@@ -3,18 +3,26 @@
 //! selection, pytest's own classification of its reports), and the exit
 //! status is pytest's. Needs `PROCTOR_TEST_PYTHON` (scripts/test sets it).
 
-#![expect(clippy::print_stderr, reason = "a differential test reports what it compared as it goes")]
+#![expect(
+    clippy::print_stderr,
+    reason = "a differential test reports what it compared as it goes"
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// What both runs get besides the selection: pytest arguments and
@@ -27,10 +35,23 @@ struct Extra<'a> {
 
 /// pytest's outcomes, the reasons of the modules it skips whole, and its
 /// exit status, through `tests/harness/dump_outcomes.py`.
-fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, BTreeMap<String, String>, i32) {
+fn pytest_outcomes(
+    dir: &Path,
+    out: &Path,
+    selection: &[&str],
+    extra: &Extra,
+) -> (BTreeMap<String, String>, BTreeMap<String, String>, i32) {
     let dump = out.join("pytest.json");
     let status = Command::new(python())
-        .args(["-m", "pytest", "-q", "-p", "dump_outcomes", "-p", "no:cacheprovider"])
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "dump_outcomes",
+            "-p",
+            "no:cacheprovider",
+        ])
         .args(selection)
         .args(extra.args)
         .envs(extra.env.iter().copied())
@@ -40,15 +61,42 @@ fn pytest_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) ->
         .env_remove("PYTEST_ADDOPTS")
         .output()
         .unwrap();
-    let text = std::fs::read_to_string(&dump).unwrap_or_else(|_| panic!("pytest wrote no dump in {}: {}", dir.display(), String::from_utf8_lossy(&status.stdout)));
+    let text = std::fs::read_to_string(&dump).unwrap_or_else(|_| {
+        panic!(
+            "pytest wrote no dump in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&status.stdout)
+        )
+    });
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let strings = |key: &str| doc[key].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
-    (strings("outcomes"), strings("module_skip_reasons"), status.status.code().unwrap_or(-1))
+    let strings = |key: &str| {
+        doc[key]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+            .collect()
+    };
+    (
+        strings("outcomes"),
+        strings("module_skip_reasons"),
+        status.status.code().unwrap_or(-1),
+    )
 }
 
 /// proctor's outcomes (as pytest words), each result's reason, and its
 /// exit status; `extra` reaches pytest, with `tests/harness` importable.
-fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -> (BTreeMap<String, String>, BTreeMap<String, String>, i32, String) {
+fn proctor_outcomes(
+    dir: &Path,
+    out: &Path,
+    selection: &[&str],
+    extra: &Extra,
+) -> (
+    BTreeMap<String, String>,
+    BTreeMap<String, String>,
+    i32,
+    String,
+) {
     let report = out.join("proctor.json");
     let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
         .arg("run")
@@ -65,13 +113,36 @@ fn proctor_outcomes(dir: &Path, out: &Path, selection: &[&str], extra: &Extra) -
         .env_remove("PYTEST_ADDOPTS")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
-    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("proctor wrote no report in {}: {stdout}", dir.display()));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    let text = std::fs::read_to_string(&report)
+        .unwrap_or_else(|_| panic!("proctor wrote no report in {}: {stdout}", dir.display()));
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let tests = doc["tests"].as_array().unwrap();
-    let outcomes = tests.iter().map(|t| (t["nodeid"].as_str().unwrap().to_owned(), t["outcome"].as_str().unwrap().to_owned())).collect();
-    let reasons = tests.iter().filter_map(|t| Some((t["nodeid"].as_str()?.to_owned(), t["reason"].as_str()?.to_owned()))).collect();
-    (outcomes, reasons, output.status.code().unwrap_or(-1), stdout)
+    let outcomes = tests
+        .iter()
+        .map(|t| {
+            (
+                t["nodeid"].as_str().unwrap().to_owned(),
+                t["outcome"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let reasons = tests
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t["nodeid"].as_str()?.to_owned(),
+                t["reason"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    (
+        outcomes,
+        reasons,
+        output.status.code().unwrap_or(-1),
+        stdout,
+    )
 }
 
 fn check(dir: &Path) {
@@ -90,12 +161,30 @@ fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
     let (ours, reasons, our_status, log) = proctor_outcomes(dir, out.path(), selection, extra);
     // A module pytest skips whole (importorskip) is one skip, under the
     // module's node id, with pytest's reason: so it is in proctor's report.
-    assert_eq!(ours, theirs, "outcomes differ in {} with {selection:?}\n{log}", dir.display());
+    assert_eq!(
+        ours,
+        theirs,
+        "outcomes differ in {} with {selection:?}\n{log}",
+        dir.display()
+    );
     for (module, reason) in &module_skips {
-        assert_eq!(reasons.get(module), Some(reason), "the reason of the module skip {module}\n{log}");
+        assert_eq!(
+            reasons.get(module),
+            Some(reason),
+            "the reason of the module skip {module}\n{log}"
+        );
     }
-    assert_eq!(our_status, their_status, "exit status differs in {} with {selection:?}\n{log}", dir.display());
-    eprintln!("{} {selection:?}: {} tests, same outcomes, exit {their_status}", dir.display(), ours.len());
+    assert_eq!(
+        our_status,
+        their_status,
+        "exit status differs in {} with {selection:?}\n{log}",
+        dir.display()
+    );
+    eprintln!(
+        "{} {selection:?}: {} tests, same outcomes, exit {their_status}",
+        dir.display(),
+        ours.len()
+    );
 }
 
 macro_rules! suites {
@@ -109,7 +198,19 @@ macro_rules! suites {
     };
 }
 
-suites!(basics, discovery_config, discovery_defaults, dynamic, errors, fixtures, inheritance, markers, naming, parametrize, unittest_cases);
+suites!(
+    basics,
+    discovery_config,
+    discovery_defaults,
+    dynamic,
+    errors,
+    fixtures,
+    inheritance,
+    markers,
+    naming,
+    parametrize,
+    unittest_cases
+);
 
 /// Every outcome pytest has, and selections over them.
 #[test]
@@ -131,8 +232,20 @@ fn outcomes() {
 fn module_skips() {
     let dir = repo().join("tests/suites/module_skips");
     check(&dir);
-    let prefix = python().parent().and_then(Path::parent).unwrap().to_string_lossy().into_owned();
-    check_with(&dir, &[], &Extra { env: &[("VIRTUAL_ENV", &prefix)], ..Extra::default() });
+    let prefix = python()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    check_with(
+        &dir,
+        &[],
+        &Extra {
+            env: &[("VIRTUAL_ENV", &prefix)],
+            ..Extra::default()
+        },
+    );
 }
 
 /// A plugin that runs each test itself (as pytest-rerunfailures does):
@@ -143,11 +256,27 @@ fn outcomes_when_another_plugin_runs_the_tests() {
     let dir = repo().join("tests/suites/outcomes");
     let log = tempfile::NamedTempFile::new().unwrap();
     let path = log.path().to_str().unwrap();
-    check_with(&dir, &["-m", "not slow"], &Extra { args: &["-p", "own_protocol"], env: &[("OWN_PROTOCOL_LOG", path)] });
+    check_with(
+        &dir,
+        &["-m", "not slow"],
+        &Extra {
+            args: &["-p", "own_protocol"],
+            env: &[("OWN_PROTOCOL_LOG", path)],
+        },
+    );
     let ran = std::fs::read_to_string(log.path()).unwrap();
-    let under_proctor = ran.lines().filter(|line| line.starts_with("proctor ")).count();
-    let under_pytest = ran.lines().filter(|line| line.starts_with("pytest ")).count();
-    assert!(under_proctor > 5 && under_proctor == under_pytest, "the plugin ran {under_proctor} test(s) under proctor, {under_pytest} under pytest:\n{ran}");
+    let under_proctor = ran
+        .lines()
+        .filter(|line| line.starts_with("proctor "))
+        .count();
+    let under_pytest = ran
+        .lines()
+        .filter(|line| line.starts_with("pytest "))
+        .count();
+    assert!(
+        under_proctor > 5 && under_proctor == under_pytest,
+        "the plugin ran {under_proctor} test(s) under proctor, {under_pytest} under pytest:\n{ran}"
+    );
 }
 
 /// Modules pytest skips whole (a module-level `pytest.importorskip` of a

@@ -29,7 +29,9 @@ const CLEAN: &[&str] = &[
 ];
 
 fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
 }
 
 fn proctor(name: &str, args: &[&str]) -> (i32, String) {
@@ -39,13 +41,30 @@ fn proctor(name: &str, args: &[&str]) -> (i32, String) {
         command.env_remove(var);
     }
     let output = command.output().expect("proctor runs");
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stdout).into_owned())
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
 }
 
 fn plan(name: &str) -> Value {
-    let (code, stdout) = proctor(name, &["plan", "--json", "--assume", "python.version=3.11", "--assume", "gpu.count=0"]);
-    assert_eq!(code, 1, "{name}: some test is run by no job, so plan exits 1\n{stdout}");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{name}: plan --json is JSON: {e}\n{stdout}"))
+    let (code, stdout) = proctor(
+        name,
+        &[
+            "plan",
+            "--json",
+            "--assume",
+            "python.version=3.11",
+            "--assume",
+            "gpu.count=0",
+        ],
+    );
+    assert_eq!(
+        code, 1,
+        "{name}: some test is run by no job, so plan exits 1\n{stdout}"
+    );
+    serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{name}: plan --json is JSON: {e}\n{stdout}"))
 }
 
 /// `unrun`: node id → the phrases its `why` must contain (in order of the
@@ -66,7 +85,10 @@ fn assert_plan(name: &str, unrun: &[(&str, &[&str])], runs: &[(&str, u64)]) -> V
     for (id, phrases) in unrun {
         let why = got.iter().find(|(g, _)| g == id).unwrap().1;
         for phrase in *phrases {
-            assert!(why.contains(phrase), "{name}: {id}: `{phrase}` not in the reason:\n  {why}");
+            assert!(
+                why.contains(phrase),
+                "{name}: {id}: `{phrase}` not in the reason:\n  {why}"
+            );
         }
     }
     let jobs: Vec<(&str, u64)> = doc["jobs"]
@@ -93,19 +115,27 @@ fn verdict<'a>(doc: &'a Value, nodeid: &str, job: &str) -> &'a Value {
 /// `proctor check`'s findings as (code, file), sorted.
 fn check(name: &str) -> (i32, Vec<(String, String)>) {
     let (code, stdout) = proctor(name, &["check", "--format", "json"]);
-    let findings: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{name}: check --format json: {e}\n{stdout}"));
+    let findings: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{name}: check --format json: {e}\n{stdout}"));
     let mut pairs: Vec<(String, String)> = findings
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["code"].as_str().unwrap().to_owned(), f["file"].as_str().unwrap().to_owned()))
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_owned(),
+                f["file"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
     pairs.sort();
     (code, pairs)
 }
 
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+    list.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
 }
 
 #[test]
@@ -117,7 +147,10 @@ fn mellea() {
         &[
             (
                 "test/stdlib/test_sampling.py::test_best_of_n_large_budget_converges",
-                &["`pr`: deselected by -m \"not slow\"", "`nightly`: deselected by -m \"not slow\""],
+                &[
+                    "`pr`: deselected by -m \"not slow\"",
+                    "`nightly`: deselected by -m \"not slow\"",
+                ],
             ),
             (
                 "test/backends/test_openai.py::test_instruct_haiku_real_api_has_three_lines",
@@ -155,13 +188,23 @@ fn mellea() {
         // block) = 1. nightly-notebooks: getting_started and docling_rag = 2.
         // nightly: the 9, the qualitative ollama test, huggingface 20 GB,
         // vLLM 8 GB, the two opted-in examples and getting_started = 15.
-        &[("pr", 9), ("notebooks", 1), ("nightly-notebooks", 2), ("nightly", 15)],
+        &[
+            ("pr", 9),
+            ("notebooks", 1),
+            ("nightly-notebooks", 2),
+            ("nightly", 15),
+        ],
     );
     let qualitative = "test/backends/test_ollama.py::test_greeting_instruct_contains_salutation";
     assert_eq!(verdict(&doc, qualitative, "pr")["verdict"], "skipped");
     assert_eq!(verdict(&doc, qualitative, "nightly")["verdict"], "run");
     assert_eq!(verdict(&doc, qualitative, "nightly")["phase"], "ollama");
-    let nightly = doc["jobs"].as_array().unwrap().iter().find(|j| j["name"] == "nightly").unwrap();
+    let nightly = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["name"] == "nightly")
+        .unwrap();
     // JSON lists every phase of the axis, empty ones with 0.
     let phases: Vec<(&str, u64)> = nightly["phases"]
         .as_array()
@@ -170,7 +213,15 @@ fn mellea() {
         .map(|p| (p[0].as_str().unwrap(), p[1].as_u64().unwrap()))
         .filter(|(_, n)| *n > 0)
         .collect();
-    assert_eq!(phases, [("ollama", 7), ("huggingface", 2), ("openai", 1), ("(none)", 5)]);
+    assert_eq!(
+        phases,
+        [
+            ("ollama", 7),
+            ("huggingface", 2),
+            ("openai", 1),
+            ("(none)", 5)
+        ]
+    );
     // Planted: the deprecated `llm` alias (PRC004); the seed's own
     // `addopts = -m "not slow"` (PRC202, information); the predicates
     // the seed documents that this small suite's tests do not call
@@ -225,7 +276,11 @@ fn indx() {
         &[("unit", 9), ("package", 9), ("integration", 5), ("live", 1)],
     );
     assert_eq!(
-        verdict(&doc, "tests/integration/embed/test_openai_live.py::test_openai_embedder_live", "live")["verdict"],
+        verdict(
+            &doc,
+            "tests/integration/embed/test_openai_live.py::test_openai_embedder_live",
+            "live"
+        )["verdict"],
         "run"
     );
     assert_eq!(check("indx"), (0, vec![]));
@@ -233,7 +288,10 @@ fn indx() {
 
 #[test]
 fn maseval() {
-    let contract = ["`test-core`: deselected by -m \"core\"", "`test-credentialed`: deselected by -m \"credentialed\""];
+    let contract = [
+        "`test-core`: deselected by -m \"core\"",
+        "`test-credentialed`: deselected by -m \"credentialed\"",
+    ];
     let doc = assert_plan(
         "maseval",
         &[
@@ -263,10 +321,16 @@ fn maseval() {
     // `credentialed` implies `live`: the offline benchmark job, whose
     // default excludes credentialed, never sees the live chat tests.
     let openai = "tests/test_interface/test_model_integration/test_providers.py::test_openai_adapter_live_chat";
-    assert_eq!(verdict(&doc, openai, "test-interface")["verdict"], "deselected");
+    assert_eq!(
+        verdict(&doc, openai, "test-interface")["verdict"],
+        "deselected"
+    );
     // Planted: the seed's own default `addopts -m` (PRC202, information only,
     // so check exits 0).
-    assert_eq!(check("maseval"), (0, pairs(&[("PRC202", "pyproject.toml")])));
+    assert_eq!(
+        check("maseval"),
+        (0, pairs(&[("PRC202", "pyproject.toml")]))
+    );
 }
 
 #[test]
@@ -299,7 +363,14 @@ fn transformers() {
         &[("tests_torch", 9), ("nightly_slow", 2)],
     );
     // Mixin-generated tests are items of the subclass.
-    assert_eq!(verdict(&doc, &format!("{file}::MyModelTest::test_greedy_generate"), "tests_torch")["verdict"], "run");
+    assert_eq!(
+        verdict(
+            &doc,
+            &format!("{file}::MyModelTest::test_greedy_generate"),
+            "tests_torch"
+        )["verdict"],
+        "run"
+    );
     assert_eq!(check("transformers"), (0, vec![]));
 }
 

@@ -20,12 +20,17 @@ use std::process::Command;
 const MATURIN: &str = "maturin==1.16.0";
 
 fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Runs `command`, panicking with its output when it fails; returns stdout.
 fn checked(command: &mut Command) -> String {
-    let output = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
     assert!(
         output.status.success(),
         "{command:?} failed ({}):\n{}\n{}",
@@ -44,10 +49,15 @@ fn venv(dir: &Path) -> PathBuf {
 }
 
 #[test]
-#[expect(clippy::print_stderr, reason = "the skip notice and the build time are for the person running the tests")]
+#[expect(
+    clippy::print_stderr,
+    reason = "the skip notice and the build time are for the person running the tests"
+)]
 fn wheel_installs_a_working_proctor() {
     if std::env::var_os("PROCTOR_TEST_WHEEL").is_none_or(|v| v != "1") {
-        eprintln!("skipped: set PROCTOR_TEST_WHEEL=1 to build and install the wheel (a release build)");
+        eprintln!(
+            "skipped: set PROCTOR_TEST_WHEEL=1 to build and install the wheel (a release build)"
+        );
         return;
     }
     let temp = tempfile::tempdir().unwrap();
@@ -62,35 +72,69 @@ fn wheel_installs_a_working_proctor() {
     let started = std::time::Instant::now();
     checked(
         Command::new(build.join("pip"))
-            .args(["wheel", "--no-deps", "--no-cache-dir", "--disable-pip-version-check", "-w"])
+            .args([
+                "wheel",
+                "--no-deps",
+                "--no-cache-dir",
+                "--disable-pip-version-check",
+                "-w",
+            ])
             .arg(&dist)
             .arg(repository())
             .env("PIP_CONSTRAINT", &constraints)
             .env_remove("PIP_NO_BUILD_ISOLATION"),
     );
     eprintln!("wheel built in {:.0} s", started.elapsed().as_secs_f64());
-    let wheels: Vec<PathBuf> = std::fs::read_dir(&dist).unwrap().map(|e| e.unwrap().path()).collect();
+    let wheels: Vec<PathBuf> = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(wheels.len(), 1, "{wheels:?}");
     let wheel = &wheels[0];
     let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
     let version = env!("CARGO_PKG_VERSION");
-    assert!(name.starts_with(&format!("proctor_cli-{version}-py3-none-")), "{name}");
+    assert!(
+        name.starts_with(&format!("proctor_cli-{version}-py3-none-")),
+        "{name}"
+    );
 
     // A fresh virtualenv gets `proctor` from the wheel alone (no index).
     let bin = venv(&temp.path().join("venv"));
-    checked(Command::new(bin.join("pip")).args(["install", "--no-index", "--no-cache-dir", "--disable-pip-version-check"]).arg(wheel));
+    checked(
+        Command::new(bin.join("pip"))
+            .args([
+                "install",
+                "--no-index",
+                "--no-cache-dir",
+                "--disable-pip-version-check",
+            ])
+            .arg(wheel),
+    );
     let record = checked(Command::new(bin.join("python")).args([
         "-c",
         "import importlib.metadata as m; d = m.distribution('proctor-cli'); print(d.version); print(d.read_text('WHEEL'))",
     ]));
     assert!(record.starts_with(&format!("{version}\n")), "{record}");
-    let generator = format!("Generator: maturin ({})", MATURIN.trim_start_matches("maturin=="));
+    let generator = format!(
+        "Generator: maturin ({})",
+        MATURIN.trim_start_matches("maturin==")
+    );
     assert!(record.contains(&generator), "{record}");
 
     let proctor = bin.join("proctor");
-    assert_eq!(checked(Command::new(&proctor).arg("--version")), format!("proctor {version}\n"));
+    assert_eq!(
+        checked(Command::new(&proctor).arg("--version")),
+        format!("proctor {version}\n")
+    );
     let suite = common::copy_of(&repository().join("tests/suites/basics"));
-    let collect = |program: &Path| checked(Command::new(program).arg("collect").current_dir(suite.path()).env_remove("PYTEST_ADDOPTS"));
+    let collect = |program: &Path| {
+        checked(
+            Command::new(program)
+                .arg("collect")
+                .current_dir(suite.path())
+                .env_remove("PYTEST_ADDOPTS"),
+        )
+    };
     let installed = collect(&proctor);
     assert!(installed.contains("test_functions.py::"), "{installed}");
     assert_eq!(

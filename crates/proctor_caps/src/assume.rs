@@ -8,7 +8,10 @@ use crate::model::{gib_bytes, parse_major_minor, Capabilities, Gpu, Python, Serv
 /// The keys `--assume` accepts, with the values each takes.
 pub const ASSUME_KEYS: &[(&str, &str)] = &[
     ("gpu.count", "N: N identical GPUs (0 removes them)"),
-    ("gpu.vram_gb", "N GiB for every GPU (one assumed GPU if there is none; 0 removes them)"),
+    (
+        "gpu.vram_gb",
+        "N GiB for every GPU (one assumed GPU if there is none; 0 removes them)",
+    ),
     ("ram_gb", "N GiB of RAM"),
     ("cpus", "N CPUs, 1 or more"),
     ("service.NAME", "up|down"),
@@ -54,7 +57,11 @@ pub enum AssumeError {
 }
 
 fn key_list() -> String {
-    ASSUME_KEYS.iter().map(|(key, _)| *key).collect::<Vec<_>>().join(", ")
+    ASSUME_KEYS
+        .iter()
+        .map(|(key, _)| *key)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Applies `entries` in order, recording each in
@@ -73,16 +80,26 @@ fn apply(caps: &mut Capabilities, entry: &str) -> Result<(), AssumeError> {
         .split_once('=')
         .map(|(k, v)| (k.trim(), v.trim()))
         .filter(|(k, _)| !k.is_empty())
-        .ok_or_else(|| AssumeError::NotKeyValue { entry: entry.to_owned() })?;
-    let bad = |expected: &'static str| AssumeError::BadValue { entry: entry.to_owned(), key: key.to_owned(), expected };
+        .ok_or_else(|| AssumeError::NotKeyValue {
+            entry: entry.to_owned(),
+        })?;
+    let bad = |expected: &'static str| AssumeError::BadValue {
+        entry: entry.to_owned(),
+        key: key.to_owned(),
+        expected,
+    };
     let named = |prefix: &str| key.strip_prefix(prefix).filter(|name| !name.is_empty());
     match key {
         "gpu.count" => {
-            let count: usize = value.parse().map_err(|_| bad("a whole number of GPUs, 0 or more"))?;
+            let count: usize = value
+                .parse()
+                .map_err(|_| bad("a whole number of GPUs, 0 or more"))?;
             let template = caps.gpus.first();
             let vram_bytes = template.map_or(0, |gpu| gpu.vram_bytes);
             let unified = template.is_some_and(|gpu| gpu.unified);
-            caps.gpus = (0..count).map(|_| assumed_gpu(vram_bytes, unified)).collect();
+            caps.gpus = (0..count)
+                .map(|_| assumed_gpu(vram_bytes, unified))
+                .collect();
         }
         "gpu.vram_gb" => {
             let bytes = gib_to_bytes(value).ok_or_else(|| bad("a number of GiB, 0 or more"))?;
@@ -96,15 +113,30 @@ fn apply(caps: &mut Capabilities, entry: &str) -> Result<(), AssumeError> {
                 }
             }
         }
-        "ram_gb" => caps.ram_bytes = Some(gib_to_bytes(value).ok_or_else(|| bad("a number of GiB, 0 or more"))?),
-        "cpus" => caps.cpus = value.parse().ok().filter(|&n| n > 0).ok_or_else(|| bad("a whole number of CPUs, 1 or more"))?,
+        "ram_gb" => {
+            caps.ram_bytes =
+                Some(gib_to_bytes(value).ok_or_else(|| bad("a number of GiB, 0 or more"))?);
+        }
+        "cpus" => {
+            caps.cpus = value
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| bad("a whole number of CPUs, 1 or more"))?;
+        }
         "python.version" => {
-            if parse_major_minor(value).is_none() || !value.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit())) {
+            if parse_major_minor(value).is_none()
+                || !value
+                    .split('.')
+                    .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+            {
                 return Err(bad("a version such as `3.12` or `3.12.1`"));
             }
             value.clone_into(&mut python(caps).version);
         }
-        "platform.os" | "platform.arch" if value.is_empty() => return Err(bad("a name such as `linux` or `x86_64`")),
+        "platform.os" | "platform.arch" if value.is_empty() => {
+            return Err(bad("a name such as `linux` or `x86_64`"))
+        }
         "platform.os" => value.clone_into(&mut caps.platform.os),
         "platform.arch" => value.clone_into(&mut caps.platform.arch),
         _ => {
@@ -114,12 +146,15 @@ fn apply(caps: &mut Capabilities, entry: &str) -> Result<(), AssumeError> {
                     "down" => false,
                     _ => return Err(bad("`up` or `down`")),
                 };
-                let service = caps.services.entry(name.to_owned()).or_insert_with(|| Service {
-                    address: ASSUMED.to_owned(),
-                    source: ASSUMED.to_owned(),
-                    reachable,
-                    http: None,
-                });
+                let service = caps
+                    .services
+                    .entry(name.to_owned())
+                    .or_insert_with(|| Service {
+                        address: ASSUMED.to_owned(),
+                        source: ASSUMED.to_owned(),
+                        reachable,
+                        http: None,
+                    });
                 service.reachable = reachable;
                 service.http = service.http.map(|_| reachable);
             } else if let Some(name) = named("env.") {
@@ -159,7 +194,10 @@ fn apply(caps: &mut Capabilities, entry: &str) -> Result<(), AssumeError> {
                 };
                 caps.binaries.insert(name.to_owned(), path);
             } else {
-                return Err(AssumeError::UnknownKey { entry: entry.to_owned(), key: key.to_owned() });
+                return Err(AssumeError::UnknownKey {
+                    entry: entry.to_owned(),
+                    key: key.to_owned(),
+                });
             }
         }
     }
@@ -167,7 +205,12 @@ fn apply(caps: &mut Capabilities, entry: &str) -> Result<(), AssumeError> {
 }
 
 fn assumed_gpu(vram_bytes: u64, unified: bool) -> Gpu {
-    Gpu { name: ASSUMED.to_owned(), vendor: ASSUMED.to_owned(), vram_bytes, unified }
+    Gpu {
+        name: ASSUMED.to_owned(),
+        vendor: ASSUMED.to_owned(),
+        vram_bytes,
+        unified,
+    }
 }
 
 /// The interpreter, made up when none was detected.
@@ -190,8 +233,14 @@ mod tests {
     use super::*;
 
     fn assumed(entries: &[&str]) -> Result<Capabilities, AssumeError> {
-        let mut caps = Capabilities { cpus: 2, ..Capabilities::default() };
-        assume(&mut caps, &entries.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>())?;
+        let mut caps = Capabilities {
+            cpus: 2,
+            ..Capabilities::default()
+        };
+        assume(
+            &mut caps,
+            &entries.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>(),
+        )?;
         Ok(caps)
     }
 
@@ -205,13 +254,30 @@ mod tests {
         assert_eq!(caps.gpus, vec![assumed_gpu(24 << 30, false); 4]);
         let caps = assumed(&["gpu.count=2", "gpu.vram_gb=7.5"]).unwrap();
         assert_eq!(caps.gpus, vec![assumed_gpu(8_053_063_680, false); 2]);
-        assert_eq!(assumed(&["gpu.count=2"]).unwrap().gpus, vec![assumed_gpu(0, false); 2]);
-        assert!(assumed(&["gpu.vram_gb=80", "gpu.vram_gb=0"]).unwrap().gpus.is_empty());
-        assert!(assumed(&["gpu.vram_gb=80", "gpu.count=0"]).unwrap().gpus.is_empty());
+        assert_eq!(
+            assumed(&["gpu.count=2"]).unwrap().gpus,
+            vec![assumed_gpu(0, false); 2]
+        );
+        assert!(assumed(&["gpu.vram_gb=80", "gpu.vram_gb=0"])
+            .unwrap()
+            .gpus
+            .is_empty());
+        assert!(assumed(&["gpu.vram_gb=80", "gpu.count=0"])
+            .unwrap()
+            .gpus
+            .is_empty());
         let mut caps = Capabilities::default();
-        caps.gpus.push(Gpu { name: "NVIDIA H200".into(), vendor: "nvidia".into(), vram_bytes: 1, unified: false });
+        caps.gpus.push(Gpu {
+            name: "NVIDIA H200".into(),
+            vendor: "nvidia".into(),
+            vram_bytes: 1,
+            unified: false,
+        });
         assume(&mut caps, &["gpu.vram_gb=16".to_owned()]).unwrap();
-        assert_eq!((caps.gpus[0].vendor.as_str(), caps.gpus[0].vram_bytes), ("nvidia", 16 << 30));
+        assert_eq!(
+            (caps.gpus[0].vendor.as_str(), caps.gpus[0].vram_bytes),
+            ("nvidia", 16 << 30)
+        );
     }
 
     #[test]
@@ -232,11 +298,22 @@ mod tests {
         .unwrap();
         assert_eq!((caps.ram_gb(), caps.cpus), (Some(64.0), 16));
         assert!(caps.service_up("ollama") && caps.env_set("OPENAI_API_KEY") && !caps.env_set("CI"));
-        assert!(caps.has_package("foo-bar") && caps.has_binary("nvidia-smi") && !caps.has_binary("git"));
+        assert!(
+            caps.has_package("foo-bar") && caps.has_binary("nvidia-smi") && !caps.has_binary("git")
+        );
         assert_eq!(caps.python_version(), Some((3, 12)));
-        assert_eq!((caps.platform.os.as_str(), caps.platform.arch.as_str()), ("macos", "aarch64"));
+        assert_eq!(
+            (caps.platform.os.as_str(), caps.platform.arch.as_str()),
+            ("macos", "aarch64")
+        );
         assert_eq!(caps.assumed.len(), 11);
-        let caps = assumed(&["package.torch=2.1", "package.torch=absent", "service.db=up", "service.db=down"]).unwrap();
+        let caps = assumed(&[
+            "package.torch=2.1",
+            "package.torch=absent",
+            "service.db=up",
+            "service.db=down",
+        ])
+        .unwrap();
         assert!(!caps.has_package("torch") && !caps.service_up("db"));
     }
 
@@ -247,7 +324,9 @@ mod tests {
             message("gpu.vram_gb=lots"),
             "`--assume gpu.vram_gb=lots`: `gpu.vram_gb` takes a number of GiB, 0 or more"
         );
-        assert!(message("gpu.vram=80").starts_with("`--assume gpu.vram=80`: unknown key `gpu.vram` (keys: gpu.count, gpu.vram_gb,"));
+        assert!(message("gpu.vram=80").starts_with(
+            "`--assume gpu.vram=80`: unknown key `gpu.vram` (keys: gpu.count, gpu.vram_gb,"
+        ));
         assert!(message("gpu").starts_with("`--assume gpu` is not KEY=VALUE (keys: "));
         assert!(message("=1").contains("not KEY=VALUE"));
         assert!(message("gpu.vram_gb=-1").contains("0 or more"));

@@ -5,8 +5,19 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// Name → the path of the program on `path_var` (a `PATH` value), if any.
-pub(crate) fn find_all(names: &[String], path_var: Option<&OsStr>) -> BTreeMap<String, Option<String>> {
-    names.iter().map(|name| (name.clone(), find(name, path_var).map(|path| path.display().to_string()))).collect()
+pub(crate) fn find_all(
+    names: &[String],
+    path_var: Option<&OsStr>,
+) -> BTreeMap<String, Option<String>> {
+    names
+        .iter()
+        .map(|name| {
+            (
+                name.clone(),
+                find(name, path_var).map(|path| path.display().to_string()),
+            )
+        })
+        .collect()
 }
 
 /// The first executable file called `name` in the directories of
@@ -29,7 +40,8 @@ pub(crate) fn find(name: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
 #[cfg(unix)]
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
 /// A regular file: Windows has no executable bit.

@@ -22,7 +22,12 @@ pub(crate) fn ram_bytes(timeout: Duration) -> Option<u64> {
 
 /// `sysctl -n NAME`, for macOS.
 pub(crate) fn sysctl(name: &str, timeout: Duration) -> Option<String> {
-    crate::process::output(std::path::Path::new("/usr/sbin/sysctl"), &["-n", name], timeout).ok()
+    crate::process::output(
+        std::path::Path::new("/usr/sbin/sysctl"),
+        &["-n", name],
+        timeout,
+    )
+    .ok()
 }
 
 /// The `MemTotal:  24576000 kB` line of `/proc/meminfo`, in bytes.
@@ -46,7 +51,8 @@ mod tests {
 
     #[test]
     fn meminfo_total_is_read_in_bytes() {
-        let text = "MemTotal:       24576000 kB\nMemFree:         1000 kB\nMemAvailable:   2000 kB\n";
+        let text =
+            "MemTotal:       24576000 kB\nMemFree:         1000 kB\nMemAvailable:   2000 kB\n";
         assert_eq!(parse_meminfo(text), Some(24_576_000 * 1024));
         assert_eq!(parse_meminfo("MemFree: 1 kB\n"), None);
         assert_eq!(parse_meminfo("MemTotal: lots kB\n"), None);

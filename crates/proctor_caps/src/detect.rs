@@ -74,13 +74,17 @@ pub fn detect(options: &DetectOptions) -> Capabilities {
     let mut caps = Capabilities {
         platform: Platform::default(),
         cpus: cpu_memory::cpus(),
-        skip_resource_checks: options.skip_resource_checks || skip_requested(std::env::var(SKIP_RESOURCE_CHECKS_ENV).ok().as_deref()),
+        skip_resource_checks: options.skip_resource_checks
+            || skip_requested(std::env::var(SKIP_RESOURCE_CHECKS_ENV).ok().as_deref()),
         ..Capabilities::default()
     };
     std::thread::scope(|scope| {
         let python = options.python.as_deref().map(|interpreter| {
             let timeout = options.process_timeout;
-            (interpreter, scope.spawn(move || python::detect(interpreter, timeout)))
+            (
+                interpreter,
+                scope.spawn(move || python::detect(interpreter, timeout)),
+            )
         });
         let nvidia = binaries::find("nvidia-smi", path_var.as_deref()).map(|program| {
             let timeout = options.process_timeout;
@@ -117,23 +121,35 @@ pub fn detect(options: &DetectOptions) -> Capabilities {
         caps.ram_bytes = cpu_memory::ram_bytes(options.process_timeout);
         caps.env = env::env_set(&options.env_names);
         caps.binaries = binaries::find_all(&options.binaries, path_var.as_deref());
-        caps.gpus.extend(gpu::apple(caps.ram_bytes, options.process_timeout));
+        caps.gpus
+            .extend(gpu::apple(caps.ram_bytes, options.process_timeout));
 
         if let Some(handle) = nvidia {
             match handle.join().unwrap_or_else(|_| Err(PANICKED.to_owned())) {
                 Ok(gpus) => caps.gpus.extend(gpus),
-                Err(message) => caps.warnings.push(format!("no NVIDIA GPU information: {message}")),
+                Err(message) => caps
+                    .warnings
+                    .push(format!("no NVIDIA GPU information: {message}")),
             }
         }
         for (name, handle) in probes {
-            let (service, warnings) = handle.join().unwrap_or_else(|_| (down(), vec![PANICKED.to_owned()]));
-            caps.warnings.extend(warnings.into_iter().map(|w| format!("service `{name}`: {w}")));
+            let (service, warnings) = handle
+                .join()
+                .unwrap_or_else(|_| (down(), vec![PANICKED.to_owned()]));
+            caps.warnings.extend(
+                warnings
+                    .into_iter()
+                    .map(|w| format!("service `{name}`: {w}")),
+            );
             caps.services.insert(name, service);
         }
         if let Some((interpreter, handle)) = python {
             match handle.join().unwrap_or_else(|_| Err(PANICKED.to_owned())) {
                 Ok(found) => caps.python = Some(found),
-                Err(message) => caps.warnings.push(format!("no Python information from `{}`: {message}", interpreter.display())),
+                Err(message) => caps.warnings.push(format!(
+                    "no Python information from `{}`: {message}",
+                    interpreter.display()
+                )),
             }
         }
     });
@@ -145,7 +161,12 @@ const PANICKED: &str = "the probe failed unexpectedly";
 
 /// A service whose probe failed unexpectedly.
 fn down() -> Service {
-    Service { address: String::new(), source: String::new(), reachable: false, http: None }
+    Service {
+        address: String::new(),
+        source: String::new(),
+        reachable: false,
+        http: None,
+    }
 }
 
 /// Whether `PROCTOR_SKIP_RESOURCE_CHECKS` asks to skip: `1` or `true`.
@@ -159,7 +180,16 @@ mod tests {
 
     #[test]
     fn skip_is_requested_by_one_or_true() {
-        assert!(skip_requested(Some("1")) && skip_requested(Some("true")) && skip_requested(Some("TRUE")));
-        assert!(!skip_requested(Some("0")) && !skip_requested(Some("")) && !skip_requested(Some("yes")) && !skip_requested(None));
+        assert!(
+            skip_requested(Some("1"))
+                && skip_requested(Some("true"))
+                && skip_requested(Some("TRUE"))
+        );
+        assert!(
+            !skip_requested(Some("0"))
+                && !skip_requested(Some(""))
+                && !skip_requested(Some("yes"))
+                && !skip_requested(None)
+        );
     }
 }

@@ -5,12 +5,17 @@ use std::collections::BTreeMap;
 
 /// Name → whether the variable is present and not empty.
 pub(crate) fn env_set(names: &[String]) -> BTreeMap<String, bool> {
-    names.iter().map(|name| (name.clone(), is_set(name))).collect()
+    names
+        .iter()
+        .map(|name| (name.clone(), is_set(name)))
+        .collect()
 }
 
 /// Whether `name` is present and not empty.
 pub(crate) fn is_set(name: &str) -> bool {
-    !name.is_empty() && !name.contains(['=', '\0']) && std::env::var_os(name).is_some_and(|value| !value.is_empty())
+    !name.is_empty()
+        && !name.contains(['=', '\0'])
+        && std::env::var_os(name).is_some_and(|value| !value.is_empty())
 }
 
 #[cfg(test)]
@@ -23,7 +28,16 @@ mod tests {
         assert!(!is_set("A=B"));
         assert!(!is_set("PROCTOR_CAPS_SURELY_UNSET_VARIABLE"));
         // PATH is set in any environment that runs tests.
-        let set = env_set(&["PATH".to_owned(), "PROCTOR_CAPS_SURELY_UNSET_VARIABLE".to_owned()]);
-        assert_eq!(set.into_iter().collect::<Vec<_>>(), [("PATH".to_owned(), true), ("PROCTOR_CAPS_SURELY_UNSET_VARIABLE".to_owned(), false)]);
+        let set = env_set(&[
+            "PATH".to_owned(),
+            "PROCTOR_CAPS_SURELY_UNSET_VARIABLE".to_owned(),
+        ]);
+        assert_eq!(
+            set.into_iter().collect::<Vec<_>>(),
+            [
+                ("PATH".to_owned(), true),
+                ("PROCTOR_CAPS_SURELY_UNSET_VARIABLE".to_owned(), false)
+            ]
+        );
     }
 }

@@ -8,12 +8,16 @@ use crate::model::Gpu;
 use crate::process;
 
 /// The arguments that make `nvidia-smi` print `name, MiB` per GPU.
-const NVIDIA_SMI_ARGS: [&str; 2] = ["--query-gpu=name,memory.total", "--format=csv,noheader,nounits"];
+const NVIDIA_SMI_ARGS: [&str; 2] = [
+    "--query-gpu=name,memory.total",
+    "--format=csv,noheader,nounits",
+];
 
 /// NVIDIA GPUs from `nvidia-smi` at `program`; an error message when it
 /// fails or times out.
 pub(crate) fn nvidia(program: &Path, timeout: Duration) -> Result<Vec<Gpu>, String> {
-    let text = process::output(program, &NVIDIA_SMI_ARGS, timeout).map_err(|err| err.to_string())?;
+    let text =
+        process::output(program, &NVIDIA_SMI_ARGS, timeout).map_err(|err| err.to_string())?;
     Ok(parse_nvidia_smi(&text))
 }
 
@@ -29,14 +33,22 @@ pub(crate) fn parse_nvidia_smi(text: &str) -> Vec<Gpu> {
             if name.is_empty() {
                 return None;
             }
-            Some(Gpu { name: name.to_owned(), vendor: "nvidia".to_owned(), vram_bytes: mib.checked_mul(1 << 20)?, unified: false })
+            Some(Gpu {
+                name: name.to_owned(),
+                vendor: "nvidia".to_owned(),
+                vram_bytes: mib.checked_mul(1 << 20)?,
+                unified: false,
+            })
         })
         .collect()
 }
 
 /// The Apple Silicon GPU, when `brand` (`machdep.cpu.brand_string`) names
 /// an Apple chip: its memory is the system's, `ram_bytes`.
-#[cfg_attr(all(not(target_os = "macos"), not(test)), expect(dead_code, reason = "used on macOS only"))]
+#[cfg_attr(
+    all(not(target_os = "macos"), not(test)),
+    expect(dead_code, reason = "used on macOS only")
+)]
 pub(crate) fn apple_gpu(brand: &str, ram_bytes: Option<u64>) -> Option<Gpu> {
     let brand = brand.trim();
     brand.contains("Apple").then(|| Gpu {
@@ -72,7 +84,10 @@ mod tests {
         assert_eq!(gpus.len(), 2);
         assert_eq!(gpus[0].name, "NVIDIA H200");
         assert_eq!(gpus[0].vram_bytes, 143_771 << 20);
-        assert_eq!((gpus[0].vendor.as_str(), gpus[0].unified), ("nvidia", false));
+        assert_eq!(
+            (gpus[0].vendor.as_str(), gpus[0].unified),
+            ("nvidia", false)
+        );
         assert_eq!(gpus[1].name, "NVIDIA GeForce RTX 4090");
         assert_eq!(gpus[1].vram_bytes, 24_564 << 20);
         assert!(parse_nvidia_smi("").is_empty());
@@ -81,7 +96,18 @@ mod tests {
     #[test]
     fn apple_silicon_uses_unified_memory() {
         let gpu = apple_gpu("Apple M2 Max\n", Some(32 << 30)).unwrap();
-        assert_eq!((gpu.name.as_str(), gpu.vendor.as_str(), gpu.vram_bytes, gpu.unified), ("Apple M2 Max", "apple", 32 << 30, true));
-        assert_eq!(apple_gpu("Intel(R) Core(TM) i9-9880H CPU @ 2.30GHz", Some(1)), None);
+        assert_eq!(
+            (
+                gpu.name.as_str(),
+                gpu.vendor.as_str(),
+                gpu.vram_bytes,
+                gpu.unified
+            ),
+            ("Apple M2 Max", "apple", 32 << 30, true)
+        );
+        assert_eq!(
+            apple_gpu("Intel(R) Core(TM) i9-9880H CPU @ 2.30GHz", Some(1)),
+            None
+        );
     }
 }

@@ -19,10 +19,20 @@ const VENV_PYTHON: &str = "Scripts/python.exe";
 /// active virtual environment (`$VIRTUAL_ENV`); `<rootdir>/.venv`;
 /// `python3` on `PATH`. `None` when none of them exists.
 #[must_use]
-pub fn find_interpreter(explicit: Option<&Path>, configured: Option<&str>, rootdir: &Path) -> Option<PathBuf> {
+pub fn find_interpreter(
+    explicit: Option<&Path>,
+    configured: Option<&str>,
+    rootdir: &Path,
+) -> Option<PathBuf> {
     let virtual_env = std::env::var_os("VIRTUAL_ENV");
     let path_var = std::env::var_os("PATH");
-    find_interpreter_in(explicit, configured, rootdir, virtual_env.as_deref(), path_var.as_deref())
+    find_interpreter_in(
+        explicit,
+        configured,
+        rootdir,
+        virtual_env.as_deref(),
+        path_var.as_deref(),
+    )
 }
 
 /// [`find_interpreter`] with the environment given: `virtual_env` is
@@ -38,8 +48,13 @@ pub(crate) fn find_interpreter_in(
         return Some(explicit.to_path_buf());
     }
     if let Some(configured) = configured.filter(|c| !c.is_empty()) {
-        let has_separator = configured.contains('/') || configured.contains(std::path::MAIN_SEPARATOR);
-        return if has_separator { Some(rootdir.join(configured)) } else { binaries::find(configured, path_var) };
+        let has_separator =
+            configured.contains('/') || configured.contains(std::path::MAIN_SEPARATOR);
+        return if has_separator {
+            Some(rootdir.join(configured))
+        } else {
+            binaries::find(configured, path_var)
+        };
     }
     let in_venv = |venv: &Path| Some(venv.join(VENV_PYTHON)).filter(|python| python.exists());
     virtual_env
@@ -68,17 +83,38 @@ mod tests {
         executable(&bin.join("python3.12"));
         let path_var = bin.as_os_str();
         let find = |explicit: Option<&Path>, configured: Option<&str>, venv: Option<&Path>| {
-            find_interpreter_in(explicit, configured, &root, venv.map(Path::as_os_str), Some(path_var))
+            find_interpreter_in(
+                explicit,
+                configured,
+                &root,
+                venv.map(Path::as_os_str),
+                Some(path_var),
+            )
         };
         assert_eq!(find(None, None, None), Some(bin.join("python3")));
         executable(&root.join(".venv/bin/python"));
         assert_eq!(find(None, None, None), Some(root.join(".venv/bin/python")));
         let active = dir.path().join("active");
-        assert_eq!(find(None, None, Some(&active)), Some(root.join(".venv/bin/python")));
+        assert_eq!(
+            find(None, None, Some(&active)),
+            Some(root.join(".venv/bin/python"))
+        );
         executable(&active.join("bin/python"));
-        assert_eq!(find(None, None, Some(&active)), Some(active.join("bin/python")));
-        assert_eq!(find(None, Some("tools/python"), Some(&active)), Some(root.join("tools/python")));
-        assert_eq!(find(None, Some("python3.12"), Some(&active)), Some(bin.join("python3.12")));
-        assert_eq!(find(Some(Path::new("/x/python")), Some("python3.12"), None), Some(PathBuf::from("/x/python")));
+        assert_eq!(
+            find(None, None, Some(&active)),
+            Some(active.join("bin/python"))
+        );
+        assert_eq!(
+            find(None, Some("tools/python"), Some(&active)),
+            Some(root.join("tools/python"))
+        );
+        assert_eq!(
+            find(None, Some("python3.12"), Some(&active)),
+            Some(bin.join("python3.12"))
+        );
+        assert_eq!(
+            find(Some(Path::new("/x/python")), Some("python3.12"), None),
+            Some(PathBuf::from("/x/python"))
+        );
     }
 }

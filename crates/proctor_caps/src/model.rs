@@ -54,7 +54,10 @@ pub struct Platform {
 
 impl Default for Platform {
     fn default() -> Self {
-        Platform { os: std::env::consts::OS.to_owned(), arch: std::env::consts::ARCH.to_owned() }
+        Platform {
+            os: std::env::consts::OS.to_owned(),
+            arch: std::env::consts::ARCH.to_owned(),
+        }
     }
 }
 
@@ -122,7 +125,9 @@ impl Capabilities {
     /// (`Foo_Bar` is `foo-bar`).
     #[must_use]
     pub fn has_package(&self, name: &str) -> bool {
-        self.python.as_ref().is_some_and(|python| python.packages.contains_key(&normalize_name(name)))
+        self.python
+            .as_ref()
+            .is_some_and(|python| python.packages.contains_key(&normalize_name(name)))
     }
 
     /// Whether an environment variable is set (present and not empty).
@@ -135,7 +140,9 @@ impl Capabilities {
     /// Whether a service answered its probe.
     #[must_use]
     pub fn service_up(&self, name: &str) -> bool {
-        self.services.get(name).is_some_and(|service| service.reachable)
+        self.services
+            .get(name)
+            .is_some_and(|service| service.reachable)
     }
 
     /// Whether a program is on `PATH`.
@@ -155,12 +162,19 @@ impl Capabilities {
 pub(crate) fn parse_major_minor(version: &str) -> Option<(u32, u32)> {
     let mut parts = version.trim().split('.');
     let major = parts.next()?.parse().ok()?;
-    let minor: String = parts.next()?.chars().take_while(char::is_ascii_digit).collect();
+    let minor: String = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     Some((major, minor.parse().ok()?))
 }
 
 /// `bytes` in GiB, the unit of every memory figure proctor prints.
-#[expect(clippy::cast_precision_loss, reason = "sizes well below 2^52 bytes are exact")]
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "sizes well below 2^52 bytes are exact"
+)]
 #[must_use]
 pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / GIB
@@ -168,7 +182,11 @@ pub fn gib(bytes: u64) -> f64 {
 
 /// `gib` GiB in bytes, rounded; `None` unless finite, 0 or more, and in
 /// range.
-#[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "checked finite, non-negative and in range")]
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "checked finite, non-negative and in range"
+)]
 #[must_use]
 pub fn gib_bytes(gib: f64) -> Option<u64> {
     let bytes = (gib * GIB).round();
@@ -180,12 +198,20 @@ mod tests {
     use super::*;
 
     fn gpu(vram_bytes: u64) -> Gpu {
-        Gpu { name: "g".into(), vendor: "nvidia".into(), vram_bytes, unified: false }
+        Gpu {
+            name: "g".into(),
+            vendor: "nvidia".into(),
+            vram_bytes,
+            unified: false,
+        }
     }
 
     #[test]
     fn helpers_answer_in_gib_and_normalized_names() {
-        let mut caps = Capabilities { ram_bytes: Some(8 << 30), ..Capabilities::default() };
+        let mut caps = Capabilities {
+            ram_bytes: Some(8 << 30),
+            ..Capabilities::default()
+        };
         assert_eq!(caps.vram_gb_max(), None);
         caps.gpus = vec![gpu(24 << 30), gpu(80 << 30)];
         assert_eq!(caps.vram_gb_max(), Some(80.0));
@@ -196,17 +222,25 @@ mod tests {
             packages: BTreeMap::from([("foo-bar".into(), "1.0".into())]),
             modules: None,
         });
-        assert!(caps.has_package("Foo_Bar") && caps.has_package("foo.bar") && !caps.has_package("foo"));
+        assert!(
+            caps.has_package("Foo_Bar") && caps.has_package("foo.bar") && !caps.has_package("foo")
+        );
         assert_eq!(caps.python_version(), Some((3, 12)));
         caps.env.insert("CI".into(), true);
         caps.env.insert("HF_TOKEN".into(), false);
         assert!(caps.env_set("CI") && !caps.env_set("HF_TOKEN") && !caps.env_set("OTHER"));
-        caps.binaries.insert("git".into(), Some("/usr/bin/git".into()));
+        caps.binaries
+            .insert("git".into(), Some("/usr/bin/git".into()));
         caps.binaries.insert("nvidia-smi".into(), None);
         assert!(caps.has_binary("git") && !caps.has_binary("nvidia-smi") && !caps.has_binary("x"));
         caps.services.insert(
             "db".into(),
-            Service { address: "127.0.0.1:5432".into(), source: "default".into(), reachable: true, http: None },
+            Service {
+                address: "127.0.0.1:5432".into(),
+                source: "default".into(),
+                reachable: true,
+                http: None,
+            },
         );
         assert!(caps.service_up("db") && !caps.service_up("ollama"));
     }

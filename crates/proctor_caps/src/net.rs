@@ -37,7 +37,9 @@ pub fn parse_address(text: &str, default_port: Option<u16>) -> Option<Address> {
     let rest = text.split_once("://").map_or(text, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     // Credentials end at the last `@` of the authority.
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host_port)| host_port);
+    let host_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host_port)| host_port);
     let (host, port) = if let Some(bracketed) = host_port.strip_prefix('[') {
         let (host, after) = bracketed.split_once(']')?;
         match after {
@@ -57,14 +59,21 @@ pub fn parse_address(text: &str, default_port: Option<u16>) -> Option<Address> {
         Some(port) if !port.is_empty() => port.parse().ok()?,
         _ => default_port?,
     };
-    let valid_host = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '%'));
-    valid_host.then(|| Address { host: host.to_owned(), port })
+    let valid_host = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '%'));
+    valid_host.then(|| Address {
+        host: host.to_owned(),
+        port,
+    })
 }
 
 /// Whether `address` accepts a connection and, with `http_path`, answers
 /// a `GET` with 2xx; the error says what failed.
 pub fn probe(address: &Address, http_path: Option<&str>, timeout: Duration) -> Result<(), String> {
-    let stream = connect(address, timeout).ok_or_else(|| "the port does not accept connections".to_owned())?;
+    let stream = connect(address, timeout)
+        .ok_or_else(|| "the port does not accept connections".to_owned())?;
     let Some(path) = http_path else {
         return Ok(());
     };
@@ -81,7 +90,9 @@ pub fn probe(address: &Address, http_path: Option<&str>, timeout: Duration) -> R
 pub fn connect(address: &Address, timeout: Duration) -> Option<TcpStream> {
     let deadline = Instant::now() + timeout;
     for socket in resolve(address, timeout)? {
-        let left = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+        let left = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())?;
         if let Ok(stream) = TcpStream::connect_timeout(&socket, left) {
             return Some(stream);
         }
@@ -120,7 +131,10 @@ pub fn http_request(
     stream.set_write_timeout(Some(timeout)).ok()?;
     let head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nUser-Agent: proctor\r\nAccept: */*\r\nConnection: close\r\n");
     let request = match body {
-        Some(body) => format!("{head}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()),
+        Some(body) => format!(
+            "{head}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
         None => format!("{head}\r\n"),
     };
     stream.write_all(request.as_bytes()).ok()?;
@@ -139,7 +153,9 @@ pub fn http_request(
 #[must_use]
 pub fn parse_status_line(text: &str) -> Option<u16> {
     let mut words = text.lines().next()?.split_whitespace();
-    words.next().filter(|version| version.starts_with("HTTP/"))?;
+    words
+        .next()
+        .filter(|version| version.starts_with("HTTP/"))?;
     words.next()?.parse().ok()
 }
 
@@ -147,19 +163,40 @@ pub fn parse_status_line(text: &str) -> Option<u16> {
 mod tests {
     use super::*;
 
-    #[expect(clippy::unnecessary_wraps, reason = "compared with what the parsers return")]
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "compared with what the parsers return"
+    )]
     fn address(host: &str, port: u16) -> Option<Address> {
-        Some(Address { host: host.to_owned(), port })
+        Some(Address {
+            host: host.to_owned(),
+            port,
+        })
     }
 
     #[test]
     fn addresses_parse_in_every_form() {
-        assert_eq!(parse_address("127.0.0.1:11434", None), address("127.0.0.1", 11434));
-        assert_eq!(parse_address("ollama", Some(11434)), address("ollama", 11434));
+        assert_eq!(
+            parse_address("127.0.0.1:11434", None),
+            address("127.0.0.1", 11434)
+        );
+        assert_eq!(
+            parse_address("ollama", Some(11434)),
+            address("ollama", 11434)
+        );
         assert_eq!(parse_address("ollama", None), None);
-        assert_eq!(parse_address("http://gpu-box:8080/api/tags", None), address("gpu-box", 8080));
-        assert_eq!(parse_address("https://example.com", Some(443)), address("example.com", 443));
-        assert_eq!(parse_address("http://localhost:/x", Some(1)), address("localhost", 1));
+        assert_eq!(
+            parse_address("http://gpu-box:8080/api/tags", None),
+            address("gpu-box", 8080)
+        );
+        assert_eq!(
+            parse_address("https://example.com", Some(443)),
+            address("example.com", 443)
+        );
+        assert_eq!(
+            parse_address("http://localhost:/x", Some(1)),
+            address("localhost", 1)
+        );
         assert_eq!(parse_address("[::1]:5432", None), address("::1", 5432));
         assert_eq!(parse_address("[::1]", Some(5432)), address("::1", 5432));
         assert_eq!(parse_address("::1", Some(5432)), address("::1", 5432));
@@ -174,15 +211,30 @@ mod tests {
     #[test]
     fn credentials_are_stripped() {
         let parsed = parse_address("http://user:s3cr3t@db.internal:5432/app?x=1", None).unwrap();
-        assert_eq!(parsed, Address { host: "db.internal".into(), port: 5432 });
+        assert_eq!(
+            parsed,
+            Address {
+                host: "db.internal".into(),
+                port: 5432
+            }
+        );
         assert!(!parsed.to_string().contains("s3cr3t"));
-        assert_eq!(parse_address("token@localhost", Some(11434)), address("localhost", 11434));
+        assert_eq!(
+            parse_address("token@localhost", Some(11434)),
+            address("localhost", 11434)
+        );
     }
 
     #[test]
     fn status_lines_parse() {
-        assert_eq!(parse_status_line("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n"), Some(200));
-        assert_eq!(parse_status_line("HTTP/1.0 503 Service Unavailable\r\n"), Some(503));
+        assert_eq!(
+            parse_status_line("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n"),
+            Some(200)
+        );
+        assert_eq!(
+            parse_status_line("HTTP/1.0 503 Service Unavailable\r\n"),
+            Some(503)
+        );
         assert_eq!(parse_status_line("SSH-2.0-OpenSSH_9.6\r\n"), None);
         assert_eq!(parse_status_line(""), None);
     }

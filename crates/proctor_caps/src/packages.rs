@@ -37,7 +37,9 @@ pub fn normalize_name(name: &str) -> String {
 pub(crate) fn read_packages(dirs: &[PathBuf]) -> BTreeMap<String, String> {
     let mut packages = BTreeMap::new();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
         let mut found: Vec<(String, String)> = entries
             .filter_map(Result::ok)
             .filter_map(|entry| read_distribution(&entry.path()))
@@ -59,14 +61,24 @@ pub(crate) fn read_packages(dirs: &[PathBuf]) -> BTreeMap<String, String> {
 pub(crate) fn read_modules(dirs: &[PathBuf]) -> BTreeSet<String> {
     let mut modules = BTreeSet::new();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
         for entry in entries.filter_map(Result::ok) {
-            let Ok(name) = entry.file_name().into_string() else { continue };
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
             let module = if entry.path().is_dir() {
                 Some(name.as_str())
-            } else if let Some(stem) = name.strip_suffix(".py").or_else(|| name.strip_suffix(".pyc")) {
+            } else if let Some(stem) = name
+                .strip_suffix(".py")
+                .or_else(|| name.strip_suffix(".pyc"))
+            {
                 Some(stem)
-            } else if Path::new(&name).extension().is_some_and(|e| e == "so" || e == "pyd") {
+            } else if Path::new(&name)
+                .extension()
+                .is_some_and(|e| e == "so" || e == "pyd")
+            {
                 name.split('.').next()
             } else {
                 None
@@ -83,7 +95,9 @@ pub(crate) fn read_modules(dirs: &[PathBuf]) -> BTreeSet<String> {
 /// accepted as they come, as Python accepts them).
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || !c.is_ascii() || c.is_ascii_alphabetic())
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || !c.is_ascii() || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || !c.is_ascii() || c.is_ascii_alphanumeric())
 }
 
@@ -102,7 +116,9 @@ fn read_distribution(path: &Path) -> Option<(String, String)> {
     } else {
         return None;
     };
-    let headers = File::open(&metadata).ok().and_then(|file| read_headers(BufReader::new(file)));
+    let headers = File::open(&metadata)
+        .ok()
+        .and_then(|file| read_headers(BufReader::new(file)));
     headers.or_else(|| name_version_from_dir(file_name))
 }
 
@@ -135,7 +151,9 @@ pub(crate) fn read_headers(reader: impl BufRead) -> Option<(String, String)> {
 /// `foo_bar-1.2.dist-info` → (`foo_bar`, `1.2`), for metadata that cannot
 /// be read.
 fn name_version_from_dir(file_name: &str) -> Option<(String, String)> {
-    let stem = file_name.strip_suffix(".dist-info").or_else(|| file_name.strip_suffix(".egg-info"))?;
+    let stem = file_name
+        .strip_suffix(".dist-info")
+        .or_else(|| file_name.strip_suffix(".egg-info"))?;
     let (name, rest) = stem.split_once('-')?;
     // Egg names may carry `-py3.11` after the version.
     let version = rest.split('-').next().unwrap_or_default();
@@ -157,17 +175,30 @@ mod tests {
 
     #[test]
     fn metadata_headers_are_read_up_to_the_body() {
-        let text = "Metadata-Version: 2.1\nName: foo_bar\nVersion: 1.2\nSummary: x\n\nName: not-this\n";
-        assert_eq!(read_headers(text.as_bytes()), Some(("foo_bar".into(), "1.2".into())));
+        let text =
+            "Metadata-Version: 2.1\nName: foo_bar\nVersion: 1.2\nSummary: x\n\nName: not-this\n";
+        assert_eq!(
+            read_headers(text.as_bytes()),
+            Some(("foo_bar".into(), "1.2".into()))
+        );
         let body_only = "Metadata-Version: 2.1\n\nName: foo\nVersion: 1\n";
         assert_eq!(read_headers(body_only.as_bytes()), None);
-        assert_eq!(read_headers("Name: foo\r\n".as_bytes()), Some(("foo".into(), String::new())));
+        assert_eq!(
+            read_headers("Name: foo\r\n".as_bytes()),
+            Some(("foo".into(), String::new()))
+        );
     }
 
     #[test]
     fn directory_names_are_a_fallback() {
-        assert_eq!(name_version_from_dir("foo_bar-1.2.dist-info"), Some(("foo_bar".into(), "1.2".into())));
-        assert_eq!(name_version_from_dir("six-1.16.0-py3.11.egg-info"), Some(("six".into(), "1.16.0".into())));
+        assert_eq!(
+            name_version_from_dir("foo_bar-1.2.dist-info"),
+            Some(("foo_bar".into(), "1.2".into()))
+        );
+        assert_eq!(
+            name_version_from_dir("six-1.16.0-py3.11.egg-info"),
+            Some(("six".into(), "1.16.0".into()))
+        );
         assert_eq!(name_version_from_dir("broken.dist-info"), None);
     }
 
@@ -192,8 +223,17 @@ mod tests {
         write("distutils-precedence.pth");
         write("README.txt");
         let modules = read_modules(&[dir.path().to_path_buf(), dir.path().join("missing")]);
-        let expected: BTreeSet<String> =
-            ["_cffi_backend", "_yaml", "compiled", "namespace_pkg", "six", "winmod", "yaml"].map(str::to_owned).into();
+        let expected: BTreeSet<String> = [
+            "_cffi_backend",
+            "_yaml",
+            "compiled",
+            "namespace_pkg",
+            "six",
+            "winmod",
+            "yaml",
+        ]
+        .map(str::to_owned)
+        .into();
         assert_eq!(modules, expected);
     }
 
@@ -206,15 +246,41 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         };
-        write(first.path(), "foo_bar-1.2.dist-info/METADATA", "Name: Foo_Bar\nVersion: 1.2\n");
-        write(first.path(), "baz.egg-info/PKG-INFO", "Name: baz\nVersion: 0.3\n");
-        write(first.path(), "old-1.0-py3.11.egg-info", "Metadata-Version: 1.0\nName: old\nVersion: 1.0\n");
+        write(
+            first.path(),
+            "foo_bar-1.2.dist-info/METADATA",
+            "Name: Foo_Bar\nVersion: 1.2\n",
+        );
+        write(
+            first.path(),
+            "baz.egg-info/PKG-INFO",
+            "Name: baz\nVersion: 0.3\n",
+        );
+        write(
+            first.path(),
+            "old-1.0-py3.11.egg-info",
+            "Metadata-Version: 1.0\nName: old\nVersion: 1.0\n",
+        );
         write(first.path(), "nometa-2.0.dist-info/RECORD", "");
         write(first.path(), "module.py", "");
-        write(second.path(), "foo_bar-9.dist-info/METADATA", "Name: foo-bar\nVersion: 9\n");
-        let packages = read_packages(&[first.path().to_path_buf(), second.path().join("missing"), second.path().to_path_buf()]);
-        let expected: BTreeMap<String, String> =
-            [("baz", "0.3"), ("foo-bar", "1.2"), ("nometa", "2.0"), ("old", "1.0")].map(|(n, v)| (n.to_owned(), v.to_owned())).into();
+        write(
+            second.path(),
+            "foo_bar-9.dist-info/METADATA",
+            "Name: foo-bar\nVersion: 9\n",
+        );
+        let packages = read_packages(&[
+            first.path().to_path_buf(),
+            second.path().join("missing"),
+            second.path().to_path_buf(),
+        ]);
+        let expected: BTreeMap<String, String> = [
+            ("baz", "0.3"),
+            ("foo-bar", "1.2"),
+            ("nometa", "2.0"),
+            ("old", "1.0"),
+        ]
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .into();
         assert_eq!(packages, expected);
     }
 }

@@ -13,22 +13,36 @@ use std::time::Duration;
 pub(crate) enum ProcessError {
     /// It could not be started.
     #[error("cannot run `{program}`: {source}")]
-    Spawn { program: String, source: std::io::Error },
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
     /// It ran longer than the timeout and was killed.
     #[error("`{program}` did not finish within {millis} ms")]
     Timeout { program: String, millis: u128 },
     /// It exited unsuccessfully.
     #[error("`{program}` failed ({status})")]
-    Failed { program: String, status: std::process::ExitStatus },
+    Failed {
+        program: String,
+        status: std::process::ExitStatus,
+    },
 }
 
 /// Runs `program` with `args` and returns its standard output (lossily
 /// decoded), or an error when it cannot start, fails, or outlives
 /// `timeout`. Standard input and error are closed.
-pub(crate) fn output(program: &Path, args: &[&str], timeout: Duration) -> Result<String, ProcessError> {
+pub(crate) fn output(
+    program: &Path,
+    args: &[&str],
+    timeout: Duration,
+) -> Result<String, ProcessError> {
     let name = program.display().to_string();
     let mut command = Command::new(program);
-    command.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
     let mut attempts = 0;
     let mut child = loop {
         match command.spawn() {
@@ -39,7 +53,12 @@ pub(crate) fn output(program: &Path, args: &[&str], timeout: Duration) -> Result
                 attempts += 1;
                 std::thread::sleep(Duration::from_millis(10));
             }
-            result => break result.map_err(|source| ProcessError::Spawn { program: name.clone(), source })?,
+            result => {
+                break result.map_err(|source| ProcessError::Spawn {
+                    program: name.clone(),
+                    source,
+                })?
+            }
         }
     };
     let mut stdout = child.stdout.take().expect("stdout is piped");
@@ -54,13 +73,25 @@ pub(crate) fn output(program: &Path, args: &[&str], timeout: Duration) -> Result
     let Ok(read) = receiver.recv_timeout(timeout) else {
         let _ = child.kill();
         let _ = child.wait();
-        return Err(ProcessError::Timeout { program: name, millis: timeout.as_millis() });
+        return Err(ProcessError::Timeout {
+            program: name,
+            millis: timeout.as_millis(),
+        });
     };
-    let status = child.wait().map_err(|source| ProcessError::Spawn { program: name.clone(), source })?;
+    let status = child.wait().map_err(|source| ProcessError::Spawn {
+        program: name.clone(),
+        source,
+    })?;
     if !status.success() {
-        return Err(ProcessError::Failed { program: name, status });
+        return Err(ProcessError::Failed {
+            program: name,
+            status,
+        });
     }
-    let bytes = read.map_err(|source| ProcessError::Spawn { program: name, source })?;
+    let bytes = read.map_err(|source| ProcessError::Spawn {
+        program: name,
+        source,
+    })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -77,9 +108,16 @@ mod tests {
         let error = output(sh, &["-c", "exec sleep 5"], Duration::from_millis(100)).unwrap_err();
         assert!(matches!(error, ProcessError::Timeout { .. }), "{error}");
         assert!(started.elapsed() < Duration::from_secs(2));
-        assert!(matches!(output(sh, &["-c", "exit 3"], Duration::from_secs(5)), Err(ProcessError::Failed { .. })));
         assert!(matches!(
-            output(Path::new("/nonexistent/program"), &[], Duration::from_secs(1)),
+            output(sh, &["-c", "exit 3"], Duration::from_secs(5)),
+            Err(ProcessError::Failed { .. })
+        ));
+        assert!(matches!(
+            output(
+                Path::new("/nonexistent/program"),
+                &[],
+                Duration::from_secs(1)
+            ),
             Err(ProcessError::Spawn { .. })
         ));
     }

@@ -46,13 +46,28 @@ pub(crate) struct Answer {
 /// Asks `interpreter` for its version and site-packages, then reads the
 /// installed distributions. The error says why there is no answer.
 pub(crate) fn detect(interpreter: &Path, timeout: Duration) -> Result<Python, String> {
-    let text = process::output(interpreter, &["-c", QUERY], timeout).map_err(|err| err.to_string())?;
-    let answer = parse_answer(&text).ok_or_else(|| format!("`{}` did not answer like a Python interpreter", interpreter.display()))?;
-    let executable = if answer.executable.is_empty() { interpreter.display().to_string() } else { answer.executable };
+    let text =
+        process::output(interpreter, &["-c", QUERY], timeout).map_err(|err| err.to_string())?;
+    let answer = parse_answer(&text).ok_or_else(|| {
+        format!(
+            "`{}` did not answer like a Python interpreter",
+            interpreter.display()
+        )
+    })?;
+    let executable = if answer.executable.is_empty() {
+        interpreter.display().to_string()
+    } else {
+        answer.executable
+    };
     let dirs = unique_dirs(answer.paths);
     let mut modules = read_modules(&dirs);
     modules.extend(answer.builtins);
-    Ok(Python { executable, version: answer.version, packages: read_packages(&dirs), modules: Some(modules) })
+    Ok(Python {
+        executable,
+        version: answer.version,
+        packages: read_packages(&dirs),
+        modules: Some(modules),
+    })
 }
 
 /// The JSON object on the last non-empty line of the output (a
@@ -79,7 +94,10 @@ mod tests {
     fn the_answer_is_the_last_json_line() {
         let text = "hello from sitecustomize\n{\"executable\": \"/v/bin/python\", \"version\": \"3.11.2\", \"paths\": [\"/a\", \"/b\"]}\n\n";
         let answer = parse_answer(text).unwrap();
-        assert_eq!((answer.executable.as_str(), answer.version.as_str()), ("/v/bin/python", "3.11.2"));
+        assert_eq!(
+            (answer.executable.as_str(), answer.version.as_str()),
+            ("/v/bin/python", "3.11.2")
+        );
         assert_eq!(answer.paths, [PathBuf::from("/a"), PathBuf::from("/b")]);
         assert!(parse_answer("Python 2.7\n").is_none());
         assert!(parse_answer("").is_none());
@@ -90,7 +108,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a");
         std::fs::create_dir(&a).unwrap();
-        let dirs = unique_dirs(vec![a.clone(), dir.path().to_path_buf(), a.join("."), a.clone()]);
+        let dirs = unique_dirs(vec![
+            a.clone(),
+            dir.path().to_path_buf(),
+            a.join("."),
+            a.clone(),
+        ]);
         assert_eq!(dirs, [a, dir.path().to_path_buf()]);
     }
 }

@@ -14,8 +14,16 @@ const LABEL_WIDTH: usize = 10;
 #[must_use]
 pub fn render(caps: &Capabilities) -> String {
     let mut out = String::new();
-    let ram = caps.ram_bytes.map_or_else(|| "unknown".to_owned(), |bytes| format!("{:.1} GiB", gib(bytes)));
-    section(&mut out, "platform", &[vec![format!("{} {}", caps.platform.os, caps.platform.arch)]], "");
+    let ram = caps.ram_bytes.map_or_else(
+        || "unknown".to_owned(),
+        |bytes| format!("{:.1} GiB", gib(bytes)),
+    );
+    section(
+        &mut out,
+        "platform",
+        &[vec![format!("{} {}", caps.platform.os, caps.platform.arch)]],
+        "",
+    );
     section(&mut out, "cpus", &[vec![caps.cpus.to_string()]], "");
     section(&mut out, "ram", &[vec![ram]], "");
     let gpus: Vec<Vec<String>> = caps
@@ -23,14 +31,20 @@ pub fn render(caps: &Capabilities) -> String {
         .iter()
         .map(|gpu| {
             let unified = if gpu.unified { " (unified memory)" } else { "" };
-            vec![gpu.name.clone(), format!("{:.1} GiB{unified}", gib(gpu.vram_bytes))]
+            vec![
+                gpu.name.clone(),
+                format!("{:.1} GiB{unified}", gib(gpu.vram_bytes)),
+            ]
         })
         .collect();
     section(&mut out, "gpus", &gpus, "none");
     let python = caps.python.as_ref().map(|python| {
         let count = python.packages.len();
         let plural = if count == 1 { "" } else { "s" };
-        vec![format!("{} {}, {count} package{plural}", python.executable, python.version)]
+        vec![format!(
+            "{} {}, {count} package{plural}",
+            python.executable, python.version
+        )]
     });
     section(&mut out, "python", &Vec::from_iter(python), "not found");
     let services: Vec<Vec<String>> = caps
@@ -42,25 +56,57 @@ pub fn render(caps: &Capabilities) -> String {
                 (false, Some(false)) => "port open, HTTP probe failed",
                 (false, _) => "not reachable",
             };
-            vec![name.clone(), format!("{} ({})", service.address, service.source), state.to_owned()]
+            vec![
+                name.clone(),
+                format!("{} ({})", service.address, service.source),
+                state.to_owned(),
+            ]
         })
         .collect();
     section(&mut out, "services", &services, "none configured");
-    let env: Vec<Vec<String>> =
-        caps.env.iter().map(|(name, set)| vec![name.clone(), if *set { "set" } else { "not set" }.to_owned()]).collect();
+    let env: Vec<Vec<String>> = caps
+        .env
+        .iter()
+        .map(|(name, set)| {
+            vec![
+                name.clone(),
+                if *set { "set" } else { "not set" }.to_owned(),
+            ]
+        })
+        .collect();
     section(&mut out, "env", &env, "none asked");
     let binaries: Vec<Vec<String>> = caps
         .binaries
         .iter()
-        .map(|(name, path)| vec![name.clone(), path.clone().unwrap_or_else(|| "not found".to_owned())])
+        .map(|(name, path)| {
+            vec![
+                name.clone(),
+                path.clone().unwrap_or_else(|| "not found".to_owned()),
+            ]
+        })
         .collect();
     section(&mut out, "binaries", &binaries, "none asked");
     if caps.skip_resource_checks {
-        section(&mut out, "resources", &[vec!["checks skipped: GPU and RAM needs count as met".to_owned()]], "");
+        section(
+            &mut out,
+            "resources",
+            &[vec![
+                "checks skipped: GPU and RAM needs count as met".to_owned()
+            ]],
+            "",
+        );
     }
-    let assumed: Vec<Vec<String>> = caps.assumed.iter().map(|entry| vec![entry.clone()]).collect();
+    let assumed: Vec<Vec<String>> = caps
+        .assumed
+        .iter()
+        .map(|entry| vec![entry.clone()])
+        .collect();
     section(&mut out, "assumed", &assumed, "");
-    let warnings: Vec<Vec<String>> = caps.warnings.iter().map(|warning| vec![warning.clone()]).collect();
+    let warnings: Vec<Vec<String>> = caps
+        .warnings
+        .iter()
+        .map(|warning| vec![warning.clone()])
+        .collect();
     section(&mut out, "warnings", &warnings, "");
     out
 }
@@ -75,8 +121,15 @@ fn section(out: &mut String, label: &str, rows: &[Vec<String>], empty: &str) {
         return;
     }
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> =
-        (0..columns).map(|i| rows.iter().filter_map(|row| row.get(i)).map(|cell| cell.chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|row| row.get(i))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     for (index, row) in rows.iter().enumerate() {
         let mut line = format!("{:<LABEL_WIDTH$}", if index == 0 { label } else { "" });
         for (i, cell) in row.iter().enumerate() {
@@ -100,7 +153,10 @@ mod tests {
     #[test]
     fn sections_are_aligned() {
         let caps = Capabilities {
-            platform: Platform { os: "linux".into(), arch: "x86_64".into() },
+            platform: Platform {
+                os: "linux".into(),
+                arch: "x86_64".into(),
+            },
             cpus: 2,
             ram_bytes: Some(25_232_932_864),
             gpus: Vec::new(),
@@ -113,7 +169,12 @@ mod tests {
             env: BTreeMap::from([("OPENAI_API_KEY".into(), false), ("CICD".into(), true)]),
             services: BTreeMap::from([(
                 "ollama".into(),
-                Service { address: "127.0.0.1:11434".into(), source: "default".into(), reachable: false, http: None },
+                Service {
+                    address: "127.0.0.1:11434".into(),
+                    source: "default".into(),
+                    reachable: false,
+                    http: None,
+                },
             )]),
             binaries: BTreeMap::from([("nvidia-smi".into(), None)]),
             skip_resource_checks: false,
@@ -140,12 +201,25 @@ assumed   gpu.vram_gb=80
     #[test]
     fn gpus_empty_sections_and_warnings_render() {
         let caps = Capabilities {
-            platform: Platform { os: "macos".into(), arch: "aarch64".into() },
+            platform: Platform {
+                os: "macos".into(),
+                arch: "aarch64".into(),
+            },
             cpus: 10,
-            gpus: vec![Gpu { name: "Apple M2".into(), vendor: "apple".into(), vram_bytes: 16 << 30, unified: true }],
+            gpus: vec![Gpu {
+                name: "Apple M2".into(),
+                vendor: "apple".into(),
+                vram_bytes: 16 << 30,
+                unified: true,
+            }],
             services: BTreeMap::from([(
                 "api".into(),
-                Service { address: "h:80".into(), source: "API_URL".into(), reachable: false, http: Some(false) },
+                Service {
+                    address: "h:80".into(),
+                    source: "API_URL".into(),
+                    reachable: false,
+                    http: Some(false),
+                },
             )]),
             skip_resource_checks: true,
             warnings: vec!["no Python information".into()],
@@ -153,12 +227,21 @@ assumed   gpu.vram_gb=80
         };
         let text = render(&caps);
         assert!(text.contains("ram       unknown\n"), "{text}");
-        assert!(text.contains("gpus      Apple M2  16.0 GiB (unified memory)\n"), "{text}");
+        assert!(
+            text.contains("gpus      Apple M2  16.0 GiB (unified memory)\n"),
+            "{text}"
+        );
         assert!(text.contains("python    not found\n"), "{text}");
-        assert!(text.contains("services  api  h:80 (API_URL)  port open, HTTP probe failed\n"), "{text}");
+        assert!(
+            text.contains("services  api  h:80 (API_URL)  port open, HTTP probe failed\n"),
+            "{text}"
+        );
         assert!(text.contains("env       none asked\n"), "{text}");
         assert!(text.contains("resources checks skipped"), "{text}");
-        assert!(text.ends_with("warnings  no Python information\n"), "{text}");
+        assert!(
+            text.ends_with("warnings  no Python information\n"),
+            "{text}"
+        );
         assert!(!text.contains("assumed"), "{text}");
     }
 }

@@ -25,7 +25,11 @@ pub(crate) fn choose_address(
     if let (Some(name), Some(value)) = (env_name, env_value.filter(|v| !v.trim().is_empty())) {
         match parse_address(value, fallback.as_ref().map(|a| a.port)) {
             Some(address) => return (Some(address), name.to_owned(), None),
-            None => warning = Some(format!("`{name}` does not hold a `host:port` address or URL; using the default address")),
+            None => {
+                warning = Some(format!(
+                "`{name}` does not hold a `host:port` address or URL; using the default address"
+            ));
+            }
         }
     }
     (fallback, "default".to_owned(), warning)
@@ -43,7 +47,12 @@ pub(crate) fn probe_service(
     let mut warnings: Vec<String> = warning.into_iter().collect();
     let Some(address) = address else {
         warnings.push(format!("default address `{default}` is not `host:port`"));
-        let service = Service { address: default.to_owned(), source, reachable: false, http: None };
+        let service = Service {
+            address: default.to_owned(),
+            source,
+            reachable: false,
+            http: None,
+        };
         return (service, warnings);
     };
     let (reachable, http) = match connect(&address, timeout) {
@@ -51,39 +60,72 @@ pub(crate) fn probe_service(
         Some(stream) => match http_path {
             None => (true, None),
             Some(path) => {
-                let ok = http_request(stream, &address, "GET", path, None, timeout).is_some_and(|status| (200..300).contains(&status));
+                let ok = http_request(stream, &address, "GET", path, None, timeout)
+                    .is_some_and(|status| (200..300).contains(&status));
                 (ok, Some(ok))
             }
         },
     };
-    (Service { address: address.to_string(), source, reachable, http }, warnings)
+    (
+        Service {
+            address: address.to_string(),
+            source,
+            reachable,
+            http,
+        },
+        warnings,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[expect(clippy::unnecessary_wraps, reason = "compared with what the parsers return")]
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "compared with what the parsers return"
+    )]
     fn address(host: &str, port: u16) -> Option<Address> {
-        Some(Address { host: host.to_owned(), port })
+        Some(Address {
+            host: host.to_owned(),
+            port,
+        })
     }
-
 
     #[test]
     fn the_variable_wins_over_the_default_when_usable() {
         let default = "127.0.0.1:11434";
-        let (addr, source, warning) = choose_address(Some("OLLAMA_HOST"), Some("http://gpu:1234"), default);
-        assert_eq!((addr, source.as_str(), warning), (address("gpu", 1234), "OLLAMA_HOST", None));
+        let (addr, source, warning) =
+            choose_address(Some("OLLAMA_HOST"), Some("http://gpu:1234"), default);
+        assert_eq!(
+            (addr, source.as_str(), warning),
+            (address("gpu", 1234), "OLLAMA_HOST", None)
+        );
         let (addr, source, _) = choose_address(Some("OLLAMA_HOST"), Some("gpu"), default);
-        assert_eq!((addr, source.as_str()), (address("gpu", 11434), "OLLAMA_HOST"));
+        assert_eq!(
+            (addr, source.as_str()),
+            (address("gpu", 11434), "OLLAMA_HOST")
+        );
         let (addr, source, warning) = choose_address(Some("OLLAMA_HOST"), Some(""), default);
-        assert_eq!((addr, source.as_str(), warning), (address("127.0.0.1", 11434), "default", None));
+        assert_eq!(
+            (addr, source.as_str(), warning),
+            (address("127.0.0.1", 11434), "default", None)
+        );
         let (addr, source, warning) = choose_address(Some("OLLAMA_HOST"), None, default);
-        assert_eq!((addr, source.as_str(), warning), (address("127.0.0.1", 11434), "default", None));
-        let (addr, source, warning) = choose_address(Some("OLLAMA_HOST"), Some("http://u:pw-x@:bad"), default);
-        assert_eq!((addr, source.as_str()), (address("127.0.0.1", 11434), "default"));
+        assert_eq!(
+            (addr, source.as_str(), warning),
+            (address("127.0.0.1", 11434), "default", None)
+        );
+        let (addr, source, warning) =
+            choose_address(Some("OLLAMA_HOST"), Some("http://u:pw-x@:bad"), default);
+        assert_eq!(
+            (addr, source.as_str()),
+            (address("127.0.0.1", 11434), "default")
+        );
         let warning = warning.unwrap();
-        assert!(warning.contains("OLLAMA_HOST") && !warning.contains("pw-x"), "{warning}");
+        assert!(
+            warning.contains("OLLAMA_HOST") && !warning.contains("pw-x"),
+            "{warning}"
+        );
     }
-
 }

@@ -13,14 +13,21 @@ use std::path::{Path, PathBuf};
 #[must_use]
 pub fn site_packages(interpreter: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Some(bin) = interpreter.parent() else { return out };
-    let Some(prefix) = bin.parent() else { return out };
+    let Some(bin) = interpreter.parent() else {
+        return out;
+    };
+    let Some(prefix) = bin.parent() else {
+        return out;
+    };
     let config = std::fs::read_to_string(prefix.join("pyvenv.cfg")).ok();
-    let version = config.as_deref().and_then(|text| key(text, "version_info").or_else(|| key(text, "version")));
+    let version = config
+        .as_deref()
+        .and_then(|text| key(text, "version_info").or_else(|| key(text, "version")));
     out.extend(lib_site_dirs(prefix, version.as_deref()));
     match config.as_deref() {
         Some(text) => {
-            let system = key(text, "include-system-site-packages").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+            let system = key(text, "include-system-site-packages")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
             if let (true, Some(home)) = (system, key(text, "home")) {
                 if let Some(base) = Path::new(&home).parent() {
                     out.extend(lib_site_dirs(base, version.as_deref()));
@@ -30,7 +37,11 @@ pub fn site_packages(interpreter: &Path) -> Vec<PathBuf> {
         None => {
             // Not a virtual environment: follow the link to the installation.
             if let Ok(real) = std::fs::canonicalize(interpreter) {
-                if let Some(base) = real.parent().and_then(Path::parent).filter(|base| *base != prefix) {
+                if let Some(base) = real
+                    .parent()
+                    .and_then(Path::parent)
+                    .filter(|base| *base != prefix)
+                {
                     out.extend(lib_site_dirs(base, None));
                 }
             }
@@ -57,7 +68,11 @@ fn search_path(interpreter: &Path, pythonpath: Option<&std::ffi::OsStr>) -> Opti
     let config = std::fs::read_to_string(prefix.join("pyvenv.cfg")).ok();
     let base = match config.as_deref().and_then(|text| key(text, "home")) {
         Some(home) => Path::new(&home).parent()?.to_path_buf(),
-        None => std::fs::canonicalize(interpreter).ok()?.parent()?.parent()?.to_path_buf(),
+        None => std::fs::canonicalize(interpreter)
+            .ok()?
+            .parent()?
+            .parent()?
+            .to_path_buf(),
     };
     let version = site
         .first()
@@ -70,17 +85,35 @@ fn search_path(interpreter: &Path, pythonpath: Option<&std::ffi::OsStr>) -> Opti
     }
     // Empty entries of `PYTHONPATH` are the current directory, which the
     // suite's own directories already account for.
-    let mut out: Vec<PathBuf> = pythonpath.map(|p| std::env::split_paths(p).filter(|d| !d.as_os_str().is_empty() && d.is_dir()).collect()).unwrap_or_default();
+    let mut out: Vec<PathBuf> = pythonpath
+        .map(|p| {
+            std::env::split_paths(p)
+                .filter(|d| !d.as_os_str().is_empty() && d.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
     out.extend([stdlib.clone(), stdlib.join("lib-dynload")]);
     for dir in &site {
         out.push(dir.clone());
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
-        let mut pth: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "pth")).collect();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut pth: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pth"))
+            .collect();
         pth.sort();
         for file in pth {
-            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
             for line in text.lines().map(str::trim) {
-                if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
+                if line.is_empty()
+                    || line.starts_with('#')
+                    || line.starts_with("import ")
+                    || line.starts_with("import\t")
+                {
                     continue;
                 }
                 let added = dir.join(line);
@@ -140,19 +173,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("base");
         let venv = dir.path().join("venv");
-        for d in [base.join("bin"), base.join("lib/python3.12/site-packages"), venv.join("bin"), venv.join("lib/python3.12/site-packages")] {
+        for d in [
+            base.join("bin"),
+            base.join("lib/python3.12/site-packages"),
+            venv.join("bin"),
+            venv.join("lib/python3.12/site-packages"),
+        ] {
             std::fs::create_dir_all(d).unwrap();
         }
-        let cfg = format!("home = {}\ninclude-system-site-packages = false\nversion = 3.12.1\n", base.join("bin").display());
+        let cfg = format!(
+            "home = {}\ninclude-system-site-packages = false\nversion = 3.12.1\n",
+            base.join("bin").display()
+        );
         std::fs::write(venv.join("pyvenv.cfg"), &cfg).unwrap();
         let python = venv.join("bin/python");
-        assert_eq!(site_packages(&python), [venv.join("lib/python3.12/site-packages")]);
+        assert_eq!(
+            site_packages(&python),
+            [venv.join("lib/python3.12/site-packages")]
+        );
         std::fs::write(venv.join("pyvenv.cfg"), cfg.replace("= false", "= true")).unwrap();
         assert_eq!(
             site_packages(&python),
-            [venv.join("lib/python3.12/site-packages"), base.join("lib/python3.12/site-packages")]
+            [
+                venv.join("lib/python3.12/site-packages"),
+                base.join("lib/python3.12/site-packages")
+            ]
         );
-        assert_eq!(site_packages(&base.join("bin/python3")), [base.join("lib/python3.12/site-packages")]);
+        assert_eq!(
+            site_packages(&base.join("bin/python3")),
+            [base.join("lib/python3.12/site-packages")]
+        );
         assert!(site_packages(Path::new("python")).is_empty());
     }
 
@@ -161,16 +211,27 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("base");
         let extra = dir.path().join("extra");
-        for d in [base.join("bin"), base.join("lib/python3.12/site-packages"), base.join("lib/python3.12/lib-dynload"), extra.clone()] {
+        for d in [
+            base.join("bin"),
+            base.join("lib/python3.12/site-packages"),
+            base.join("lib/python3.12/lib-dynload"),
+            extra.clone(),
+        ] {
             std::fs::create_dir_all(d).unwrap();
         }
         std::fs::write(base.join("lib/python3.12/os.py"), "").unwrap();
         let python = base.join("bin/python3");
         std::fs::write(&python, "").unwrap();
         let stdlib = base.join("lib/python3.12");
-        let plain = vec![stdlib.clone(), stdlib.join("lib-dynload"), stdlib.join("site-packages")];
+        let plain = vec![
+            stdlib.clone(),
+            stdlib.join("lib-dynload"),
+            stdlib.join("site-packages"),
+        ];
         assert_eq!(search_path(&python, None), Some(plain.clone()));
-        let pythonpath = std::env::join_paths([extra.clone(), PathBuf::new(), dir.path().join("missing")]).unwrap();
+        let pythonpath =
+            std::env::join_paths([extra.clone(), PathBuf::new(), dir.path().join("missing")])
+                .unwrap();
         let mut with_extra = vec![extra];
         with_extra.extend(plain);
         assert_eq!(search_path(&python, Some(&pythonpath)), Some(with_extra));

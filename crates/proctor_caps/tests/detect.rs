@@ -14,28 +14,47 @@ fn cpus_are_what_nproc_prints() {
     let caps = detect(&DetectOptions::default());
     let parallelism = std::thread::available_parallelism().unwrap().get();
     assert_eq!(caps.cpus, parallelism);
-    let nproc = std::process::Command::new("nproc").env_remove("OMP_NUM_THREADS").env_remove("OMP_THREAD_LIMIT").output();
+    let nproc = std::process::Command::new("nproc")
+        .env_remove("OMP_NUM_THREADS")
+        .env_remove("OMP_THREAD_LIMIT")
+        .output();
     if let Ok(output) = nproc {
-        let printed: usize = String::from_utf8_lossy(&output.stdout).trim().parse().unwrap();
+        let printed: usize = String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .unwrap();
         assert_eq!(caps.cpus, printed);
     }
-    assert_eq!((caps.platform.os.as_str(), caps.platform.arch.as_str()), (std::env::consts::OS, std::env::consts::ARCH));
+    assert_eq!(
+        (caps.platform.os.as_str(), caps.platform.arch.as_str()),
+        (std::env::consts::OS, std::env::consts::ARCH)
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn ram_is_mem_total_of_proc_meminfo() {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
-    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:")).unwrap();
+    let line = meminfo
+        .lines()
+        .find(|line| line.starts_with("MemTotal:"))
+        .unwrap();
     let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    assert_eq!(detect(&DetectOptions::default()).ram_bytes, Some(kib * 1024));
+    assert_eq!(
+        detect(&DetectOptions::default()).ram_bytes,
+        Some(kib * 1024)
+    );
 }
 
 #[test]
 fn no_gpu_without_nvidia_smi() {
-    let on_path = std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("nvidia-smi").is_file()));
-    let caps = detect(&DetectOptions { binaries: vec!["nvidia-smi".to_owned()], ..DetectOptions::default() });
+    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| dir.join("nvidia-smi").is_file())
+    });
+    let caps = detect(&DetectOptions {
+        binaries: vec!["nvidia-smi".to_owned()],
+        ..DetectOptions::default()
+    });
     assert_eq!(caps.has_binary("nvidia-smi"), on_path);
     if !on_path && !cfg!(target_os = "macos") {
         assert!(caps.gpus.is_empty(), "{:?}", caps.gpus);
@@ -59,8 +78,15 @@ fn http_server(status: &'static str) -> u16 {
                     Ok(n) => request.extend_from_slice(&chunk[..n]),
                 }
             }
-            assert!(request.starts_with(b"GET /api/tags HTTP/1.1\r\n"), "{}", String::from_utf8_lossy(&request));
-            let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            assert!(
+                request.starts_with(b"GET /api/tags HTTP/1.1\r\n"),
+                "{}",
+                String::from_utf8_lossy(&request)
+            );
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
         }
     });
     port
@@ -101,13 +127,31 @@ fn loopback_services_are_probed_up_and_down() {
     let caps = detect(&options);
     let elapsed = started.elapsed();
     let service = |name: &str| &caps.services[name];
-    assert_eq!((service("plain").reachable, service("plain").http), (true, None));
+    assert_eq!(
+        (service("plain").reachable, service("plain").http),
+        (true, None)
+    );
     assert_eq!(service("plain").address, format!("127.0.0.1:{plain_port}"));
     assert_eq!(service("plain").source, "default");
-    assert_eq!((service("ok").reachable, service("ok").http), (true, Some(true)));
-    assert_eq!((service("failing").reachable, service("failing").http), (false, Some(false)));
-    assert_eq!((service("closed").reachable, service("closed").http), (false, None));
-    assert_eq!((service("closed_http").reachable, service("closed_http").http), (false, None));
+    assert_eq!(
+        (service("ok").reachable, service("ok").http),
+        (true, Some(true))
+    );
+    assert_eq!(
+        (service("failing").reachable, service("failing").http),
+        (false, Some(false))
+    );
+    assert_eq!(
+        (service("closed").reachable, service("closed").http),
+        (false, None)
+    );
+    assert_eq!(
+        (
+            service("closed_http").reachable,
+            service("closed_http").http
+        ),
+        (false, None)
+    );
     assert!(caps.service_up("ok") && !caps.service_up("failing") && !caps.service_up("closed"));
     // Probes run concurrently: five of them cost about one timeout at most.
     assert!(elapsed < timeout * 3, "detection took {elapsed:?}");
@@ -133,8 +177,14 @@ fn packages_are_read_from_the_site_packages_the_interpreter_names() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write("foo_bar-1.2.dist-info/METADATA", "Metadata-Version: 2.1\nName: Foo_Bar\nVersion: 1.2\n\nLong description.\n");
-    write("baz.egg-info/PKG-INFO", "Metadata-Version: 1.0\nName: baz\nVersion: 0.3.1\n");
+    write(
+        "foo_bar-1.2.dist-info/METADATA",
+        "Metadata-Version: 2.1\nName: Foo_Bar\nVersion: 1.2\n\nLong description.\n",
+    );
+    write(
+        "baz.egg-info/PKG-INFO",
+        "Metadata-Version: 1.0\nName: baz\nVersion: 0.3.1\n",
+    );
     let json = format!(
         r#"{{"executable": "/fake/bin/python", "version": "3.11.2", "paths": ["{site}", "{missing}"]}}"#,
         site = site.display(),
@@ -142,10 +192,23 @@ fn packages_are_read_from_the_site_packages_the_interpreter_names() {
     );
     // The stub checks that it is asked with `-c`, as a real interpreter is.
     let stub = stub_interpreter(dir.path(), &format!("#!/bin/sh\n[ \"$1\" = -c ] || exit 2\necho 'noise from sitecustomize'\necho '{json}'\n"));
-    let caps = detect(&DetectOptions { python: Some(stub), ..DetectOptions::default() });
-    let python = caps.python.as_ref().unwrap_or_else(|| panic!("{:?}", caps.warnings));
-    assert_eq!((python.executable.as_str(), python.version.as_str()), ("/fake/bin/python", "3.11.2"));
-    let packages: Vec<(&str, &str)> = python.packages.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let caps = detect(&DetectOptions {
+        python: Some(stub),
+        ..DetectOptions::default()
+    });
+    let python = caps
+        .python
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", caps.warnings));
+    assert_eq!(
+        (python.executable.as_str(), python.version.as_str()),
+        ("/fake/bin/python", "3.11.2")
+    );
+    let packages: Vec<(&str, &str)> = python
+        .packages
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
     assert_eq!(packages, [("baz", "0.3.1"), ("foo-bar", "1.2")]);
     assert!(caps.has_package("foo_bar") && caps.has_package("BAZ"));
     assert_eq!(caps.python_version(), Some((3, 11)));
@@ -157,28 +220,53 @@ fn packages_are_read_from_the_site_packages_the_interpreter_names() {
 fn a_broken_or_hung_interpreter_is_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let broken = stub_interpreter(dir.path(), "#!/bin/sh\necho 'Python 2.7'\n");
-    let caps = detect(&DetectOptions { python: Some(broken), ..DetectOptions::default() });
+    let caps = detect(&DetectOptions {
+        python: Some(broken),
+        ..DetectOptions::default()
+    });
     assert!(caps.python.is_none());
-    assert!(caps.warnings[0].contains("did not answer like a Python interpreter"), "{:?}", caps.warnings);
+    assert!(
+        caps.warnings[0].contains("did not answer like a Python interpreter"),
+        "{:?}",
+        caps.warnings
+    );
 
     let hung = dir.path().join("hung");
     std::fs::create_dir(&hung).unwrap();
     let hung = stub_interpreter(&hung, "#!/bin/sh\nexec sleep 10\n");
     let started = Instant::now();
-    let options = DetectOptions { python: Some(hung), process_timeout: Duration::from_millis(200), ..DetectOptions::default() };
+    let options = DetectOptions {
+        python: Some(hung),
+        process_timeout: Duration::from_millis(200),
+        ..DetectOptions::default()
+    };
     let caps = detect(&options);
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(caps.python.is_none());
-    assert!(caps.warnings[0].contains("did not finish within 200 ms"), "{:?}", caps.warnings);
+    assert!(
+        caps.warnings[0].contains("did not finish within 200 ms"),
+        "{:?}",
+        caps.warnings
+    );
 
-    let caps = detect(&DetectOptions { python: Some(dir.path().join("absent")), ..DetectOptions::default() });
-    assert!(caps.python.is_none() && caps.warnings[0].contains("cannot run"), "{:?}", caps.warnings);
+    let caps = detect(&DetectOptions {
+        python: Some(dir.path().join("absent")),
+        ..DetectOptions::default()
+    });
+    assert!(
+        caps.python.is_none() && caps.warnings[0].contains("cannot run"),
+        "{:?}",
+        caps.warnings
+    );
 }
 
 #[test]
 fn environment_and_resource_options_are_reported() {
     let options = DetectOptions {
-        env_names: vec!["PATH".to_owned(), "PROCTOR_CAPS_TEST_SURELY_UNSET".to_owned()],
+        env_names: vec![
+            "PATH".to_owned(),
+            "PROCTOR_CAPS_TEST_SURELY_UNSET".to_owned(),
+        ],
         skip_resource_checks: true,
         ..DetectOptions::default()
     };

@@ -63,7 +63,10 @@ enum Arity {
     Optional,
     /// `nargs="*"`, `"+"` or `N`: the following tokens that are not options,
     /// at least `min`, at most `max`.
-    Many { min: usize, max: Option<usize> },
+    Many {
+        min: usize,
+        max: Option<usize>,
+    },
 }
 
 /// What an option means to proctor.
@@ -312,17 +315,34 @@ impl<'t> Options<'t> {
             Known::Core => &[CORE],
             Known::WithPlugins => &[CORE, PLUGINS],
         };
-        if let Some(spec) = tables.iter().flat_map(|table| table.iter()).find(|spec| spec.names.contains(&name)) {
-            return Some(Spec { arity: spec.arity, target: spec.target, label: &[], names: spec.names });
+        if let Some(spec) = tables
+            .iter()
+            .flat_map(|table| table.iter())
+            .find(|spec| spec.names.contains(&name))
+        {
+            return Some(Spec {
+                arity: spec.arity,
+                target: spec.target,
+                label: &[],
+                names: spec.names,
+            });
         }
-        let declared = self.declared.iter().find(|option| option.names.iter().any(|n| n == name))?;
+        let declared = self
+            .declared
+            .iter()
+            .find(|option| option.names.iter().any(|n| n == name))?;
         let arity = match declared.arity {
             DeclaredArity::Flag => Arity::Flag,
             DeclaredArity::One => Arity::One,
             DeclaredArity::Optional => Arity::Optional,
             DeclaredArity::Many { min, max } => Arity::Many { min, max },
         };
-        Some(Spec { arity, target: Target::Other, label: &declared.names, names: &[] })
+        Some(Spec {
+            arity,
+            target: Target::Other,
+            label: &declared.names,
+            names: &[],
+        })
     }
 }
 
@@ -339,12 +359,7 @@ fn looks_like_option(known: Options<'_>, token: &str) -> bool {
             return true;
         }
     }
-    if !token.starts_with("--")
-        && token
-            .get(..2)
-            .and_then(|short| known.find(short))
-            .is_some()
-    {
+    if !token.starts_with("--") && token.get(..2).and_then(|short| known.find(short)).is_some() {
         return true;
     }
     let negative_number = token[1..].chars().all(|c| c.is_ascii_digit() || c == '.')
@@ -412,8 +427,13 @@ pub(crate) fn parse_guessing(
         } else {
             out.other.push(token.clone());
             let guess = guessing && token.starts_with("--") && !token.contains('=');
-            if let Some(next) = tokens.get(i).filter(|next| guess && !looks_like_option(known, next)) {
-                let path = next.split_once("::").map_or(next.as_str(), |(path, _)| path);
+            if let Some(next) = tokens
+                .get(i)
+                .filter(|next| guess && !looks_like_option(known, next))
+            {
+                let path = next
+                    .split_once("::")
+                    .map_or(next.as_str(), |(path, _)| path);
                 if !exists(path) {
                     out.other.push(next.clone());
                     out.guessed.push((token.clone(), next.clone()));
@@ -467,7 +487,11 @@ pub(crate) fn parse_guessing(
                     }
                 }
                 if values.len() < min {
-                    let what = if min == 1 { "expected at least one argument".to_owned() } else { format!("expected {min} arguments") };
+                    let what = if min == 1 {
+                        "expected at least one argument".to_owned()
+                    } else {
+                        format!("expected {min} arguments")
+                    };
                     return Err(format!("argument {}: {what}", spec.label()));
                 }
                 apply(&mut out, current.target, values.pop(), &written);
@@ -482,12 +506,7 @@ pub(crate) fn parse_guessing(
                         Some(next.clone())
                     }
                     _ if current.arity == Arity::Optional => None,
-                    _ => {
-                        return Err(format!(
-                            "argument {}: expected one argument",
-                            spec.label()
-                        ))
-                    }
+                    _ => return Err(format!("argument {}: expected one argument", spec.label())),
                 },
             };
             apply(&mut out, current.target, value, &written);
@@ -571,18 +590,28 @@ mod tests {
 
     #[test]
     fn plugin_options_with_values_are_not_paths() {
-        let a = parse_str("--benchmark-columns min,mean --timeout 30 --cov-report term -ra tests", Known::WithPlugins);
+        let a = parse_str(
+            "--benchmark-columns min,mean --timeout 30 --cov-report term -ra tests",
+            Known::WithPlugins,
+        );
         assert_eq!(a.paths, ["tests"]);
         assert!(a.guessed.is_empty());
     }
 
     #[test]
     fn unknown_options_take_a_value_that_is_not_a_path() {
-        let tokens = crate::shlex::split("--unheard-of min,mean --other-flag tests --last").unwrap();
+        let tokens =
+            crate::shlex::split("--unheard-of min,mean --other-flag tests --last").unwrap();
         let a = parse_guessing(&tokens, Known::WithPlugins, &[], &|path| path == "tests").unwrap();
         assert_eq!(a.paths, ["tests"]);
-        assert_eq!(a.guessed, [("--unheard-of".to_owned(), "min,mean".to_owned())]);
-        assert_eq!(a.other, ["--unheard-of", "min,mean", "--other-flag", "--last"]);
+        assert_eq!(
+            a.guessed,
+            [("--unheard-of".to_owned(), "min,mean".to_owned())]
+        );
+        assert_eq!(
+            a.other,
+            ["--unheard-of", "min,mean", "--other-flag", "--last"]
+        );
         // pytest's own table alone (rootdir discovery) never guesses.
         let a = parse_guessing(&tokens, Known::Core, &[], &|path| path == "tests").unwrap();
         assert_eq!(a.paths, ["min,mean", "tests"]);

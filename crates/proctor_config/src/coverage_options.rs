@@ -55,8 +55,14 @@ impl CoverageOptions {
         for (index, area) in self.areas.iter().enumerate() {
             let key = KeyPath::default().key("coverage").key("areas").index(index);
             if area.name.trim().is_empty() {
-                problems.push(TaxonomyProblem { key: key.clone().key("name"), message: "an area's `name` cannot be empty".to_owned() });
-            } else if self.areas[..index].iter().any(|other| other.name == area.name) {
+                problems.push(TaxonomyProblem {
+                    key: key.clone().key("name"),
+                    message: "an area's `name` cannot be empty".to_owned(),
+                });
+            } else if self.areas[..index]
+                .iter()
+                .any(|other| other.name == area.name)
+            {
                 problems.push(TaxonomyProblem {
                     key: key.clone().key("name"),
                     message: format!("area `{}` is defined twice", area.name),
@@ -86,7 +92,9 @@ fn percent<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> 
     if (0.0..=100.0).contains(&value) {
         Ok(value)
     } else {
-        Err(serde::de::Error::custom(format!("a percentage must be between 0 and 100, not {value}")))
+        Err(serde::de::Error::custom(format!(
+            "a percentage must be between 0 and 100, not {value}"
+        )))
     }
 }
 
@@ -121,7 +129,8 @@ mod tests {
     fn out_of_range_percentages_and_missing_minimums_are_refused() {
         let error = parse("[[areas]]\nname = 'a'\npaths = ['x']\nline = 101\n").unwrap_err();
         assert!(error.message().contains("between 0 and 100"), "{error}");
-        let error = parse("[[areas]]\nname = 'a'\npaths = ['x']\nline = 50\nbranch = -1\n").unwrap_err();
+        let error =
+            parse("[[areas]]\nname = 'a'\npaths = ['x']\nline = 50\nbranch = -1\n").unwrap_err();
         assert!(error.message().contains("between 0 and 100"), "{error}");
         let error = parse("[[areas]]\nname = 'a'\npaths = ['x']\n").unwrap_err();
         assert!(error.message().contains("missing field `line`"), "{error}");
@@ -140,7 +149,10 @@ mod tests {
         assert!(problems[0].contains("cannot be empty"), "{problems:?}");
         assert!(problems[1].contains("at least one glob"), "{problems:?}");
         assert!(problems[2].contains("defined twice"), "{problems:?}");
-        assert!(problems[3].contains("invalid glob `src/[x`"), "{problems:?}");
+        assert!(
+            problems[3].contains("invalid glob `src/[x`"),
+            "{problems:?}"
+        );
     }
 
     #[test]
@@ -154,8 +166,23 @@ mod tests {
         };
         let area = "[[coverage.areas]]\nname = 'core'\npaths = ['src/core/**']\nline = 90\n";
         check(&format!("{area}{area}"), 6, 8, "defined twice");
-        check("[[coverage.areas]]\nname = 'a'\npaths = ['x']\nline = 120\n", 4, 8, "between 0 and 100");
-        check("[[coverage.areas]]\nname = 'a'\npaths = ['x', 'a/[b']\nline = 1\n", 3, 15, "invalid glob");
-        check("[coverage]\nreport = 'c.json'\nthreshold = 1\n", 3, 1, "unknown field `threshold`");
+        check(
+            "[[coverage.areas]]\nname = 'a'\npaths = ['x']\nline = 120\n",
+            4,
+            8,
+            "between 0 and 100",
+        );
+        check(
+            "[[coverage.areas]]\nname = 'a'\npaths = ['x', 'a/[b']\nline = 1\n",
+            3,
+            15,
+            "invalid glob",
+        );
+        check(
+            "[coverage]\nreport = 'c.json'\nthreshold = 1\n",
+            3,
+            1,
+            "unknown field `threshold`",
+        );
     }
 }

@@ -55,7 +55,9 @@ pub fn scan(source: &str) -> Vec<DeclaredOption> {
         if !whole {
             continue;
         }
-        let Some((arguments, end)) = call_arguments(source, at) else { continue };
+        let Some((arguments, end)) = call_arguments(source, at) else {
+            continue;
+        };
         at = end;
         if let Some(option) = declared(&arguments) {
             out.push(option);
@@ -81,7 +83,9 @@ pub fn scan_files(paths: &[PathBuf]) -> Vec<DeclaredOption> {
 pub fn plugin_files(site_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in site_dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
         let mut dists: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|entry| entry.path())
@@ -89,7 +93,9 @@ pub fn plugin_files(site_dirs: &[PathBuf]) -> Vec<PathBuf> {
             .collect();
         dists.sort();
         for dist in dists {
-            let Ok(text) = std::fs::read_to_string(dist.join("entry_points.txt")) else { continue };
+            let Ok(text) = std::fs::read_to_string(dist.join("entry_points.txt")) else {
+                continue;
+            };
             for module in pytest11_modules(&text) {
                 if let Some(file) = module_file(dir, &module) {
                     out.push(file);
@@ -170,7 +176,11 @@ fn call_arguments(source: &str, start: usize) -> Option<(Vec<Argument>, usize)> 
             }
             b')' => {
                 pieces.push(&source[piece_start..i]);
-                let arguments = pieces.into_iter().filter(|p| !p.trim().is_empty()).map(argument).collect();
+                let arguments = pieces
+                    .into_iter()
+                    .filter(|p| !p.trim().is_empty())
+                    .map(argument)
+                    .collect();
                 return Some((arguments, i + 1));
             }
             b',' if depth == 0 => {
@@ -193,7 +203,12 @@ fn skip_string(bytes: &[u8], i: usize) -> usize {
         match bytes[j] {
             b'\\' => j += 2,
             b if b == quote && !triple => return j + 1,
-            b if b == quote && bytes.get(j + 1) == Some(&quote) && bytes.get(j + 2) == Some(&quote) => return j + 3,
+            b if b == quote
+                && bytes.get(j + 1) == Some(&quote)
+                && bytes.get(j + 2) == Some(&quote) =>
+            {
+                return j + 3
+            }
             b'\n' if !triple => return j,
             _ => j += 1,
         }
@@ -206,13 +221,17 @@ fn argument(piece: &str) -> Argument {
     // `name=value` but not `==` or a string holding `=`.
     let keyword = text.split_once('=').and_then(|(name, rest)| {
         let name = name.trim();
-        (!rest.starts_with('=') && !name.is_empty() && name.bytes().all(is_name_byte)).then(|| name.to_owned())
+        (!rest.starts_with('=') && !name.is_empty() && name.bytes().all(is_name_byte))
+            .then(|| name.to_owned())
     });
     let text = match &keyword {
         Some(_) => text.split_once('=').map_or("", |(_, value)| value).trim(),
         None => text,
     };
-    Argument { keyword, text: text.to_owned() }
+    Argument {
+        keyword,
+        text: text.to_owned(),
+    }
 }
 
 /// The value of a plain string literal (`"x"`, `'x'`, `r"x"`), without
@@ -244,17 +263,25 @@ fn declared(arguments: &[Argument]) -> Option<DeclaredOption> {
         return None;
     }
     let arity = match action.as_deref() {
-        Some("store_true" | "store_false" | "store_const" | "append_const" | "count" | "help" | "version") => {
-            DeclaredArity::Flag
-        }
-        _ => match nargs.as_deref().map(|n| literal(n).unwrap_or_else(|| n.to_owned())).as_deref() {
+        Some(
+            "store_true" | "store_false" | "store_const" | "append_const" | "count" | "help"
+            | "version",
+        ) => DeclaredArity::Flag,
+        _ => match nargs
+            .as_deref()
+            .map(|n| literal(n).unwrap_or_else(|| n.to_owned()))
+            .as_deref()
+        {
             None | Some("None") => DeclaredArity::One,
             Some("?") => DeclaredArity::Optional,
             Some("*") => DeclaredArity::Many { min: 0, max: None },
             Some("+") => DeclaredArity::Many { min: 1, max: None },
             Some(n) => match n.parse::<usize>() {
                 Ok(1) => DeclaredArity::One,
-                Ok(n) => DeclaredArity::Many { min: n, max: Some(n) },
+                Ok(n) => DeclaredArity::Many {
+                    min: n,
+                    max: Some(n),
+                },
                 Err(_) => return None,
             },
         },
@@ -267,7 +294,10 @@ mod tests {
     use super::*;
 
     fn option(names: &[&str], arity: DeclaredArity) -> DeclaredOption {
-        DeclaredOption { names: names.iter().map(|n| (*n).to_owned()).collect(), arity }
+        DeclaredOption {
+            names: names.iter().map(|n| (*n).to_owned()).collect(),
+            arity,
+        }
     }
 
     #[test]
@@ -298,7 +328,13 @@ def pytest_addoption(parser):
                 option(&["--fast", "-F"], DeclaredArity::Flag),
                 option(&["--level"], DeclaredArity::One),
                 option(&["--stages"], DeclaredArity::Many { min: 1, max: None }),
-                option(&["--pair"], DeclaredArity::Many { min: 2, max: Some(2) }),
+                option(
+                    &["--pair"],
+                    DeclaredArity::Many {
+                        min: 2,
+                        max: Some(2)
+                    }
+                ),
                 option(&["--maybe"], DeclaredArity::Optional),
             ]
         );
@@ -306,15 +342,28 @@ def pytest_addoption(parser):
 
     #[test]
     fn never_panics_on_broken_source() {
-        for source in ["addoption(", "addoption(\"--x", "x.addoption('--a', nargs=", "addoption(')'", "_addoption", "é addoption(\"--é\")"] {
+        for source in [
+            "addoption(",
+            "addoption(\"--x",
+            "x.addoption('--a', nargs=",
+            "addoption(')'",
+            "_addoption",
+            "é addoption(\"--é\")",
+        ] {
             let _ = scan(source);
         }
-        assert_eq!(scan("addoption(\"--é\")"), [option(&["--é"], DeclaredArity::One)]);
+        assert_eq!(
+            scan("addoption(\"--é\")"),
+            [option(&["--é"], DeclaredArity::One)]
+        );
     }
 
     #[test]
     fn entry_points_name_plugin_modules() {
         let text = "[console_scripts]\nx = a:b\n\n[pytest11]\nbenchmark = pytest_benchmark.plugin\ncov = pytest_cov.plugin:Plugin\n";
-        assert_eq!(pytest11_modules(text), ["pytest_benchmark.plugin", "pytest_cov.plugin"]);
+        assert_eq!(
+            pytest11_modules(text),
+            ["pytest_benchmark.plugin", "pytest_cov.plugin"]
+        );
     }
 }

@@ -44,22 +44,25 @@ mod toml_doc;
 mod values;
 
 pub use args::{parse_pytest_args, Addopts};
-pub use python::repr_str;
 pub use coverage_options::{CoverageArea, CoverageOptions};
 pub use error::{ConfigError, ConfigWarning, Location};
 pub use loaders::IniKind;
+pub use opt_in_options::{
+    ExampleOptions, NotebookOptions, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT,
+    DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT,
+};
+pub use plan_options::{
+    parse_version, GateOptions, HelperKind, HelperOptions, HookOptions, JobOptions, NeedOptions,
+    PhaseOptions, PlanOptions, ServiceOptions, Trigger,
+};
 pub use proctor_options::{
     CheckOptions, CollectOptions, MirrorOptions, ProctorOptions, ProfileOptions, SelectOptions,
     TestNamePattern,
 };
-pub use plan_options::{
-    parse_version, GateOptions, HelperKind, HelperOptions, HookOptions, JobOptions, NeedOptions, PhaseOptions, PlanOptions,
-    ServiceOptions, Trigger,
+pub use python::repr_str;
+pub use run_options::{
+    limit_seconds, RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS, MAX_SECONDS,
 };
-pub use opt_in_options::{
-    ExampleOptions, NotebookOptions, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT, DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT,
-};
-pub use run_options::{limit_seconds, RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS, MAX_SECONDS};
 pub use settings::{load, LoadOptions, PytestConfig, Settings, PYTEST_ADDOPTS_PATH};
 pub use taxonomy_options::{
     build_path_glob, AxisOptions, Cardinality, KeyPath, KeySegment, MarkerOptions, MarkerScope,

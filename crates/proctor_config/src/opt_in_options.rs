@@ -100,26 +100,56 @@ impl NotebookOptions {
 /// empty comment or key, and a notebook timeout shorter than one cell's
 /// (the per-cell budget could never be used: the pitfall the Mellea
 /// document warns about).
-pub(crate) fn problems(examples: &ExampleOptions, notebooks: &NotebookOptions) -> Vec<TaxonomyProblem> {
+pub(crate) fn problems(
+    examples: &ExampleOptions,
+    notebooks: &NotebookOptions,
+) -> Vec<TaxonomyProblem> {
     let mut problems = Vec::new();
-    for (table, paths) in [("examples", &examples.paths), ("notebooks", &notebooks.paths)] {
+    for (table, paths) in [
+        ("examples", &examples.paths),
+        ("notebooks", &notebooks.paths),
+    ] {
         for (index, path) in paths.iter().enumerate() {
             let key = KeyPath::default().key(table).key("paths").index(index);
             if path.trim().is_empty() {
-                problems.push(TaxonomyProblem { key, message: "a path cannot be empty".to_owned() });
+                problems.push(TaxonomyProblem {
+                    key,
+                    message: "a path cannot be empty".to_owned(),
+                });
             } else if std::path::Path::new(path).is_absolute() {
-                problems.push(TaxonomyProblem { key, message: format!("`{path}` must be relative to the rootdir") });
+                problems.push(TaxonomyProblem {
+                    key,
+                    message: format!("`{path}` must be relative to the rootdir"),
+                });
             }
         }
     }
-    if examples.comment.as_deref().is_some_and(|c| c.trim().is_empty()) {
-        problems.push(TaxonomyProblem { key: KeyPath::default().key("examples").key("comment"), message: "`comment` cannot be empty".to_owned() });
+    if examples
+        .comment
+        .as_deref()
+        .is_some_and(|c| c.trim().is_empty())
+    {
+        problems.push(TaxonomyProblem {
+            key: KeyPath::default().key("examples").key("comment"),
+            message: "`comment` cannot be empty".to_owned(),
+        });
     }
-    if notebooks.metadata_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
-        problems.push(TaxonomyProblem { key: KeyPath::default().key("notebooks").key("metadata-key"), message: "`metadata-key` cannot be empty".to_owned() });
+    if notebooks
+        .metadata_key
+        .as_deref()
+        .is_some_and(|k| k.trim().is_empty())
+    {
+        problems.push(TaxonomyProblem {
+            key: KeyPath::default().key("notebooks").key("metadata-key"),
+            message: "`metadata-key` cannot be empty".to_owned(),
+        });
     }
     if notebooks.timeout() < notebooks.cell_timeout() {
-        let key = if notebooks.timeout.is_some() { "timeout" } else { "cell-timeout" };
+        let key = if notebooks.timeout.is_some() {
+            "timeout"
+        } else {
+            "cell-timeout"
+        };
         problems.push(TaxonomyProblem {
             key: KeyPath::default().key("notebooks").key(key),
             message: format!(
@@ -138,19 +168,44 @@ mod tests {
 
     #[test]
     fn a_notebook_timeout_below_the_cell_timeout_is_refused() {
-        let notebooks = NotebookOptions { cell_timeout: Some(1200.0), ..NotebookOptions::default() };
+        let notebooks = NotebookOptions {
+            cell_timeout: Some(1200.0),
+            ..NotebookOptions::default()
+        };
         let found = problems(&ExampleOptions::default(), &notebooks);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].key.to_string(), "notebooks.cell-timeout");
-        assert!(found[0].message.contains("(900 s) is shorter than one cell's (1200 s)"), "{}", found[0].message);
-        let fine = NotebookOptions { cell_timeout: Some(600.0), timeout: Some(1200.0), ..NotebookOptions::default() };
+        assert!(
+            found[0]
+                .message
+                .contains("(900 s) is shorter than one cell's (1200 s)"),
+            "{}",
+            found[0].message
+        );
+        let fine = NotebookOptions {
+            cell_timeout: Some(600.0),
+            timeout: Some(1200.0),
+            ..NotebookOptions::default()
+        };
         assert!(problems(&ExampleOptions::default(), &fine).is_empty());
     }
 
     #[test]
     fn paths_must_be_relative_and_not_empty() {
-        let examples = ExampleOptions { paths: vec![String::new(), "/abs".into(), "docs/examples".into()], ..ExampleOptions::default() };
-        let found: Vec<String> = problems(&examples, &NotebookOptions::default()).into_iter().map(|p| format!("{}: {}", p.key, p.message)).collect();
-        assert_eq!(found, ["examples.paths[0]: a path cannot be empty", "examples.paths[1]: `/abs` must be relative to the rootdir"]);
+        let examples = ExampleOptions {
+            paths: vec![String::new(), "/abs".into(), "docs/examples".into()],
+            ..ExampleOptions::default()
+        };
+        let found: Vec<String> = problems(&examples, &NotebookOptions::default())
+            .into_iter()
+            .map(|p| format!("{}: {}", p.key, p.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "examples.paths[0]: a path cannot be empty",
+                "examples.paths[1]: `/abs` must be relative to the rootdir"
+            ]
+        );
     }
 }

@@ -116,7 +116,8 @@ fn default_stop_timeout() -> Duration {
 
 /// A number of seconds, integer or fractional, above 0 and at most a day.
 fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
-    crate::run_options::limit_seconds(f64::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    crate::run_options::limit_seconds(f64::deserialize(deserializer)?)
+        .map_err(serde::de::Error::custom)
 }
 
 /// An HTTP request sent to a service
@@ -166,7 +167,10 @@ pub struct NeedOptions {
 /// what a test needs (`[helpers]`): a kind whose amount is read from the
 /// call's arguments, or a fixed set of needs.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged, expecting = "a helper kind (\"gpu\", \"ram\", \"env\", \"package\", \"python\", \"binary\") or a table of needs")]
+#[serde(
+    untagged,
+    expecting = "a helper kind (\"gpu\", \"ram\", \"env\", \"package\", \"python\", \"binary\") or a table of needs"
+)]
 pub enum HelperOptions {
     /// The call's arguments say how much (`require_gpu(min_vram_gb=8)`).
     Kind(HelperKind),
@@ -341,29 +345,46 @@ impl PlanOptions {
     /// The service called `name`.
     #[must_use]
     pub fn service(&self, name: &str) -> Option<&ServiceOptions> {
-        self.services.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+        self.services
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s)
     }
 
     /// What the configuration refers to that does not exist, with where.
     #[must_use]
     pub fn problems(&self, taxonomy: &TaxonomyOptions) -> Vec<TaxonomyProblem> {
         let mut problems = Vec::new();
-        let mut report = |key: KeyPath, message: String| problems.push(TaxonomyProblem { key, message });
+        let mut report =
+            |key: KeyPath, message: String| problems.push(TaxonomyProblem { key, message });
         for (name, service) in &self.services {
             if !valid_address(&service.default_address) {
                 report(
-                    KeyPath::default().key("services").key(name).key("default-address"),
+                    KeyPath::default()
+                        .key("services")
+                        .key(name)
+                        .key("default-address"),
                     format!("`{}` is not a `host:port` address", service.default_address),
                 );
             }
             let key = KeyPath::default().key("services").key(name);
             if let Some(path) = &service.http_probe {
                 if !path.starts_with('/') {
-                    report(key.clone().key("http-probe"), format!("`{path}` must start with `/`"));
+                    report(
+                        key.clone().key("http-probe"),
+                        format!("`{path}` must start with `/`"),
+                    );
                 }
             }
-            if service.start.as_deref().is_some_and(|start| start.trim().is_empty()) {
-                report(key.clone().key("start"), "`start` is an empty command line".to_owned());
+            if service
+                .start
+                .as_deref()
+                .is_some_and(|start| start.trim().is_empty())
+            {
+                report(
+                    key.clone().key("start"),
+                    "`start` is an empty command line".to_owned(),
+                );
             }
             match (&service.stop, &service.start) {
                 (Some(stop), _) if stop.trim().is_empty() => report(
@@ -379,58 +400,98 @@ impl PlanOptions {
             }
             if let Some(variable) = &service.address_env {
                 if !valid_variable(variable) {
-                    report(key.clone().key("address-env"), format!("`{variable}` is not an environment variable name"));
+                    report(
+                        key.clone().key("address-env"),
+                        format!("`{variable}` is not an environment variable name"),
+                    );
                 }
             }
             for variable in service.env.keys() {
                 if !valid_variable(variable) {
-                    report(key.clone().key("env").key(variable), format!("`{variable}` is not an environment variable name"));
+                    report(
+                        key.clone().key("env").key(variable),
+                        format!("`{variable}` is not an environment variable name"),
+                    );
                 }
             }
             if let Some(hook) = &service.hook_between_modules {
                 let key = key.clone().key("hook-between-modules");
                 if hook.method.is_empty() || !hook.method.chars().all(|c| c.is_ascii_uppercase()) {
-                    report(key.clone().key("method"), format!("`{}` is not an HTTP method such as `POST`", hook.method));
+                    report(
+                        key.clone().key("method"),
+                        format!("`{}` is not an HTTP method such as `POST`", hook.method),
+                    );
                 }
                 if !hook.path.starts_with('/') || hook.path.contains(char::is_whitespace) {
-                    report(key.key("path"), format!("`{}` must start with `/` and contain no spaces", hook.path));
+                    report(
+                        key.key("path"),
+                        format!("`{}` must start with `/` and contain no spaces", hook.path),
+                    );
                 }
             }
         }
         let known_service = |s: &str| self.services.iter().any(|(n, _)| n == s);
-        let check_need = |key: KeyPath, need: &NeedOptions, report: &mut dyn FnMut(KeyPath, String)| {
+        let check_need = |key: KeyPath,
+                          need: &NeedOptions,
+                          report: &mut dyn FnMut(KeyPath, String)| {
             for (i, service) in need.services.iter().enumerate() {
                 if !known_service(service) {
-                    report(key.clone().key("services").index(i), format!("unknown service `{service}` (declare it in [services.{service}])"));
+                    report(
+                        key.clone().key("services").index(i),
+                        format!("unknown service `{service}` (declare it in [services.{service}])"),
+                    );
                 }
             }
             if let Some(python) = &need.python {
                 if parse_version(python).is_none() {
-                    report(key.clone().key("python"), format!("`{python}` is not a version such as `3.11`"));
+                    report(
+                        key.clone().key("python"),
+                        format!("`{python}` is not a version such as `3.11`"),
+                    );
                 }
             }
             for (field, value) in [("gpu-vram-gb", need.gpu_vram_gb), ("ram-gb", need.ram_gb)] {
                 if value.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
-                    report(key.clone().key(field), "must be a number of GB, 0 or more".to_owned());
+                    report(
+                        key.clone().key(field),
+                        "must be a number of GB, 0 or more".to_owned(),
+                    );
                 }
             }
         };
         for (marker, need) in &self.needs {
-            check_need(KeyPath::default().key("needs").key(marker), need, &mut report);
+            check_need(
+                KeyPath::default().key("needs").key(marker),
+                need,
+                &mut report,
+            );
         }
         for (path, helper) in &self.helpers {
             if let HelperOptions::Fixed(need) = helper {
-                check_need(KeyPath::default().key("helpers").key(path), need, &mut report);
+                check_need(
+                    KeyPath::default().key("helpers").key(path),
+                    need,
+                    &mut report,
+                );
             }
         }
         for (marker, gate) in &self.gates {
             let key = KeyPath::default().key("gates").key(marker);
-            if gate.skip_if_env.is_empty() && gate.run_if_env.is_empty() && gate.run_if_flag.is_none() {
-                report(key.clone(), "a gate needs `skip-if-env`, `run-if-env` or `run-if-flag`".to_owned());
+            if gate.skip_if_env.is_empty()
+                && gate.run_if_env.is_empty()
+                && gate.run_if_flag.is_none()
+            {
+                report(
+                    key.clone(),
+                    "a gate needs `skip-if-env`, `run-if-env` or `run-if-flag`".to_owned(),
+                );
             }
             if let Some(flag) = &gate.run_if_flag {
                 if !flag.starts_with("--") || flag.len() < 3 {
-                    report(key.key("run-if-flag"), format!("`{flag}` is not a long option such as `--live`"));
+                    report(
+                        key.key("run-if-flag"),
+                        format!("`{flag}` is not a long option such as `--live`"),
+                    );
                 }
             }
         }
@@ -438,22 +499,37 @@ impl PlanOptions {
             let key = KeyPath::default().key("jobs").key(name);
             for (i, service) in job.services.iter().enumerate() {
                 if !known_service(service) {
-                    report(key.clone().key("services").index(i), format!("unknown service `{service}` (declare it in [services.{service}])"));
+                    report(
+                        key.clone().key("services").index(i),
+                        format!("unknown service `{service}` (declare it in [services.{service}])"),
+                    );
                 }
             }
             for (i, python) in job.python.iter().enumerate() {
                 if parse_version(python).is_none() {
-                    report(key.clone().key("python").index(i), format!("`{python}` is not a version such as `3.11`"));
+                    report(
+                        key.clone().key("python").index(i),
+                        format!("`{python}` is not a version such as `3.11`"),
+                    );
                 }
             }
             if let Some(phases) = &job.phases {
                 let axis = taxonomy.axes.iter().find(|(n, _)| *n == phases.by);
                 match axis {
-                    None => report(key.clone().key("phases").key("by"), format!("unknown axis `{}` (phases are the markers of an axis)", phases.by)),
+                    None => report(
+                        key.clone().key("phases").key("by"),
+                        format!(
+                            "unknown axis `{}` (phases are the markers of an axis)",
+                            phases.by
+                        ),
+                    ),
                     Some((axis_name, axis)) => {
                         for (i, marker) in phases.order.iter().enumerate() {
                             if !axis.markers.contains(marker) {
-                                report(key.clone().key("phases").key("order").index(i), format!("`{marker}` is not a marker of axis `{axis_name}`"));
+                                report(
+                                    key.clone().key("phases").key("order").index(i),
+                                    format!("`{marker}` is not a marker of axis `{axis_name}`"),
+                                );
                             }
                         }
                     }
@@ -466,7 +542,9 @@ impl PlanOptions {
 
 /// `host:port` with a port number.
 fn valid_address(address: &str) -> bool {
-    address.rsplit_once(':').is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
+    address
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
 }
 
 /// A name that can be set in a process environment: not empty, no `=`,
@@ -508,11 +586,29 @@ mod tests {
              [jobs.nightly]\nmarkers = 'e2e'\nuse-default = false\ntrigger = 'nightly'\nrequired = false\nphases = { by = 'backend', order = ['ollama'] }\npython = ['3.11']\n",
         )
         .unwrap();
-        assert_eq!(plan.service("ollama").unwrap().address_env.as_deref(), Some("OLLAMA_HOST"));
+        assert_eq!(
+            plan.service("ollama").unwrap().address_env.as_deref(),
+            Some("OLLAMA_HOST")
+        );
         assert_eq!(plan.helpers[0].1, HelperOptions::Kind(HelperKind::Gpu));
-        assert_eq!(plan.helpers[1].1, HelperOptions::Fixed(NeedOptions { packages: vec!["torch".into()], ..NeedOptions::default() }));
+        assert_eq!(
+            plan.helpers[1].1,
+            HelperOptions::Fixed(NeedOptions {
+                packages: vec!["torch".into()],
+                ..NeedOptions::default()
+            })
+        );
         let (name, job) = &plan.jobs[0];
-        assert_eq!((name.as_str(), job.trigger, job.required, job.use_default, job.shards), ("nightly", Trigger::Nightly, false, false, 1));
+        assert_eq!(
+            (
+                name.as_str(),
+                job.trigger,
+                job.required,
+                job.use_default,
+                job.shards
+            ),
+            ("nightly", Trigger::Nightly, false, false, 1)
+        );
     }
 
     #[test]
@@ -522,28 +618,84 @@ mod tests {
             assert_eq!(error.line, line, "{error}");
             assert!(error.message.contains(needle), "{error}");
         };
-        check("[needs.ollama]\nservices = ['olama']\n", 2, "unknown service `olama`");
-        check("[services.db]\ndefault-address = 'localhost'\n", 2, "not a `host:port`");
+        check(
+            "[needs.ollama]\nservices = ['olama']\n",
+            2,
+            "unknown service `olama`",
+        );
+        check(
+            "[services.db]\ndefault-address = 'localhost'\n",
+            2,
+            "not a `host:port`",
+        );
         check("[gates.slow]\nreason = 'x'\n", 1, "needs `skip-if-env`");
         check("[jobs.unit]\npython = ['three']\n", 2, "not a version");
-        check("[jobs.unit]\nphases = { by = 'backend' }\n", 2, "unknown axis `backend`");
-        check("[jobs.unit]\ntrigger = 'weekly'\n", 2, "unknown variant `weekly`");
+        check(
+            "[jobs.unit]\nphases = { by = 'backend' }\n",
+            2,
+            "unknown axis `backend`",
+        );
+        check(
+            "[jobs.unit]\ntrigger = 'weekly'\n",
+            2,
+            "unknown variant `weekly`",
+        );
         check("[jobs.unit]\nshards = 0\n", 2, "at least 1");
         check("[helpers]\n'a.b' = 'gpus'\n", 2, "a helper kind");
         check("[jobs.unit]\nmarker = 'x'\n", 2, "unknown field `marker`");
         let service = "[services.db]\ndefault-address = '127.0.0.1:5432'\n";
         check(&format!("{service}start = ' '\n"), 3, "empty command line");
-        check(&format!("{service}ready-timeout = 0\n"), 3, "number of seconds");
-        check(&format!("{service}stop-timeout = -1.5\n"), 3, "number of seconds");
+        check(
+            &format!("{service}ready-timeout = 0\n"),
+            3,
+            "number of seconds",
+        );
+        check(
+            &format!("{service}stop-timeout = -1.5\n"),
+            3,
+            "number of seconds",
+        );
         check(&format!("{service}ready-timeout = 'soon'\n"), 3, "f64");
-        check(&format!("{service}env = {{ 'A=B' = '1' }}\n"), 3, "not an environment variable name");
-        check(&format!("{service}address-env = ''\n"), 3, "not an environment variable name");
-        check(&format!("{service}hook-between-modules = {{ method = 'post', path = '/x' }}\n"), 3, "not an HTTP method");
-        check(&format!("{service}hook-between-modules = {{ path = 'api/evict' }}\n"), 3, "must start with `/`");
-        check(&format!("{service}hook-between-modules = {{ url = '/x' }}\n"), 3, "unknown field `url`");
-        check(&format!("{service}stop = 'pg_ctl stop'\n"), 3, "`stop` needs `start`");
-        check(&format!("{service}start = 'pg_ctl start'\nstop = ''\n"), 4, "`stop` is an empty command line");
-        check(&format!("{service}stop-command = 'kill'\n"), 3, "unknown field `stop-command`");
+        check(
+            &format!("{service}env = {{ 'A=B' = '1' }}\n"),
+            3,
+            "not an environment variable name",
+        );
+        check(
+            &format!("{service}address-env = ''\n"),
+            3,
+            "not an environment variable name",
+        );
+        check(
+            &format!("{service}hook-between-modules = {{ method = 'post', path = '/x' }}\n"),
+            3,
+            "not an HTTP method",
+        );
+        check(
+            &format!("{service}hook-between-modules = {{ path = 'api/evict' }}\n"),
+            3,
+            "must start with `/`",
+        );
+        check(
+            &format!("{service}hook-between-modules = {{ url = '/x' }}\n"),
+            3,
+            "unknown field `url`",
+        );
+        check(
+            &format!("{service}stop = 'pg_ctl stop'\n"),
+            3,
+            "`stop` needs `start`",
+        );
+        check(
+            &format!("{service}start = 'pg_ctl start'\nstop = ''\n"),
+            4,
+            "`stop` is an empty command line",
+        );
+        check(
+            &format!("{service}stop-command = 'kill'\n"),
+            3,
+            "unknown field `stop-command`",
+        );
     }
 
     #[test]
@@ -556,16 +708,38 @@ mod tests {
         )
         .unwrap();
         let ollama = plan.service("ollama").unwrap();
-        assert_eq!((ollama.start.as_deref(), ollama.stop.as_deref()), (Some("ollama serve"), Some("ollama stop")));
-        assert_eq!(ollama.env.get("OLLAMA_KEEP_ALIVE").map(String::as_str), Some("0"));
-        assert_eq!((ollama.ready_timeout, ollama.stop_timeout), (Duration::from_secs(45), Duration::from_secs_f64(2.5)));
+        assert_eq!(
+            (ollama.start.as_deref(), ollama.stop.as_deref()),
+            (Some("ollama serve"), Some("ollama stop"))
+        );
+        assert_eq!(
+            ollama.env.get("OLLAMA_KEEP_ALIVE").map(String::as_str),
+            Some("0")
+        );
+        assert_eq!(
+            (ollama.ready_timeout, ollama.stop_timeout),
+            (Duration::from_secs(45), Duration::from_secs_f64(2.5))
+        );
         let hook = ollama.hook_between_modules.as_ref().unwrap();
-        assert_eq!((hook.method.as_str(), hook.path.as_str(), hook.body.as_deref()), ("POST", "/api/evict", Some("{}")));
+        assert_eq!(
+            (
+                hook.method.as_str(),
+                hook.path.as_str(),
+                hook.body.as_deref()
+            ),
+            ("POST", "/api/evict", Some("{}"))
+        );
         let db = plan.service("db").unwrap();
         assert_eq!(
             db,
-            &ServiceOptions { default_address: "127.0.0.1:5432".to_owned(), ..ServiceOptions::default() }
+            &ServiceOptions {
+                default_address: "127.0.0.1:5432".to_owned(),
+                ..ServiceOptions::default()
+            }
         );
-        assert_eq!((db.ready_timeout, db.stop_timeout), (Duration::from_secs(30), Duration::from_secs(10)));
+        assert_eq!(
+            (db.ready_timeout, db.stop_timeout),
+            (Duration::from_secs(30), Duration::from_secs(10))
+        );
     }
 }

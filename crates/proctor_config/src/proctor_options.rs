@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use crate::error::ConfigError;
 use crate::coverage_options::CoverageOptions;
+use crate::error::ConfigError;
 use crate::opt_in_options::{ExampleOptions, NotebookOptions};
+use crate::plan_options::{
+    GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions,
+};
 use crate::run_options::RunOptions;
-use crate::plan_options::{GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions};
 use crate::source::SourceFile;
 use crate::taxonomy_options::{
     ordered_table, AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions,
@@ -92,9 +94,12 @@ pub struct CheckOptions {
 fn file_name_glob<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     let text = String::deserialize(deserializer)?;
     if text.contains('/') {
-        return Err(serde::de::Error::custom("`file-name` is matched against a file's name: it cannot contain `/`"));
+        return Err(serde::de::Error::custom(
+            "`file-name` is matched against a file's name: it cannot contain `/`",
+        ));
     }
-    globset::Glob::new(&text).map_err(|err| serde::de::Error::custom(format!("invalid glob: {}", err.kind())))?;
+    globset::Glob::new(&text)
+        .map_err(|err| serde::de::Error::custom(format!("invalid glob: {}", err.kind())))?;
     Ok(Some(text))
 }
 
@@ -264,7 +269,13 @@ impl From<RawOptions> for ProctorOptions {
             select: raw.select,
             profiles: raw.profiles,
             check: raw.check,
-            plan: PlanOptions { services: raw.services, needs: raw.needs, helpers: raw.helpers, gates: raw.gates, jobs: raw.jobs },
+            plan: PlanOptions {
+                services: raw.services,
+                needs: raw.needs,
+                helpers: raw.helpers,
+                gates: raw.gates,
+                jobs: raw.jobs,
+            },
             run: raw.run,
             coverage: raw.coverage,
             examples: raw.examples,
@@ -362,7 +373,10 @@ fn validate(
         .into_iter()
         .chain(options.plan.problems(&options.taxonomy))
         .chain(options.coverage.problems())
-        .chain(crate::opt_in_options::problems(&options.examples, &options.notebooks))
+        .chain(crate::opt_in_options::problems(
+            &options.examples,
+            &options.notebooks,
+        ))
         .map(|problem| (doc.locate(prefix, &problem.key), problem.message))
         .min_by_key(|(location, _)| *location);
     match first {

@@ -128,11 +128,15 @@ pub fn limit_seconds(value: f64) -> Result<Duration, String> {
     if value.is_finite() && value > 0.0 && value <= MAX_SECONDS {
         Ok(Duration::from_secs_f64(value))
     } else {
-        Err(format!("must be a number of seconds above 0 and at most {MAX_SECONDS}"))
+        Err(format!(
+            "must be a number of seconds above 0 and at most {MAX_SECONDS}"
+        ))
     }
 }
 
-pub(crate) fn positive_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+pub(crate) fn positive_seconds<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<f64>, D::Error> {
     let value = f64::deserialize(deserializer)?;
     limit_seconds(value).map_err(serde::de::Error::custom)?;
     Ok(Some(value))
@@ -144,13 +148,17 @@ fn delay_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::E
     if value == 0.0 || limit_seconds(value).is_ok() {
         Ok(value)
     } else {
-        Err(serde::de::Error::custom(format!("must be a number of seconds from 0 to {MAX_SECONDS}")))
+        Err(serde::de::Error::custom(format!(
+            "must be a number of seconds from 0 to {MAX_SECONDS}"
+        )))
     }
 }
 
 fn positive_runs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
     match usize::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom("`history-runs` must be at least 1")),
+        0 => Err(serde::de::Error::custom(
+            "`history-runs` must be at least 1",
+        )),
         n => Ok(Some(n)),
     }
 }
@@ -168,7 +176,9 @@ mod tests {
 
     #[test]
     fn rules_match_by_marker_and_text() {
-        let rule: RerunRule = toml::from_str("markers = ['ollama']\nmatch = ['ReadTimeout']\ntimes = 2\ndelay = 5").unwrap();
+        let rule: RerunRule =
+            toml::from_str("markers = ['ollama']\nmatch = ['ReadTimeout']\ntimes = 2\ndelay = 5")
+                .unwrap();
         let ollama = ["ollama".to_owned()];
         assert!(rule.applies(&ollama, "httpx.ReadTimeout: timed out"));
         assert!(!rule.applies(&ollama, "AssertionError: assert 1 == 2"));
@@ -181,11 +191,26 @@ mod tests {
         for bad in ["0", "-1", "nan", "inf", "1e300", "86401"] {
             let err = toml::from_str::<RunOptions>(&format!("timeout = {bad}")).unwrap_err();
             assert!(err.to_string().contains("at most 86400"), "{bad}: {err}");
-            let err = toml::from_str::<RerunRule>(&format!("times = 1\ndelay = {}", if bad == "0" { "-0.5" } else { bad })).unwrap_err();
+            let err = toml::from_str::<RerunRule>(&format!(
+                "times = 1\ndelay = {}",
+                if bad == "0" { "-0.5" } else { bad }
+            ))
+            .unwrap_err();
             assert!(err.to_string().contains("from 0 to 86400"), "{bad}: {err}");
         }
-        assert_eq!(toml::from_str::<RunOptions>("timeout = 86400").unwrap().timeout, Some(86_400.0));
-        assert!(toml::from_str::<RerunRule>("times = 1\ndelay = 0").unwrap().delay.abs() < f64::EPSILON);
+        assert_eq!(
+            toml::from_str::<RunOptions>("timeout = 86400")
+                .unwrap()
+                .timeout,
+            Some(86_400.0)
+        );
+        assert!(
+            toml::from_str::<RerunRule>("times = 1\ndelay = 0")
+                .unwrap()
+                .delay
+                .abs()
+                < f64::EPSILON
+        );
         assert_eq!(limit_seconds(2.5), Ok(Duration::from_millis(2500)));
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300] {
             assert!(limit_seconds(bad).is_err(), "{bad}");
@@ -198,7 +223,11 @@ mod tests {
         let options: RunOptions = toml::from_str("history-runs = 50").unwrap();
         assert_eq!(options.history_runs(), 50);
         let err = toml::from_str::<RunOptions>("history-runs = 0").unwrap_err();
-        assert!(err.to_string().contains("`history-runs` must be at least 1"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("`history-runs` must be at least 1"),
+            "{err}"
+        );
         assert!(toml::from_str::<RunOptions>("history-runs = -3").is_err());
     }
 }

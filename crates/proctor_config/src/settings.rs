@@ -272,8 +272,16 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
     if !addopts_parsed.guessed.is_empty() {
         let initial: Vec<PathBuf> = if positional.is_empty() {
             let testpaths = values.args("testpaths", &[])?;
-            let dirs: Vec<PathBuf> = testpaths.iter().map(|p| setup.rootdir.join(p)).filter(|p| p.exists()).collect();
-            if dirs.is_empty() || cwd != setup.rootdir { vec![cwd.clone()] } else { dirs }
+            let dirs: Vec<PathBuf> = testpaths
+                .iter()
+                .map(|p| setup.rootdir.join(p))
+                .filter(|p| p.exists())
+                .collect();
+            if dirs.is_empty() || cwd != setup.rootdir {
+                vec![cwd.clone()]
+            } else {
+                dirs
+            }
         } else {
             positional.iter().map(|p| cwd.join(p)).collect()
         };
@@ -282,7 +290,9 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
             .map_err(|message| ConfigError::whole(&env_path, message))?;
     }
     if !addopts_parsed.guessed.is_empty() {
-        let configured = proctor_found.as_ref().and_then(|(_, options)| options.python.as_deref());
+        let configured = proctor_found
+            .as_ref()
+            .and_then(|(_, options)| options.python.as_deref());
         if let Some(python) = proctor_caps::find_interpreter(None, configured, &setup.rootdir) {
             let plugins = declared_options::plugin_files(&proctor_caps::site_packages(&python));
             declared.extend(declared_options::scan_files(&plugins));
@@ -322,7 +332,14 @@ pub fn load(opts: &LoadOptions) -> Result<Settings, ConfigError> {
 
     let mut warnings = shadow_warnings(&setup);
     let (addopts_path, addopts_at) = match &addopts_origin {
-        Origin::File(location) => (setup.config.as_ref().map(|c| c.path.clone()).unwrap_or_default(), *location),
+        Origin::File(location) => (
+            setup
+                .config
+                .as_ref()
+                .map(|c| c.path.clone())
+                .unwrap_or_default(),
+            *location,
+        ),
         Origin::Override(path) => (path.clone(), Location { line: 1, column: 1 }),
     };
     for (option, value) in &pytest.addopts_parsed.guessed {
@@ -360,7 +377,11 @@ fn initial_conftests(rootdir: &Path, initial: &[PathBuf]) -> Vec<PathBuf> {
     };
     for path in initial {
         let anchor = crate::paths::normpath(path);
-        let dir = if anchor.is_dir() { anchor.clone() } else { anchor.parent().map(Path::to_path_buf).unwrap_or_default() };
+        let dir = if anchor.is_dir() {
+            anchor.clone()
+        } else {
+            anchor.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
         for ancestor in dir.ancestors() {
             add(ancestor.join("conftest.py"));
             if ancestor == rootdir {

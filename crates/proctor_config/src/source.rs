@@ -59,7 +59,9 @@ impl SourceFile {
     pub(crate) fn location(&self, offset: usize) -> Location {
         let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
         let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0).chain(self.text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
         });
         // The last line starting at or before `offset`.
         let line = starts.partition_point(|&start| start <= offset);

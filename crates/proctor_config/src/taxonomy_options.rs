@@ -318,7 +318,10 @@ fn alias_ends<'a>(aliases: &HashMap<&'a str, &'a str>) -> HashMap<&'a str, Alias
                 for (i, alias) in path.iter().enumerate() {
                     let end = match end {
                         AliasEnd::Marker(marker) => AliasEnd::Marker(marker),
-                        AliasEnd::Cycle { entry, steps } => AliasEnd::Cycle { entry, steps: steps + path.len() - i },
+                        AliasEnd::Cycle { entry, steps } => AliasEnd::Cycle {
+                            entry,
+                            steps: steps + path.len() - i,
+                        },
                     };
                     ends.insert(alias, end);
                 }
@@ -329,7 +332,17 @@ fn alias_ends<'a>(aliases: &HashMap<&'a str, &'a str>) -> HashMap<&'a str, Alias
                 // entry; the ones before it enter at `current`.
                 let length = path.len() - at;
                 for (i, alias) in path.iter().enumerate() {
-                    let end = if i >= at { AliasEnd::Cycle { entry: alias, steps: length } } else { AliasEnd::Cycle { entry: current, steps: at - i + length } };
+                    let end = if i >= at {
+                        AliasEnd::Cycle {
+                            entry: alias,
+                            steps: length,
+                        }
+                    } else {
+                        AliasEnd::Cycle {
+                            entry: current,
+                            steps: at - i + length,
+                        }
+                    };
                     ends.insert(alias, end);
                 }
                 break;
@@ -714,23 +727,56 @@ mod tests {
     fn alias_chains_are_resolved_once_each() {
         let names: Vec<String> = (0..=4000).map(|i| format!("a{i}")).collect();
         // a0 -> a1 -> ... -> a4000, a marker; x -> c0 -> c1 -> c2 -> c0.
-        let mut aliases: HashMap<&str, &str> = names.windows(2).map(|w| (w[0].as_str(), w[1].as_str())).collect();
+        let mut aliases: HashMap<&str, &str> = names
+            .windows(2)
+            .map(|w| (w[0].as_str(), w[1].as_str()))
+            .collect();
         aliases.extend([("x", "c0"), ("c0", "c1"), ("c1", "c2"), ("c2", "c0")]);
         let ends = alias_ends(&aliases);
         assert_eq!(ends.len(), aliases.len());
-        assert!(names[..4000].iter().all(|n| ends[n.as_str()] == AliasEnd::Marker("a4000")));
-        assert_eq!(ends["c1"], AliasEnd::Cycle { entry: "c1", steps: 3 });
-        assert_eq!(ends["x"], AliasEnd::Cycle { entry: "c0", steps: 4 });
+        assert!(names[..4000]
+            .iter()
+            .all(|n| ends[n.as_str()] == AliasEnd::Marker("a4000")));
+        assert_eq!(
+            ends["c1"],
+            AliasEnd::Cycle {
+                entry: "c1",
+                steps: 3
+            }
+        );
+        assert_eq!(
+            ends["x"],
+            AliasEnd::Cycle {
+                entry: "c0",
+                steps: 4
+            }
+        );
 
         // Every alias of a long chain but the last is reported, each once.
         let options_with = |to: fn(usize) -> usize| TaxonomyOptions {
-            markers: (0..4000).map(|i| (format!("a{i}"), MarkerOptions { alias_of: Some(format!("a{}", to(i))), ..MarkerOptions::default() })).collect(),
+            markers: (0..4000)
+                .map(|i| {
+                    (
+                        format!("a{i}"),
+                        MarkerOptions {
+                            alias_of: Some(format!("a{}", to(i))),
+                            ..MarkerOptions::default()
+                        },
+                    )
+                })
+                .collect(),
             ..TaxonomyOptions::default()
         };
         let options = options_with(|i| i + 1);
         let problems = options.problems();
         assert_eq!(problems.len(), 3999);
-        assert!(problems[0].message.ends_with("write `alias-of = \"a4000\"`"), "{}", problems[0].message);
+        assert!(
+            problems[0]
+                .message
+                .ends_with("write `alias-of = \"a4000\"`"),
+            "{}",
+            problems[0].message
+        );
         // A long cycle is shown shortened.
         let options = options_with(|i| (i + 1) % 4000);
         let problems = options.problems();

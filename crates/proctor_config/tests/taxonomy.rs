@@ -243,7 +243,10 @@ fn decorators_map_paths_to_markers() {
     assert_eq!(
         taxonomy.decorators,
         vec![
-            ("transformers.testing_utils.slow".to_owned(), "slow".to_owned()),
+            (
+                "transformers.testing_utils.slow".to_owned(),
+                "slow".to_owned()
+            ),
             ("tests.predicates.require_gpu".to_owned(), "gpu".to_owned()),
         ]
     );
@@ -524,7 +527,11 @@ fn replaced_by_reads_and_is_checked() {
         "[markers.requires_gpu]\nremoved = 'use `gpu`'\nreplaced-by = 'gpu'\n",
     );
     let settings = tree.ok("", &[]);
-    let rule = settings.proctor.taxonomy.marker("requires_gpu").expect("a rule");
+    let rule = settings
+        .proctor
+        .taxonomy
+        .marker("requires_gpu")
+        .expect("a rule");
     assert_eq!(rule.replaced_by.as_deref(), Some("gpu"));
 
     assert_error(

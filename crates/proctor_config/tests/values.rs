@@ -478,10 +478,19 @@ fn options_declared_by_conftests_and_installed_plugins_keep_their_values() {
 #[test]
 fn an_option_nothing_declares_takes_a_value_that_is_not_a_path_with_a_warning() {
     let tree = Tree::new();
-    tree.file("pytest.ini", "[pytest]\naddopts = --unheard-of min,mean tests\n").dir("tests");
+    tree.file(
+        "pytest.ini",
+        "[pytest]\naddopts = --unheard-of min,mean tests\n",
+    )
+    .dir("tests");
     let settings = tree.ok("", &[]);
     assert_eq!(settings.pytest.addopts_parsed.paths, ["tests"]);
     let messages: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
-    assert!(messages[0].contains("pytest.ini:2:") && messages[0].contains("`--unheard-of`") && messages[0].contains("`min,mean`"), "{messages:?}");
+    assert!(
+        messages[0].contains("pytest.ini:2:")
+            && messages[0].contains("`--unheard-of`")
+            && messages[0].contains("`min,mean`"),
+        "{messages:?}"
+    );
 }

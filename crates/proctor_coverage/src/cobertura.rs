@@ -30,29 +30,51 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Report, ReportError> {
             message: message.split(" at ").next().unwrap_or(&message).to_owned(),
         }
     })?;
-    let shape = |reason: String| ReportError::Shape { path: path.to_owned(), expected: EXPECTED, reason };
+    let shape = |reason: String| ReportError::Shape {
+        path: path.to_owned(),
+        expected: EXPECTED,
+        reason,
+    };
     let root = doc.root_element();
     if root.tag_name().name() != "coverage" {
-        return Err(shape(format!("the root element is `<{}>`, not `<coverage>`", root.tag_name().name())));
+        return Err(shape(format!(
+            "the root element is `<{}>`, not `<coverage>`",
+            root.tag_name().name()
+        )));
     }
     // Lines are merged per file: several classes may share one file.
     let mut files: BTreeMap<String, BTreeMap<u64, LineState>> = BTreeMap::new();
-    let mut branch = root.attribute("branches-valid").and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > 0);
+    let mut branch = root
+        .attribute("branches-valid")
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n > 0);
     for class in root.descendants().filter(|n| n.has_tag_name("class")) {
         let at = |what: &str| format!("line {}: {what}", doc.text_pos_at(class.range().start).row);
-        let filename = class.attribute("filename").ok_or_else(|| shape(at("`<class>` has no `filename`")))?;
+        let filename = class
+            .attribute("filename")
+            .ok_or_else(|| shape(at("`<class>` has no `filename`")))?;
         let lines = files.entry(normalize_path(filename)).or_default();
         // Only the class's own `<lines>`: those under `<methods>` repeat them.
-        for line in class.children().filter(|n| n.has_tag_name("lines")).flat_map(|n| n.children()).filter(|n| n.has_tag_name("line")) {
-            let at = |what: String| format!("line {}: {what}", doc.text_pos_at(line.range().start).row);
+        for line in class
+            .children()
+            .filter(|n| n.has_tag_name("lines"))
+            .flat_map(|n| n.children())
+            .filter(|n| n.has_tag_name("line"))
+        {
+            let at =
+                |what: String| format!("line {}: {what}", doc.text_pos_at(line.range().start).row);
             let number = attribute_number(line, "number").map_err(|e| shape(at(e)))?;
             let hits = attribute_number(line, "hits").map_err(|e| shape(at(e)))?;
-            let mut state = LineState { hit: hits > 0, branches: None };
+            let mut state = LineState {
+                hit: hits > 0,
+                branches: None,
+            };
             if line.attribute("branch") == Some("true") {
                 branch = true;
                 let condition = line.attribute("condition-coverage").unwrap_or("100% (0/0)");
-                state.branches =
-                    Some(condition_counts(condition).ok_or_else(|| shape(at(format!("bad `condition-coverage=\"{condition}\"`"))))?);
+                state.branches = Some(condition_counts(condition).ok_or_else(|| {
+                    shape(at(format!("bad `condition-coverage=\"{condition}\"`")))
+                })?);
             }
             let merged = lines.entry(number).or_default();
             merged.hit |= state.hit;
@@ -67,7 +89,10 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Report, ReportError> {
         .map(|(name, lines)| {
             let mut coverage = FileCoverage::default();
             for state in lines.values() {
-                coverage.lines += Counts { covered: u64::from(state.hit), total: 1 };
+                coverage.lines += Counts {
+                    covered: u64::from(state.hit),
+                    total: 1,
+                };
                 if let Some((covered, total)) = state.branches {
                     coverage.branches += Counts { covered, total };
                 }
@@ -75,12 +100,20 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Report, ReportError> {
             (name, coverage)
         })
         .collect();
-    Ok(Report { format: ReportFormat::Cobertura, branch, files })
+    Ok(Report {
+        format: ReportFormat::Cobertura,
+        branch,
+        files,
+    })
 }
 
 fn attribute_number(node: roxmltree::Node<'_, '_>, name: &str) -> Result<u64, String> {
-    let value = node.attribute(name).ok_or_else(|| format!("`<line>` has no `{name}`"))?;
-    value.parse().map_err(|_| format!("`{name}=\"{value}\"` is not a whole number"))
+    let value = node
+        .attribute(name)
+        .ok_or_else(|| format!("`<line>` has no `{name}`"))?;
+    value
+        .parse()
+        .map_err(|_| format!("`{name}=\"{value}\"` is not a whole number"))
 }
 
 /// `50% (1/2)` → `(1, 2)`.
@@ -141,10 +174,25 @@ mod tests {
         assert!(report.branch);
         assert_eq!(
             report.files["src/pkg/core/model.py"],
-            FileCoverage { lines: Counts { covered: 3, total: 4 }, branches: Counts { covered: 2, total: 4 } }
+            FileCoverage {
+                lines: Counts {
+                    covered: 3,
+                    total: 4
+                },
+                branches: Counts {
+                    covered: 2,
+                    total: 4
+                }
+            }
         );
         // Method lines repeat the class's and are not counted twice.
-        assert_eq!(report.files["src/pkg/cli.py"].lines, Counts { covered: 2, total: 3 });
+        assert_eq!(
+            report.files["src/pkg/cli.py"].lines,
+            Counts {
+                covered: 2,
+                total: 3
+            }
+        );
         assert_eq!(report.files["src/pkg/cli.py"].branches, Counts::default());
     }
 
@@ -158,24 +206,38 @@ mod tests {
         )
         .unwrap();
         assert!(!report.branch);
-        assert_eq!(report.files["a.py"].lines, Counts { covered: 2, total: 2 });
+        assert_eq!(
+            report.files["a.py"].lines,
+            Counts {
+                covered: 2,
+                total: 2
+            }
+        );
     }
 
     #[test]
     fn malformed_xml_has_a_line_and_column() {
-        let message = parse_text("<coverage>\n  <packages>\n</coverage>").unwrap_err().to_string();
-        assert!(message.starts_with("malformed XML in coverage report `out/coverage.xml:3:"), "{message}");
+        let message = parse_text("<coverage>\n  <packages>\n</coverage>")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("malformed XML in coverage report `out/coverage.xml:3:"),
+            "{message}"
+        );
     }
 
     #[test]
     fn reports_of_the_wrong_shape_say_what_is_wrong() {
         let reason = |text: &str| parse_text(text).unwrap_err().to_string();
-        assert!(reason("<report/>").contains("is not a Cobertura XML report: the root element is `<report>`"));
+        assert!(reason("<report/>")
+            .contains("is not a Cobertura XML report: the root element is `<report>`"));
         assert!(reason("<coverage><class/></coverage>").contains("`<class>` has no `filename`"));
         assert!(reason("<coverage>\n<class filename='a.py'><lines><line number='x' hits='1'/></lines></class></coverage>")
             .contains("line 2: `number=\"x\"` is not a whole number"));
-        assert!(reason("<coverage><class filename='a.py'><lines><line number='1'/></lines></class></coverage>")
-            .contains("`<line>` has no `hits`"));
+        assert!(reason(
+            "<coverage><class filename='a.py'><lines><line number='1'/></lines></class></coverage>"
+        )
+        .contains("`<line>` has no `hits`"));
         assert!(reason(
             "<coverage><class filename='a.py'><lines><line number='1' hits='1' branch='true' condition-coverage='odd'/></lines></class></coverage>"
         )

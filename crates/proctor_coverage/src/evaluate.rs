@@ -149,7 +149,12 @@ impl Evaluation {
 /// an area fails below a minimum, when it matches no file, when a branch
 /// minimum meets a report without branch data, and when it dropped by more
 /// than `tolerance` points since the baseline.
-pub fn evaluate(report: &Report, areas: &[Area], baseline: Option<&Report>, tolerance: f64) -> Result<Evaluation, AreaError> {
+pub fn evaluate(
+    report: &Report,
+    areas: &[Area],
+    baseline: Option<&Report>,
+    tolerance: f64,
+) -> Result<Evaluation, AreaError> {
     let sets = areas.iter().map(compile).collect::<Result<Vec<_>, _>>()?;
     let mut results = Vec::new();
     let mut findings = Vec::new();
@@ -162,11 +167,19 @@ pub fn evaluate(report: &Report, areas: &[Area], baseline: Option<&Report>, tole
             found(FindingKind::NoFiles);
         } else {
             if lines.percent() < area.line - EPSILON {
-                found(FindingKind::BelowMinimum { metric: Metric::Lines, actual: lines.percent(), minimum: area.line });
+                found(FindingKind::BelowMinimum {
+                    metric: Metric::Lines,
+                    actual: lines.percent(),
+                    minimum: area.line,
+                });
             }
             match (area.branch, branches) {
                 (Some(minimum), Some(branches)) if branches.percent() < minimum - EPSILON => {
-                    found(FindingKind::BelowMinimum { metric: Metric::Branches, actual: branches.percent(), minimum });
+                    found(FindingKind::BelowMinimum {
+                        metric: Metric::Branches,
+                        actual: branches.percent(),
+                        minimum,
+                    });
                 }
                 (Some(_), None) => found(FindingKind::NoBranchData),
                 _ => {}
@@ -180,20 +193,39 @@ pub fn evaluate(report: &Report, areas: &[Area], baseline: Option<&Report>, tole
             let old_branches = baseline.branch.then_some(old_branches);
             let change = Change {
                 lines: lines.percent() - old_lines.percent(),
-                branches: branches.zip(old_branches).map(|(now, then)| now.percent() - then.percent()),
+                branches: branches
+                    .zip(old_branches)
+                    .map(|(now, then)| now.percent() - then.percent()),
             };
             if -change.lines > tolerance + EPSILON {
-                found(FindingKind::Dropped { metric: Metric::Lines, before: old_lines.percent(), after: lines.percent() });
+                found(FindingKind::Dropped {
+                    metric: Metric::Lines,
+                    before: old_lines.percent(),
+                    after: lines.percent(),
+                });
             }
-            if let (Some(delta), Some(now), Some(then)) = (change.branches, branches, old_branches) {
+            if let (Some(delta), Some(now), Some(then)) = (change.branches, branches, old_branches)
+            {
                 if -delta > tolerance + EPSILON {
-                    found(FindingKind::Dropped { metric: Metric::Branches, before: then.percent(), after: now.percent() });
+                    found(FindingKind::Dropped {
+                        metric: Metric::Branches,
+                        before: then.percent(),
+                        after: now.percent(),
+                    });
                 }
             }
             Some(change)
         });
-        let verdict = if kinds.is_empty() { Verdict::Pass } else { Verdict::Fail };
-        findings.extend(kinds.into_iter().map(|kind| Finding { area: area.name.clone(), message: message(&area.name, &kind), kind }));
+        let verdict = if kinds.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        };
+        findings.extend(kinds.into_iter().map(|kind| Finding {
+            area: area.name.clone(),
+            message: message(&area.name, &kind),
+            kind,
+        }));
         results.push(AreaResult {
             name: area.name.clone(),
             files,
@@ -205,28 +237,48 @@ pub fn evaluate(report: &Report, areas: &[Area], baseline: Option<&Report>, tole
             verdict,
         });
     }
-    let unmatched = report.files.keys().filter(|path| !sets.iter().any(|set| set.is_match(path.as_str()))).cloned().collect();
-    Ok(Evaluation { areas: results, findings, unmatched })
+    let unmatched = report
+        .files
+        .keys()
+        .filter(|path| !sets.iter().any(|set| set.is_match(path.as_str())))
+        .cloned()
+        .collect();
+    Ok(Evaluation {
+        areas: results,
+        findings,
+        unmatched,
+    })
 }
 
 fn compile(area: &Area) -> Result<GlobSet, AreaError> {
     let mut builder = GlobSetBuilder::new();
     for glob in &area.paths {
-        let glob = GlobBuilder::new(glob).literal_separator(true).build().map_err(|err| AreaError::Glob {
-            area: area.name.clone(),
-            glob: glob.clone(),
-            message: err.kind().to_string(),
-        })?;
+        let glob = GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|err| AreaError::Glob {
+                area: area.name.clone(),
+                glob: glob.clone(),
+                message: err.kind().to_string(),
+            })?;
         builder.add(glob);
     }
-    builder.build().map_err(|err| AreaError::Glob { area: area.name.clone(), glob: String::new(), message: err.to_string() })
+    builder.build().map_err(|err| AreaError::Glob {
+        area: area.name.clone(),
+        glob: String::new(),
+        message: err.to_string(),
+    })
 }
 
 /// The number of files `set` matches and their summed lines and branches.
 fn sum(report: &Report, set: &GlobSet) -> (usize, Counts, Counts) {
     let mut files = 0;
     let (mut lines, mut branches) = (Counts::default(), Counts::default());
-    for (_, file) in report.files.iter().filter(|(path, _)| set.is_match(path.as_str())) {
+    for (_, file) in report
+        .files
+        .iter()
+        .filter(|(path, _)| set.is_match(path.as_str()))
+    {
         files += 1;
         lines += file.lines;
         branches += file.branches;
@@ -238,13 +290,26 @@ fn message(area: &str, kind: &FindingKind) -> String {
     use crate::render::format_percent;
     match kind {
         FindingKind::NoFiles => format!("area {area}: no file of the report matches its paths"),
-        FindingKind::BelowMinimum { metric, actual, minimum } => {
-            format!("area {area}: {} {}% < {}%", metric.as_str(), format_percent(*actual), format_minimum(*minimum))
+        FindingKind::BelowMinimum {
+            metric,
+            actual,
+            minimum,
+        } => {
+            format!(
+                "area {area}: {} {}% < {}%",
+                metric.as_str(),
+                format_percent(*actual),
+                format_minimum(*minimum)
+            )
         }
         FindingKind::NoBranchData => {
             format!("area {area}: a branch minimum is set but the report has no branch data (run coverage with --branch)")
         }
-        FindingKind::Dropped { metric, before, after } => format!(
+        FindingKind::Dropped {
+            metric,
+            before,
+            after,
+        } => format!(
             "area {area}: {} dropped {:.1} points ({}% -> {}%)",
             metric.as_str(),
             before - after,
@@ -280,18 +345,38 @@ mod tests {
             files: files
                 .iter()
                 .map(|(path, (lc, lt), (bc, bt))| {
-                    ((*path).to_owned(), FileCoverage { lines: Counts { covered: *lc, total: *lt }, branches: Counts { covered: *bc, total: *bt } })
+                    (
+                        (*path).to_owned(),
+                        FileCoverage {
+                            lines: Counts {
+                                covered: *lc,
+                                total: *lt,
+                            },
+                            branches: Counts {
+                                covered: *bc,
+                                total: *bt,
+                            },
+                        },
+                    )
                 })
                 .collect::<BTreeMap<_, _>>(),
         }
     }
 
     fn area(name: &str, paths: &[&str], line: f64, branch: Option<f64>) -> Area {
-        Area { name: name.to_owned(), paths: paths.iter().map(|p| (*p).to_owned()).collect(), line, branch }
+        Area {
+            name: name.to_owned(),
+            paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+            line,
+            branch,
+        }
     }
 
     fn indx_areas() -> Vec<Area> {
-        vec![area("core", &["src/indx/core/**"], 90.0, Some(80.0)), area("adapters", &["src/indx/adapters/**"], 80.0, None)]
+        vec![
+            area("core", &["src/indx/core/**"], 90.0, Some(80.0)),
+            area("adapters", &["src/indx/adapters/**"], 80.0, None),
+        ]
     }
 
     #[test]
@@ -308,12 +393,32 @@ mod tests {
         );
         let evaluation = evaluate(&report, &indx_areas(), None, 0.0).unwrap();
         let core = &evaluation.areas[0];
-        assert_eq!((core.files, core.lines, core.branches), (2, Counts { covered: 95, total: 100 }, Some(Counts { covered: 17, total: 20 })));
+        assert_eq!(
+            (core.files, core.lines, core.branches),
+            (
+                2,
+                Counts {
+                    covered: 95,
+                    total: 100
+                },
+                Some(Counts {
+                    covered: 17,
+                    total: 20
+                })
+            )
+        );
         assert_eq!(core.verdict, Verdict::Pass);
         let adapters = &evaluation.areas[1];
         assert_eq!(adapters.verdict, Verdict::Fail);
-        assert_eq!(evaluation.unmatched, ["src/indx/cli.py", "src/indx/core.py"]);
-        let messages: Vec<&str> = evaluation.findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            evaluation.unmatched,
+            ["src/indx/cli.py", "src/indx/core.py"]
+        );
+        let messages: Vec<&str> = evaluation
+            .findings
+            .iter()
+            .map(|f| f.message.as_str())
+            .collect();
         assert_eq!(messages, ["area adapters: lines 60.0% < 80%"]);
         assert!(!evaluation.passed());
     }
@@ -322,11 +427,23 @@ mod tests {
     fn thresholds_apply_to_lines_and_branches() {
         let report = report(true, &[("src/indx/core/a.py", (89, 100), (79, 100))]);
         let evaluation = evaluate(&report, &indx_areas()[..1], None, 0.0).unwrap();
-        let messages: Vec<&str> = evaluation.findings.iter().map(|f| f.message.as_str()).collect();
-        assert_eq!(messages, ["area core: lines 89.0% < 90%", "area core: branches 79.0% < 80%"]);
+        let messages: Vec<&str> = evaluation
+            .findings
+            .iter()
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "area core: lines 89.0% < 90%",
+                "area core: branches 79.0% < 80%"
+            ]
+        );
         // Exactly at the minimum passes.
         let report = super::tests::report(true, &[("src/indx/core/a.py", (90, 100), (80, 100))]);
-        assert!(evaluate(&report, &indx_areas()[..1], None, 0.0).unwrap().passed());
+        assert!(evaluate(&report, &indx_areas()[..1], None, 0.0)
+            .unwrap()
+            .passed());
     }
 
     #[test]
@@ -347,23 +464,52 @@ mod tests {
 
     #[test]
     fn drops_beyond_the_tolerance_fail() {
-        let before = report(true, &[("src/indx/core/a.py", (98, 100), (90, 100)), ("src/indx/adapters/b.py", (85, 100), (0, 0))]);
-        let after = report(true, &[("src/indx/core/a.py", (95, 100), (91, 100)), ("src/indx/adapters/b.py", (85, 100), (0, 0))]);
+        let before = report(
+            true,
+            &[
+                ("src/indx/core/a.py", (98, 100), (90, 100)),
+                ("src/indx/adapters/b.py", (85, 100), (0, 0)),
+            ],
+        );
+        let after = report(
+            true,
+            &[
+                ("src/indx/core/a.py", (95, 100), (91, 100)),
+                ("src/indx/adapters/b.py", (85, 100), (0, 0)),
+            ],
+        );
         let evaluation = evaluate(&after, &indx_areas(), Some(&before), 0.0).unwrap();
         let change = evaluation.areas[0].change.unwrap();
         assert!((change.lines + 3.0).abs() < 1e-9);
         assert!((change.branches.unwrap() - 1.0).abs() < 1e-9);
-        let messages: Vec<&str> = evaluation.findings.iter().map(|f| f.message.as_str()).collect();
-        assert_eq!(messages, ["area core: lines dropped 3.0 points (98.0% -> 95.0%)"]);
+        let messages: Vec<&str> = evaluation
+            .findings
+            .iter()
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(
+            messages,
+            ["area core: lines dropped 3.0 points (98.0% -> 95.0%)"]
+        );
         assert_eq!(evaluation.areas[1].verdict, Verdict::Pass);
-        assert!(evaluate(&after, &indx_areas(), Some(&before), 3.0).unwrap().passed());
-        assert!(!evaluate(&after, &indx_areas(), Some(&before), 2.9).unwrap().passed());
+        assert!(evaluate(&after, &indx_areas(), Some(&before), 3.0)
+            .unwrap()
+            .passed());
+        assert!(!evaluate(&after, &indx_areas(), Some(&before), 2.9)
+            .unwrap()
+            .passed());
     }
 
     #[test]
     fn areas_new_since_the_baseline_have_no_change() {
         let before = report(false, &[("src/indx/core/a.py", (98, 100), (0, 0))]);
-        let after = report(false, &[("src/indx/core/a.py", (98, 100), (0, 0)), ("src/indx/adapters/b.py", (85, 100), (0, 0))]);
+        let after = report(
+            false,
+            &[
+                ("src/indx/core/a.py", (98, 100), (0, 0)),
+                ("src/indx/adapters/b.py", (85, 100), (0, 0)),
+            ],
+        );
         let evaluation = evaluate(&after, &indx_areas()[1..], Some(&before), 0.0).unwrap();
         assert_eq!(evaluation.areas[0].change, None);
         assert!(evaluation.passed());
@@ -371,8 +517,19 @@ mod tests {
 
     #[test]
     fn invalid_globs_name_the_area() {
-        let error = evaluate(&report(false, &[]), &[area("core", &["src/[x"], 1.0, None)], None, 0.0).unwrap_err();
-        assert!(error.to_string().starts_with("area `core`: invalid glob `src/[x`"), "{error}");
+        let error = evaluate(
+            &report(false, &[]),
+            &[area("core", &["src/[x"], 1.0, None)],
+            None,
+            0.0,
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("area `core`: invalid glob `src/[x`"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -18,14 +18,32 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Report, ReportError> {
         format: "JSON",
         line: (err.line() > 0).then_some(err.line()),
         column: (err.column() > 0).then_some(err.column()),
-        message: err.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
+        message: err
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
     })?;
-    let shape = |reason: String| ReportError::Shape { path: path.to_owned(), expected: EXPECTED, reason };
-    let root = value.as_object().ok_or_else(|| shape("the top level is not an object".to_owned()))?;
-    let branch = match root.get("meta").and_then(|meta| meta.get("branch_coverage")) {
+    let shape = |reason: String| ReportError::Shape {
+        path: path.to_owned(),
+        expected: EXPECTED,
+        reason,
+    };
+    let root = value
+        .as_object()
+        .ok_or_else(|| shape("the top level is not an object".to_owned()))?;
+    let branch = match root
+        .get("meta")
+        .and_then(|meta| meta.get("branch_coverage"))
+    {
         None => false,
         Some(Value::Bool(branch)) => *branch,
-        Some(_) => return Err(shape("`meta.branch_coverage` is not true or false".to_owned())),
+        Some(_) => {
+            return Err(shape(
+                "`meta.branch_coverage` is not true or false".to_owned(),
+            ))
+        }
     };
     let files = root
         .get("files")
@@ -41,22 +59,36 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Report, ReportError> {
         let count = |key: &str, required: bool| -> Result<u64, ReportError> {
             match summary.get(key) {
                 None if !required => Ok(0),
-                Some(value) => value
-                    .as_u64()
-                    .ok_or_else(|| shape(format!("`files.\"{name}\".summary.{key}` is not a whole number"))),
+                Some(value) => value.as_u64().ok_or_else(|| {
+                    shape(format!(
+                        "`files.\"{name}\".summary.{key}` is not a whole number"
+                    ))
+                }),
                 None => Err(shape(format!("`files.\"{name}\".summary` has no `{key}`"))),
             }
         };
-        let lines = Counts { covered: count("covered_lines", true)?, total: count("num_statements", true)? };
-        let branches = Counts { covered: count("covered_branches", branch)?, total: count("num_branches", branch)? };
+        let lines = Counts {
+            covered: count("covered_lines", true)?,
+            total: count("num_statements", true)?,
+        };
+        let branches = Counts {
+            covered: count("covered_branches", branch)?,
+            total: count("num_branches", branch)?,
+        };
         for (counts, what) in [(lines, "covered_lines"), (branches, "covered_branches")] {
             if counts.covered > counts.total {
-                return Err(shape(format!("`files.\"{name}\".summary.{what}` exceeds the total")));
+                return Err(shape(format!(
+                    "`files.\"{name}\".summary.{what}` exceeds the total"
+                )));
             }
         }
         out.insert(normalize_path(name), FileCoverage { lines, branches });
     }
-    Ok(Report { format: ReportFormat::CoveragePyJson, branch, files: out })
+    Ok(Report {
+        format: ReportFormat::CoveragePyJson,
+        branch,
+        files: out,
+    })
 }
 
 #[cfg(test)]
@@ -90,9 +122,24 @@ mod tests {
         assert!(report.branch);
         assert_eq!(
             report.files["src/pkg/core/model.py"],
-            FileCoverage { lines: Counts { covered: 9, total: 10 }, branches: Counts { covered: 3, total: 4 } }
+            FileCoverage {
+                lines: Counts {
+                    covered: 9,
+                    total: 10
+                },
+                branches: Counts {
+                    covered: 3,
+                    total: 4
+                }
+            }
         );
-        assert_eq!(report.files["src/pkg/cli.py"].lines, Counts { covered: 0, total: 3 });
+        assert_eq!(
+            report.files["src/pkg/cli.py"].lines,
+            Counts {
+                covered: 0,
+                total: 3
+            }
+        );
     }
 
     #[test]
@@ -109,7 +156,10 @@ mod tests {
     fn malformed_json_has_a_line_and_column() {
         let error = parse_text("{\n  \"files\": {,\n}").unwrap_err();
         let message = error.to_string();
-        assert!(message.starts_with("malformed JSON in coverage report `out/coverage.json:2:"), "{message}");
+        assert!(
+            message.starts_with("malformed JSON in coverage report `out/coverage.json:2:"),
+            "{message}"
+        );
         assert!(!message.contains(" at line "), "{message}");
     }
 
@@ -117,13 +167,23 @@ mod tests {
     fn reports_of_the_wrong_shape_say_what_is_wrong() {
         let reason = |text: &str| parse_text(text).unwrap_err().to_string();
         assert!(reason("[]").contains("the top level is not an object"));
-        assert!(reason(r#"{"meta": {}}"#).contains("is not a coverage.py JSON report: it has no `files` object"));
-        assert!(reason(r#"{"files": {"a.py": {}}}"#).contains("`files.\"a.py\"` has no `summary` object"));
-        assert!(reason(r#"{"files": {"a.py": {"summary": {"covered_lines": 1}}}}"#).contains("has no `num_statements`"));
-        assert!(reason(r#"{"files": {"a.py": {"summary": {"covered_lines": -1, "num_statements": 1}}}}"#)
-            .contains("covered_lines` is not a whole number"));
+        assert!(reason(r#"{"meta": {}}"#)
+            .contains("is not a coverage.py JSON report: it has no `files` object"));
+        assert!(reason(r#"{"files": {"a.py": {}}}"#)
+            .contains("`files.\"a.py\"` has no `summary` object"));
+        assert!(
+            reason(r#"{"files": {"a.py": {"summary": {"covered_lines": 1}}}}"#)
+                .contains("has no `num_statements`")
+        );
+        assert!(reason(
+            r#"{"files": {"a.py": {"summary": {"covered_lines": -1, "num_statements": 1}}}}"#
+        )
+        .contains("covered_lines` is not a whole number"));
         assert!(reason(r#"{"meta": {"branch_coverage": true}, "files": {"a.py": {"summary": {"covered_lines": 1, "num_statements": 1}}}}"#)
             .contains("has no `covered_branches`"));
-        assert!(reason(r#"{"files": {"a.py": {"summary": {"covered_lines": 3, "num_statements": 1}}}}"#).contains("exceeds the total"));
+        assert!(reason(
+            r#"{"files": {"a.py": {"summary": {"covered_lines": 3, "num_statements": 1}}}}"#
+        )
+        .contains("exceeds the total"));
     }
 }

@@ -16,7 +16,9 @@ mod read;
 mod render;
 
 pub use error::{AreaError, ReportError};
-pub use evaluate::{evaluate, Area, AreaResult, Change, Evaluation, Finding, FindingKind, Metric, Verdict};
+pub use evaluate::{
+    evaluate, Area, AreaResult, Change, Evaluation, Finding, FindingKind, Metric, Verdict,
+};
 pub use model::{Counts, FileCoverage, Report, ReportFormat};
 pub use read::{parse_report, read_report};
 pub use render::{format_percent, render_github, render_human, JsonOutput, JSON_VERSION};

@@ -75,9 +75,14 @@ impl Report {
         let files = std::mem::take(&mut self.files);
         self.files = files
             .into_iter()
-            .map(|(path, file)| match path.strip_prefix(root).and_then(|rest| rest.strip_prefix('/')) {
-                Some(rest) if !root.is_empty() => (rest.to_owned(), file),
-                _ => (path, file),
+            .map(|(path, file)| {
+                match path
+                    .strip_prefix(root)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                {
+                    Some(rest) if !root.is_empty() => (rest.to_owned(), file),
+                    _ => (path, file),
+                }
             })
             .collect();
     }
@@ -99,18 +104,45 @@ mod tests {
 
     #[test]
     fn percent_of_nothing_is_full() {
-        assert!((Counts { covered: 0, total: 0 }.percent() - 100.0).abs() < f64::EPSILON);
-        assert!((Counts { covered: 1, total: 4 }.percent() - 25.0).abs() < f64::EPSILON);
+        assert!(
+            (Counts {
+                covered: 0,
+                total: 0
+            }
+            .percent()
+                - 100.0)
+                .abs()
+                < f64::EPSILON
+        );
+        assert!(
+            (Counts {
+                covered: 1,
+                total: 4
+            }
+            .percent()
+                - 25.0)
+                .abs()
+                < f64::EPSILON
+        );
     }
 
     #[test]
     fn absolute_paths_under_the_root_become_relative() {
-        let mut report = Report { format: ReportFormat::CoveragePyJson, branch: false, files: BTreeMap::new() };
+        let mut report = Report {
+            format: ReportFormat::CoveragePyJson,
+            branch: false,
+            files: BTreeMap::new(),
+        };
         for path in ["/repo/src/a.py", "/repository/b.py", "c.py"] {
-            report.files.insert(path.to_owned(), FileCoverage::default());
+            report
+                .files
+                .insert(path.to_owned(), FileCoverage::default());
         }
         report.relative_to("/repo/");
-        assert_eq!(report.files.keys().collect::<Vec<_>>(), ["/repository/b.py", "c.py", "src/a.py"]);
+        assert_eq!(
+            report.files.keys().collect::<Vec<_>>(),
+            ["/repository/b.py", "c.py", "src/a.py"]
+        );
     }
 
     #[test]

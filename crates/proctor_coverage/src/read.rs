@@ -11,9 +11,14 @@ use crate::{cobertura, json};
 pub fn read_report(path: &Path) -> Result<Report, ReportError> {
     let text = std::fs::read_to_string(path).map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
-            ReportError::Missing { path: path.to_owned() }
+            ReportError::Missing {
+                path: path.to_owned(),
+            }
         } else {
-            ReportError::Read { path: path.to_owned(), source }
+            ReportError::Read {
+                path: path.to_owned(),
+                source,
+            }
         }
     })?;
     parse_report(path, &text)
@@ -22,7 +27,9 @@ pub fn read_report(path: &Path) -> Result<Report, ReportError> {
 /// Parses `text`, the contents of the report at `path` (which picks the
 /// format and names the report in errors).
 pub fn parse_report(path: &Path, text: &str) -> Result<Report, ReportError> {
-    let is_xml = path.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("xml"));
+    let is_xml = path
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("xml"));
     if is_xml {
         cobertura::parse(path, text)
     } else {
@@ -39,7 +46,12 @@ mod tests {
         let dir = std::env::temp_dir().join("proctor-coverage-surely-absent");
         let error = read_report(&dir.join("coverage.json")).unwrap_err();
         assert!(matches!(error, ReportError::Missing { .. }));
-        assert!(error.to_string().contains("proctor-coverage-surely-absent/coverage.json"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("proctor-coverage-surely-absent/coverage.json"),
+            "{error}"
+        );
         assert!(error.to_string().contains("does not exist"), "{error}");
     }
 

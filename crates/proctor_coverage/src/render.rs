@@ -43,22 +43,44 @@ pub fn format_percent(value: f64) -> String {
 /// The table of areas, then the findings, the files no area matches, and
 /// a summary line.
 #[must_use]
-pub fn render_human(evaluation: &Evaluation, report_path: &str, report: &Report, baseline_path: Option<&str>) -> String {
+pub fn render_human(
+    evaluation: &Evaluation,
+    report_path: &str,
+    report: &Report,
+    baseline_path: Option<&str>,
+) -> String {
     let mut out = String::new();
     let kind = match report.format {
         ReportFormat::CoveragePyJson => "coverage.py JSON",
         ReportFormat::Cobertura => "Cobertura XML",
     };
-    let branch = if report.branch { "with branches" } else { "lines only" };
-    let _ = writeln!(out, "report: {report_path} ({kind}, {branch}, {} files)", report.files.len());
+    let branch = if report.branch {
+        "with branches"
+    } else {
+        "lines only"
+    };
+    let _ = writeln!(
+        out,
+        "report: {report_path} ({kind}, {branch}, {} files)",
+        report.files.len()
+    );
     if let Some(baseline) = baseline_path {
         let _ = writeln!(out, "baseline: {baseline}");
     }
     out.push('\n');
-    let header = ["area", "files", "lines", "branches", "minimum", "change", "verdict"];
+    let header = [
+        "area", "files", "lines", "branches", "minimum", "change", "verdict",
+    ];
     let rows: Vec<[String; 7]> = evaluation.areas.iter().map(row).collect();
-    let widths: Vec<usize> =
-        (0..header.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     // Names and verdicts are left-aligned, numbers right-aligned.
     let line = |cells: [&str; 7]| {
         let mut text = String::new();
@@ -86,12 +108,20 @@ pub fn render_human(evaluation: &Evaluation, report_path: &str, report: &Report,
     }
     if !evaluation.unmatched.is_empty() {
         let count = evaluation.unmatched.len();
-        let _ = writeln!(out, "\n{count} {} in no area:", if count == 1 { "file" } else { "files" });
+        let _ = writeln!(
+            out,
+            "\n{count} {} in no area:",
+            if count == 1 { "file" } else { "files" }
+        );
         for path in &evaluation.unmatched {
             let _ = writeln!(out, "  {path}");
         }
     }
-    let failed = evaluation.areas.iter().filter(|a| a.verdict == Verdict::Fail).count();
+    let failed = evaluation
+        .areas
+        .iter()
+        .filter(|a| a.verdict == Verdict::Fail)
+        .count();
     let total = evaluation.areas.len();
     if failed == 0 {
         let _ = writeln!(out, "\n{total} of {total} areas pass.");
@@ -103,7 +133,11 @@ pub fn render_human(evaluation: &Evaluation, report_path: &str, report: &Report,
 
 fn row(area: &AreaResult) -> [String; 7] {
     let minimum = match area.min_branch {
-        Some(branch) => format!("{}% / {}%", format_minimum(area.min_line), format_minimum(branch)),
+        Some(branch) => format!(
+            "{}% / {}%",
+            format_minimum(area.min_line),
+            format_minimum(branch)
+        ),
         None => format!("{}%", format_minimum(area.min_line)),
     };
     let (lines, branches) = if area.files == 0 {
@@ -111,7 +145,10 @@ fn row(area: &AreaResult) -> [String; 7] {
     } else {
         (
             format!("{}%", format_percent(area.lines.percent())),
-            area.branches.map_or_else(|| "-".to_owned(), |b| format!("{}%", format_percent(b.percent()))),
+            area.branches.map_or_else(
+                || "-".to_owned(),
+                |b| format!("{}%", format_percent(b.percent())),
+            ),
         )
     };
     let change = area.change.map_or_else(
@@ -125,7 +162,15 @@ fn row(area: &AreaResult) -> [String; 7] {
         Verdict::Pass => "pass",
         Verdict::Fail => "FAIL",
     };
-    [area.name.clone(), area.files.to_string(), lines, branches, minimum, change, verdict.to_owned()]
+    [
+        area.name.clone(),
+        area.files.to_string(),
+        lines,
+        branches,
+        minimum,
+        change,
+        verdict.to_owned(),
+    ]
 }
 
 fn signed(points: f64) -> String {
@@ -149,7 +194,11 @@ pub fn render_github(evaluation: &Evaluation) -> String {
         let _ = writeln!(
             out,
             "::notice title=coverage::{}",
-            escape(&format!("{} files in no area: {}", evaluation.unmatched.len(), evaluation.unmatched.join(", ")))
+            escape(&format!(
+                "{} files in no area: {}",
+                evaluation.unmatched.len(),
+                evaluation.unmatched.join(", ")
+            ))
         );
     }
     out
@@ -157,7 +206,9 @@ pub fn render_github(evaluation: &Evaluation) -> String {
 
 /// GitHub's escaping of workflow command data.
 fn escape(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 #[cfg(test)]
@@ -170,8 +221,14 @@ mod tests {
 
     fn fixture() -> (Report, Evaluation) {
         let file = |lines: (u64, u64), branches: (u64, u64)| FileCoverage {
-            lines: Counts { covered: lines.0, total: lines.1 },
-            branches: Counts { covered: branches.0, total: branches.1 },
+            lines: Counts {
+                covered: lines.0,
+                total: lines.1,
+            },
+            branches: Counts {
+                covered: branches.0,
+                total: branches.1,
+            },
         };
         let report = Report {
             format: ReportFormat::CoveragePyJson,
@@ -183,8 +240,18 @@ mod tests {
             ]),
         };
         let areas = [
-            Area { name: "core".to_owned(), paths: vec!["src/indx/core/**".to_owned()], line: 90.0, branch: Some(80.0) },
-            Area { name: "adapters".to_owned(), paths: vec!["src/indx/adapters/**".to_owned()], line: 87.5, branch: None },
+            Area {
+                name: "core".to_owned(),
+                paths: vec!["src/indx/core/**".to_owned()],
+                line: 90.0,
+                branch: Some(80.0),
+            },
+            Area {
+                name: "adapters".to_owned(),
+                paths: vec!["src/indx/adapters/**".to_owned()],
+                line: 87.5,
+                branch: None,
+            },
         ];
         let evaluation = evaluate(&report, &areas, None, 0.0).unwrap();
         (report, evaluation)

@@ -32,7 +32,10 @@ fn main() {
         exit_code: 1,
         shard: None,
     };
-    println!("{:>12} {:>12} {:>12} {:>12} {:>12}", "earlier runs", "record ms", "flaky ms", "durations ms", "prune ms");
+    println!(
+        "{:>12} {:>12} {:>12} {:>12} {:>12}",
+        "earlier runs", "record ms", "flaky ms", "durations ms", "prune ms"
+    );
     let mut earlier = 0;
     for checkpoint in [0, 10, 20, 40] {
         while earlier < checkpoint {
@@ -53,7 +56,11 @@ fn main() {
             std::hint::black_box(history.flaky(20).expect("flaky"));
             flaky_ms.push(took.elapsed());
             let took = Instant::now();
-            std::hint::black_box(history.durations_of(results.iter().map(|r| r.nodeid.as_str()), 20).expect("durations"));
+            std::hint::black_box(
+                history
+                    .durations_of(results.iter().map(|r| r.nodeid.as_str()), 20)
+                    .expect("durations"),
+            );
             durations_ms.push(took.elapsed());
             let took = Instant::now();
             history.prune(checkpoint).expect("pruned");
@@ -74,8 +81,18 @@ fn results() -> Vec<TestResult> {
     (0..MODULES * TESTS)
         .map(|i| {
             let (module, test) = (i / TESTS, i % TESTS);
-            let outcome = if i % 50 == 7 { Outcome::Failed } else { Outcome::Passed };
-            TestResult { duration: 0.001 * u32::try_from(i % 13).map_or(0.0, f64::from), ..TestResult::new(format!("tests/test_m{module:03}.py::test_{module}_{test}"), outcome) }
+            let outcome = if i % 50 == 7 {
+                Outcome::Failed
+            } else {
+                Outcome::Passed
+            };
+            TestResult {
+                duration: 0.001 * u32::try_from(i % 13).map_or(0.0, f64::from),
+                ..TestResult::new(
+                    format!("tests/test_m{module:03}.py::test_{module}_{test}"),
+                    outcome,
+                )
+            }
         })
         .collect()
 }

@@ -36,8 +36,11 @@ pub(crate) fn parse(text: &str) -> Option<Outcome> {
 
 /// `('failed', 'error', ...)`: the failing outcomes as an SQL list.
 pub(crate) fn failure_set() -> String {
-    let codes: Vec<String> =
-        ALL.into_iter().filter(|o| o.is_failure()).map(|o| format!("'{}'", code(o))).collect();
+    let codes: Vec<String> = ALL
+        .into_iter()
+        .filter(|o| o.is_failure())
+        .map(|o| format!("'{}'", code(o)))
+        .collect();
     format!("({})", codes.join(", "))
 }
 

@@ -58,7 +58,8 @@ pub struct StoredResult {
 
 /// One test's last durations, newest first: `?1` is its node id, `?2` how
 /// many.
-const DURATIONS_OF_ONE: &str = "SELECT duration FROM results WHERE test_id = (SELECT id FROM tests WHERE nodeid = ?1)
+const DURATIONS_OF_ONE: &str =
+    "SELECT duration FROM results WHERE test_id = (SELECT id FROM tests WHERE nodeid = ?1)
      AND outcome IN ('passed', 'failed') ORDER BY run_id DESC LIMIT ?2";
 
 impl History {
@@ -67,7 +68,10 @@ impl History {
     /// about how long the test takes). Tests with no such result are
     /// absent.
     pub fn durations(&self, last_runs: usize) -> Result<HashMap<String, f64>, HistoryError> {
-        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let read_err = |source| HistoryError::Read {
+            path: self.path.clone(),
+            source,
+        };
         let mut statement = self
             .conn
             .prepare(
@@ -80,7 +84,9 @@ impl History {
             .map_err(read_err)?;
         let mut samples: HashMap<String, Vec<f64>> = HashMap::new();
         let rows = statement
-            .query_map([window(last_runs)], |row| Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?)))
+            .query_map([window(last_runs)], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?))
+            })
             .map_err(read_err)?;
         for row in rows {
             let (nodeid, duration) = row.map_err(read_err)?;
@@ -95,16 +101,22 @@ impl History {
     /// [`History::durations`] of the given tests only, each read through
     /// its index: the cost follows the number of tests asked for, not the
     /// size of the history (which `durations` reads whole).
-    pub fn durations_of<'a>(&self, nodeids: impl IntoIterator<Item = &'a str>, last_runs: usize) -> Result<HashMap<String, f64>, HistoryError> {
-        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
-        let mut statement = self
-            .conn
-            .prepare(DURATIONS_OF_ONE)
-            .map_err(read_err)?;
+    pub fn durations_of<'a>(
+        &self,
+        nodeids: impl IntoIterator<Item = &'a str>,
+        last_runs: usize,
+    ) -> Result<HashMap<String, f64>, HistoryError> {
+        let read_err = |source| HistoryError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let mut statement = self.conn.prepare(DURATIONS_OF_ONE).map_err(read_err)?;
         let mut found = HashMap::new();
         for nodeid in nodeids {
             let mut values: Vec<f64> = statement
-                .query_map(rusqlite::params![nodeid, window(last_runs)], |row| row.get::<_, f64>(0))
+                .query_map(rusqlite::params![nodeid, window(last_runs)], |row| {
+                    row.get::<_, f64>(0)
+                })
                 .map_err(read_err)?
                 .collect::<Result<_, _>>()
                 .map_err(read_err)?;
@@ -120,7 +132,10 @@ impl History {
     /// unstable first (see [`FlakyTest::unstable`]), then fewest runs, then
     /// by node id.
     pub fn flaky(&self, last_runs: usize) -> Result<Vec<FlakyTest>, HistoryError> {
-        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let read_err = |source| HistoryError::Read {
+            path: self.path.clone(),
+            source,
+        };
         let failures = outcome::failure_set();
         let mut statement = self
             .conn
@@ -150,11 +165,19 @@ impl History {
         for row in rows {
             let (nodeid, runs, failures, passes, passes_after_rerun) = row.map_err(read_err)?;
             if (failures > 0 && passes > 0) || passes_after_rerun > 0 {
-                flaky.push(FlakyTest { nodeid, runs, failures, passes_after_rerun });
+                flaky.push(FlakyTest {
+                    nodeid,
+                    runs,
+                    failures,
+                    passes_after_rerun,
+                });
             }
         }
         flaky.sort_by(|a, b| {
-            b.unstable().cmp(&a.unstable()).then(a.runs.cmp(&b.runs)).then_with(|| a.nodeid.cmp(&b.nodeid))
+            b.unstable()
+                .cmp(&a.unstable())
+                .then(a.runs.cmp(&b.runs))
+                .then_with(|| a.nodeid.cmp(&b.nodeid))
         });
         Ok(flaky)
     }
@@ -193,13 +216,19 @@ impl History {
     pub fn run_count(&self) -> Result<usize, HistoryError> {
         self.conn
             .query_row("SELECT COUNT(*) FROM runs", [], |row| count_at(row, 0))
-            .map_err(|source| HistoryError::Read { path: self.path.clone(), source })
+            .map_err(|source| HistoryError::Read {
+                path: self.path.clone(),
+                source,
+            })
     }
 
     /// The results stored for run `run_id`, in the order they were given
     /// (empty when there is no such run).
     pub fn results_of(&self, run_id: i64) -> Result<Vec<StoredResult>, HistoryError> {
-        let read_err = |source| HistoryError::Read { path: self.path.clone(), source };
+        let read_err = |source| HistoryError::Read {
+            path: self.path.clone(),
+            source,
+        };
         let mut statement = self
             .conn
             .prepare(
@@ -223,9 +252,18 @@ impl History {
         let mut results = Vec::new();
         for row in rows {
             let (nodeid, code, duration, attempts, flaky, phase) = row.map_err(read_err)?;
-            let outcome = outcome::parse(&code)
-                .ok_or_else(|| HistoryError::UnknownOutcome { path: self.path.clone(), outcome: code })?;
-            results.push(StoredResult { nodeid, outcome, duration, attempts, flaky, phase });
+            let outcome = outcome::parse(&code).ok_or_else(|| HistoryError::UnknownOutcome {
+                path: self.path.clone(),
+                outcome: code,
+            })?;
+            results.push(StoredResult {
+                nodeid,
+                outcome,
+                duration,
+                attempts,
+                flaky,
+                phase,
+            });
         }
         Ok(results)
     }
@@ -282,10 +320,22 @@ mod tests {
     /// result.
     fn timed_runs() -> Vec<Vec<TestResult>> {
         vec![
-            vec![result("a", Outcome::Passed, 100.0), result("b", Outcome::Passed, 2.0)],
-            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Skipped, 0.0)],
-            vec![result("a", Outcome::Failed, 3.0), result("b", Outcome::Crashed, 50.0)],
-            vec![result("a", Outcome::Passed, 2.0), result("c", Outcome::Skipped, 0.0)],
+            vec![
+                result("a", Outcome::Passed, 100.0),
+                result("b", Outcome::Passed, 2.0),
+            ],
+            vec![
+                result("a", Outcome::Passed, 1.0),
+                result("b", Outcome::Skipped, 0.0),
+            ],
+            vec![
+                result("a", Outcome::Failed, 3.0),
+                result("b", Outcome::Crashed, 50.0),
+            ],
+            vec![
+                result("a", Outcome::Passed, 2.0),
+                result("c", Outcome::Skipped, 0.0),
+            ],
         ]
     }
 
@@ -309,7 +359,8 @@ mod tests {
         for window in [0, 1, 3, 10] {
             let all = history.durations(window).unwrap();
             let some = history.durations_of(["a", "c", "unknown"], window).unwrap();
-            let expected: HashMap<String, f64> = all.into_iter().filter(|(n, _)| n == "a").collect();
+            let expected: HashMap<String, f64> =
+                all.into_iter().filter(|(n, _)| n == "a").collect();
             assert_eq!(some, expected, "window {window}");
         }
     }
@@ -318,27 +369,52 @@ mod tests {
     fn finding_flaky_tests_reads_only_what_went_wrong() {
         // The partial index's condition is the failing outcomes' set: a
         // new failing outcome must be added to both.
-        assert_eq!(WENT_WRONG, format!("outcome IN {} OR flaky != 0", outcome::failure_set()));
+        assert_eq!(
+            WENT_WRONG,
+            format!("outcome IN {} OR flaky != 0", outcome::failure_set())
+        );
         let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
-        let plan = plan_of(&history, &format!("SELECT test_id FROM results WHERE {WENT_WRONG}"));
-        assert!(plan.iter().any(|step| step.contains("results_wrong")), "{plan:?}");
+        let plan = plan_of(
+            &history,
+            &format!("SELECT test_id FROM results WHERE {WENT_WRONG}"),
+        );
+        assert!(
+            plan.iter().any(|step| step.contains("results_wrong")),
+            "{plan:?}"
+        );
     }
 
     #[test]
     fn durations_of_a_test_read_its_index_entries() {
         let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
         let plan = plan_of(&history, DURATIONS_OF_ONE);
-        assert!(plan.iter().any(|step| step.contains("USING INDEX results_test (test_id=?)")), "{plan:?}");
-        assert!(plan.iter().any(|step| step.contains("tests USING COVERING INDEX")), "{plan:?}");
-        assert!(!plan.iter().any(|step| step.starts_with("SCAN")), "{plan:?}");
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("USING INDEX results_test (test_id=?)")),
+            "{plan:?}"
+        );
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("tests USING COVERING INDEX")),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|step| step.starts_with("SCAN")),
+            "{plan:?}"
+        );
     }
 
     /// The steps of `SQLite`'s plan for `sql`, its parameters unbound.
     fn plan_of(history: &History, sql: &str) -> Vec<String> {
-        let mut statement = history.conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let mut statement = history
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap();
         let unbound = std::iter::repeat_n(rusqlite::types::Null, statement.parameter_count());
         statement
-            .query_map(rusqlite::params_from_iter(unbound), |row| row.get::<_, String>(3))
+            .query_map(rusqlite::params_from_iter(unbound), |row| {
+                row.get::<_, String>(3)
+            })
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap()
@@ -350,29 +426,75 @@ mod tests {
         rerun.flaky = true;
         rerun.attempts = 2;
         let (_dir, history) = history_with(&[
-            vec![result("a", Outcome::Failed, 1.0), result("b", Outcome::Passed, 1.0), result("d", Outcome::Failed, 1.0)],
-            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::TimedOut, 1.0), result("d", Outcome::Failed, 1.0)],
-            vec![result("a", Outcome::Error, 1.0), result("b", Outcome::Skipped, 1.0), rerun, result("e", Outcome::Passed, 1.0)],
-            vec![result("a", Outcome::Passed, 1.0), result("b", Outcome::Passed, 1.0), result("e", Outcome::Passed, 1.0)],
+            vec![
+                result("a", Outcome::Failed, 1.0),
+                result("b", Outcome::Passed, 1.0),
+                result("d", Outcome::Failed, 1.0),
+            ],
+            vec![
+                result("a", Outcome::Passed, 1.0),
+                result("b", Outcome::TimedOut, 1.0),
+                result("d", Outcome::Failed, 1.0),
+            ],
+            vec![
+                result("a", Outcome::Error, 1.0),
+                result("b", Outcome::Skipped, 1.0),
+                rerun,
+                result("e", Outcome::Passed, 1.0),
+            ],
+            vec![
+                result("a", Outcome::Passed, 1.0),
+                result("b", Outcome::Passed, 1.0),
+                result("e", Outcome::Passed, 1.0),
+            ],
         ]);
         let flaky = history.flaky(10).unwrap();
         let expected = vec![
-            FlakyTest { nodeid: "a".into(), runs: 4, failures: 2, passes_after_rerun: 0 },
-            FlakyTest { nodeid: "c".into(), runs: 1, failures: 0, passes_after_rerun: 1 },
-            FlakyTest { nodeid: "b".into(), runs: 3, failures: 1, passes_after_rerun: 0 },
+            FlakyTest {
+                nodeid: "a".into(),
+                runs: 4,
+                failures: 2,
+                passes_after_rerun: 0,
+            },
+            FlakyTest {
+                nodeid: "c".into(),
+                runs: 1,
+                failures: 0,
+                passes_after_rerun: 1,
+            },
+            FlakyTest {
+                nodeid: "b".into(),
+                runs: 3,
+                failures: 1,
+                passes_after_rerun: 0,
+            },
         ];
-        assert_eq!(flaky, expected, "d always fails and e always passes: neither is flaky");
+        assert_eq!(
+            flaky, expected,
+            "d always fails and e always passes: neither is flaky"
+        );
         // In the last 1 run of each test, only c's rerun remains.
-        let recent: Vec<_> = history.flaky(1).unwrap().into_iter().map(|f| f.nodeid).collect();
+        let recent: Vec<_> = history
+            .flaky(1)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.nodeid)
+            .collect();
         assert_eq!(recent, ["c"]);
     }
 
     #[test]
     fn results_of_reports_unknown_outcomes() {
         let (_dir, history) = history_with(&[vec![result("a", Outcome::Passed, 1.0)]]);
-        history.conn.execute("UPDATE results SET outcome = 'vanished'", []).unwrap();
+        history
+            .conn
+            .execute("UPDATE results SET outcome = 'vanished'", [])
+            .unwrap();
         let err = history.results_of(1).unwrap_err();
-        assert!(err.to_string().contains("unknown outcome `vanished`"), "{err}");
+        assert!(
+            err.to_string().contains("unknown outcome `vanished`"),
+            "{err}"
+        );
         assert!(history.results_of(99).unwrap().is_empty());
     }
 }

@@ -6,8 +6,16 @@
 //! their command line and selection with the same functions.
 
 /// Words that make an option or variable name secret-looking.
-const SECRET_WORDS: [&str; 8] =
-    ["token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "credential"];
+const SECRET_WORDS: [&str; 8] = [
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "apikey",
+    "api_key",
+    "api-key",
+    "credential",
+];
 
 /// What replaces a secret value.
 const MASK: &str = "***";
@@ -89,17 +97,36 @@ mod tests {
     #[test]
     fn masks_secret_options_and_variables() {
         let given = args(&[
-            "proctor", "run", "--token=abc", "--db-password", "hunter2", "OPENAI_API_KEY=sk-1", "-m", "unit",
+            "proctor",
+            "run",
+            "--token=abc",
+            "--db-password",
+            "hunter2",
+            "OPENAI_API_KEY=sk-1",
+            "-m",
+            "unit",
         ]);
         assert_eq!(
             redact_args(&given),
-            args(&["proctor", "run", "--token=***", "--db-password", "***", "OPENAI_API_KEY=***", "-m", "unit"])
+            args(&[
+                "proctor",
+                "run",
+                "--token=***",
+                "--db-password",
+                "***",
+                "OPENAI_API_KEY=***",
+                "-m",
+                "unit"
+            ])
         );
     }
 
     #[test]
     fn masks_url_passwords_only() {
-        assert_eq!(redact_word("--db=postgres://me:pw@host:5432/x"), "--db=postgres://me:***@host:5432/x");
+        assert_eq!(
+            redact_word("--db=postgres://me:pw@host:5432/x"),
+            "--db=postgres://me:***@host:5432/x"
+        );
         assert_eq!(redact_word("https://host/a@b:c"), "https://host/a@b:c");
         assert_eq!(redact_word("https://user@host/"), "https://user@host/");
     }

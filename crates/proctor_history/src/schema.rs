@@ -62,7 +62,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
 ];
 
 /// The condition of the `results_wrong` index, for the queries that use it.
-pub(crate) const WENT_WRONG: &str = "outcome IN ('failed', 'error', 'crashed', 'timed-out') OR flaky != 0";
+pub(crate) const WENT_WRONG: &str =
+    "outcome IN ('failed', 'error', 'crashed', 'timed-out') OR flaky != 0";
 
 /// The schema version this build writes.
 pub(crate) fn current_version() -> u32 {

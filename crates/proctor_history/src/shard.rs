@@ -76,7 +76,9 @@ impl FromStr for ShardSpec {
     type Err = ShardError;
 
     fn from_str(text: &str) -> Result<ShardSpec, ShardError> {
-        let syntax = || ShardError::Syntax { text: text.to_owned() };
+        let syntax = || ShardError::Syntax {
+            text: text.to_owned(),
+        };
         let (index, count) = text.split_once('/').ok_or_else(syntax)?;
         let index = index.trim().parse().map_err(|_| syntax())?;
         let count = count.trim().parse().map_err(|_| syntax())?;
@@ -125,16 +127,33 @@ pub fn plan_shards<S: BuildHasher>(
     if count == 0 {
         return Err(ShardError::CountZero);
     }
-    let known = |nodeid: &String| durations.get(nodeid).copied().filter(|d| d.is_finite() && *d >= 0.0);
+    let known = |nodeid: &String| {
+        durations
+            .get(nodeid)
+            .copied()
+            .filter(|d| d.is_finite() && *d >= 0.0)
+    };
     let mut seen = HashSet::with_capacity(nodeids.len());
-    let unique: Vec<&String> = nodeids.iter().filter(|nodeid| seen.insert(*nodeid)).collect();
+    let unique: Vec<&String> = nodeids
+        .iter()
+        .filter(|nodeid| seen.insert(*nodeid))
+        .collect();
     let mut known_values: Vec<f64> = unique.iter().copied().filter_map(known).collect();
     let fallback = median(&mut known_values).unwrap_or(1.0);
-    let mut order: Vec<(usize, f64)> =
-        unique.iter().enumerate().map(|(i, nodeid)| (i, known(nodeid).unwrap_or(fallback))).collect();
+    let mut order: Vec<(usize, f64)> = unique
+        .iter()
+        .enumerate()
+        .map(|(i, nodeid)| (i, known(nodeid).unwrap_or(fallback)))
+        .collect();
     order.sort_by(|&(a, da), &(b, db)| db.total_cmp(&da).then_with(|| unique[a].cmp(unique[b])));
 
-    let mut heap: BinaryHeap<Bin> = (0..count).map(|index| Bin { load: 0.0, tests: 0, index }).collect();
+    let mut heap: BinaryHeap<Bin> = (0..count)
+        .map(|index| Bin {
+            load: 0.0,
+            tests: 0,
+            index,
+        })
+        .collect();
     let mut assigned = vec![0usize; unique.len()];
     let mut loads = vec![0.0; count];
     for (position, duration) in order {
@@ -146,8 +165,13 @@ pub fn plan_shards<S: BuildHasher>(
             loads[bin.index] = bin.load;
         }
     }
-    let mut shards: Vec<Shard> =
-        loads.into_iter().map(|expected_load| Shard { nodeids: Vec::new(), expected_load }).collect();
+    let mut shards: Vec<Shard> = loads
+        .into_iter()
+        .map(|expected_load| Shard {
+            nodeids: Vec::new(),
+            expected_load,
+        })
+        .collect();
     for (nodeid, index) in unique.into_iter().zip(assigned) {
         shards[index].nodeids.push(nodeid.clone());
     }
@@ -202,13 +226,26 @@ mod tests {
 
     #[test]
     fn spec_parses_displays_and_checks() {
-        assert_eq!("2/4".parse::<ShardSpec>(), Ok(ShardSpec { index: 2, count: 4 }));
+        assert_eq!(
+            "2/4".parse::<ShardSpec>(),
+            Ok(ShardSpec { index: 2, count: 4 })
+        );
         assert_eq!(ShardSpec { index: 2, count: 4 }.to_string(), "2/4");
-        assert_eq!("0/4".parse::<ShardSpec>(), Err(ShardError::IndexZero { count: 4 }));
-        assert_eq!("5/4".parse::<ShardSpec>(), Err(ShardError::IndexOutOfRange { index: 5, count: 4 }));
+        assert_eq!(
+            "0/4".parse::<ShardSpec>(),
+            Err(ShardError::IndexZero { count: 4 })
+        );
+        assert_eq!(
+            "5/4".parse::<ShardSpec>(),
+            Err(ShardError::IndexOutOfRange { index: 5, count: 4 })
+        );
         assert_eq!("1/0".parse::<ShardSpec>(), Err(ShardError::CountZero));
         for bad in ["", "2", "2/", "a/4", "2/4/6", "-1/4"] {
-            assert_eq!(bad.parse::<ShardSpec>(), Err(ShardError::Syntax { text: bad.into() }), "{bad}");
+            assert_eq!(
+                bad.parse::<ShardSpec>(),
+                Err(ShardError::Syntax { text: bad.into() }),
+                "{bad}"
+            );
         }
         assert_eq!(
             "9/4".parse::<ShardSpec>().unwrap_err().to_string(),
@@ -220,8 +257,14 @@ mod tests {
     fn shard_rejects_bad_indexes() {
         let tests = ids(&["a"]);
         let none = HashMap::new();
-        assert_eq!(shard(&tests, &none, 0, 2), Err(ShardError::IndexZero { count: 2 }));
-        assert_eq!(shard(&tests, &none, 3, 2), Err(ShardError::IndexOutOfRange { index: 3, count: 2 }));
+        assert_eq!(
+            shard(&tests, &none, 0, 2),
+            Err(ShardError::IndexZero { count: 2 })
+        );
+        assert_eq!(
+            shard(&tests, &none, 3, 2),
+            Err(ShardError::IndexOutOfRange { index: 3, count: 2 })
+        );
         assert_eq!(shard(&tests, &none, 1, 0), Err(ShardError::CountZero));
         assert_eq!(plan_shards(&tests, &none, 0), Err(ShardError::CountZero));
     }
@@ -229,14 +272,24 @@ mod tests {
     #[test]
     fn lpt_balances_by_duration_and_keeps_input_order() {
         let tests = ids(&["t1", "t2", "t3", "t4", "t5", "t6"]);
-        let known = durations(&[("t1", 1.0), ("t2", 8.0), ("t3", 3.0), ("t4", 4.0), ("t5", 5.0), ("t6", 7.0)]);
+        let known = durations(&[
+            ("t1", 1.0),
+            ("t2", 8.0),
+            ("t3", 3.0),
+            ("t4", 4.0),
+            ("t5", 5.0),
+            ("t6", 7.0),
+        ]);
         // LPT: 8 -> s1, 7 -> s2, 5 -> s2 (12), 4 -> s1 (12), 3 -> s1 (15), 1 -> s2 (13).
         let plan = plan_shards(&tests, &known, 2).unwrap();
         assert_eq!(plan[0].nodeids, ids(&["t2", "t3", "t4"]));
         assert_eq!(plan[1].nodeids, ids(&["t1", "t5", "t6"]));
         assert_eq!(plan[0].expected_load, 15.0);
         assert_eq!(plan[1].expected_load, 13.0);
-        assert_eq!(shard(&tests, &known, 2, 2).unwrap(), ids(&["t1", "t5", "t6"]));
+        assert_eq!(
+            shard(&tests, &known, 2, 2).unwrap(),
+            ids(&["t1", "t5", "t6"])
+        );
     }
 
     #[test]
@@ -273,7 +326,10 @@ mod tests {
     #[test]
     fn more_shards_than_tests_leaves_some_empty() {
         let plan = plan_shards(&ids(&["a"]), &HashMap::new(), 3).unwrap();
-        assert_eq!(plan.iter().map(|s| s.nodeids.len()).collect::<Vec<_>>(), [1, 0, 0]);
+        assert_eq!(
+            plan.iter().map(|s| s.nodeids.len()).collect::<Vec<_>>(),
+            [1, 0, 0]
+        );
     }
 
     /// A small deterministic PRNG (xorshift64*), so the property test needs
@@ -299,7 +355,9 @@ mod tests {
         for case in 0..300 {
             let n = usize::try_from(rng.below(60)).unwrap();
             let count = usize::try_from(rng.below(7) + 1).unwrap();
-            let tests: Vec<String> = (0..n).map(|i| format!("t.py::t{}[{}]", rng.below(40), i % 3)).collect();
+            let tests: Vec<String> = (0..n)
+                .map(|i| format!("t.py::t{}[{}]", rng.below(40), i % 3))
+                .collect();
             let mut known = HashMap::new();
             for test in &tests {
                 match rng.below(4) {
@@ -313,28 +371,44 @@ mod tests {
                     }
                 }
             }
-            let parts: Vec<Vec<String>> =
-                (1..=count).map(|index| shard(&tests, &known, index, count).unwrap()).collect();
+            let parts: Vec<Vec<String>> = (1..=count)
+                .map(|index| shard(&tests, &known, index, count).unwrap())
+                .collect();
             // The union is the input and the parts are disjoint.
             let union: Vec<&String> = parts.iter().flatten().collect();
             let distinct: HashSet<&String> = tests.iter().collect();
             assert_eq!(union.len(), distinct.len(), "case {case}");
-            assert_eq!(union.into_iter().collect::<HashSet<_>>(), distinct, "case {case}");
+            assert_eq!(
+                union.into_iter().collect::<HashSet<_>>(),
+                distinct,
+                "case {case}"
+            );
             // Each part keeps the input order.
             for part in &parts {
-                let positions: Vec<usize> =
-                    part.iter().map(|id| tests.iter().position(|t| t == id).unwrap()).collect();
+                let positions: Vec<usize> = part
+                    .iter()
+                    .map(|id| tests.iter().position(|t| t == id).unwrap())
+                    .collect();
                 assert!(positions.windows(2).all(|w| w[0] <= w[1]), "case {case}");
             }
             // Deterministic: the same input gives the same plan, also when
             // the map (with its own random hash order) was built anew.
-            let rebuilt: HashMap<String, f64> = known.iter().map(|(k, v)| (k.clone(), *v)).collect();
-            assert_eq!(plan_shards(&tests, &known, count), plan_shards(&tests, &rebuilt, count), "case {case}");
+            let rebuilt: HashMap<String, f64> =
+                known.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            assert_eq!(
+                plan_shards(&tests, &known, count),
+                plan_shards(&tests, &rebuilt, count),
+                "case {case}"
+            );
             // LPT bound: no shard exceeds the mean load by more than the
             // longest test.
             let plan = plan_shards(&tests, &known, count).unwrap();
             let total: f64 = plan.iter().map(|s| s.expected_load).sum();
-            let longest = plan.iter().flat_map(|s| &s.nodeids).map(|id| known.get(id).copied().unwrap_or(0.0)).fold(1.0, f64::max);
+            let longest = plan
+                .iter()
+                .flat_map(|s| &s.nodeids)
+                .map(|id| known.get(id).copied().unwrap_or(0.0))
+                .fold(1.0, f64::max);
             #[expect(clippy::cast_precision_loss, reason = "small shard counts")]
             let mean = total / count as f64;
             for shard in &plan {

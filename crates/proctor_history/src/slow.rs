@@ -97,17 +97,34 @@ mod tests {
         .into_iter()
         .map(|(n, d)| (n.to_owned(), d))
         .collect();
-        let marked: HashSet<String> =
-            ["ok_slow", "fast_slow", "tiny_slow", "no_history"].into_iter().map(str::to_owned).collect();
+        let marked: HashSet<String> = ["ok_slow", "fast_slow", "tiny_slow", "no_history"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         let findings = slow_findings(&durations, &marked, 10.0);
         assert_eq!(
             findings,
             vec![
-                SlowFinding::Unmarked { nodeid: "big".into(), median: 30.0 },
-                SlowFinding::Unmarked { nodeid: "also_big".into(), median: 12.0 },
-                SlowFinding::Unmarked { nodeid: "tie".into(), median: 12.0 },
-                SlowFinding::NotSlow { nodeid: "fast_slow".into(), median: 0.5 },
-                SlowFinding::NotSlow { nodeid: "tiny_slow".into(), median: 0.01 },
+                SlowFinding::Unmarked {
+                    nodeid: "big".into(),
+                    median: 30.0
+                },
+                SlowFinding::Unmarked {
+                    nodeid: "also_big".into(),
+                    median: 12.0
+                },
+                SlowFinding::Unmarked {
+                    nodeid: "tie".into(),
+                    median: 12.0
+                },
+                SlowFinding::NotSlow {
+                    nodeid: "fast_slow".into(),
+                    median: 0.5
+                },
+                SlowFinding::NotSlow {
+                    nodeid: "tiny_slow".into(),
+                    median: 0.01
+                },
             ]
         );
         assert_eq!(findings[3].nodeid(), "fast_slow");

@@ -8,7 +8,11 @@ pub(crate) fn median(values: &mut [f64]) -> Option<f64> {
     }
     values.sort_unstable_by(f64::total_cmp);
     let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 { values[mid] } else { f64::midpoint(values[mid - 1], values[mid]) })
+    Some(if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        f64::midpoint(values[mid - 1], values[mid])
+    })
 }
 
 #[cfg(test)]

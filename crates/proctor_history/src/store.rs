@@ -79,19 +79,30 @@ impl History {
     /// version.
     pub fn open(path: &Path) -> Result<History, HistoryError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|source| HistoryError::CreateDir { path: parent.to_owned(), source })?;
+            std::fs::create_dir_all(parent).map_err(|source| HistoryError::CreateDir {
+                path: parent.to_owned(),
+                source,
+            })?;
         }
-        let open_err = |source| HistoryError::Open { path: path.to_owned(), source };
+        let open_err = |source| HistoryError::Open {
+            path: path.to_owned(),
+            source,
+        };
         let conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
-        let mode: String =
-            conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)).map_err(open_err)?;
-        debug_assert!(mode.eq_ignore_ascii_case("wal") || path.as_os_str() == ":memory:", "journal mode {mode}");
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(open_err)?;
+        debug_assert!(
+            mode.eq_ignore_ascii_case("wal") || path.as_os_str() == ":memory:",
+            "journal mode {mode}"
+        );
         // In WAL mode, NORMAL cannot corrupt the database; a power loss may
         // only lose the last runs.
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", true).map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", true)
+            .map_err(open_err)?;
         let mut history = History {
             conn,
             path: path.to_owned(),
@@ -117,16 +128,30 @@ impl History {
         if found == supported {
             return Ok(());
         }
-        let migrate_err = |source| HistoryError::Migrate { path: self.path.clone(), version: supported, source };
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(migrate_err)?;
-        let found: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(migrate_err)?;
+        let migrate_err = |source| HistoryError::Migrate {
+            path: self.path.clone(),
+            version: supported,
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(migrate_err)?;
+        let found: u32 = tx
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(migrate_err)?;
         if found > supported {
-            return Err(HistoryError::TooNew { path: self.path.clone(), found, supported });
+            return Err(HistoryError::TooNew {
+                path: self.path.clone(),
+                found,
+                supported,
+            });
         }
         for sql in &MIGRATIONS[found as usize..] {
             tx.execute_batch(sql).map_err(migrate_err)?;
         }
-        tx.pragma_update(None, "user_version", supported).map_err(migrate_err)?;
+        tx.pragma_update(None, "user_version", supported)
+            .map_err(migrate_err)?;
         tx.commit().map_err(migrate_err)
     }
 
@@ -135,9 +160,16 @@ impl History {
         let found: u32 = self
             .conn
             .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|source| HistoryError::Open { path: self.path.clone(), source })?;
+            .map_err(|source| HistoryError::Open {
+                path: self.path.clone(),
+                source,
+            })?;
         if found > current_version() {
-            return Err(HistoryError::TooNew { path: self.path.clone(), found, supported: current_version() });
+            return Err(HistoryError::TooNew {
+                path: self.path.clone(),
+                found,
+                supported: current_version(),
+            });
         }
         Ok(found)
     }
@@ -147,11 +179,21 @@ impl History {
     /// attempts, flaky flag and phase are stored: never the output, the
     /// message or the reason. A non-finite or negative duration is stored
     /// as 0.
-    pub fn record_run(&mut self, run: &RunRecord, results: &[TestResult]) -> Result<i64, HistoryError> {
+    pub fn record_run(
+        &mut self,
+        run: &RunRecord,
+        results: &[TestResult],
+    ) -> Result<i64, HistoryError> {
         #[cfg(test)]
         let fault = self.fault;
-        let write_err = |source| HistoryError::Write { path: self.path.clone(), source };
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(write_err)?;
+        let write_err = |source| HistoryError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(write_err)?;
         tx.execute(
             "INSERT INTO runs (started_at, finished_at, command, selection, exit_code, shard)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -167,8 +209,12 @@ impl History {
         .map_err(write_err)?;
         let run_id = tx.last_insert_rowid();
         {
-            let mut find_test = tx.prepare("SELECT id FROM tests WHERE nodeid = ?1").map_err(write_err)?;
-            let mut add_test = tx.prepare("INSERT INTO tests (nodeid) VALUES (?1)").map_err(write_err)?;
+            let mut find_test = tx
+                .prepare("SELECT id FROM tests WHERE nodeid = ?1")
+                .map_err(write_err)?;
+            let mut add_test = tx
+                .prepare("INSERT INTO tests (nodeid) VALUES (?1)")
+                .map_err(write_err)?;
             let mut insert = tx
                 .prepare(
                     "INSERT INTO results (run_id, test_id, outcome, duration, attempts, flaky, phase)
@@ -184,8 +230,16 @@ impl History {
                     Some(Fault::Abort(at)) if at == written => std::process::abort(),
                     _ => {}
                 }
-                let duration = if result.duration.is_finite() { result.duration.max(0.0) } else { 0.0 };
-                let test_id = match find_test.query_row([&result.nodeid], |row| row.get::<_, i64>(0)).optional().map_err(write_err)? {
+                let duration = if result.duration.is_finite() {
+                    result.duration.max(0.0)
+                } else {
+                    0.0
+                };
+                let test_id = match find_test
+                    .query_row([&result.nodeid], |row| row.get::<_, i64>(0))
+                    .optional()
+                    .map_err(write_err)?
+                {
                     Some(id) => id,
                     None => add_test.insert([&result.nodeid]).map_err(write_err)?,
                 };
@@ -211,12 +265,24 @@ impl History {
     /// Deletes all but the newest `keep` runs and their results, and the
     /// tests no remaining run recorded; returns how many runs were deleted.
     pub fn prune(&mut self, keep: usize) -> Result<usize, HistoryError> {
-        let write_err = |source| HistoryError::Write { path: self.path.clone(), source };
+        let write_err = |source| HistoryError::Write {
+            path: self.path.clone(),
+            source,
+        };
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(write_err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(write_err)?;
         let cutoff = "SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET ?1";
-        tx.execute(&format!("DELETE FROM results WHERE run_id IN ({cutoff})"), [keep]).map_err(write_err)?;
-        let deleted = tx.execute(&format!("DELETE FROM runs WHERE id IN ({cutoff})"), [keep]).map_err(write_err)?;
+        tx.execute(
+            &format!("DELETE FROM results WHERE run_id IN ({cutoff})"),
+            [keep],
+        )
+        .map_err(write_err)?;
+        let deleted = tx
+            .execute(&format!("DELETE FROM runs WHERE id IN ({cutoff})"), [keep])
+            .map_err(write_err)?;
         if deleted > 0 {
             tx.execute("DELETE FROM tests WHERE NOT EXISTS (SELECT 1 FROM results WHERE test_id = tests.id)", [])
                 .map_err(write_err)?;
@@ -265,7 +331,12 @@ pub(crate) mod tests {
         RunRecord {
             started_at: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
             finished_at: UNIX_EPOCH + Duration::from_secs(1_700_000_060),
-            command: vec!["proctor".into(), "run".into(), "--token".into(), "abc".into()],
+            command: vec![
+                "proctor".into(),
+                "run".into(),
+                "--token".into(),
+                "abc".into(),
+            ],
             selection: Some("unit and not slow".into()),
             exit_code: 0,
             shard: Some(ShardSpec { index: 2, count: 4 }),
@@ -273,7 +344,12 @@ pub(crate) mod tests {
     }
 
     fn count(history: &History, table: &str) -> i64 {
-        history.conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| row.get(0)).unwrap()
+        history
+            .conn
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| {
+                row.get(0)
+            })
+            .unwrap()
     }
 
     #[test]
@@ -283,7 +359,10 @@ pub(crate) mod tests {
         let history = History::open(&path).unwrap();
         assert!(path.is_file());
         assert_eq!(history.path(), path);
-        let mode: String = history.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        let mode: String = history
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(mode, "wal");
         assert_eq!(history.user_version().unwrap(), current_version());
         drop(history);
@@ -297,10 +376,16 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.db");
         let history = History::open(&path).unwrap();
-        history.conn.pragma_update(None, "user_version", current_version() + 1).unwrap();
+        history
+            .conn
+            .pragma_update(None, "user_version", current_version() + 1)
+            .unwrap();
         drop(history);
         let err = History::open(&path).unwrap_err();
-        assert!(matches!(err, HistoryError::TooNew { found, .. } if found == current_version() + 1), "{err}");
+        assert!(
+            matches!(err, HistoryError::TooNew { found, .. } if found == current_version() + 1),
+            "{err}"
+        );
         assert!(err.to_string().contains("h.db"));
     }
 
@@ -311,7 +396,10 @@ pub(crate) mod tests {
         std::fs::write(&file, "").unwrap();
         let err = History::open(&file.join("sub/h.db")).unwrap_err();
         assert!(matches!(err, HistoryError::CreateDir { .. }));
-        assert!(err.to_string().starts_with("cannot create directory"), "{err}");
+        assert!(
+            err.to_string().starts_with("cannot create directory"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -323,12 +411,16 @@ pub(crate) mod tests {
         flaky.flaky = true;
         flaky.attempts = 2;
         flaky.phase = Some("db".into());
-        let id = history.record_run(&run(), &[result("t.py::a", Outcome::Failed, 1.5), flaky]).unwrap();
+        let id = history
+            .record_run(&run(), &[result("t.py::a", Outcome::Failed, 1.5), flaky])
+            .unwrap();
         let (command, selection, shard, started): (String, String, String, i64) = history
             .conn
-            .query_row("SELECT command, selection, shard, started_at FROM runs WHERE id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
+            .query_row(
+                "SELECT command, selection, shard, started_at FROM runs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
             .unwrap();
         assert_eq!(command, "proctor run --token ***");
         assert_eq!(selection, "unit and not slow");
@@ -353,10 +445,15 @@ pub(crate) mod tests {
     fn an_error_midway_leaves_no_partial_run() {
         let dir = tempfile::tempdir().unwrap();
         let mut history = History::open(&dir.path().join("h.db")).unwrap();
-        let results: Vec<_> = (0..20).map(|i| result(&format!("t.py::t{i}"), Outcome::Passed, 1.0)).collect();
+        let results: Vec<_> = (0..20)
+            .map(|i| result(&format!("t.py::t{i}"), Outcome::Passed, 1.0))
+            .collect();
         history.record_run(&run(), &results).unwrap();
         history.fault = Some(Fault::Error(10));
-        assert!(matches!(history.record_run(&run(), &results), Err(HistoryError::Write { .. })));
+        assert!(matches!(
+            history.record_run(&run(), &results),
+            Err(HistoryError::Write { .. })
+        ));
         assert_eq!(count(&history, "runs"), 1);
         assert_eq!(count(&history, "results"), 20);
         // The connection is usable again and the next run gets recorded.
@@ -370,13 +467,17 @@ pub(crate) mod tests {
     /// nothing unless the parent set the variable.
     #[test]
     fn crash_child() {
-        let Some(path) = std::env::var_os("PROCTOR_HISTORY_CRASH_DB") else { return };
+        let Some(path) = std::env::var_os("PROCTOR_HISTORY_CRASH_DB") else {
+            return;
+        };
         let mut history = History::open(Path::new(&path)).unwrap();
         // A tiny page cache makes SQLite spill uncommitted pages into the
         // WAL long before the commit, so the crash leaves them behind.
         history.conn.pragma_update(None, "cache_size", 2).unwrap();
         history.fault = Some(Fault::Abort(5_000));
-        let results: Vec<_> = (0..6_000).map(|i| result(&format!("t.py::t{i}"), Outcome::Passed, 1.0)).collect();
+        let results: Vec<_> = (0..6_000)
+            .map(|i| result(&format!("t.py::t{i}"), Outcome::Passed, 1.0))
+            .collect();
         let _ = history.record_run(&run(), &results);
         unreachable!("the fault aborts the process");
     }
@@ -386,22 +487,37 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.db");
         let mut history = History::open(&path).unwrap();
-        history.record_run(&run(), &[result("t.py::a", Outcome::Passed, 1.0)]).unwrap();
+        history
+            .record_run(&run(), &[result("t.py::a", Outcome::Passed, 1.0)])
+            .unwrap();
         let status = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "store::tests::crash_child", "--test-threads=1", "--quiet"])
+            .args([
+                "--exact",
+                "store::tests::crash_child",
+                "--test-threads=1",
+                "--quiet",
+            ])
             .env("PROCTOR_HISTORY_CRASH_DB", &path)
             .output()
             .unwrap()
             .status;
         assert!(!status.success(), "the child must have crashed");
         let wal_len = std::fs::metadata(dir.path().join("h.db-wal")).map_or(0, |m| m.len());
-        assert!(wal_len > 100_000, "uncommitted pages were spilled to the WAL ({wal_len} bytes)");
+        assert!(
+            wal_len > 100_000,
+            "uncommitted pages were spilled to the WAL ({wal_len} bytes)"
+        );
         let mut history = History::open(&path).unwrap();
-        let check: String = history.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        let check: String = history
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(check, "ok");
         assert_eq!(count(&history, "runs"), 1);
         assert_eq!(count(&history, "results"), 1);
-        history.record_run(&run(), &[result("t.py::b", Outcome::Passed, 1.0)]).unwrap();
+        history
+            .record_run(&run(), &[result("t.py::b", Outcome::Passed, 1.0)])
+            .unwrap();
         assert_eq!(count(&history, "runs"), 2);
     }
 
@@ -409,31 +525,59 @@ pub(crate) mod tests {
     fn prune_keeps_the_newest_runs() {
         let dir = tempfile::tempdir().unwrap();
         let mut history = History::open(&dir.path().join("h.db")).unwrap();
-        let ids: Vec<i64> =
-            (0..5).map(|_| history.record_run(&run(), &[result("t.py::a", Outcome::Passed, 1.0)]).unwrap()).collect();
+        let ids: Vec<i64> = (0..5)
+            .map(|_| {
+                history
+                    .record_run(&run(), &[result("t.py::a", Outcome::Passed, 1.0)])
+                    .unwrap()
+            })
+            .collect();
         assert_eq!(history.prune(2).unwrap(), 3);
         assert_eq!(count(&history, "runs"), 2);
         assert_eq!(count(&history, "results"), 2);
-        assert!(history.results_of(ids[4]).unwrap().len() == 1 && history.results_of(ids[0]).unwrap().is_empty());
+        assert!(
+            history.results_of(ids[4]).unwrap().len() == 1
+                && history.results_of(ids[0]).unwrap().is_empty()
+        );
         assert_eq!(history.prune(10).unwrap(), 0);
         // A test only the pruned runs recorded goes with them.
-        history.record_run(&run(), &[result("t.py::gone", Outcome::Passed, 1.0)]).unwrap();
+        history
+            .record_run(&run(), &[result("t.py::gone", Outcome::Passed, 1.0)])
+            .unwrap();
         assert_eq!(count(&history, "tests"), 2);
         history.prune(1).unwrap();
         assert_eq!(count(&history, "tests"), 1);
-        assert_eq!(history.results_of(ids[4] + 1).unwrap()[0].nodeid, "t.py::gone");
+        assert_eq!(
+            history.results_of(ids[4] + 1).unwrap()[0].nodeid,
+            "t.py::gone"
+        );
     }
 
     #[test]
     fn a_node_id_is_stored_once() {
         let dir = tempfile::tempdir().unwrap();
         let mut history = History::open(&dir.path().join("h.db")).unwrap();
-        let twice = [result("t.py::a", Outcome::Passed, 1.0), result("t.py::a", Outcome::Failed, 2.0)];
+        let twice = [
+            result("t.py::a", Outcome::Passed, 1.0),
+            result("t.py::a", Outcome::Failed, 2.0),
+        ];
         let first = history.record_run(&run(), &twice).unwrap();
-        let second = history.record_run(&run(), &[result("t.py::b", Outcome::Passed, 1.0), twice[0].clone()]).unwrap();
+        let second = history
+            .record_run(
+                &run(),
+                &[result("t.py::b", Outcome::Passed, 1.0), twice[0].clone()],
+            )
+            .unwrap();
         assert_eq!(count(&history, "tests"), 2);
         assert_eq!(count(&history, "results"), 4);
-        let nodeids = |id| history.results_of(id).unwrap().into_iter().map(|r| r.nodeid).collect::<Vec<_>>();
+        let nodeids = |id| {
+            history
+                .results_of(id)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.nodeid)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(nodeids(first), ["t.py::a", "t.py::a"]);
         assert_eq!(nodeids(second), ["t.py::b", "t.py::a"]);
     }
@@ -462,12 +606,31 @@ pub(crate) mod tests {
         assert_eq!(history.user_version().unwrap(), current_version());
         assert_eq!(count(&history, "tests"), 2);
         let first = history.results_of(1).unwrap();
-        assert_eq!(first.iter().map(|r| r.nodeid.as_str()).collect::<Vec<_>>(), ["t.py::b", "t.py::a"], "rows keep their order");
-        assert_eq!((first[0].outcome, first[1].phase.as_deref()), (Outcome::Failed, Some("db")));
+        assert_eq!(
+            first.iter().map(|r| r.nodeid.as_str()).collect::<Vec<_>>(),
+            ["t.py::b", "t.py::a"],
+            "rows keep their order"
+        );
+        assert_eq!(
+            (first[0].outcome, first[1].phase.as_deref()),
+            (Outcome::Failed, Some("db"))
+        );
         let second = history.results_of(2).unwrap();
-        assert_eq!((second[0].nodeid.as_str(), second[0].attempts, second[0].flaky), ("t.py::a", 2, true));
+        assert_eq!(
+            (
+                second[0].nodeid.as_str(),
+                second[0].attempts,
+                second[0].flaky
+            ),
+            ("t.py::a", 2, true)
+        );
         assert_eq!(history.durations(10).unwrap()["t.py::a"], 2.0);
-        let flaky: Vec<_> = history.flaky(10).unwrap().into_iter().map(|t| t.nodeid).collect();
+        let flaky: Vec<_> = history
+            .flaky(10)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.nodeid)
+            .collect();
         assert_eq!(flaky, ["t.py::a", "t.py::b"]);
     }
 

@@ -20,7 +20,14 @@ fn write_runs(path: &Path, writer: usize) {
         let results: Vec<TestResult> = (0..RESULTS_PER_RUN)
             .map(|i| TestResult {
                 duration: 0.1,
-                ..TestResult::new(format!("tests/test_w{writer}.py::test_{i}"), if (run + i) % 7 == 0 { Outcome::Failed } else { Outcome::Passed })
+                ..TestResult::new(
+                    format!("tests/test_w{writer}.py::test_{i}"),
+                    if (run + i) % 7 == 0 {
+                        Outcome::Failed
+                    } else {
+                        Outcome::Passed
+                    },
+                )
             })
             .collect();
         let record = RunRecord {
@@ -40,7 +47,11 @@ fn assert_nothing_lost(path: &Path) {
     let history = History::open(path).unwrap();
     assert_eq!(history.run_count().unwrap(), WRITERS * RUNS_PER_WRITER);
     for run_id in 1..=i64::try_from(WRITERS * RUNS_PER_WRITER).unwrap() {
-        assert_eq!(history.results_of(run_id).unwrap().len(), RESULTS_PER_RUN, "run {run_id}");
+        assert_eq!(
+            history.results_of(run_id).unwrap().len(),
+            RESULTS_PER_RUN,
+            "run {run_id}"
+        );
     }
     let durations = history.durations(1000).unwrap();
     assert_eq!(durations.len(), WRITERS * RESULTS_PER_RUN);
@@ -63,9 +74,10 @@ fn concurrent_threads_lose_nothing() {
 /// unless the parent set the variables.
 #[test]
 fn writer_child() {
-    let (Some(path), Some(writer)) =
-        (std::env::var_os("PROCTOR_HISTORY_TEST_DB"), std::env::var("PROCTOR_HISTORY_TEST_WRITER").ok())
-    else {
+    let (Some(path), Some(writer)) = (
+        std::env::var_os("PROCTOR_HISTORY_TEST_DB"),
+        std::env::var("PROCTOR_HISTORY_TEST_WRITER").ok(),
+    ) else {
         return;
     };
     write_runs(Path::new(&path), writer.parse().unwrap());
@@ -90,7 +102,11 @@ fn concurrent_processes_lose_nothing() {
         .collect();
     for child in children {
         let output = child.wait_with_output().unwrap();
-        assert!(output.status.success(), "writer failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "writer failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     assert_nothing_lost(&path);
 }

@@ -29,21 +29,44 @@ pub(crate) struct ItemContext<'a> {
 }
 
 impl<'a> ItemContext<'a> {
-    pub(crate) fn new(item: &'a Item, effective: &'a Effective, taxonomy: &'a Taxonomy, sources: &'a Sources) -> Self {
-        ItemContext { item, effective, taxonomy, sources, names: std::cell::OnceCell::new() }
+    pub(crate) fn new(
+        item: &'a Item,
+        effective: &'a Effective,
+        taxonomy: &'a Taxonomy,
+        sources: &'a Sources,
+    ) -> Self {
+        ItemContext {
+            item,
+            effective,
+            taxonomy,
+            sources,
+            names: std::cell::OnceCell::new(),
+        }
     }
 
     /// The written markers with their effective counterparts (an alias's
     /// target): the taxonomy puts one effective marker per written marker
     /// first, in the same order.
-    pub(crate) fn written(&self) -> impl Iterator<Item = (&'a Marker, &'a EffectiveMarker)> + use<'a> {
-        self.item.markers.iter().map(AsRef::as_ref).zip(&self.effective.markers)
+    pub(crate) fn written(
+        &self,
+    ) -> impl Iterator<Item = (&'a Marker, &'a EffectiveMarker)> + use<'a> {
+        self.item
+            .markers
+            .iter()
+            .map(AsRef::as_ref)
+            .zip(&self.effective.markers)
     }
 
     /// The rules of a written marker: its own, else (for an alias without
     /// rules of its own) its target's.
-    pub(crate) fn rule_of(&self, marker: &Marker, effective: &EffectiveMarker) -> Option<&'a MarkerOptions> {
-        self.taxonomy.rule(&marker.name).or_else(|| self.taxonomy.rule(&effective.name))
+    pub(crate) fn rule_of(
+        &self,
+        marker: &Marker,
+        effective: &EffectiveMarker,
+    ) -> Option<&'a MarkerOptions> {
+        self.taxonomy
+            .rule(&marker.name)
+            .or_else(|| self.taxonomy.rule(&effective.name))
     }
 
     /// The distinct names of the effective markers, in order.
@@ -61,7 +84,10 @@ impl<'a> ItemContext<'a> {
 
     /// The first written marker whose effective name is `name`.
     pub(crate) fn written_as(&self, name: &str) -> Option<&'a Marker> {
-        self.written().find(|(_, e)| e.name == name).map(|(m, _)| m).filter(|m| m.location.is_some())
+        self.written()
+            .find(|(_, e)| e.name == name)
+            .map(|(m, _)| m)
+            .filter(|m| m.location.is_some())
     }
 
     /// An edit that replaces the name in a written marker
@@ -74,13 +100,22 @@ impl<'a> ItemContext<'a> {
             // the name itself.
             return Some(Edit {
                 file: location.file.clone(),
-                start: LineColumn { line: location.line, column: location.column },
-                end: LineColumn { line: location.end_line, column: location.end_column },
+                start: LineColumn {
+                    line: location.line,
+                    column: location.column,
+                },
+                end: LineColumn {
+                    line: location.end_line,
+                    column: location.end_column,
+                },
                 replacement: replacement.to_owned(),
             });
         }
         let line = self.sources.get(&location.file)?.line(location.line);
-        let from = line.char_indices().nth(location.column.saturating_sub(1))?.0;
+        let from = line
+            .char_indices()
+            .nth(location.column.saturating_sub(1))?
+            .0;
         let dotted = format!(".{}", marker.name);
         let found = line[from..].find(&dotted)? + from + 1;
         let after = line[found + marker.name.len()..].chars().next();
@@ -90,8 +125,14 @@ impl<'a> ItemContext<'a> {
         let column = line[..found].chars().count() + 1;
         Some(Edit {
             file: location.file.clone(),
-            start: LineColumn { line: location.line, column },
-            end: LineColumn { line: location.line, column: column + marker.name.chars().count() },
+            start: LineColumn {
+                line: location.line,
+                column,
+            },
+            end: LineColumn {
+                line: location.line,
+                column: column + marker.name.chars().count(),
+            },
             replacement: replacement.to_owned(),
         })
     }
@@ -109,16 +150,30 @@ impl<'a> ItemContext<'a> {
             return None;
         }
         let line = self.sources.get(&location.file)?.line(location.line);
-        let code = trailing_comment(line).map_or(line, |comment| &line[..line.len() - comment.len()]);
-        let start = line.char_indices().nth(location.column.saturating_sub(1))?.0;
-        let end = line.char_indices().nth(location.end_column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
+        let code =
+            trailing_comment(line).map_or(line, |comment| &line[..line.len() - comment.len()]);
+        let start = line
+            .char_indices()
+            .nth(location.column.saturating_sub(1))?
+            .0;
+        let end = line
+            .char_indices()
+            .nth(location.end_column.saturating_sub(1))
+            .map_or(line.len(), |(i, _)| i);
         // A marker that starts inside the comment is no decorator.
         let before = code.get(..start)?;
-        let decorator = before.trim_start() == "@" && code.get(end..).is_some_and(|rest| rest.trim().is_empty());
+        let decorator = before.trim_start() == "@"
+            && code.get(end..).is_some_and(|rest| rest.trim().is_empty());
         decorator.then(|| Edit {
             file: location.file.clone(),
-            start: LineColumn { line: location.line, column: 1 },
-            end: LineColumn { line: location.line + 1, column: 1 },
+            start: LineColumn {
+                line: location.line,
+                column: 1,
+            },
+            end: LineColumn {
+                line: location.line + 1,
+                column: 1,
+            },
             replacement: String::new(),
         })
     }
@@ -130,14 +185,22 @@ impl<'a> ItemContext<'a> {
             return format!("`{name}`");
         }
         match self.effective.markers.iter().find(|m| m.name == name) {
-            Some(marker) => format!("`{name}` ({})", proctor_taxonomy::describe_provenance(&marker.provenance)),
+            Some(marker) => format!(
+                "`{name}` ({})",
+                proctor_taxonomy::describe_provenance(&marker.provenance)
+            ),
             None => format!("`{name}`"),
         }
     }
 
     /// The test function's name, without parameters.
     pub(crate) fn test_name(&self) -> &'a str {
-        let last = self.item.nodeid.rsplit("::").next().unwrap_or(&self.item.nodeid);
+        let last = self
+            .item
+            .nodeid
+            .rsplit("::")
+            .next()
+            .unwrap_or(&self.item.nodeid);
         last.split('[').next().unwrap_or(last)
     }
 
@@ -146,8 +209,14 @@ impl<'a> ItemContext<'a> {
         match &marker.location {
             Some(l) => Span {
                 file: l.file.clone(),
-                start: LineColumn { line: l.line, column: l.column },
-                end: LineColumn { line: l.end_line, column: l.end_column },
+                start: LineColumn {
+                    line: l.line,
+                    column: l.column,
+                },
+                end: LineColumn {
+                    line: l.end_line,
+                    column: l.end_column,
+                },
             },
             None => self.def_span(),
         }
@@ -155,7 +224,8 @@ impl<'a> ItemContext<'a> {
 
     /// Where `name` is written, else the test's definition.
     pub(crate) fn name_span(&self, name: &str) -> Span {
-        self.written_as(name).map_or_else(|| self.def_span(), |m| self.marker_span(m))
+        self.written_as(name)
+            .map_or_else(|| self.def_span(), |m| self.marker_span(m))
     }
 
     /// The test's definition: the text of its first line (its first
@@ -164,13 +234,17 @@ impl<'a> ItemContext<'a> {
         let line = self.item.line.max(1);
         let (start, end) = self.sources.get(&self.item.file).map_or((1, 1), |source| {
             let text = source.line(line);
-            let code = trailing_comment(text).map_or(text, |comment| &text[..text.len() - comment.len()]);
+            let code =
+                trailing_comment(text).map_or(text, |comment| &text[..text.len() - comment.len()]);
             let indent = code.chars().take_while(|c| c.is_whitespace()).count();
             (indent + 1, code.trim_end().chars().count().max(indent) + 1)
         });
         Span {
             file: self.item.file.clone(),
-            start: LineColumn { line, column: start },
+            start: LineColumn {
+                line,
+                column: start,
+            },
             end: LineColumn { line, column: end },
         }
     }
@@ -189,8 +263,20 @@ impl<'s> Sink<'s> {
 
     /// Reports `message` at `span`, with `help` when given; returns the
     /// diagnostic, for a rule to attach a fix.
-    pub(crate) fn report(&mut self, span: Span, message: String, help: Option<String>) -> &mut Diagnostic {
-        let mut diagnostic = Diagnostic::new(self.rule.code, self.rule.severity, message, span.file, span.start, span.end);
+    pub(crate) fn report(
+        &mut self,
+        span: Span,
+        message: String,
+        help: Option<String>,
+    ) -> &mut Diagnostic {
+        let mut diagnostic = Diagnostic::new(
+            self.rule.code,
+            self.rule.severity,
+            message,
+            span.file,
+            span.start,
+            span.end,
+        );
         diagnostic.help = help;
         self.found.push(diagnostic);
         self.found.last_mut().expect("just pushed")
@@ -253,7 +339,14 @@ pub(crate) struct SuiteContext<'a> {
 }
 
 /// The marks pytest registers itself.
-pub(crate) const BUILTIN_MARKS: &[&str] = &["skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"];
+pub(crate) const BUILTIN_MARKS: &[&str] = &[
+    "skip",
+    "skipif",
+    "xfail",
+    "parametrize",
+    "usefixtures",
+    "filterwarnings",
+];
 
 impl<'a> SuiteContext<'a> {
     /// Runs `f` with the [`ItemContext`] of every distinct item (the
@@ -261,7 +354,12 @@ impl<'a> SuiteContext<'a> {
     /// once).
     pub(crate) fn for_each_item(&self, mut f: impl FnMut(&ItemContext<'_>)) {
         for (item, effective) in self.linted {
-            f(&ItemContext::new(item, effective, self.taxonomy, self.sources));
+            f(&ItemContext::new(
+                item,
+                effective,
+                self.taxonomy,
+                self.sources,
+            ));
         }
     }
 
@@ -269,7 +367,11 @@ impl<'a> SuiteContext<'a> {
     /// modules, so the conventions about test files and test names do not
     /// apply to them.
     pub(crate) fn opt_in_files(&self) -> HashSet<&'a str> {
-        self.opt_in.iter().filter(|f| f.nodeid.is_some()).map(|f| f.file.as_str()).collect()
+        self.opt_in
+            .iter()
+            .filter(|f| f.nodeid.is_some())
+            .map(|f| f.file.as_str())
+            .collect()
     }
 
     /// The names in pytest's `markers`, each with its raw line.
@@ -289,8 +391,12 @@ impl<'a> SuiteContext<'a> {
     /// `[markers.<name>]`.
     pub(crate) fn declared(&self) -> Vec<&'a str> {
         let options = &self.settings.proctor.taxonomy;
-        let axes = options.axes.iter().flat_map(|(_, axis)| axis.markers.iter().map(String::as_str));
-        axes.chain(options.markers.iter().map(|(name, _)| name.as_str())).collect()
+        let axes = options
+            .axes
+            .iter()
+            .flat_map(|(_, axis)| axis.markers.iter().map(String::as_str));
+        axes.chain(options.markers.iter().map(|(name, _)| name.as_str()))
+            .collect()
     }
 
     /// Every marker pytest knows: pytest's builtin marks, the names in
@@ -299,8 +405,13 @@ impl<'a> SuiteContext<'a> {
     /// that register them the same way), and those the taxonomy declares.
     pub(crate) fn known(&self) -> &HashSet<String> {
         self.known.get_or_init(|| {
-            let mut known: HashSet<String> = BUILTIN_MARKS.iter().map(|&name| name.to_owned()).collect();
-            known.extend(self.registered().into_iter().map(|(name, _)| name.to_owned()));
+            let mut known: HashSet<String> =
+                BUILTIN_MARKS.iter().map(|&name| name.to_owned()).collect();
+            known.extend(
+                self.registered()
+                    .into_iter()
+                    .map(|(name, _)| name.to_owned()),
+            );
             known.extend(self.declared().into_iter().map(str::to_owned));
             known.extend(self.conftest_registered());
             known
@@ -333,12 +444,19 @@ impl<'a> SuiteContext<'a> {
     /// `path` relative to the rootdir, with `/` separators (as the sources
     /// are keyed), or as given when it is outside.
     pub(crate) fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.settings.pytest.rootdir).unwrap_or(path).to_string_lossy().replace('\\', "/")
+        path.strip_prefix(&self.settings.pytest.rootdir)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
     }
 
     /// pytest's config file, relative.
     pub(crate) fn inifile(&self) -> Option<String> {
-        self.settings.pytest.inifile.as_deref().map(|p| self.relative(p))
+        self.settings
+            .pytest
+            .inifile
+            .as_deref()
+            .map(|p| self.relative(p))
     }
 
     /// The line `line` of `file` from its first non-blank character to its
@@ -346,11 +464,22 @@ impl<'a> SuiteContext<'a> {
     pub(crate) fn line_span(&self, file: &str, line: usize) -> Span {
         let (start, end) = self.sources.get(file).map_or((1, 1), |source| {
             let text = source.line(line);
-            let code = trailing_comment(text).map_or(text, |comment| &text[..text.len() - comment.len()]);
+            let code =
+                trailing_comment(text).map_or(text, |comment| &text[..text.len() - comment.len()]);
             let indent = code.chars().take_while(|c| c.is_whitespace()).count();
             (indent + 1, code.trim_end().chars().count().max(indent) + 1)
         });
-        Span { file: file.to_owned(), start: LineColumn { line: line.max(1), column: start }, end: LineColumn { line: line.max(1), column: end } }
+        Span {
+            file: file.to_owned(),
+            start: LineColumn {
+                line: line.max(1),
+                column: start,
+            },
+            end: LineColumn {
+                line: line.max(1),
+                column: end,
+            },
+        }
     }
 
     /// The first occurrence of `needle` in `file` at or after line `from`,
@@ -364,7 +493,10 @@ impl<'a> SuiteContext<'a> {
             Some(Span {
                 file: file.to_owned(),
                 start: LineColumn { line, column },
-                end: LineColumn { line, column: column + needle.chars().count() },
+                end: LineColumn {
+                    line,
+                    column: column + needle.chars().count(),
+                },
             })
         })
     }
@@ -391,7 +523,10 @@ fn addinivalue_markers(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     for (at, call) in text.match_indices("addinivalue_line(") {
         let rest = text[at + call.len()..].trim_start();
-        let Some(rest) = rest.strip_prefix("\"markers\"").or_else(|| rest.strip_prefix("'markers'")) else {
+        let Some(rest) = rest
+            .strip_prefix("\"markers\"")
+            .or_else(|| rest.strip_prefix("'markers'"))
+        else {
             continue;
         };
         let Some(rest) = rest.trim_start().strip_prefix(',') else {

@@ -27,7 +27,12 @@ type MarkerSet = BTreeSet<(String, String)>;
 
 /// Whether applying all of `edits` leaves the effective markers of `item`
 /// (`effective` before the edits) unchanged.
-pub(crate) fn edits_keep_effective(item: &Item, effective: &Effective, edits: &[&Edit], taxonomy: &Taxonomy) -> bool {
+pub(crate) fn edits_keep_effective(
+    item: &Item,
+    effective: &Effective,
+    edits: &[&Edit],
+    taxonomy: &Taxonomy,
+) -> bool {
     let mut edited = item.clone();
     // The written markers a rename touches, with their new name.
     let mut renamed: Vec<(&Arc<Marker>, &str)> = Vec::new();
@@ -35,24 +40,39 @@ pub(crate) fn edits_keep_effective(item: &Item, effective: &Effective, edits: &[
     for edit in edits.iter().filter(|edit| !deletes_lines(edit)) {
         // The innermost marker around the edit: a `pytest.param`'s mark,
         // not the `parametrize` around it.
-        let Some(innermost) = item.markers.iter().filter_map(|marker| extent(marker, edit)).min() else {
+        let Some(innermost) = item
+            .markers
+            .iter()
+            .filter_map(|marker| extent(marker, edit))
+            .min()
+        else {
             continue;
         };
         for (index, marker) in item.markers.iter().enumerate() {
             if extent(marker, edit) == Some(innermost) {
                 renamed.push((marker, edit.replacement.as_str()));
-                edited.markers[index] = Arc::new(Marker { name: edit.replacement.clone(), ..Marker::clone(marker) });
+                edited.markers[index] = Arc::new(Marker {
+                    name: edit.replacement.clone(),
+                    ..Marker::clone(marker)
+                });
             }
         }
     }
     for edit in edits.iter().filter(|edit| deletes_lines(edit)) {
-        edited.markers.retain(|marker| !marker.location.as_ref().is_some_and(|l| l.file == edit.file && (edit.start.line..edit.end.line).contains(&l.line)));
+        edited.markers.retain(|marker| {
+            !marker.location.as_ref().is_some_and(|l| {
+                l.file == edit.file && (edit.start.line..edit.end.line).contains(&l.line)
+            })
+        });
     }
     let expected: MarkerSet = effective
         .markers
         .iter()
         .map(|marker| {
-            let rename = marker.written.as_ref().and_then(|w| renamed.iter().find(|(r, _)| Arc::ptr_eq(r, w)));
+            let rename = marker
+                .written
+                .as_ref()
+                .and_then(|w| renamed.iter().find(|(r, _)| Arc::ptr_eq(r, w)));
             let name = match rename {
                 Some((_, to)) => resolve(taxonomy, to),
                 None => marker.name.as_str(),
@@ -69,23 +89,41 @@ pub(crate) fn edits_keep_effective(item: &Item, effective: &Effective, edits: &[
 
 /// The effective markers of `effective` as a set.
 pub(crate) fn marker_set(effective: &Effective) -> MarkerSet {
-    effective.markers.iter().map(|marker| (marker.name.clone(), arguments(marker.args(), marker.kwargs()))).collect()
+    effective
+        .markers
+        .iter()
+        .map(|marker| {
+            (
+                marker.name.clone(),
+                arguments(marker.args(), marker.kwargs()),
+            )
+        })
+        .collect()
 }
 
 /// A marker's arguments as one comparable string.
-fn arguments(args: &[serde_json::Value], kwargs: Option<&serde_json::Map<String, serde_json::Value>>) -> String {
+fn arguments(
+    args: &[serde_json::Value],
+    kwargs: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> String {
     let kwargs = kwargs.cloned().unwrap_or_default();
     serde_json::to_string(&(args, kwargs)).unwrap_or_default()
 }
 
 /// The marker a written `name` stands for: an alias's target, else itself.
 fn resolve<'a>(taxonomy: &'a Taxonomy, name: &'a str) -> &'a str {
-    taxonomy.rule(name).and_then(|rule| rule.alias_of.as_deref()).unwrap_or(name)
+    taxonomy
+        .rule(name)
+        .and_then(|rule| rule.alias_of.as_deref())
+        .unwrap_or(name)
 }
 
 /// Whether `edit` deletes whole lines (a decorator's).
 fn deletes_lines(edit: &Edit) -> bool {
-    edit.replacement.is_empty() && edit.start.column == 1 && edit.end.column == 1 && edit.end.line > edit.start.line
+    edit.replacement.is_empty()
+        && edit.start.column == 1
+        && edit.end.column == 1
+        && edit.end.line > edit.start.line
 }
 
 /// When `edit` replaces text inside `marker` as written (its name): the
@@ -96,5 +134,8 @@ fn extent(marker: &Marker, edit: &Edit) -> Option<(Position, std::cmp::Reverse<P
     let inside = l.file == edit.file
         && (l.line, l.column) <= (edit.start.line, edit.start.column)
         && (edit.start.line, edit.start.column) < (l.end_line, l.end_column);
-    inside.then_some(((l.end_line, l.end_column), std::cmp::Reverse((l.line, l.column))))
+    inside.then_some((
+        (l.end_line, l.end_column),
+        std::cmp::Reverse((l.line, l.column)),
+    ))
 }

@@ -28,9 +28,9 @@ use std::sync::Arc;
 
 use proctor_config::Settings;
 use proctor_python::{Collection, Item};
-use rayon::prelude::*;
 use proctor_source::{Diagnostic, LineColumn, Sources};
 use proctor_taxonomy::Taxonomy;
+use rayon::prelude::*;
 
 pub use error::LintError;
 pub use registry::{rule, Rule, RULES};
@@ -43,7 +43,12 @@ use registry::Check;
 /// enables. Reads the files the items and their markers are written in into
 /// `sources` (once each), which the renderers then draw code frames from.
 #[must_use]
-pub fn check(items: &[Item], taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
+pub fn check(
+    items: &[Item],
+    taxonomy: &Taxonomy,
+    selection: &RuleSelection,
+    sources: &mut Sources,
+) -> Vec<Diagnostic> {
     run(items, &[], &[], None, taxonomy, selection, sources)
 }
 
@@ -55,12 +60,40 @@ pub fn check(items: &[Item], taxonomy: &Taxonomy, selection: &RuleSelection, sou
 /// collection may hold test definitions rather than pytest's items
 /// (`definitions_only`): findings are the same.
 #[must_use]
-pub fn check_suite(collection: &Collection, plugins: &[std::path::PathBuf], settings: &Settings, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
-    let registering: Vec<std::path::PathBuf> = collection.conftests.iter().chain(plugins).cloned().collect();
-    run(&collection.items, &registering, &collection.opt_in, Some(settings), taxonomy, selection, sources)
+pub fn check_suite(
+    collection: &Collection,
+    plugins: &[std::path::PathBuf],
+    settings: &Settings,
+    taxonomy: &Taxonomy,
+    selection: &RuleSelection,
+    sources: &mut Sources,
+) -> Vec<Diagnostic> {
+    let registering: Vec<std::path::PathBuf> = collection
+        .conftests
+        .iter()
+        .chain(plugins)
+        .cloned()
+        .collect();
+    run(
+        &collection.items,
+        &registering,
+        &collection.opt_in,
+        Some(settings),
+        taxonomy,
+        selection,
+        sources,
+    )
 }
 
-fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_python::OptInFile], settings: Option<&Settings>, taxonomy: &Taxonomy, selection: &RuleSelection, sources: &mut Sources) -> Vec<Diagnostic> {
+fn run(
+    items: &[Item],
+    conftests: &[std::path::PathBuf],
+    opt_in: &[proctor_python::OptInFile],
+    settings: Option<&Settings>,
+    taxonomy: &Taxonomy,
+    selection: &RuleSelection,
+    sources: &mut Sources,
+) -> Vec<Diagnostic> {
     // Files are read when a rule or a renderer first needs them: a clean
     // file is never read again after collection.
     // Items come in runs of one file: announce each file once per run.
@@ -79,22 +112,36 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
     }
     if let Some(settings) = settings {
         let rootdir = &settings.pytest.rootdir;
-        let files = settings.pytest.inifile.iter().chain(&settings.proctor_file).chain(settings.warnings.iter().map(|w| &w.path));
+        let files = settings
+            .pytest
+            .inifile
+            .iter()
+            .chain(&settings.proctor_file)
+            .chain(settings.warnings.iter().map(|w| &w.path));
         for file in files {
             if let Ok(relative) = file.strip_prefix(rootdir) {
                 sources.load(&relative.to_string_lossy().replace('\\', "/"));
             }
         }
-        for file in opt_in.iter().filter(|f| f.nodeid.is_none() || !f.problems.is_empty()) {
+        for file in opt_in
+            .iter()
+            .filter(|f| f.nodeid.is_none() || !f.problems.is_empty())
+        {
             sources.load(&file.file);
         }
     }
-    let enabled: Vec<&'static Rule> = RULES.iter().filter(|rule| selection.enabled(rule.code)).collect();
+    let enabled: Vec<&'static Rule> = RULES
+        .iter()
+        .filter(|rule| selection.enabled(rule.code))
+        .collect();
     let sources: &Sources = sources;
     // Items are independent: the effective markers of each distinct item
     // are computed once, in parallel, and shared by every rule.
     let distinct = distinct(items);
-    let linted: Vec<Linted<'_>> = distinct.par_iter().map(|&item| (item, taxonomy.effective(item))).collect();
+    let linted: Vec<Linted<'_>> = distinct
+        .par_iter()
+        .map(|&item| (item, taxonomy.effective(item)))
+        .collect();
     // Item rules, in parallel chunks so that each thread reuses its
     // buffer; deduplicated in item order below. Each item's fixes are
     // checked together: they are kept only if they leave its effective
@@ -112,8 +159,14 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
                     }
                 }
                 let own = &mut found[first..];
-                let edits: Vec<&proctor_source::Edit> = own.iter().filter_map(|d| d.fix.as_ref()).flat_map(|f| &f.edits).collect();
-                if !edits.is_empty() && !fix_safety::edits_keep_effective(item, effective, &edits, taxonomy) {
+                let edits: Vec<&proctor_source::Edit> = own
+                    .iter()
+                    .filter_map(|d| d.fix.as_ref())
+                    .flat_map(|f| &f.edits)
+                    .collect();
+                if !edits.is_empty()
+                    && !fix_safety::edits_keep_effective(item, effective, &edits, taxonomy)
+                {
                     for diagnostic in own.iter_mut() {
                         diagnostic.fix = None;
                     }
@@ -123,7 +176,17 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
         })
         .collect();
     if let Some(settings) = settings {
-        let cx = SuiteContext { items, conftests, opt_in, linted: &linted, known: std::sync::OnceLock::new(), used: std::sync::OnceLock::new(), settings, taxonomy, sources };
+        let cx = SuiteContext {
+            items,
+            conftests,
+            opt_in,
+            linted: &linted,
+            known: std::sync::OnceLock::new(),
+            used: std::sync::OnceLock::new(),
+            settings,
+            taxonomy,
+            sources,
+        };
         let mut suite = Vec::new();
         for rule in &enabled {
             if let Check::Suite(check) = rule.check {
@@ -134,10 +197,16 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
     }
     // A finding reported for several items (a class's marker) keeps its
     // fix only when the fix was safe for every one of them.
-    let mut seen: HashMap<(&'static str, String, LineColumn, LineColumn), usize> = HashMap::default();
+    let mut seen: HashMap<(&'static str, String, LineColumn, LineColumn), usize> =
+        HashMap::default();
     let mut unique: Vec<Diagnostic> = Vec::new();
     for diagnostic in found.into_iter().flatten() {
-        match seen.entry((diagnostic.code, diagnostic.file.clone(), diagnostic.start, diagnostic.end)) {
+        match seen.entry((
+            diagnostic.code,
+            diagnostic.file.clone(),
+            diagnostic.start,
+            diagnostic.end,
+        )) {
             Entry::Occupied(at) => {
                 let kept = &mut unique[*at.get()];
                 if kept.fix != diagnostic.fix {
@@ -152,7 +221,10 @@ fn run(items: &[Item], conftests: &[std::path::PathBuf], opt_in: &[proctor_pytho
     }
     // Suppression comments are read from the files with findings, which
     // may not have been read yet: in parallel.
-    let mut diagnostics: Vec<Diagnostic> = unique.into_par_iter().filter(|d| !suppression::suppressed(d, sources)).collect();
+    let mut diagnostics: Vec<Diagnostic> = unique
+        .into_par_iter()
+        .filter(|d| !suppression::suppressed(d, sources))
+        .collect();
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     // Every item's effective markers are freed on the pool's threads: on
     // this thread alone, that is a share of the sequential time.
@@ -180,15 +252,24 @@ fn distinct(items: &[Item]) -> Vec<&Item> {
             && a.line == b.line
             && a.dynamic == b.dynamic
             && a.markers.len() == b.markers.len()
-            && a.markers.iter().zip(&b.markers).all(|(x, y)| Arc::ptr_eq(x, y))
+            && a.markers
+                .iter()
+                .zip(&b.markers)
+                .all(|(x, y)| Arc::ptr_eq(x, y))
             && a.decorators.len() == b.decorators.len()
-            && a.decorators.iter().zip(&b.decorators).all(|(x, y)| Arc::ptr_eq(x, y))
+            && a.decorators
+                .iter()
+                .zip(&b.decorators)
+                .all(|(x, y)| Arc::ptr_eq(x, y))
     }
     let mut kept: Vec<&Item> = Vec::with_capacity(items.len());
     // Where the kept items of the current function begin.
     let mut run = 0;
     for item in items {
-        if kept.last().is_some_and(|last| function(last) != function(item)) {
+        if kept
+            .last()
+            .is_some_and(|last| function(last) != function(item))
+        {
             run = kept.len();
         }
         if !kept[run..].iter().any(|k| same(k, item)) {

@@ -5,13 +5,17 @@ use proctor_source::Severity;
 
 use crate::context::{ItemContext, Sink, SuiteContext};
 use crate::rules::config::{addopts_markexpr, ignored_config_table};
+use crate::rules::conventions::{
+    multi_claim_test_name, test_file_name, test_name_shape, unmirrored_test_file,
+};
 use crate::rules::examples::{example_without_opt_in, notebook_without_opt_in, opt_in_expression};
-use crate::rules::conventions::{multi_claim_test_name, test_file_name, test_name_shape, unmirrored_test_file};
-use crate::rules::registry::{unknown_marker_in_expression, unregistered_marker, unused_helper, unused_registered_marker};
+use crate::rules::registry::{
+    unknown_marker_in_expression, unregistered_marker, unused_helper, unused_registered_marker,
+};
 use crate::rules::taxonomy::{
-    conflicting_markers, default_marker_written, deprecated_marker, dynamic_item, marker_outside_allowed_company,
-    marker_without_comment, marker_without_required_companion, missing_axis_marker, removed_marker,
-    too_many_axis_markers, wrong_marker_scope,
+    conflicting_markers, default_marker_written, deprecated_marker, dynamic_item,
+    marker_outside_allowed_company, marker_without_comment, marker_without_required_companion,
+    missing_axis_marker, removed_marker, too_many_axis_markers, wrong_marker_scope,
 };
 
 /// One lint rule.
@@ -41,7 +45,10 @@ pub(crate) enum Check {
 
 impl std::fmt::Debug for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rule").field("code", &self.code).field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("Rule")
+            .field("code", &self.code)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -70,16 +77,66 @@ macro_rules! rule {
 
 /// Every rule, by code.
 pub static RULES: &[Rule] = &[
-    rule!("PRC001", missing_axis_marker, Error, "a test has no marker of an exactly-one axis that has no default"),
-    rule!("PRC002", too_many_axis_markers, Error, "a test has several markers of an exactly-one or at-most-one axis"),
-    rule!("PRC003", default_marker_written, Error, "an axis default is written although `write-default = false`"),
-    rule!("PRC004", deprecated_marker, Warning, "a deprecated marker or alias is written"),
-    rule!("PRC005", removed_marker, Error, "a removed marker is written"),
-    rule!("PRC006", marker_without_required_companion, Error, "a marker lacks a companion its `requires-any` asks for"),
-    rule!("PRC007", marker_outside_allowed_company, Error, "a marker is on a test without any marker its `only-with` allows"),
-    rule!("PRC008", wrong_marker_scope, Error, "a marker is written where its `scope` forbids"),
-    rule!("PRC009", conflicting_markers, Error, "a test has two markers that conflict"),
-    rule!("PRC010", marker_without_comment, Error, "a `needs-comment` marker has no justifying comment"),
+    rule!(
+        "PRC001",
+        missing_axis_marker,
+        Error,
+        "a test has no marker of an exactly-one axis that has no default"
+    ),
+    rule!(
+        "PRC002",
+        too_many_axis_markers,
+        Error,
+        "a test has several markers of an exactly-one or at-most-one axis"
+    ),
+    rule!(
+        "PRC003",
+        default_marker_written,
+        Error,
+        "an axis default is written although `write-default = false`"
+    ),
+    rule!(
+        "PRC004",
+        deprecated_marker,
+        Warning,
+        "a deprecated marker or alias is written"
+    ),
+    rule!(
+        "PRC005",
+        removed_marker,
+        Error,
+        "a removed marker is written"
+    ),
+    rule!(
+        "PRC006",
+        marker_without_required_companion,
+        Error,
+        "a marker lacks a companion its `requires-any` asks for"
+    ),
+    rule!(
+        "PRC007",
+        marker_outside_allowed_company,
+        Error,
+        "a marker is on a test without any marker its `only-with` allows"
+    ),
+    rule!(
+        "PRC008",
+        wrong_marker_scope,
+        Error,
+        "a marker is written where its `scope` forbids"
+    ),
+    rule!(
+        "PRC009",
+        conflicting_markers,
+        Error,
+        "a test has two markers that conflict"
+    ),
+    rule!(
+        "PRC010",
+        marker_without_comment,
+        Error,
+        "a `needs-comment` marker has no justifying comment"
+    ),
     rule!(suite "PRC101", unregistered_marker, Warning, "a marker is used but not registered with pytest nor declared in the taxonomy"),
     rule!(suite "PRC102", unused_registered_marker, Warning, "a marker registered with pytest is used by no test"),
     rule!(suite "PRC103", unknown_marker_in_expression, Error, "a `-m` expression in the configuration names a marker nobody has or registered"),
@@ -93,13 +150,20 @@ pub static RULES: &[Rule] = &[
     rule!(suite "PRC401", opt_in_expression, Error, "an example's opt-in comment holds an expression instead of comma-separated marker names"),
     rule!(suite "PRC402", example_without_opt_in, Info, "a script in an `[examples]` folder has no opt-in comment, so it never runs"),
     rule!(suite "PRC403", notebook_without_opt_in, Error, "a notebook has no usable opt-in metadata block, so it is always skipped"),
-    rule!("PRC900", dynamic_item, Info, "a test proctor cannot see statically"),
+    rule!(
+        "PRC900",
+        dynamic_item,
+        Info,
+        "a test proctor cannot see statically"
+    ),
 ];
 
 /// The rule with `code` (case-insensitive).
 #[must_use]
 pub fn rule(code: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|rule| rule.code.eq_ignore_ascii_case(code))
+    RULES
+        .iter()
+        .find(|rule| rule.code.eq_ignore_ascii_case(code))
 }
 
 #[cfg(test)]
@@ -109,11 +173,26 @@ mod tests {
     #[test]
     fn codes_are_unique_and_docs_have_the_fixed_shape() {
         for (i, rule) in RULES.iter().enumerate() {
-            assert!(RULES[..i].iter().all(|r| r.code != rule.code && r.name != rule.name), "{} is listed twice", rule.code);
+            assert!(
+                RULES[..i]
+                    .iter()
+                    .all(|r| r.code != rule.code && r.name != rule.name),
+                "{} is listed twice",
+                rule.code
+            );
             let mut at = 0;
-            for heading in ["## What it does", "## Why is this bad?", "## Example", "## Use instead"] {
+            for heading in [
+                "## What it does",
+                "## Why is this bad?",
+                "## Example",
+                "## Use instead",
+            ] {
                 let found = rule.doc[at..].find(heading);
-                assert!(found.is_some(), "{}: `{heading}` missing or out of order", rule.code);
+                assert!(
+                    found.is_some(),
+                    "{}: `{heading}` missing or out of order",
+                    rule.code
+                );
                 at += found.unwrap_or(0);
             }
         }

@@ -31,14 +31,26 @@ impl RuleSelection {
                 })
                 .collect()
         };
-        Ok(RuleSelection { select: normalize(select)?, ignore: normalize(ignore)? })
+        Ok(RuleSelection {
+            select: normalize(select)?,
+            ignore: normalize(ignore)?,
+        })
     }
 
     /// Whether the rule with `code` runs.
     #[must_use]
     pub fn enabled(&self, code: &str) -> bool {
-        let longest = |list: &[String]| list.iter().filter(|s| code.starts_with(s.as_str())).map(String::len).max();
-        let selected = if self.select.is_empty() { Some(0) } else { longest(&self.select) };
+        let longest = |list: &[String]| {
+            list.iter()
+                .filter(|s| code.starts_with(s.as_str()))
+                .map(String::len)
+                .max()
+        };
+        let selected = if self.select.is_empty() {
+            Some(0)
+        } else {
+            longest(&self.select)
+        };
         match (selected, longest(&self.ignore)) {
             (None, _) => false,
             (Some(_), None) => true,

@@ -43,8 +43,14 @@ mod tests {
     #[test]
     fn directives() {
         assert!(suppresses("@pytest.mark.llm  # proctor: ignore", "PRC004"));
-        assert!(suppresses("@pytest.mark.llm  # proctor: ignore[PRC005, PRC004]", "PRC004"));
-        assert!(!suppresses("@pytest.mark.llm  # proctor: ignore[PRC005]", "PRC004"));
+        assert!(suppresses(
+            "@pytest.mark.llm  # proctor: ignore[PRC005, PRC004]",
+            "PRC004"
+        ));
+        assert!(!suppresses(
+            "@pytest.mark.llm  # proctor: ignore[PRC005]",
+            "PRC004"
+        ));
         assert!(!suppresses("@pytest.mark.llm", "PRC004"));
         assert!(suppresses("x  # legacy; proctor: ignore[PRC004]", "PRC004"));
     }

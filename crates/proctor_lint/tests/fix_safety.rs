@@ -55,7 +55,19 @@ paths = ["tests/examples"]
 "#;
 
 /// The marks the generator writes.
-const MARKS: &[&str] = &["unit", "unit(reason='x')", "integration", "e2e", "llm", "quick", "fast", "slow", "old_int", "old_gpu", "gpu"];
+const MARKS: &[&str] = &[
+    "unit",
+    "unit(reason='x')",
+    "integration",
+    "e2e",
+    "llm",
+    "quick",
+    "fast",
+    "slow",
+    "old_int",
+    "old_gpu",
+    "gpu",
+];
 
 /// A small deterministic generator (xorshift64*).
 struct Random(u64);
@@ -89,14 +101,23 @@ fn module(random: &mut Random, index: usize) -> String {
             let _ = writeln!(out, "pytestmark = pytest.mark.{}\n", random.mark());
         }
         1 => {
-            let _ = writeln!(out, "pytestmark = [pytest.mark.{}, pytest.mark.{}]\n", random.mark(), random.mark());
+            let _ = writeln!(
+                out,
+                "pytestmark = [pytest.mark.{}, pytest.mark.{}]\n",
+                random.mark(),
+                random.mark()
+            );
         }
         _ => {}
     }
     for function in 0..=random.below(3) {
         random.decorators(&mut out, "", 2);
         if random.below(3) == 0 {
-            let _ = writeln!(out, "@pytest.mark.parametrize(\"x\", [1, pytest.param(2, marks=pytest.mark.{})])", random.mark());
+            let _ = writeln!(
+                out,
+                "@pytest.mark.parametrize(\"x\", [1, pytest.param(2, marks=pytest.mark.{})])",
+                random.mark()
+            );
             let _ = writeln!(out, "def test_f{index}_{function}(x):\n    pass\n");
         } else {
             let _ = writeln!(out, "def test_f{index}_{function}():\n    pass\n");
@@ -115,7 +136,10 @@ fn module(random: &mut Random, index: usize) -> String {
 
 /// An example script that opts in with one to three markers.
 fn example(random: &mut Random) -> String {
-    let marks: Vec<&str> = (0..=random.below(3)).map(|_| random.mark()).filter(|m| !m.contains('(')).collect();
+    let marks: Vec<&str> = (0..=random.below(3))
+        .map(|_| random.mark())
+        .filter(|m| !m.contains('('))
+        .collect();
     let marks = if marks.is_empty() { vec!["e2e"] } else { marks };
     format!("# pytest: {}\nprint('ok')\n", marks.join(", "))
 }
@@ -129,11 +153,23 @@ fn generate(root: &Path, seed: u64) {
         std::fs::create_dir_all(root.join(dir)).unwrap();
     }
     for index in 0..4 {
-        let dir = if random.below(3) == 0 { "tests/integration" } else { "tests" };
-        std::fs::write(root.join(format!("{dir}/test_gen{index}.py")), module(&mut random, index)).unwrap();
+        let dir = if random.below(3) == 0 {
+            "tests/integration"
+        } else {
+            "tests"
+        };
+        std::fs::write(
+            root.join(format!("{dir}/test_gen{index}.py")),
+            module(&mut random, index),
+        )
+        .unwrap();
     }
     for index in 0..2 {
-        std::fs::write(root.join(format!("tests/examples/example{index}.py")), example(&mut random)).unwrap();
+        std::fs::write(
+            root.join(format!("tests/examples/example{index}.py")),
+            example(&mut random),
+        )
+        .unwrap();
     }
 }
 
@@ -145,23 +181,45 @@ struct Suite {
 }
 
 fn load(root: &Path) -> Suite {
-    let options = LoadOptions { cwd: root.to_path_buf(), args: Vec::new(), rootdir: Some(root.to_path_buf()), inifile: None, env_addopts: None };
+    let options = LoadOptions {
+        cwd: root.to_path_buf(),
+        args: Vec::new(),
+        rootdir: Some(root.to_path_buf()),
+        inifile: None,
+        env_addopts: None,
+    };
     let config = proctor_config::load(&options).unwrap();
     let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
     settings.threads = 1;
     let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
-    settings.opt_in = proctor_python::OptInSettings::under(root, &examples.paths, examples.comment(), &notebooks.paths, notebooks.metadata_key());
+    settings.opt_in = proctor_python::OptInSettings::under(
+        root,
+        &examples.paths,
+        examples.comment(),
+        &notebooks.paths,
+        notebooks.metadata_key(),
+    );
     settings.opt_in.whole_suite = true;
     let collection = proctor_python::collect(&settings, &[], root, &config.pytest.testpaths);
     assert!(collection.errors.is_empty(), "{:?}", collection.errors);
     let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
-    Suite { config, collection, taxonomy }
+    Suite {
+        config,
+        collection,
+        taxonomy,
+    }
 }
 
 /// Each item's effective markers (name and arguments), with the markers
 /// that `renames` touch renamed.
 fn effective(suite: &Suite, renames: &[&Edit]) -> BTreeMap<String, BTreeSet<(String, String)>> {
-    let resolve = |name: &str| suite.taxonomy.rule(name).and_then(|r| r.alias_of.clone()).unwrap_or_else(|| name.to_owned());
+    let resolve = |name: &str| {
+        suite
+            .taxonomy
+            .rule(name)
+            .and_then(|r| r.alias_of.clone())
+            .unwrap_or_else(|| name.to_owned())
+    };
     suite
         .collection
         .items
@@ -181,11 +239,20 @@ fn effective(suite: &Suite, renames: &[&Edit]) -> BTreeMap<String, BTreeSet<(Str
                         return (marker.name.clone(), String::new());
                     }
                     let rename = marker.location().and_then(|l| {
-                        renames.iter().find(|e| e.file == l.file && l.line == e.start.line && l.column <= e.start.column && e.start.column < l.end_column)
+                        renames.iter().find(|e| {
+                            e.file == l.file
+                                && l.line == e.start.line
+                                && l.column <= e.start.column
+                                && e.start.column < l.end_column
+                        })
                     });
-                    let name = rename.map_or_else(|| marker.name.clone(), |edit| resolve(&edit.replacement));
+                    let name = rename
+                        .map_or_else(|| marker.name.clone(), |edit| resolve(&edit.replacement));
                     let kwargs = marker.kwargs().cloned().unwrap_or_default();
-                    (name, serde_json::to_string(&(marker.args(), kwargs)).unwrap())
+                    (
+                        name,
+                        serde_json::to_string(&(marker.args(), kwargs)).unwrap(),
+                    )
                 })
                 .collect();
             (item.nodeid.clone(), markers)
@@ -197,7 +264,14 @@ fn effective(suite: &Suite, renames: &[&Edit]) -> BTreeMap<String, BTreeSet<(Str
 fn lint(root: &Path, suite: &Suite) -> (Vec<Diagnostic>, Sources) {
     let selection = RuleSelection::new(&[], &[]).unwrap();
     let mut sources = Sources::new(root.to_path_buf());
-    let diagnostics = check_suite(&suite.collection, &[], &suite.config, &suite.taxonomy, &selection, &mut sources);
+    let diagnostics = check_suite(
+        &suite.collection,
+        &[],
+        &suite.config,
+        &suite.taxonomy,
+        &selection,
+        &mut sources,
+    );
     (diagnostics, sources)
 }
 
@@ -211,7 +285,10 @@ fn fixes_keep_every_items_effective_markers() {
         for round in 0..4 {
             let suite = load(&root);
             let (diagnostics, sources) = lint(&root, &suite);
-            refused += diagnostics.iter().filter(|d| d.code == "PRC003" && d.fix.is_none()).count();
+            refused += diagnostics
+                .iter()
+                .filter(|d| d.code == "PRC003" && d.fix.is_none())
+                .count();
             let fixed = apply_fixes(&diagnostics, &sources);
             if fixed.is_empty() {
                 break;
@@ -222,15 +299,33 @@ fn fixes_keep_every_items_effective_markers() {
             let mut taken: Vec<&Edit> = Vec::new();
             for diagnostic in &diagnostics {
                 let Some(fix) = &diagnostic.fix else { continue };
-                let overlaps = fix.edits.iter().any(|e| taken.iter().any(|t| t.file == e.file && (t.start < e.end && e.start < t.end || t.start == e.start && t.end == e.end)));
+                let overlaps = fix.edits.iter().any(|e| {
+                    taken.iter().any(|t| {
+                        t.file == e.file
+                            && (t.start < e.end && e.start < t.end
+                                || t.start == e.start && t.end == e.end)
+                    })
+                });
                 if !overlaps {
                     *offered.entry(diagnostic.code).or_default() += 1;
                     taken.extend(&fix.edits);
                 }
             }
-            let renames: Vec<&Edit> = taken.iter().copied().filter(|e| !e.replacement.is_empty()).collect();
+            let renames: Vec<&Edit> = taken
+                .iter()
+                .copied()
+                .filter(|e| !e.replacement.is_empty())
+                .collect();
             let expected = effective(&suite, &renames);
-            let before: BTreeMap<&str, String> = fixed.iter().map(|f| (f.file.as_str(), std::fs::read_to_string(root.join(&f.file)).unwrap())).collect();
+            let before: BTreeMap<&str, String> = fixed
+                .iter()
+                .map(|f| {
+                    (
+                        f.file.as_str(),
+                        std::fs::read_to_string(root.join(&f.file)).unwrap(),
+                    )
+                })
+                .collect();
             for file in &fixed {
                 std::fs::write(root.join(&file.file), &file.text).unwrap();
             }
@@ -243,12 +338,19 @@ fn fixes_keep_every_items_effective_markers() {
                     fixed.iter().map(|f| (&f.file, &f.text)).collect::<Vec<_>>()
                 );
             }
-            assert_eq!(after.len(), expected.len(), "seed {seed}: the fixes changed the items");
+            assert_eq!(
+                after.len(),
+                expected.len(),
+                "seed {seed}: the fixes changed the items"
+            );
         }
     }
     // The generator exercises every fix and the refusals.
     for code in ["PRC003", "PRC004", "PRC005"] {
-        assert!(offered.get(code).is_some_and(|&n| n > 10), "too few {code} fixes: {offered:?}");
+        assert!(
+            offered.get(code).is_some_and(|&n| n > 10),
+            "too few {code} fixes: {offered:?}"
+        );
     }
     assert!(refused > 10, "too few refused PRC003 fixes: {refused}");
 }

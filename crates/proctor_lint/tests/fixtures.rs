@@ -27,25 +27,54 @@ fn lint(code: &str) -> (Vec<Diagnostic>, Sources) {
 /// definitions (`definitions_only`).
 fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sources) {
     let root = proctor_python::normalize(&fixtures().join(code));
-    let options = LoadOptions { cwd: root.clone(), args: Vec::new(), rootdir: Some(root.clone()), inifile: None, env_addopts: None };
+    let options = LoadOptions {
+        cwd: root.clone(),
+        args: Vec::new(),
+        rootdir: Some(root.clone()),
+        inifile: None,
+        env_addopts: None,
+    };
     let config = proctor_config::load(&options).unwrap_or_else(|e| panic!("{code}: {e}"));
     let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
     settings.threads = 1;
     settings.definitions_only = definitions_only;
     let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
-    settings.opt_in = proctor_python::OptInSettings::under(&root, &examples.paths, examples.comment(), &notebooks.paths, notebooks.metadata_key());
+    settings.opt_in = proctor_python::OptInSettings::under(
+        &root,
+        &examples.paths,
+        examples.comment(),
+        &notebooks.paths,
+        notebooks.metadata_key(),
+    );
     let collection = proctor_python::collect(&settings, &[], &root, &config.pytest.testpaths);
-    assert!(collection.errors.is_empty(), "{code}: {:?}", collection.errors);
+    assert!(
+        collection.errors.is_empty(),
+        "{code}: {:?}",
+        collection.errors
+    );
     let taxonomy = Taxonomy::new(&config.proctor.taxonomy).unwrap();
     let selection = RuleSelection::new(&[code.to_owned()], &[]).unwrap();
     let mut sources = Sources::new(root);
-    let diagnostics = check_suite(&collection, &[], &config, &taxonomy, &selection, &mut sources);
+    let diagnostics = check_suite(
+        &collection,
+        &[],
+        &config,
+        &taxonomy,
+        &selection,
+        &mut sources,
+    );
     (diagnostics, sources)
 }
 
 /// The configuration files at the root of a fixture that may carry
 /// `# Error` comments (for rules about the configuration).
-const CONFIG_FILES: &[&str] = &["pytest.ini", "pyproject.toml", "proctor.toml", "tox.ini", "setup.cfg"];
+const CONFIG_FILES: &[&str] = &[
+    "pytest.ini",
+    "pyproject.toml",
+    "proctor.toml",
+    "tox.ini",
+    "setup.cfg",
+];
 
 /// The `(file, line)` pairs marked `# Error` in the fixture's test files
 /// (notebooks included: there `# Error` sits in a string on the line)
@@ -53,7 +82,11 @@ const CONFIG_FILES: &[&str] = &["pytest.ini", "pyproject.toml", "proctor.toml", 
 fn expected(code: &str) -> BTreeSet<(String, usize)> {
     let root = fixtures().join(code);
     let mut out = BTreeSet::new();
-    let mut files: Vec<PathBuf> = CONFIG_FILES.iter().map(|name| root.join(name)).filter(|path| path.is_file()).collect();
+    let mut files: Vec<PathBuf> = CONFIG_FILES
+        .iter()
+        .map(|name| root.join(name))
+        .filter(|path| path.is_file())
+        .collect();
     let mut stack = vec![root.join("tests")];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -66,7 +99,11 @@ fn expected(code: &str) -> BTreeSet<(String, usize)> {
         }
     }
     for path in files {
-        let file = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let file = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
@@ -78,12 +115,24 @@ fn expected(code: &str) -> BTreeSet<(String, usize)> {
             // A standalone `# Error` names the next line of code, or the
             // next example opt-in comment (`# pytest: ...`).
             let target = if standalone {
-                let code = |l: &str| !l.trim().is_empty() && (!l.trim_start().starts_with('#') || l.trim_start().starts_with("# pytest:"));
-                lines.iter().enumerate().skip(i + 1).find(|(_, l)| code(l)).map(|(j, _)| j)
+                let code = |l: &str| {
+                    !l.trim().is_empty()
+                        && (!l.trim_start().starts_with('#')
+                            || l.trim_start().starts_with("# pytest:"))
+                };
+                lines
+                    .iter()
+                    .enumerate()
+                    .skip(i + 1)
+                    .find(|(_, l)| code(l))
+                    .map(|(j, _)| j)
             } else {
                 Some(i)
             };
-            out.insert((file.clone(), target.expect("an `# Error` comment before some code") + 1));
+            out.insert((
+                file.clone(),
+                target.expect("an `# Error` comment before some code") + 1,
+            ));
         }
     }
     out
@@ -92,9 +141,20 @@ fn expected(code: &str) -> BTreeSet<(String, usize)> {
 fn assert_fixture(code: &str) {
     let (diagnostics, sources) = lint(code);
     assert!(diagnostics.iter().all(|d| d.code == code));
-    let flagged: BTreeSet<(String, usize)> = diagnostics.iter().map(|d| (d.file.clone(), d.start.line)).collect();
-    assert_eq!(flagged.len(), diagnostics.len(), "{code}: one finding per line");
-    assert_eq!(flagged, expected(code), "{code}: flagged lines (left) differ from the `# Error` lines (right)");
+    let flagged: BTreeSet<(String, usize)> = diagnostics
+        .iter()
+        .map(|d| (d.file.clone(), d.start.line))
+        .collect();
+    assert_eq!(
+        flagged.len(),
+        diagnostics.len(),
+        "{code}: one finding per line"
+    );
+    assert_eq!(
+        flagged,
+        expected(code),
+        "{code}: flagged lines (left) differ from the `# Error` lines (right)"
+    );
     insta::assert_snapshot!(code, render(Format::Full, &diagnostics, &sources));
     // The fixed files, for rules with fixes.
     let fixed = apply_fixes(&diagnostics, &sources);
@@ -157,9 +217,16 @@ fixture_tests! {
 /// `docs/check.md` lists every rule with its code, name and severity.
 #[test]
 fn the_docs_list_every_rule() {
-    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/check.md")).unwrap();
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/check.md"))
+            .unwrap();
     for rule in RULES {
-        let row = format!("| {} | {} | {} |", rule.code, rule.name, rule.severity.as_str());
+        let row = format!(
+            "| {} | {} | {} |",
+            rule.code,
+            rule.name,
+            rule.severity.as_str()
+        );
         assert!(docs.contains(&row), "docs/check.md lacks `{row}`");
     }
 }

@@ -39,11 +39,23 @@ impl Verdict {
 }
 
 /// Decides `item` under `selection` on the machine `facts` describes.
-pub fn decide(item: &Item, effective: &Effective, selection: &Selection, plan: &PlanOptions, facts: &Facts) -> Result<Verdict, KeywordCallError> {
+pub fn decide(
+    item: &Item,
+    effective: &Effective,
+    selection: &Selection,
+    plan: &PlanOptions,
+    facts: &Facts,
+) -> Result<Verdict, KeywordCallError> {
     let (decision, part) = selection.decide_by(item, effective)?;
     if decision != Decision::Selected {
-        let option = if decision == Decision::DeselectedByKeyword { 'k' } else { 'm' };
-        let by = part.map_or_else(String::new, |p| format!("-{option} {:?} ({})", p.text.trim(), p.origin_text()));
+        let option = if decision == Decision::DeselectedByKeyword {
+            'k'
+        } else {
+            'm'
+        };
+        let by = part.map_or_else(String::new, |p| {
+            format!("-{option} {:?} ({})", p.text.trim(), p.origin_text())
+        });
         return Ok(Verdict::Deselected { by });
     }
     // A written `skip` mark: pytest skips the test wherever it runs (its

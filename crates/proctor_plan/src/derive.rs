@@ -18,7 +18,10 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
     let mut out: Vec<Need> = Vec::new();
     let mut push = |requirement: Requirement, origin: Origin| {
         if !out.iter().any(|n| n.requirement == requirement) {
-            out.push(Need { requirement, origin });
+            out.push(Need {
+                requirement,
+                origin,
+            });
         }
     };
     let mut seen_markers: Vec<&str> = Vec::new();
@@ -29,26 +32,50 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
         seen_markers.push(&marker.name);
         if let Some((_, need)) = plan.needs.iter().find(|(name, _)| *name == marker.name) {
             for requirement in fixed(need) {
-                push(requirement, Origin::Marker { name: marker.name.clone() });
+                push(
+                    requirement,
+                    Origin::Marker {
+                        name: marker.name.clone(),
+                    },
+                );
             }
         }
     }
     for decorator in &item.decorators {
-        let origin = || Origin::Helper { path: decorator.path.clone() };
+        let origin = || Origin::Helper {
+            path: decorator.path.clone(),
+        };
         if decorator.path == "pytest.importorskip" {
-            let Some(name) = decorator.args.first().and_then(Json::as_str) else { continue };
+            let Some(name) = decorator.args.first().and_then(Json::as_str) else {
+                continue;
+            };
             if decorator.source == MarkerSource::OptIn {
                 // A notebook's metadata lists distributions.
-                push(Requirement::Package { name: name.to_owned() }, origin());
+                push(
+                    Requirement::Package {
+                        name: name.to_owned(),
+                    },
+                    origin(),
+                );
             } else if decorator.args.len() == 1 && decorator.kwargs.is_empty() {
                 // A module's name, which pytest imports: `yaml` is installed
                 // by distribution `PyYAML`. With `minversion` or `reason`,
                 // the skip and its reason are pytest's to give.
-                push(Requirement::Module { name: name.to_owned() }, origin());
+                push(
+                    Requirement::Module {
+                        name: name.to_owned(),
+                    },
+                    origin(),
+                );
             }
             continue;
         }
-        match plan.helpers.iter().find(|(path, _)| *path == decorator.path).map(|(_, h)| h) {
+        match plan
+            .helpers
+            .iter()
+            .find(|(path, _)| *path == decorator.path)
+            .map(|(_, h)| h)
+        {
             Some(HelperOptions::Fixed(need)) => {
                 for requirement in fixed(need) {
                     push(requirement, origin());
@@ -64,7 +91,9 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
     }
     for marker in item.markers.iter().filter(|m| m.name == "skipif") {
         for arg in &marker.args {
-            let Some(condition) = condition_text(arg) else { continue };
+            let Some(condition) = condition_text(arg) else {
+                continue;
+            };
             push(skipif_requirement(&condition), Origin::Skipif { condition });
         }
     }
@@ -86,15 +115,33 @@ fn condition_text(arg: &Json) -> Option<String> {
 fn fixed(need: &NeedOptions) -> Vec<Requirement> {
     let mut out = Vec::new();
     if need.gpu || need.gpu_vram_gb.is_some() {
-        out.push(Requirement::Gpu { vram_gb: need.gpu_vram_gb });
+        out.push(Requirement::Gpu {
+            vram_gb: need.gpu_vram_gb,
+        });
     }
     if let Some(gb) = need.ram_gb {
         out.push(Requirement::Ram { gb });
     }
-    out.extend(need.env.iter().map(|name| Requirement::Env { name: name.clone() }));
-    out.extend(need.packages.iter().map(|name| Requirement::Package { name: name.clone() }));
-    out.extend(need.binaries.iter().map(|name| Requirement::Binary { name: name.clone() }));
-    out.extend(need.services.iter().map(|name| Requirement::Service { name: name.clone() }));
+    out.extend(
+        need.env
+            .iter()
+            .map(|name| Requirement::Env { name: name.clone() }),
+    );
+    out.extend(
+        need.packages
+            .iter()
+            .map(|name| Requirement::Package { name: name.clone() }),
+    );
+    out.extend(
+        need.binaries
+            .iter()
+            .map(|name| Requirement::Binary { name: name.clone() }),
+    );
+    out.extend(
+        need.services
+            .iter()
+            .map(|name| Requirement::Service { name: name.clone() }),
+    );
     if let Some(min) = need.python.as_deref().and_then(parse_version) {
         out.push(Requirement::Python { min });
     }
@@ -104,14 +151,30 @@ fn fixed(need: &NeedOptions) -> Vec<Requirement> {
 /// The requirements a helper call states through its arguments.
 fn from_call(kind: HelperKind, call: &Decorator) -> Vec<Requirement> {
     let strings = || call.args.iter().filter_map(Json::as_str).map(str::to_owned);
-    let number = |keyword: &str| call.kwargs.get(keyword).or_else(|| call.args.first()).and_then(Json::as_f64);
+    let number = |keyword: &str| {
+        call.kwargs
+            .get(keyword)
+            .or_else(|| call.args.first())
+            .and_then(Json::as_f64)
+    };
     match kind {
-        HelperKind::Gpu => vec![Requirement::Gpu { vram_gb: number("min_vram_gb") }],
-        HelperKind::Ram => number("min_gb").map(|gb| vec![Requirement::Ram { gb }]).unwrap_or_default(),
+        HelperKind::Gpu => vec![Requirement::Gpu {
+            vram_gb: number("min_vram_gb"),
+        }],
+        HelperKind::Ram => number("min_gb")
+            .map(|gb| vec![Requirement::Ram { gb }])
+            .unwrap_or_default(),
         HelperKind::Env => strings().map(|name| Requirement::Env { name }).collect(),
-        HelperKind::Package => strings().map(|name| Requirement::Package { name }).collect(),
+        HelperKind::Package => strings()
+            .map(|name| Requirement::Package { name })
+            .collect(),
         HelperKind::Binary => strings().map(|name| Requirement::Binary { name }).collect(),
-        HelperKind::Python => call.args.first().and_then(version_arg).map(|min| vec![Requirement::Python { min }]).unwrap_or_default(),
+        HelperKind::Python => call
+            .args
+            .first()
+            .and_then(version_arg)
+            .map(|min| vec![Requirement::Python { min }])
+            .unwrap_or_default(),
     }
 }
 
@@ -121,7 +184,11 @@ fn version_arg(arg: &Json) -> Option<(u32, u32)> {
         Json::String(text) => parse_version(text),
         Json::Array(items) => {
             let major = u32::try_from(items.first()?.as_u64()?).ok()?;
-            let minor = items.get(1).and_then(Json::as_u64).and_then(|m| u32::try_from(m).ok()).unwrap_or(0);
+            let minor = items
+                .get(1)
+                .and_then(Json::as_u64)
+                .and_then(|m| u32::try_from(m).ok())
+                .unwrap_or(0);
             Some((major, minor))
         }
         Json::Object(map) => {

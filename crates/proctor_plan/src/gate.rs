@@ -13,10 +13,16 @@ pub fn closed(marker: &str, gate: &GateOptions, facts: &Facts) -> Option<String>
     let has = |(name, value): (&String, &String)| facts.env.get(name) == Some(value);
     let reason = |default: String| Some(gate.reason.clone().unwrap_or(default));
     if !gate.skip_if_env.is_empty() && gate.skip_if_env.iter().all(has) {
-        return reason(format!("`{marker}` tests are skipped when {}", assignments(&gate.skip_if_env)));
+        return reason(format!(
+            "`{marker}` tests are skipped when {}",
+            assignments(&gate.skip_if_env)
+        ));
     }
     if !gate.run_if_env.is_empty() && !gate.run_if_env.iter().all(has) {
-        return reason(format!("`{marker}` tests run only when {}", assignments(&gate.run_if_env)));
+        return reason(format!(
+            "`{marker}` tests run only when {}",
+            assignments(&gate.run_if_env)
+        ));
     }
     if let Some(flag) = &gate.run_if_flag {
         if !facts.flags.iter().any(|f| f == flag) {
@@ -29,7 +35,10 @@ pub fn closed(marker: &str, gate: &GateOptions, facts: &Facts) -> Option<String>
 /// `CICD=1 and CI=true`: the configured values, which are configuration,
 /// not secrets.
 fn assignments(env: &std::collections::BTreeMap<String, String>) -> String {
-    env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" and ")
+    env.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 #[cfg(test)]
@@ -46,13 +55,22 @@ mod tests {
         let qualitative = gate("skip-if-env = { CICD = '1' }");
         assert_eq!(closed("qualitative", &qualitative, &facts), None);
         facts.env.insert("CICD".into(), "1".into());
-        assert_eq!(closed("qualitative", &qualitative, &facts).unwrap(), "`qualitative` tests are skipped when CICD=1");
+        assert_eq!(
+            closed("qualitative", &qualitative, &facts).unwrap(),
+            "`qualitative` tests are skipped when CICD=1"
+        );
         let slow = gate("run-if-env = { RUN_SLOW = '1' }");
-        assert_eq!(closed("slow", &slow, &facts).unwrap(), "`slow` tests run only when RUN_SLOW=1");
+        assert_eq!(
+            closed("slow", &slow, &facts).unwrap(),
+            "`slow` tests run only when RUN_SLOW=1"
+        );
         facts.env.insert("RUN_SLOW".into(), "1".into());
         assert_eq!(closed("slow", &slow, &facts), None);
         let live = gate("run-if-flag = '--live'\nreason = 'needs the network: pass --live'");
-        assert_eq!(closed("live", &live, &facts).unwrap(), "needs the network: pass --live");
+        assert_eq!(
+            closed("live", &live, &facts).unwrap(),
+            "needs the network: pass --live"
+        );
         facts.flags.push("--live".into());
         assert_eq!(closed("live", &live, &facts), None);
     }

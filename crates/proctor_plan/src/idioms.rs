@@ -19,15 +19,25 @@ pub fn skipif_requirement(condition: &str) -> Requirement {
     if let Some(platform) = platform_is(text) {
         return Requirement::NotPlatform { platform };
     }
-    if let Some(platform) = text.strip_prefix("not ").and_then(platform_is).or_else(|| platform_is_not(text)) {
+    if let Some(platform) = text
+        .strip_prefix("not ")
+        .and_then(platform_is)
+        .or_else(|| platform_is_not(text))
+    {
         return Requirement::OnlyPlatform { platform };
     }
-    Requirement::Unknown { condition: condition.trim().to_owned() }
+    Requirement::Unknown {
+        condition: condition.trim().to_owned(),
+    }
 }
 
 /// Whitespace collapsed, `'` quotes as `"`, outer parentheses removed.
 fn normalize(condition: &str) -> String {
-    let mut text: String = condition.split_whitespace().collect::<Vec<_>>().join(" ").replace('\'', "\"");
+    let mut text: String = condition
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('\'', "\"");
     while text.starts_with('(') && text.ends_with(')') && balanced(&text[1..text.len() - 1]) {
         text = text[1..text.len() - 1].trim().to_owned();
     }
@@ -54,12 +64,15 @@ fn string_literal(text: &str) -> Option<(String, &str)> {
     let rest = text.strip_prefix('"')?;
     let end = rest.find('"')?;
     let name = &rest[..end];
-    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then(|| (name.to_owned(), &rest[end + 1..]))
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| (name.to_owned(), &rest[end + 1..]))
 }
 
 /// `os.environ.get("K")` or `os.getenv("K")` (with an optional default).
 fn env_lookup(text: &str) -> Option<(String, &str)> {
-    let rest = text.strip_prefix("os.environ.get(").or_else(|| text.strip_prefix("os.getenv("))?;
+    let rest = text
+        .strip_prefix("os.environ.get(")
+        .or_else(|| text.strip_prefix("os.getenv("))?;
     let (name, rest) = string_literal(rest)?;
     let close = rest.find(')')?;
     let between = rest[..close].trim();
@@ -91,10 +104,18 @@ fn python_below(text: &str) -> Option<(u32, u32)> {
         (false, rest.strip_prefix('<')?)
     };
     let tuple = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
-    let mut numbers = tuple.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| p.parse::<u32>().ok());
+    let mut numbers = tuple
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<u32>().ok());
     let major = numbers.next()??;
     let minor = numbers.next().unwrap_or(Some(0))?;
-    Some(if inclusive { (major, minor + 1) } else { (major, minor) })
+    Some(if inclusive {
+        (major, minor + 1)
+    } else {
+        (major, minor)
+    })
 }
 
 /// `sys.platform == "win32"` or `sys.platform.startswith("win")`.
@@ -102,7 +123,9 @@ fn platform_is(text: &str) -> Option<String> {
     if let Some(rest) = text.strip_prefix("sys.platform == ") {
         return quoted(rest);
     }
-    let rest = text.strip_prefix("sys.platform.startswith(")?.strip_suffix(')')?;
+    let rest = text
+        .strip_prefix("sys.platform.startswith(")?
+        .strip_suffix(')')?;
     quoted(rest)
 }
 
@@ -127,28 +150,74 @@ mod tests {
 
     #[test]
     fn environment_idioms() {
-        assert_eq!(skipif_requirement("not os.environ.get(\"OPENAI_API_KEY\")"), env("OPENAI_API_KEY"));
-        assert_eq!(skipif_requirement("not os.getenv('HF_TOKEN')"), env("HF_TOKEN"));
+        assert_eq!(
+            skipif_requirement("not os.environ.get(\"OPENAI_API_KEY\")"),
+            env("OPENAI_API_KEY")
+        );
+        assert_eq!(
+            skipif_requirement("not os.getenv('HF_TOKEN')"),
+            env("HF_TOKEN")
+        );
         assert_eq!(skipif_requirement("os.getenv(\"K\") is None"), env("K"));
-        assert_eq!(skipif_requirement("os.environ.get(\"K\", \"\") == \"\""), env("K"));
-        assert_eq!(skipif_requirement("\"RUN_SLOW\" not in os.environ"), env("RUN_SLOW"));
+        assert_eq!(
+            skipif_requirement("os.environ.get(\"K\", \"\") == \"\""),
+            env("K")
+        );
+        assert_eq!(
+            skipif_requirement("\"RUN_SLOW\" not in os.environ"),
+            env("RUN_SLOW")
+        );
         assert_eq!(skipif_requirement("(not os.environ.get('K'))"), env("K"));
     }
 
     #[test]
     fn version_and_platform_idioms() {
-        assert_eq!(skipif_requirement("sys.version_info < (3, 11)"), Requirement::Python { min: (3, 11) });
-        assert_eq!(skipif_requirement("sys.version_info[:2] <= (3, 10)"), Requirement::Python { min: (3, 11) });
-        assert_eq!(skipif_requirement("sys.platform == 'win32'"), Requirement::NotPlatform { platform: "win32".into() });
-        assert_eq!(skipif_requirement("sys.platform.startswith(\"win\")"), Requirement::NotPlatform { platform: "win".into() });
-        assert_eq!(skipif_requirement("sys.platform != \"linux\""), Requirement::OnlyPlatform { platform: "linux".into() });
-        assert_eq!(skipif_requirement("not sys.platform.startswith('linux')"), Requirement::OnlyPlatform { platform: "linux".into() });
+        assert_eq!(
+            skipif_requirement("sys.version_info < (3, 11)"),
+            Requirement::Python { min: (3, 11) }
+        );
+        assert_eq!(
+            skipif_requirement("sys.version_info[:2] <= (3, 10)"),
+            Requirement::Python { min: (3, 11) }
+        );
+        assert_eq!(
+            skipif_requirement("sys.platform == 'win32'"),
+            Requirement::NotPlatform {
+                platform: "win32".into()
+            }
+        );
+        assert_eq!(
+            skipif_requirement("sys.platform.startswith(\"win\")"),
+            Requirement::NotPlatform {
+                platform: "win".into()
+            }
+        );
+        assert_eq!(
+            skipif_requirement("sys.platform != \"linux\""),
+            Requirement::OnlyPlatform {
+                platform: "linux".into()
+            }
+        );
+        assert_eq!(
+            skipif_requirement("not sys.platform.startswith('linux')"),
+            Requirement::OnlyPlatform {
+                platform: "linux".into()
+            }
+        );
     }
 
     #[test]
     fn anything_else_is_left_to_pytest() {
-        for condition in ["torch.cuda.device_count() < 2", "os.environ.get('CI') == '1'", "not HAS_NUMPY", "sys.version_info >= (3, 13)"] {
-            assert!(matches!(skipif_requirement(condition), Requirement::Unknown { .. }), "{condition}");
+        for condition in [
+            "torch.cuda.device_count() < 2",
+            "os.environ.get('CI') == '1'",
+            "not HAS_NUMPY",
+            "sys.version_info >= (3, 13)",
+        ] {
+            assert!(
+                matches!(skipif_requirement(condition), Requirement::Unknown { .. }),
+                "{condition}"
+            );
         }
     }
 }

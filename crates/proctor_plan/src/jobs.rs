@@ -32,14 +32,20 @@ pub struct JobSetup {
 
 /// The selection of a job: the default (unless `use-default = false`),
 /// then the job's `markers` and `keywords`, all by `and`.
-pub fn job_selection(name: &str, job: &JobOptions, default: Option<(&str, Origin)>) -> Result<Selection, SelectionError> {
+pub fn job_selection(
+    name: &str,
+    job: &JobOptions,
+    default: Option<(&str, Origin)>,
+) -> Result<Selection, SelectionError> {
     let mut selection = Selection::default();
     if job.use_default {
         if let Some((text, origin)) = default {
             selection.add_markers(text, origin)?;
         }
     }
-    let origin = Origin::Job { name: name.to_owned() };
+    let origin = Origin::Job {
+        name: name.to_owned(),
+    };
     if let Some(markers) = &job.markers {
         selection.add_markers(markers, origin.clone())?;
     }
@@ -59,7 +65,9 @@ pub fn job_facts(job: &JobOptions, plan: &PlanOptions) -> Facts {
         .services
         .iter()
         .map(|name| {
-            let address = plan.service(name).map_or_else(String::new, |s| s.default_address.clone());
+            let address = plan
+                .service(name)
+                .map_or_else(String::new, |s| s.default_address.clone());
             (name.clone(), ServiceFact { up: true, address })
         })
         .collect();
@@ -74,7 +82,10 @@ pub fn job_facts(job: &JobOptions, plan: &PlanOptions) -> Facts {
     Facts {
         env: job.env.clone(),
         services,
-        python: job.python.first().and_then(|v| proctor_config::parse_version(v)),
+        python: job
+            .python
+            .first()
+            .and_then(|v| proctor_config::parse_version(v)),
         os: os.to_owned(),
         flags: job.flags.clone(),
         ..Facts::default()
@@ -130,7 +141,9 @@ impl ItemPlan {
             .zip(&self.verdicts)
             .map(|(job, verdict)| match verdict {
                 Verdict::Deselected { by } => format!("`{}`: deselected by {by}", job.name),
-                Verdict::Skipped { reason } => format!("`{}`: selected but skipped ({reason})", job.name),
+                Verdict::Skipped { reason } => {
+                    format!("`{}`: selected but skipped ({reason})", job.name)
+                }
                 Verdict::Run => format!("`{}`: runs", job.name),
             })
             .collect();
@@ -148,7 +161,13 @@ pub struct Planned {
 }
 
 /// Plans every item in every job.
-pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], plan: &PlanOptions, taxonomy: &TaxonomyOptions) -> Result<Planned, KeywordCallError> {
+pub fn plan_jobs(
+    items: &[Item],
+    effectives: &[Effective],
+    jobs: &[JobSetup],
+    plan: &PlanOptions,
+    taxonomy: &TaxonomyOptions,
+) -> Result<Planned, KeywordCallError> {
     let mut reports: Vec<JobReport> = jobs
         .iter()
         .map(|job| JobReport {
@@ -159,7 +178,12 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
             skipped: 0,
             runs: 0,
             dynamic_runs: 0,
-            phases: job.options.phases.as_ref().map_or_else(Vec::new, |p| phase_names(p, taxonomy).into_iter().map(|n| (n, 0)).collect()),
+            phases: job.options.phases.as_ref().map_or_else(Vec::new, |p| {
+                phase_names(p, taxonomy)
+                    .into_iter()
+                    .map(|n| (n, 0))
+                    .collect()
+            }),
         })
         .collect();
     let mut planned = Vec::with_capacity(items.len());
@@ -194,21 +218,39 @@ pub fn plan_jobs(items: &[Item], effectives: &[Effective], jobs: &[JobSetup], pl
             verdicts.push(verdict);
             phases.push(phase);
         }
-        planned.push(ItemPlan { nodeid: item.nodeid.clone(), verdicts, phases });
+        planned.push(ItemPlan {
+            nodeid: item.nodeid.clone(),
+            verdicts,
+            phases,
+        });
     }
-    Ok(Planned { jobs: reports, items: planned })
+    Ok(Planned {
+        jobs: reports,
+        items: planned,
+    })
 }
 
 /// What job `job` does with the item: deselects it when it is outside the
 /// job's `paths` (else outside what pytest walks for it), else what its
 /// selection, gates and facts decide. The one answer to "does job J run
 /// item I", for `plan` and `explain` alike.
-pub fn job_verdict(item: &Item, effective: &Effective, job: &JobSetup, plan: &PlanOptions) -> Result<Verdict, KeywordCallError> {
-    let (paths, what) = if job.options.paths.is_empty() { (&job.walk, "pytest's testpaths") } else { (&job.options.paths, "the job's paths") };
+pub fn job_verdict(
+    item: &Item,
+    effective: &Effective,
+    job: &JobSetup,
+    plan: &PlanOptions,
+) -> Result<Verdict, KeywordCallError> {
+    let (paths, what) = if job.options.paths.is_empty() {
+        (&job.walk, "pytest's testpaths")
+    } else {
+        (&job.options.paths, "the job's paths")
+    };
     if in_paths(item, paths) {
         decide(item, effective, &job.selection, plan, &job.facts)
     } else {
-        Ok(Verdict::Deselected { by: format!("{what} ({})", paths.join(", ")) })
+        Ok(Verdict::Deselected {
+            by: format!("{what} ({})", paths.join(", ")),
+        })
     }
 }
 
@@ -218,7 +260,9 @@ fn in_paths(item: &Item, paths: &[String]) -> bool {
     paths.is_empty()
         || paths.iter().any(|path| {
             let path = path.trim_end_matches('/');
-            path == "." || nodeid_matches(&item.nodeid, path) || item.nodeid.starts_with(&format!("{path}/"))
+            path == "."
+                || nodeid_matches(&item.nodeid, path)
+                || item.nodeid.starts_with(&format!("{path}/"))
         })
 }
 

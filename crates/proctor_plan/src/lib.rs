@@ -23,5 +23,8 @@ pub use derive::needs;
 pub use facts::{Facts, ServiceFact};
 pub use gate::closed;
 pub use idioms::skipif_requirement;
-pub use jobs::{job_facts, job_selection, job_verdict, phase_names, plan_jobs, skip_reasons, ItemPlan, JobReport, JobSetup, Planned, NO_PHASE_MARKER};
+pub use jobs::{
+    job_facts, job_selection, job_verdict, phase_names, plan_jobs, skip_reasons, ItemPlan,
+    JobReport, JobSetup, Planned, NO_PHASE_MARKER,
+};
 pub use requirement::{Need, Origin, Requirement};

@@ -77,7 +77,9 @@ impl fmt::Display for Requirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Requirement::Gpu { vram_gb: None } => f.write_str("a GPU"),
-            Requirement::Gpu { vram_gb: Some(need) } => write!(f, "a GPU with {} GB", gb(*need)),
+            Requirement::Gpu {
+                vram_gb: Some(need),
+            } => write!(f, "a GPU with {} GB", gb(*need)),
             Requirement::Ram { gb: need } => write!(f, "{} GB of RAM", gb(*need)),
             Requirement::Env { name } => write!(f, "{name} set"),
             Requirement::Package { name } => write!(f, "package {name}"),
@@ -85,7 +87,9 @@ impl fmt::Display for Requirement {
             Requirement::Python { min } => write!(f, "Python >= {}.{}", min.0, min.1),
             Requirement::Service { name } => write!(f, "service {name}"),
             Requirement::Binary { name } => write!(f, "{name} on PATH"),
-            Requirement::Unknown { condition } => write!(f, "not ({condition}), decided by pytest at run time"),
+            Requirement::Unknown { condition } => {
+                write!(f, "not ({condition}), decided by pytest at run time")
+            }
             Requirement::NotPlatform { platform } => write!(f, "not {platform}"),
             Requirement::OnlyPlatform { platform } => write!(f, "{platform} only"),
         }
@@ -134,7 +138,10 @@ pub struct Need {
 
 /// GPU and RAM needs, which `--skip-resource-checks` bypasses.
 fn is_resource(requirement: &Requirement) -> bool {
-    matches!(requirement, Requirement::Gpu { .. } | Requirement::Ram { .. })
+    matches!(
+        requirement,
+        Requirement::Gpu { .. } | Requirement::Ram { .. }
+    )
 }
 
 impl Requirement {
@@ -147,17 +154,29 @@ impl Requirement {
         match self {
             Requirement::Gpu { vram_gb } => match (facts.vram_gb(), vram_gb) {
                 (None, None) => Some("no GPU detected".to_owned()),
-                (None, Some(need)) => Some(format!("no GPU detected ({} GB VRAM required)", gb(*need))),
-                (Some(have), Some(need)) if have + 1e-9 < *need => Some(format!("Insufficient VRAM: {} GB < {} GB required", gb(have), gb(*need))),
+                (None, Some(need)) => {
+                    Some(format!("no GPU detected ({} GB VRAM required)", gb(*need)))
+                }
+                (Some(have), Some(need)) if have + 1e-9 < *need => Some(format!(
+                    "Insufficient VRAM: {} GB < {} GB required",
+                    gb(have),
+                    gb(*need)
+                )),
                 _ => None,
             },
             Requirement::Ram { gb: need } => match facts.ram_gb {
-                Some(have) if have + 1e-9 < *need => Some(format!("Insufficient RAM: {} GB < {} GB required", gb(have), gb(*need))),
+                Some(have) if have + 1e-9 < *need => Some(format!(
+                    "Insufficient RAM: {} GB < {} GB required",
+                    gb(have),
+                    gb(*need)
+                )),
                 _ => None,
             },
             Requirement::Env { name } => (!facts.env_set(name)).then(|| format!("{name} not set")),
             Requirement::Package { name } => match &facts.packages {
-                Some(installed) if !installed.contains(&normalize_name(name)) => Some(format!("package {name} not installed")),
+                Some(installed) if !installed.contains(&normalize_name(name)) => {
+                    Some(format!("package {name} not installed"))
+                }
                 _ => None,
             },
             Requirement::Module { name } => {
@@ -174,18 +193,28 @@ impl Requirement {
                 missing.then(|| format!("could not import '{name}': No module named '{top}'"))
             }
             Requirement::Python { min } => match facts.python {
-                Some(have) if have < *min => Some(format!("requires Python >= {}.{} (running {}.{})", min.0, min.1, have.0, have.1)),
+                Some(have) if have < *min => Some(format!(
+                    "requires Python >= {}.{} (running {}.{})",
+                    min.0, min.1, have.0, have.1
+                )),
                 _ => None,
             },
             Requirement::Service { name } => match facts.services.get(name) {
-                Some(service) if !service.up => Some(format!("service {name} not reachable at {}", service.address)),
+                Some(service) if !service.up => Some(format!(
+                    "service {name} not reachable at {}",
+                    service.address
+                )),
                 None => Some(format!("service {name} not available")),
                 Some(_) => None,
             },
-            Requirement::Binary { name } => (facts.binaries.get(name) == Some(&false)).then(|| format!("{name} not found on PATH")),
+            Requirement::Binary { name } => (facts.binaries.get(name) == Some(&false))
+                .then(|| format!("{name} not found on PATH")),
             Requirement::Unknown { .. } => None,
-            Requirement::NotPlatform { platform } => platform_matches(&facts.os, platform).then(|| format!("not supported on {platform}")),
-            Requirement::OnlyPlatform { platform } => (!facts.os.is_empty() && !platform_matches(&facts.os, platform)).then(|| format!("runs only on {platform}")),
+            Requirement::NotPlatform { platform } => platform_matches(&facts.os, platform)
+                .then(|| format!("not supported on {platform}")),
+            Requirement::OnlyPlatform { platform } => (!facts.os.is_empty()
+                && !platform_matches(&facts.os, platform))
+            .then(|| format!("runs only on {platform}")),
         }
     }
 }
@@ -216,7 +245,9 @@ mod tests {
     use super::*;
 
     fn module(name: &str) -> Requirement {
-        Requirement::Module { name: name.to_owned() }
+        Requirement::Module {
+            name: name.to_owned(),
+        }
     }
 
     /// `pytest.importorskip` names a module: `yaml` is importable when
@@ -232,11 +263,20 @@ mod tests {
         assert_eq!(module("yaml").unmet(&facts), None);
         assert_eq!(module("dateutil.tz").unmet(&facts), None);
         assert_eq!(module("os.path").unmet(&facts), None);
-        assert_eq!(module("numpy").unmet(&facts).as_deref(), Some("could not import 'numpy': No module named 'numpy'"));
-        assert_eq!(module("numpy.linalg").unmet(&facts).as_deref(), Some("could not import 'numpy.linalg': No module named 'numpy'"));
+        assert_eq!(
+            module("numpy").unmet(&facts).as_deref(),
+            Some("could not import 'numpy': No module named 'numpy'")
+        );
+        assert_eq!(
+            module("numpy.linalg").unmet(&facts).as_deref(),
+            Some("could not import 'numpy.linalg': No module named 'numpy'")
+        );
         // Without a module list, the distribution of that name stands in;
         // without either, nothing is known and nothing is skipped.
-        let packages_only = Facts { modules: None, ..facts };
+        let packages_only = Facts {
+            modules: None,
+            ..facts
+        };
         assert_eq!(module("pyyaml").unmet(&packages_only), None);
         assert!(module("yaml").unmet(&packages_only).is_some());
         assert_eq!(module("yaml").unmet(&Facts::default()), None);

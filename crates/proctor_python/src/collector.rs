@@ -76,7 +76,13 @@ pub(crate) struct ModuleCollector<'p, 'a> {
 pub(crate) struct ModuleError(pub(crate) CollectError);
 
 impl<'p, 'a> ModuleCollector<'p, 'a> {
-    pub(crate) fn new(project: &'p Project<'p, 'a>, settings: &'p CollectSettings, module: usize, fixtures: Fixtures<'a>, module_dynamic: Option<String>) -> Self {
+    pub(crate) fn new(
+        project: &'p Project<'p, 'a>,
+        settings: &'p CollectSettings,
+        module: usize,
+        fixtures: Fixtures<'a>,
+        module_dynamic: Option<String>,
+    ) -> Self {
         ModuleCollector {
             project,
             settings,
@@ -86,7 +92,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             module_marks: Vec::new(),
             module_markers: Vec::new(),
             hypothesis_mark: settings.hypothesis_plugin.then(|| {
-                Arc::new(Marker { name: "hypothesis".into(), args: Vec::new(), kwargs: serde_json::Map::new(), source: MarkerSource::Function, location: None })
+                Arc::new(Marker {
+                    name: "hypothesis".into(),
+                    args: Vec::new(),
+                    kwargs: serde_json::Map::new(),
+                    source: MarkerSource::Function,
+                    location: None,
+                })
             }),
             module_decorators: Vec::new(),
             items: Vec::new(),
@@ -112,30 +124,53 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         }
         self.module_decorators = self.importorskips();
         if let Some(Binding::Value { expr, .. }) = m.ns.get("pytestmark") {
-            self.module_decorators.extend(self.pytestmark_decorators(self.module, expr, MarkerSource::Module));
+            self.module_decorators.extend(self.pytestmark_decorators(
+                self.module,
+                expr,
+                MarkerSource::Module,
+            ));
         }
         let prefix = self.rel().to_string();
         for (name, binding) in m.ns.iter() {
             if name.starts_with("__") && name.ends_with("__") {
                 continue;
             }
-            let cond = matches!(binding, Binding::Func { cond: true, .. } | Binding::Class { cond: true, .. } | Binding::Value { cond: true, .. });
+            let cond = matches!(
+                binding,
+                Binding::Func { cond: true, .. }
+                    | Binding::Class { cond: true, .. }
+                    | Binding::Value { cond: true, .. }
+            );
             if m.ns.test_disabled.contains(&name) {
                 continue;
             }
-            if let Binding::Value { expr: Expr::Lambda(lambda), .. } = binding {
+            if let Binding::Value {
+                expr: Expr::Lambda(lambda),
+                ..
+            } = binding
+            {
                 if matches_prefix_or_glob(&self.settings.python_functions, name) {
                     self.collect_lambda(name, lambda, &prefix, &[]);
                 }
                 continue;
             }
             let entity = match binding {
-                Binding::Func { def, .. } => Entity::Func { module: self.module, def },
-                Binding::Class { def, .. } => Entity::Class { module: self.module, def },
-                Binding::Value { expr, .. } if matches!(expr, Expr::Name(_) | Expr::Attribute(_)) => {
+                Binding::Func { def, .. } => Entity::Func {
+                    module: self.module,
+                    def,
+                },
+                Binding::Class { def, .. } => Entity::Class {
+                    module: self.module,
+                    def,
+                },
+                Binding::Value { expr, .. }
+                    if matches!(expr, Expr::Name(_) | Expr::Attribute(_)) =>
+                {
                     project.resolve_expr(self.module, expr, 0)
                 }
-                Binding::From { .. } | Binding::Module { .. } => project.resolve_name(self.module, name, 0),
+                Binding::From { .. } | Binding::Module { .. } => {
+                    project.resolve_name(self.module, name, 0)
+                }
                 _ => continue,
             };
             let dynamic = cond.then(|| format!("`{name}` is defined inside a conditional block"));
@@ -166,7 +201,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             return false;
         }
         for decorator in &def.decorator_list {
-            if self.project.fixture_decorator(module, &decorator.expression).is_some() {
+            if self
+                .project
+                .fixture_decorator(module, &decorator.expression)
+                .is_some()
+            {
                 return false;
             }
             if let Expr::Name(n) = &decorator.expression {
@@ -196,7 +235,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             return Ok(());
         }
         let dunder_test = info.dunder_test;
-        if !(matches_prefix_or_glob(&self.settings.python_classes, name) || dunder_test == Some(true)) {
+        if !(matches_prefix_or_glob(&self.settings.python_classes, name)
+            || dunder_test == Some(true))
+        {
             return Ok(());
         }
         if info.is_abstract || dunder_test == Some(false) || info.has_init {
@@ -239,12 +280,25 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     continue;
                 }
                 match binding {
-                    Binding::Value { expr: Expr::Lambda(lambda), .. } => group.push((member_name, cm, Member::Lambda(lambda))),
-                    Binding::Func { def: fdef, .. } => group.push((member_name, cm, Member::Func(fdef))),
-                    Binding::Class { def: cdef2, .. } => group.push((member_name, cm, Member::Class(cdef2))),
+                    Binding::Value {
+                        expr: Expr::Lambda(lambda),
+                        ..
+                    } => group.push((member_name, cm, Member::Lambda(lambda))),
+                    Binding::Func { def: fdef, .. } => {
+                        group.push((member_name, cm, Member::Func(fdef)));
+                    }
+                    Binding::Class { def: cdef2, .. } => {
+                        group.push((member_name, cm, Member::Class(cdef2)));
+                    }
                     Binding::Value { expr, .. } => match self.project.resolve_expr(cm, expr, 0) {
-                        Entity::Func { module: fm, def: fdef } => group.push((member_name, fm, Member::Func(fdef))),
-                        Entity::Class { module: km, def: kdef } => group.push((member_name, km, Member::Class(kdef))),
+                        Entity::Func {
+                            module: fm,
+                            def: fdef,
+                        } => group.push((member_name, fm, Member::Func(fdef))),
+                        Entity::Class {
+                            module: km,
+                            def: kdef,
+                        } => group.push((member_name, km, Member::Class(kdef))),
                         _ => {}
                     },
                     _ => {}
@@ -257,11 +311,25 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 match member {
                     Member::Func(fdef) => {
                         if self.is_test_function(member_name, mm, fdef) {
-                            self.collect_function(member_name, mm, fdef, &prefix, &chain, dynamic.clone())?;
+                            self.collect_function(
+                                member_name,
+                                mm,
+                                fdef,
+                                &prefix,
+                                &chain,
+                                dynamic.clone(),
+                            )?;
                         }
                     }
                     Member::Class(kdef) => {
-                        self.collect_class_entry(member_name, mm, kdef, &prefix, &chain, dynamic.clone())?;
+                        self.collect_class_entry(
+                            member_name,
+                            mm,
+                            kdef,
+                            &prefix,
+                            &chain,
+                            dynamic.clone(),
+                        )?;
                     }
                     Member::Lambda(lambda) => {
                         if matches_prefix_or_glob(&self.settings.python_functions, member_name) {
@@ -286,13 +354,19 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             return;
         }
         let dynamic = dynamic.or_else(|| {
-            info.unknown_base
-                .as_ref()
-                .map(|b| format!("unittest class `{name}` inherits from `{b}`, which is outside the suite"))
+            info.unknown_base.as_ref().map(|b| {
+                format!("unittest class `{name}` inherits from `{b}`, which is outside the suite")
+            })
         });
         let mut chain = parents.to_vec();
         let class_decorators = self.class_decorators(&info.mro);
-        chain.push(ClassFrame { decorators: class_decorators, markers: self.shared(&info.marks, MarkerSource::Class), marks: info.marks.clone(), mro: info.mro.clone(), fixtures: Vec::new() });
+        chain.push(ClassFrame {
+            decorators: class_decorators,
+            markers: self.shared(&info.marks, MarkerSource::Class),
+            marks: info.marks.clone(),
+            mro: info.mro.clone(),
+            fixtures: Vec::new(),
+        });
         let prefix = format!("{prefix}::{name}");
         // TestLoader.getTestCaseNames: every attribute starting with "test"
         // across the MRO, sorted by name.
@@ -311,7 +385,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 let func = match binding {
                     Binding::Func { def: fdef, .. } => Some((cm, *fdef)),
                     Binding::Value { expr, .. } => match self.project.resolve_expr(cm, expr, 0) {
-                        Entity::Func { module: fm, def: fdef } => Some((fm, fdef)),
+                        Entity::Func {
+                            module: fm,
+                            def: fdef,
+                        } => Some((fm, fdef)),
                         _ => None,
                     },
                     _ => None,
@@ -326,10 +403,16 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
         }
         methods.sort_by(|a, b| a.0.cmp(b.0));
-        let methods = if methods.is_empty() { run_test.into_iter().collect() } else { methods };
+        let methods = if methods.is_empty() {
+            run_test.into_iter().collect()
+        } else {
+            methods
+        };
         for (method_name, fm, fdef) in methods {
             let owner = owner_namespace(self.project, fdef, &chain);
-            let own = self.project.decorator_marks_in(fm, &fdef.decorator_list, owner);
+            let own = self
+                .project
+                .decorator_marks_in(fm, &fdef.decorator_list, owner);
             let own = self.shared(&own, MarkerSource::Function);
             let markers = self.markers(&own, &[], self.plugin_mark(fm, fdef), &chain);
             let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
@@ -339,7 +422,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 nodeid: format!("{prefix}::{method_name}"),
                 file: self.rel().to_string(),
                 def_file: self.project.module(fm).file.rel.clone(),
-                line: self.project.module(fm).file.line_of(fdef.range.start().to_u32()),
+                line: self
+                    .project
+                    .module(fm)
+                    .file
+                    .line_of(fdef.range.start().to_u32()),
                 markers,
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 high_params: Vec::new(),
@@ -350,7 +437,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 
     /// A lambda bound to a test name: a plain function without marks of
     /// its own.
-    fn collect_lambda(&mut self, name: &str, lambda: &'a ast::ExprLambda, prefix: &str, chain: &[ClassFrame<'a>]) {
+    fn collect_lambda(
+        &mut self,
+        name: &str,
+        lambda: &'a ast::ExprLambda,
+        prefix: &str,
+        chain: &[ClassFrame<'a>],
+    ) {
         let markers = self.markers(&[], &[], None, chain);
         let decorators = self.item_decorators(&[], chain);
         self.items.push(RawItem {
@@ -358,7 +451,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             nodeid: format!("{prefix}::{name}"),
             file: self.rel().to_string(),
             def_file: self.rel().to_string(),
-            line: self.project.module(self.module).file.line_of(lambda.range.start().to_u32()),
+            line: self
+                .project
+                .module(self.module)
+                .file
+                .line_of(lambda.range.start().to_u32()),
             markers,
             dynamic: self.module_dynamic.clone(),
             high_params: Vec::new(),
@@ -378,15 +475,27 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         if is_generator(&def.body) {
             return Err(ModuleError(CollectError {
                 file: self.rel().to_string(),
-                line: self.project.module(fmodule).file.line_of(def.range.start().to_u32()),
+                line: self
+                    .project
+                    .module(fmodule)
+                    .file
+                    .line_of(def.range.start().to_u32()),
                 column: 0,
-                message: format!("'yield' keyword is allowed in fixtures, but not in tests ({name})"),
+                message: format!(
+                    "'yield' keyword is allowed in fixtures, but not in tests ({name})"
+                ),
             }));
         }
         let owner = owner_namespace(self.project, def, chain);
-        let own = self.project.decorator_marks_in(fmodule, &def.decorator_list, owner);
+        let own = self
+            .project
+            .decorator_marks_in(fmodule, &def.decorator_list, owner);
         let base_id = format!("{prefix}::{name}");
-        let line = self.project.module(fmodule).file.line_of(def.range.start().to_u32());
+        let line = self
+            .project
+            .module(fmodule)
+            .file
+            .line_of(def.range.start().to_u32());
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
         let def_file = self.project.module(fmodule).file.rel.clone();
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
@@ -394,9 +503,21 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         self.drop_given_args(fmodule, def, is_method, &mut argnames);
         // All marks in iter_markers order, for parametrize and usefixtures.
         let all_marks = self.mark_order(&own, chain);
-        let fixtures = self.fixtures.with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
-        let expansion = expand(self.project, self.settings, &fixtures, &all_marks, &argnames, name, &base_id);
-        let dynamic = dynamic.or_else(|| self.module_dynamic.clone()).or_else(|| self.marking_decorator(fmodule, def));
+        let fixtures = self
+            .fixtures
+            .with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
+        let expansion = expand(
+            self.project,
+            self.settings,
+            &fixtures,
+            &all_marks,
+            &argnames,
+            name,
+            &base_id,
+        );
+        let dynamic = dynamic
+            .or_else(|| self.module_dynamic.clone())
+            .or_else(|| self.marking_decorator(fmodule, def));
         let own = self.shared(&own, MarkerSource::Function);
         let own_decorators = self.decorators(fmodule, &def.decorator_list, MarkerSource::Function);
         let decorators = self.item_decorators(&own_decorators, chain);
@@ -416,7 +537,12 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 });
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
-                return Err(ModuleError(CollectError { file: self.rel().to_string(), line, column: 0, message }));
+                return Err(ModuleError(CollectError {
+                    file: self.rel().to_string(),
+                    line,
+                    column: 0,
+                    message,
+                }));
             }
             Ok(None) => {
                 let markers = self.markers(&own, &[], self.plugin_mark(fmodule, def), chain);
@@ -438,7 +564,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     if self.settings.definitions_only {
                         // One item for the instances without marks of
                         // their own, one per instance with marks.
-                        if callspec.marks.is_empty() && std::mem::replace(&mut unmarked_seen, true) {
+                        if callspec.marks.is_empty() && std::mem::replace(&mut unmarked_seen, true)
+                        {
                             continue;
                         }
                     }
@@ -447,7 +574,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     } else {
                         format!("{base_id}[{}]", callspec.ids.join("-"))
                     };
-                    let markers = self.markers(&own, &callspec.marks, self.plugin_mark(fmodule, def), chain);
+                    let markers =
+                        self.markers(&own, &callspec.marks, self.plugin_mark(fmodule, def), chain);
                     self.items.push(RawItem {
                         decorators: decorators.clone(),
                         nodeid,
@@ -459,7 +587,12 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                         // Built anew, not filtered in place: an in-place
                         // `collect` keeps the whole allocation (224 bytes an
                         // item at 100,000 items, for a list nearly always empty).
-                        high_params: callspec.params.iter().filter(|p| !p.scope.is_function()).cloned().collect(),
+                        high_params: callspec
+                            .params
+                            .iter()
+                            .filter(|p| !p.scope.is_function())
+                            .cloned()
+                            .collect(),
                         class_key: class_key.clone(),
                     });
                 }
@@ -477,16 +610,30 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     fn plugin_mark(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<&Arc<Marker>> {
         let mark = self.hypothesis_mark.as_ref()?;
         let given = def.decorator_list.iter().any(|decorator| {
-            let Expr::Call(call) = &decorator.expression else { return false };
-            self.project.external_path(module, &call.func).is_some_and(|path| path == "hypothesis.given")
+            let Expr::Call(call) = &decorator.expression else {
+                return false;
+            };
+            self.project
+                .external_path(module, &call.func)
+                .is_some_and(|path| path == "hypothesis.given")
         });
         given.then_some(mark)
     }
 
-    fn drop_given_args(&self, module: usize, def: &'a ast::StmtFunctionDef, is_method: bool, argnames: &mut Vec<String>) {
+    fn drop_given_args(
+        &self,
+        module: usize,
+        def: &'a ast::StmtFunctionDef,
+        is_method: bool,
+        argnames: &mut Vec<String>,
+    ) {
         for decorator in &def.decorator_list {
-            let Expr::Call(call) = &decorator.expression else { continue };
-            let Some(path) = self.project.external_path(module, &call.func) else { continue };
+            let Expr::Call(call) = &decorator.expression else {
+                continue;
+            };
+            let Some(path) = self.project.external_path(module, &call.func) else {
+                continue;
+            };
             if path != "hypothesis.given" {
                 continue;
             }
@@ -525,8 +672,15 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// first), then the module's.
     /// `plugin` is a mark a plugin appends to the item (`add_marker`),
     /// after its own and its parameters'.
-    fn markers(&self, own: &[Arc<Marker>], params: &[Arc<Marker>], plugin: Option<&Arc<Marker>>, chain: &[ClassFrame<'a>]) -> Vec<Arc<Marker>> {
-        let mut out: Vec<Arc<Marker>> = Vec::with_capacity(own.len() + params.len() + self.module_markers.len() + 1);
+    fn markers(
+        &self,
+        own: &[Arc<Marker>],
+        params: &[Arc<Marker>],
+        plugin: Option<&Arc<Marker>>,
+        chain: &[ClassFrame<'a>],
+    ) -> Vec<Arc<Marker>> {
+        let mut out: Vec<Arc<Marker>> =
+            Vec::with_capacity(own.len() + params.len() + self.module_markers.len() + 1);
         out.extend(own.iter().cloned());
         out.extend(params.iter().cloned());
         out.extend(plugin.cloned());
@@ -539,19 +693,37 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 
     /// The decorators of a function or class that are not marks, in source
     /// order.
-    fn decorators(&self, module: usize, list: &'a [ast::Decorator], source: MarkerSource) -> Vec<Arc<Decorator>> {
-        list.iter().filter_map(|d| self.decorator(module, &d.expression, source)).collect()
+    fn decorators(
+        &self,
+        module: usize,
+        list: &'a [ast::Decorator],
+        source: MarkerSource,
+    ) -> Vec<Arc<Decorator>> {
+        list.iter()
+            .filter_map(|d| self.decorator(module, &d.expression, source))
+            .collect()
     }
 
     /// `expr` as a decorator, unless it is a pytest mark, one of pytest's
     /// own functions, or something that does not resolve.
-    fn decorator(&self, module: usize, expr: &'a Expr, source: MarkerSource) -> Option<Arc<Decorator>> {
+    fn decorator(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+        source: MarkerSource,
+    ) -> Option<Arc<Decorator>> {
         let (path, arguments) = self.project.decorator_path(module, expr)?;
         Some(self.decorator_call(module, path, arguments, source))
     }
 
     /// A decorator with its call arguments encoded like marker arguments.
-    fn decorator_call(&self, module: usize, path: String, arguments: Option<&'a ast::Arguments>, source: MarkerSource) -> Arc<Decorator> {
+    fn decorator_call(
+        &self,
+        module: usize,
+        path: String,
+        arguments: Option<&'a ast::Arguments>,
+        source: MarkerSource,
+    ) -> Arc<Decorator> {
         let json = |expr: &'a Expr| {
             let text = self.project.module(module).file.slice(expr);
             self.project.eval_literal(module, expr).to_json(text)
@@ -563,19 +735,33 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 let kwargs = a
                     .keywords
                     .iter()
-                    .filter_map(|k| k.arg.as_ref().map(|name| (name.id.as_str().to_string(), json(&k.value))))
+                    .filter_map(|k| {
+                        k.arg
+                            .as_ref()
+                            .map(|name| (name.id.as_str().to_string(), json(&k.value)))
+                    })
                     .collect();
                 (args, kwargs)
             },
         );
-        Arc::new(Decorator { path, args, kwargs, source })
+        Arc::new(Decorator {
+            path,
+            args,
+            kwargs,
+            source,
+        })
     }
 
     /// The entries of a `pytestmark` value that are not marks, such as
     /// `require_gpu(min_vram_gb=20)` written among the marks, as
     /// decorators. A name bound to a call (`gpu = require_gpu(8)`) stands
     /// for that call.
-    fn pytestmark_decorators(&self, module: usize, expr: &'a Expr, source: MarkerSource) -> Vec<Arc<Decorator>> {
+    fn pytestmark_decorators(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+        source: MarkerSource,
+    ) -> Vec<Arc<Decorator>> {
         self.project
             .pytestmark_entries(module, expr)
             .into_iter()
@@ -596,7 +782,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .map(|&(cm, cdef)| self.decorators(cm, &cdef.decorator_list, MarkerSource::Class))
             .unwrap_or_default();
         for &(cm, cdef) in mro {
-            if let Some(Binding::Value { expr, .. }) = self.project.class_ns(cdef).get("pytestmark") {
+            if let Some(Binding::Value { expr, .. }) = self.project.class_ns(cdef).get("pytestmark")
+            {
                 out.extend(self.pytestmark_decorators(cm, expr, MarkerSource::Class));
             }
         }
@@ -614,10 +801,20 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 Expr::Call(call) => call.func.as_ref(),
                 other => other,
             };
-            let Entity::Func { module: dm, def: helper } = self.project.resolve_expr(module, target, 0) else { return None };
+            let Entity::Func {
+                module: dm,
+                def: helper,
+            } = self.project.resolve_expr(module, target, 0)
+            else {
+                return None;
+            };
             let text = self.project.module(dm).file.slice(helper);
-            text.contains("parametrize")
-                .then(|| format!("decorated by `{}`, which parametrizes it when the module is imported", helper.name.id.as_str()))
+            text.contains("parametrize").then(|| {
+                format!(
+                    "decorated by `{}`, which parametrizes it when the module is imported",
+                    helper.name.id.as_str()
+                )
+            })
         })
     }
 
@@ -627,7 +824,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// fails. Calls in functions, conditionals or `try` blocks may never run
     /// and are left out.
     fn importorskips(&self) -> Vec<Arc<Decorator>> {
-        let Some(ast) = &self.project.module(self.module).file.ast else { return Vec::new() };
+        let Some(ast) = &self.project.module(self.module).file.ast else {
+            return Vec::new();
+        };
         ast.body
             .iter()
             .filter_map(|stmt| {
@@ -637,9 +836,16 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     Stmt::AnnAssign(s) => s.value.as_ref()?,
                     _ => return None,
                 };
-                let Expr::Call(call) = value.as_ref() else { return None };
+                let Expr::Call(call) = value.as_ref() else {
+                    return None;
+                };
                 self.project.is_importorskip(self.module, call).then(|| {
-                    self.decorator_call(self.module, "pytest.importorskip".to_string(), Some(&call.arguments), MarkerSource::Module)
+                    self.decorator_call(
+                        self.module,
+                        "pytest.importorskip".to_string(),
+                        Some(&call.arguments),
+                        MarkerSource::Module,
+                    )
                 })
             })
             .collect()
@@ -647,7 +853,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 
     /// An item's decorators: the function's, its classes' (innermost
     /// first), then the module's.
-    fn item_decorators(&self, own: &[Arc<Decorator>], chain: &[ClassFrame<'a>]) -> Vec<Arc<Decorator>> {
+    fn item_decorators(
+        &self,
+        own: &[Arc<Decorator>],
+        chain: &[ClassFrame<'a>],
+    ) -> Vec<Arc<Decorator>> {
         let mut out = own.to_vec();
         for frame in chain.iter().rev() {
             out.extend(frame.decorators.iter().cloned());
@@ -658,26 +868,47 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 
     /// Converts marks once, to be shared by every item they apply to.
     fn shared(&self, marks: &[RawMark<'a>], source: MarkerSource) -> Vec<Arc<Marker>> {
-        marks.iter().map(|m| Arc::new(to_marker(self.project, m, source))).collect()
+        marks
+            .iter()
+            .map(|m| Arc::new(to_marker(self.project, m, source)))
+            .collect()
     }
 }
 
 /// Converts a statically found mark to its output form.
-pub(crate) fn to_marker<'a>(project: &Project<'_, 'a>, mark: &RawMark<'a>, source: MarkerSource) -> Marker {
+pub(crate) fn to_marker<'a>(
+    project: &Project<'_, 'a>,
+    mark: &RawMark<'a>,
+    source: MarkerSource,
+) -> Marker {
     let json = |module: usize, expr: &'a Expr| {
         let text = project.module(module).file.slice(expr);
         project.eval_literal(module, expr).to_json(text)
     };
     let location = mark.at.map(|(module, range)| {
         let file = project.module(module).file;
-        let start = file.line_index.line_column(&file.text, range.start().to_u32());
-        let end = file.line_index.line_column(&file.text, range.end().to_u32());
-        Location { file: file.rel.clone(), line: start.line, column: start.column, end_line: end.line, end_column: end.column }
+        let start = file
+            .line_index
+            .line_column(&file.text, range.start().to_u32());
+        let end = file
+            .line_index
+            .line_column(&file.text, range.end().to_u32());
+        Location {
+            file: file.rel.clone(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+        }
     });
     Marker {
         name: mark.name.clone(),
         args: mark.args.iter().map(|&(m, e)| json(m, e)).collect(),
-        kwargs: mark.kwargs.iter().map(|(k, m, e)| (k.clone(), json(*m, e))).collect(),
+        kwargs: mark
+            .kwargs
+            .iter()
+            .map(|(k, m, e)| (k.clone(), json(*m, e)))
+            .collect(),
         source,
         location,
     }
@@ -705,14 +936,29 @@ pub(crate) struct ClassInfo<'a> {
 }
 
 impl<'a> ClassInfo<'a> {
-    pub(crate) fn compute(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtClassDef) -> Self {
-        let mut info = ClassInfo { mro: Vec::new(), unittest: false, has_init: false, is_abstract: false, dunder_test: None, unknown_base: None, marks: Vec::new() };
+    pub(crate) fn compute(
+        project: &Project<'_, 'a>,
+        module: usize,
+        def: &'a ast::StmtClassDef,
+    ) -> Self {
+        let mut info = ClassInfo {
+            mro: Vec::new(),
+            unittest: false,
+            has_init: false,
+            is_abstract: false,
+            dunder_test: None,
+            unknown_base: None,
+            marks: Vec::new(),
+        };
         let mut externals = Vec::new();
         info.mro = linearize(project, module, def, &mut externals, 0);
         let mut abc = false;
         for path in &externals {
             match path.as_str() {
-                "unittest.TestCase" | "unittest.case.TestCase" | "unittest.IsolatedAsyncioTestCase" | "unittest.async_case.IsolatedAsyncioTestCase" => info.unittest = true,
+                "unittest.TestCase"
+                | "unittest.case.TestCase"
+                | "unittest.IsolatedAsyncioTestCase"
+                | "unittest.async_case.IsolatedAsyncioTestCase" => info.unittest = true,
                 "abc.ABC" => abc = true,
                 "object" | "typing.Generic" | "typing.Protocol" | "typing_extensions.Protocol" => {}
                 other => {
@@ -727,7 +973,10 @@ impl<'a> ClassInfo<'a> {
         for &(cm, cdef) in &info.mro {
             if let Some(args) = &cdef.arguments {
                 for kw in &args.keywords {
-                    if kw.arg.as_ref().is_some_and(|a| a.id.as_str() == "metaclass")
+                    if kw
+                        .arg
+                        .as_ref()
+                        .is_some_and(|a| a.id.as_str() == "metaclass")
                         && project.external_path(cm, &kw.value).as_deref() == Some("abc.ABCMeta")
                     {
                         abc = true;
@@ -769,7 +1018,8 @@ impl<'a> ClassInfo<'a> {
             if let Some(Binding::Value { expr, .. }) = ns.get("pytestmark") {
                 info.marks.extend(project.pytestmark_marks(cm, expr));
             }
-            info.marks.extend(project.decorator_marks(cm, &cdef.decorator_list));
+            info.marks
+                .extend(project.decorator_marks(cm, &cdef.decorator_list));
         }
         info
     }
@@ -795,7 +1045,10 @@ fn linearize<'a>(
             other => other,
         };
         match project.resolve_expr(module, base_expr, 0) {
-            Entity::Class { module: bm, def: bdef } => {
+            Entity::Class {
+                module: bm,
+                def: bdef,
+            } => {
                 sequences.push(linearize(project, bm, bdef, externals, depth + 1));
                 direct.push((bm, bdef));
             }
@@ -813,10 +1066,14 @@ fn linearize<'a>(
         }
         let candidate = sequences.iter().find_map(|seq| {
             let head = seq[0];
-            let in_tail = sequences.iter().any(|s| s[1..].iter().any(|c| same(*c, head)));
+            let in_tail = sequences
+                .iter()
+                .any(|s| s[1..].iter().any(|c| same(*c, head)));
             (!in_tail).then_some(head)
         });
-        let Some(head) = candidate.or_else(|| sequences.first().map(|s| s[0])) else { break };
+        let Some(head) = candidate.or_else(|| sequences.first().map(|s| s[0])) else {
+            break;
+        };
         out.push(head);
         for seq in &mut sequences {
             if same(seq[0], head) {
@@ -833,10 +1090,17 @@ fn same(a: (usize, &ast::StmtClassDef), b: (usize, &ast::StmtClassDef)) -> bool 
 
 /// The namespace of the class body that defines `def`, searched along the
 /// MRO of the innermost class of `chain`.
-fn owner_namespace<'p, 'a>(project: &Project<'p, 'a>, def: &'a ast::StmtFunctionDef, chain: &[ClassFrame<'a>]) -> Option<&'p Namespace<'a>> {
+fn owner_namespace<'p, 'a>(
+    project: &Project<'p, 'a>,
+    def: &'a ast::StmtFunctionDef,
+    chain: &[ClassFrame<'a>],
+) -> Option<&'p Namespace<'a>> {
     let frame = chain.last()?;
     for &(cm, cdef) in &frame.mro {
-        let holds = cdef.body.iter().any(|stmt| matches!(stmt, Stmt::FunctionDef(f) if std::ptr::eq(f, def)));
+        let holds = cdef
+            .body
+            .iter()
+            .any(|stmt| matches!(stmt, Stmt::FunctionDef(f) if std::ptr::eq(f, def)));
         if holds {
             let _ = cm;
             return Some(project.class_ns(cdef));
@@ -851,7 +1115,9 @@ fn is_false(expr: &Expr) -> bool {
 
 /// Whether `def` is decorated with the builtin `name` (`staticmethod`).
 pub(crate) fn has_decorator(def: &ast::StmtFunctionDef, name: &str) -> bool {
-    def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == name))
+    def.decorator_list
+        .iter()
+        .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == name))
 }
 
 /// pytest's `getfuncargnames`: parameters without defaults, minus the
@@ -866,7 +1132,12 @@ pub(crate) fn function_argnames(def: &ast::StmtFunctionDef, is_method: bool) -> 
         .filter(|p| p.default.is_none())
         .map(|p| p.parameter.name.id.as_str().to_string())
         .collect();
-    let first_is_positional = params.posonlyargs.iter().chain(params.args.iter()).next().is_some_and(|p| p.default.is_none());
+    let first_is_positional = params
+        .posonlyargs
+        .iter()
+        .chain(params.args.iter())
+        .next()
+        .is_some_and(|p| p.default.is_none());
     if is_method && first_is_positional && !names.is_empty() {
         names.remove(0);
     }
@@ -898,4 +1169,3 @@ pub(crate) fn is_generator(body: &[Stmt]) -> bool {
     }
     finder.0
 }
-

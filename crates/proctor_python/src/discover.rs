@@ -65,7 +65,10 @@ struct ConftestIgnores {
 
 impl ConftestIgnores {
     fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.globs.is_empty() && self.cond_paths.is_empty() && self.cond_globs.is_empty()
+        self.paths.is_empty()
+            && self.globs.is_empty()
+            && self.cond_paths.is_empty()
+            && self.cond_globs.is_empty()
     }
 }
 
@@ -82,7 +85,13 @@ pub(crate) struct Walker<'s> {
 
 impl<'s> Walker<'s> {
     pub(crate) fn new(settings: &'s CollectSettings) -> Self {
-        Walker { settings, out: Discovery::default(), ignores: BTreeMap::new(), seen_files: FxHashSet::default(), broken: FxHashSet::default() }
+        Walker {
+            settings,
+            out: Discovery::default(),
+            ignores: BTreeMap::new(),
+            seen_files: FxHashSet::default(),
+            broken: FxHashSet::default(),
+        }
     }
 
     /// Walks every initial path in order.
@@ -101,7 +110,9 @@ impl<'s> Walker<'s> {
                 // as long as it is a Python file (or a .txt/.rst doctest).
                 if path.extension().is_some_and(|e| e == "py") {
                     self.add_file(path);
-                } else if path.extension().is_some_and(|e| e == "txt" || e == "rst") || self.is_doctest(path) {
+                } else if path.extension().is_some_and(|e| e == "txt" || e == "rst")
+                    || self.is_doctest(path)
+                {
                     self.add_doctest(path);
                 }
             } else {
@@ -109,7 +120,10 @@ impl<'s> Walker<'s> {
                     file: self.settings.relative(path),
                     line: 0,
                     column: 0,
-                    message: format!("ERROR: file or directory not found: {}", self.settings.relative(path)),
+                    message: format!(
+                        "ERROR: file or directory not found: {}",
+                        self.settings.relative(path)
+                    ),
                 });
             }
         }
@@ -117,12 +131,17 @@ impl<'s> Walker<'s> {
     }
 
     fn is_doctest(&self, path: &Path) -> bool {
-        self.settings.doctest_glob.iter().any(|g| fnmatch_ex(g, path))
+        self.settings
+            .doctest_glob
+            .iter()
+            .any(|g| fnmatch_ex(g, path))
     }
 
     fn add_doctest(&mut self, path: &Path) {
         if self.seen_files.insert(path.as_os_str().to_owned()) {
-            self.out.doctest_files.push((self.out.test_files.len(), path.to_path_buf()));
+            self.out
+                .doctest_files
+                .push((self.out.test_files.len(), path.to_path_buf()));
         }
     }
 
@@ -149,7 +168,11 @@ impl<'s> Walker<'s> {
             OptInKind::Example => {
                 let Some(file) = opt_in::read_example(self.settings, path) else {
                     // A test module in an example folder is a test anyway.
-                    let test_module = self.settings.python_files.iter().any(|p| fnmatch_ex(p, path));
+                    let test_module = self
+                        .settings
+                        .python_files
+                        .iter()
+                        .any(|p| fnmatch_ex(p, path));
                     let rel = self.settings.relative(path);
                     if !test_module && !self.out.opt_in.iter().any(|(_, f)| f.file == rel) {
                         self.out.opt_in.push((at, OptInFile::unopted(rel)));
@@ -167,8 +190,15 @@ impl<'s> Walker<'s> {
     /// Registers conftest.py files from the rootdir down to `path`'s parent.
     fn visit_conftests_above(&mut self, path: &Path) {
         let root = &self.settings.rootdir;
-        let start = if path.is_dir() { path } else { path.parent().unwrap_or(path) };
-        let mut dirs: Vec<&Path> = start.ancestors().take_while(|d| d.starts_with(root)).collect();
+        let start = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(path)
+        };
+        let mut dirs: Vec<&Path> = start
+            .ancestors()
+            .take_while(|d| d.starts_with(root))
+            .collect();
         dirs.reverse();
         for dir in dirs {
             self.visit_conftest(dir);
@@ -187,8 +217,14 @@ impl<'s> Walker<'s> {
         }
         let conftest = dir.join("conftest.py");
         if conftest.is_file() {
-            self.out.conftests.insert(dir.to_path_buf(), conftest.clone());
-            let file = SourceFile::load(&conftest, self.settings.relative(&conftest), self.settings.max_file_size);
+            self.out
+                .conftests
+                .insert(dir.to_path_buf(), conftest.clone());
+            let file = SourceFile::load(
+                &conftest,
+                self.settings.relative(&conftest),
+                self.settings.max_file_size,
+            );
             if let Some(error) = &file.error {
                 // pytest's `ImportError while loading conftest`: the
                 // directory's tests are not collected.
@@ -210,13 +246,15 @@ impl<'s> Walker<'s> {
     /// system call (a plain subdirectory of an already resolved parent);
     /// only symlinks need resolving, and only they can make a loop.
     fn walk_dir(&mut self, dir: &Path, canonical: Option<PathBuf>, stack: &mut Vec<PathBuf>) {
-        let canonical = canonical.unwrap_or_else(|| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+        let canonical = canonical
+            .unwrap_or_else(|| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
         if stack.contains(&canonical) {
             self.out.errors.push(CollectError {
                 file: self.settings.relative(dir),
                 line: 0,
                 column: 0,
-                message: "symlink loop: this directory is its own ancestor; not descended".to_string(),
+                message: "symlink loop: this directory is its own ancestor; not descended"
+                    .to_string(),
             });
             return;
         }
@@ -268,7 +306,10 @@ impl<'s> Walker<'s> {
                 Kind::File => {
                     let is_py = path.extension().is_some_and(|e| e == "py");
                     let wanted = if is_py {
-                        self.settings.python_files.iter().any(|p| fnmatch_ex(p, &path))
+                        self.settings
+                            .python_files
+                            .iter()
+                            .any(|p| fnmatch_ex(p, &path))
                     } else {
                         self.is_doctest(&path)
                     };
@@ -300,8 +341,15 @@ impl<'s> Walker<'s> {
     /// Only conftests with ignore lists are kept, so a suite without any
     /// pays nothing per path.
     fn applicable<'w>(&'w self, dir: &'w Path) -> impl Iterator<Item = &'w ConftestIgnores> + 'w {
-        let ancestors = if self.ignores.is_empty() { None } else { Some(dir.ancestors()) };
-        ancestors.into_iter().flatten().filter_map(|d| self.ignores.get(d))
+        let ancestors = if self.ignores.is_empty() {
+            None
+        } else {
+            Some(dir.ancestors())
+        };
+        ancestors
+            .into_iter()
+            .flatten()
+            .filter_map(|d| self.ignores.get(d))
     }
 
     /// Records a path that a conftest ignores only under some condition.
@@ -313,7 +361,10 @@ impl<'s> Walker<'s> {
         let text = path.to_string_lossy();
         let conftest = self
             .applicable(parent)
-            .find(|i| i.cond_paths.iter().any(|p| p == path) || i.cond_globs.iter().any(|g| fnmatch(&text, g)))
+            .find(|i| {
+                i.cond_paths.iter().any(|p| p == path)
+                    || i.cond_globs.iter().any(|g| fnmatch(&text, g))
+            })
             .map(|i| i.conftest.clone());
         if let Some(conftest) = conftest {
             self.out.conditional.insert(
@@ -341,14 +392,24 @@ impl<'s> Walker<'s> {
             return true;
         }
         // The text is made only when there are globs: most suites have none.
-        if self.settings.ignore_glob.iter().any(|g| fnmatch(&path.to_string_lossy(), g)) {
+        if self
+            .settings
+            .ignore_glob
+            .iter()
+            .any(|g| fnmatch(&path.to_string_lossy(), g))
+        {
             return true;
         }
         if is_dir {
             if path.join("pyvenv.cfg").is_file() {
                 return true;
             }
-            if self.settings.norecursedirs.iter().any(|p| fnmatch_ex(p, path)) {
+            if self
+                .settings
+                .norecursedirs
+                .iter()
+                .any(|p| fnmatch_ex(p, path))
+            {
                 return true;
             }
         }
@@ -362,7 +423,10 @@ impl<'s> Walker<'s> {
 /// inside `if`/`try` blocks depend on the environment; they are kept apart
 /// so the files they name can be flagged instead of silently dropped.
 fn read_collect_ignores(file: &SourceFile, dir: &Path) -> ConftestIgnores {
-    let mut out = ConftestIgnores { conftest: file.rel.clone(), ..ConftestIgnores::default() };
+    let mut out = ConftestIgnores {
+        conftest: file.rel.clone(),
+        ..ConftestIgnores::default()
+    };
     if let Some(ast) = &file.ast {
         scan_ignores(&ast.body, dir, false, &mut out);
     }
@@ -373,7 +437,9 @@ fn scan_ignores(body: &[Stmt], dir: &Path, cond: bool, out: &mut ConftestIgnores
     let push = |name: &str, expr: &Expr, out: &mut ConftestIgnores| {
         let strings = literal_strings(expr);
         let paths = strings.iter().map(|s| normalize(&dir.join(s)));
-        let globs = strings.iter().map(|s| dir.join(s).to_string_lossy().into_owned());
+        let globs = strings
+            .iter()
+            .map(|s| dir.join(s).to_string_lossy().into_owned());
         match (name, cond) {
             ("collect_ignore", false) => out.paths.extend(paths),
             ("collect_ignore", true) => out.cond_paths.extend(paths),
@@ -409,17 +475,31 @@ fn scan_ignores(body: &[Stmt], dir: &Path, cond: bool, out: &mut ConftestIgnores
                 }
             }
             Stmt::Expr(expr) => {
-                let Expr::Call(call) = expr.value.as_ref() else { continue };
-                let Expr::Attribute(attr) = call.func.as_ref() else { continue };
-                let (Expr::Name(name), Some(arg)) = (attr.value.as_ref(), call.arguments.args.first()) else { continue };
+                let Expr::Call(call) = expr.value.as_ref() else {
+                    continue;
+                };
+                let Expr::Attribute(attr) = call.func.as_ref() else {
+                    continue;
+                };
+                let (Expr::Name(name), Some(arg)) =
+                    (attr.value.as_ref(), call.arguments.args.first())
+                else {
+                    continue;
+                };
                 match (attr.attr.id.as_str(), arg) {
                     ("append", Expr::StringLiteral(s)) => {
                         let text = s.value.to_str();
                         match (name.id.as_str(), cond) {
                             ("collect_ignore", false) => out.paths.push(normalize(&dir.join(text))),
-                            ("collect_ignore", true) => out.cond_paths.push(normalize(&dir.join(text))),
-                            ("collect_ignore_glob", false) => out.globs.push(dir.join(text).to_string_lossy().into_owned()),
-                            ("collect_ignore_glob", true) => out.cond_globs.push(dir.join(text).to_string_lossy().into_owned()),
+                            ("collect_ignore", true) => {
+                                out.cond_paths.push(normalize(&dir.join(text)));
+                            }
+                            ("collect_ignore_glob", false) => out
+                                .globs
+                                .push(dir.join(text).to_string_lossy().into_owned()),
+                            ("collect_ignore_glob", true) => out
+                                .cond_globs
+                                .push(dir.join(text).to_string_lossy().into_owned()),
                             _ => {}
                         }
                     }

@@ -63,17 +63,24 @@ pub(crate) struct Fixtures<'a> {
 impl<'a> Fixtures<'a> {
     /// The fixtures a module's namespace defines or imports, in `dir()`
     /// (sorted) order.
-    pub(crate) fn of_namespace(project: &Project<'_, 'a>, module: usize, ns: &Namespace<'a>, is_class: bool) -> Vec<FixtureDef<'a>> {
+    pub(crate) fn of_namespace(
+        project: &Project<'_, 'a>,
+        module: usize,
+        ns: &Namespace<'a>,
+        is_class: bool,
+    ) -> Vec<FixtureDef<'a>> {
         let mut names: Vec<(&str, &Binding<'a>)> = ns.iter().collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
         let mut out = Vec::new();
         for (attr, binding) in names {
             let (fm, def) = match binding {
                 Binding::Func { def, .. } => (module, *def),
-                Binding::From { .. } | Binding::Value { .. } => match project.resolve_name(module, attr, 0) {
-                    Entity::Func { module: fm, def } => (fm, def),
-                    _ => continue,
-                },
+                Binding::From { .. } | Binding::Value { .. } => {
+                    match project.resolve_name(module, attr, 0) {
+                        Entity::Func { module: fm, def } => (fm, def),
+                        _ => continue,
+                    }
+                }
                 _ => continue,
             };
             if let Some(fixture) = fixture_def(project, fm, def, is_class) {
@@ -84,7 +91,10 @@ impl<'a> Fixtures<'a> {
     }
 
     /// The fixtures a class and its bases define (`dir(instance)`).
-    pub(crate) fn of_class(project: &Project<'_, 'a>, mro: &[(usize, &'a ast::StmtClassDef)]) -> Vec<FixtureDef<'a>> {
+    pub(crate) fn of_class(
+        project: &Project<'_, 'a>,
+        mro: &[(usize, &'a ast::StmtClassDef)],
+    ) -> Vec<FixtureDef<'a>> {
         let mut out: Vec<FixtureDef<'a>> = Vec::new();
         // dir(instance) covers the whole MRO; a derived definition hides
         // a base one of the same attribute name.
@@ -102,7 +112,10 @@ impl<'a> Fixtures<'a> {
     }
 
     /// A view of these fixtures with the class layers appended.
-    pub(crate) fn with_classes<'f>(&'f self, classes: impl IntoIterator<Item = &'f [FixtureDef<'a>]>) -> FixtureView<'f, 'a> {
+    pub(crate) fn with_classes<'f>(
+        &'f self,
+        classes: impl IntoIterator<Item = &'f [FixtureDef<'a>]>,
+    ) -> FixtureView<'f, 'a> {
         let mut layers: Vec<&'f [FixtureDef<'a>]> = self.layers.iter().map(AsRef::as_ref).collect();
         layers.extend(classes);
         FixtureView { layers }
@@ -120,13 +133,24 @@ impl<'f, 'a> FixtureView<'f, 'a> {
         self.defs_iter(name).collect()
     }
 
-    fn defs_iter<'s>(&'s self, name: &'s str) -> impl DoubleEndedIterator<Item = &'f FixtureDef<'a>> + 's {
-        self.layers.iter().flat_map(|l| l.iter()).filter(move |f| f.name == name)
+    fn defs_iter<'s>(
+        &'s self,
+        name: &'s str,
+    ) -> impl DoubleEndedIterator<Item = &'f FixtureDef<'a>> + 's {
+        self.layers
+            .iter()
+            .flat_map(|l| l.iter())
+            .filter(move |f| f.name == name)
     }
 
     /// Autouse fixture names in pytest's order.
     pub(crate) fn autouse_names(&self) -> Vec<String> {
-        self.layers.iter().flat_map(|l| l.iter()).filter(|f| f.autouse).map(|f| f.name.clone()).collect()
+        self.layers
+            .iter()
+            .flat_map(|l| l.iter())
+            .filter(|f| f.autouse)
+            .map(|f| f.name.clone())
+            .collect()
     }
 
     /// pytest's `getfixtureclosure`: a depth-first traversal of the
@@ -141,7 +165,9 @@ impl<'f, 'a> FixtureView<'f, 'a> {
             if ignore.iter().any(|i| i == name) {
                 return FixtureScope::Function;
             }
-            self.defs_iter(name).next_back().map_or(FixtureScope::Function, |d| d.scope)
+            self.defs_iter(name)
+                .next_back()
+                .map_or(FixtureScope::Function, |d| d.scope)
         };
         out.sort_by_key(|name| std::cmp::Reverse(scope_of(name)));
         out.into_iter().map(str::to_string).collect()
@@ -151,8 +177,14 @@ impl<'f, 'a> FixtureView<'f, 'a> {
     /// definitions (counted from the most specific) the next request of
     /// the name resolves to, as pytest's `getfixturedefs` with `-1`, `-2`
     /// for overrides that request the fixture they override.
-    fn process<'n>(&'n self, name: &'n str, ignore: &[String], indices: &mut HashMap<&'n str, isize>, out: &mut Vec<&'n str>, depth: usize)
-    where
+    fn process<'n>(
+        &'n self,
+        name: &'n str,
+        ignore: &[String],
+        indices: &mut HashMap<&'n str, isize>,
+        out: &mut Vec<&'n str>,
+        depth: usize,
+    ) where
         'f: 'n,
     {
         if depth > 64 {
@@ -174,7 +206,12 @@ impl<'f, 'a> FixtureView<'f, 'a> {
         if len == 0 || -index > len {
             return;
         }
-        let Some(def) = self.defs_iter(name).nth(usize::try_from(len + index).unwrap_or(0)) else { return };
+        let Some(def) = self
+            .defs_iter(name)
+            .nth(usize::try_from(len + index).unwrap_or(0))
+        else {
+            return;
+        };
         indices.insert(name, index - 1);
         for dep in &def.argnames {
             self.process(dep, ignore, indices, out, depth + 1);
@@ -184,9 +221,16 @@ impl<'f, 'a> FixtureView<'f, 'a> {
 }
 
 /// Reads `@pytest.fixture(...)` on `def`, if present.
-fn fixture_def<'a>(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtFunctionDef, is_class: bool) -> Option<FixtureDef<'a>> {
+fn fixture_def<'a>(
+    project: &Project<'_, 'a>,
+    module: usize,
+    def: &'a ast::StmtFunctionDef,
+    is_class: bool,
+) -> Option<FixtureDef<'a>> {
     for decorator in &def.decorator_list {
-        let Some(FixtureDecorator { arguments }) = project.fixture_decorator(module, &decorator.expression) else {
+        let Some(FixtureDecorator { arguments }) =
+            project.fixture_decorator(module, &decorator.expression)
+        else {
             continue;
         };
         let is_static = has_decorator(def, "staticmethod");
@@ -211,7 +255,10 @@ fn fixture_def<'a>(project: &Project<'_, 'a>, module: usize, def: &'a ast::StmtF
                 match arg.id.as_str() {
                     "params" => fixture.params = Some(&keyword.value),
                     "ids" => fixture.ids = Some(&keyword.value),
-                    "autouse" => fixture.autouse = matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value),
+                    "autouse" => {
+                        fixture.autouse =
+                            matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value);
+                    }
                     "name" => {
                         if let Expr::StringLiteral(s) = &keyword.value {
                             fixture.name = s.value.to_str().to_string();

@@ -96,7 +96,9 @@ fn class_match<C: Unit>(pattern: &[C], c: C) -> Option<(bool, usize)> {
         if pattern[i].is(']') && i > start {
             return Some((hit != negate, i + 1));
         }
-        if pattern.get(i + 1).is_some_and(|d| d.is('-')) && pattern.get(i + 2).is_some_and(|e| !e.is(']')) {
+        if pattern.get(i + 1).is_some_and(|d| d.is('-'))
+            && pattern.get(i + 2).is_some_and(|e| !e.is(']'))
+        {
             if pattern[i] <= c && c <= pattern[i + 2] {
                 hit = true;
             }
@@ -123,7 +125,10 @@ pub(crate) fn fnmatch_ex(pattern: &str, path: &Path) -> bool {
             fnmatch(&full, &format!("*/{pattern}"))
         }
     } else {
-        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
         fnmatch(&name, pattern)
     }
 }

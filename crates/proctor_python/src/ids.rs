@@ -39,7 +39,11 @@ pub(crate) struct IdInput<'v> {
 
 /// Builds the ids of one `parametrize` call, or explains why they cannot be
 /// known statically.
-pub(crate) fn make_ids(argnames: &[String], sets: &[IdInput<'_>], options: &IdOptions) -> Result<Vec<String>, String> {
+pub(crate) fn make_ids(
+    argnames: &[String],
+    sets: &[IdInput<'_>],
+    options: &IdOptions,
+) -> Result<Vec<String>, String> {
     let mut ids = Vec::with_capacity(sets.len());
     for (idx, set) in sets.iter().enumerate() {
         let id = match &set.explicit {
@@ -79,7 +83,10 @@ pub(crate) fn check_ids(sets: &[IdInput<'_>], options: &IdOptions) -> Result<(),
             Some(ExplicitId::Param(_) | ExplicitId::PerValue(_)) => {}
             Some(ExplicitId::Listed(value)) => match value {
                 PyValue::Unknown(reason) => return Err(reason.clone()),
-                PyValue::Container { .. } | PyValue::Object | PyValue::Param(_) | PyValue::Mark(_) => {
+                PyValue::Container { .. }
+                | PyValue::Object
+                | PyValue::Param(_)
+                | PyValue::Mark(_) => {
                     return Err(format!("ids[{idx}] is not a type pytest accepts as an id"))
                 }
                 _ => {}
@@ -130,12 +137,21 @@ fn value_id(value: &PyValue, options: &IdOptions) -> Result<Option<String>, Stri
 }
 
 /// `_idval`: the id of one value of an auto-named parameter set.
-fn auto_id(value: &PyValue, argname: &str, idx: usize, options: &IdOptions) -> Result<String, String> {
+fn auto_id(
+    value: &PyValue,
+    argname: &str,
+    idx: usize,
+    options: &IdOptions,
+) -> Result<String, String> {
     if is_too_long(value) {
         match options.long_str_strategy.as_deref().unwrap_or("short") {
             "legacy" => {}
             "short" => return Ok(format!("{argname}{idx}")),
-            other => return Err(format!("parametrize_long_str_id_strategy = {other} is not computed statically")),
+            other => {
+                return Err(format!(
+                    "parametrize_long_str_id_strategy = {other} is not computed statically"
+                ))
+            }
         }
     }
     Ok(value_id(value, options)?.unwrap_or_else(|| format!("{argname}{idx}")))
@@ -166,7 +182,11 @@ fn make_unique(mut ids: Vec<String>) -> Vec<String> {
         if counts[&id] <= 1 {
             continue;
         }
-        let sep = if id.chars().last().is_some_and(|c| c.is_ascii_digit() || c.is_numeric()) {
+        let sep = if id
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_numeric())
+        {
             "_"
         } else {
             ""
@@ -194,15 +214,34 @@ mod tests {
     fn check_ids_fails_where_make_ids_fails() {
         let long = PyValue::Str("x".repeat(101));
         let unknown = PyValue::Unknown("not literal".into());
-        let values = [PyValue::Int("1".into()), long, unknown, PyValue::Object, PyValue::Container { kind: crate::value::ContainerKind::List, elements: Vec::new().into() }];
+        let values = [
+            PyValue::Int("1".into()),
+            long,
+            unknown,
+            PyValue::Object,
+            PyValue::Container {
+                kind: crate::value::ContainerKind::List,
+                elements: Vec::new().into(),
+            },
+        ];
         let strategies = [None, Some("legacy"), Some("sha256")];
         let argnames = ["a".to_string()];
         for strategy in strategies {
-            let options = IdOptions { disable_escaping: false, long_str_strategy: strategy.map(String::from) };
+            let options = IdOptions {
+                disable_escaping: false,
+                long_str_strategy: strategy.map(String::from),
+            };
             for value in &values {
-                let cases: [Option<ExplicitId>; 3] = [None, Some(ExplicitId::Listed(value.clone())), Some(ExplicitId::Param("p".into()))];
+                let cases: [Option<ExplicitId>; 3] = [
+                    None,
+                    Some(ExplicitId::Listed(value.clone())),
+                    Some(ExplicitId::Param("p".into())),
+                ];
                 for explicit in cases {
-                    let sets = [IdInput { explicit, values: std::slice::from_ref(value) }];
+                    let sets = [IdInput {
+                        explicit,
+                        values: std::slice::from_ref(value),
+                    }];
                     let built = make_ids(&argnames, &sets, &options).map(|_| ());
                     assert_eq!(check_ids(&sets, &options), built, "{value:?} {strategy:?}");
                 }

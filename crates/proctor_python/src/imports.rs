@@ -52,7 +52,9 @@ struct Listing {
 
 impl Resolver {
     fn listing(&mut self, dir: &Path) -> &Listing {
-        self.listings.entry(dir.as_os_str().to_owned()).or_insert_with(|| read_listing(dir))
+        self.listings
+            .entry(dir.as_os_str().to_owned())
+            .or_insert_with(|| read_listing(dir))
     }
 
     /// Lists `dirs` (and the directories above them, up to the first
@@ -73,7 +75,9 @@ impl Resolver {
                 let package = listing.files.contains(std::ffi::OsStr::new("__init__.py"));
                 self.listings.insert(dir.as_os_str().to_owned(), listing);
                 if let Some(parent) = dir.parent().filter(|_| package) {
-                    if seen.insert(parent.as_os_str()) && !self.listings.contains_key(parent.as_os_str()) {
+                    if seen.insert(parent.as_os_str())
+                        && !self.listings.contains_key(parent.as_os_str())
+                    {
                         above.push(parent);
                     }
                 }
@@ -83,15 +87,23 @@ impl Resolver {
     }
 
     fn has_init(&mut self, dir: &Path) -> bool {
-        self.listing(dir).files.contains(std::ffi::OsStr::new("__init__.py"))
+        self.listing(dir)
+            .files
+            .contains(std::ffi::OsStr::new("__init__.py"))
     }
 
     /// The dotted module name of a file (from the first directory upwards
     /// without `__init__.py`), and the package used for its relative
     /// imports.
     pub(crate) fn module_names(&mut self, path: &Path) -> (String, String) {
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let prefix = path.parent().map(|dir| self.dir_package(dir)).unwrap_or_default();
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = path
+            .parent()
+            .map(|dir| self.dir_package(dir))
+            .unwrap_or_default();
         let dotted = if stem == "__init__" {
             prefix
         } else if prefix.is_empty() {
@@ -111,7 +123,10 @@ impl Resolver {
             return known.clone();
         }
         let dotted = if self.has_init(dir) {
-            let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = dir
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             match dir.parent().map(|parent| self.dir_package(parent)) {
                 Some(parent) if !parent.is_empty() => format!("{parent}.{name}"),
                 _ => name,
@@ -119,13 +134,18 @@ impl Resolver {
         } else {
             String::new()
         };
-        self.packages.insert(dir.as_os_str().to_owned(), dotted.clone());
+        self.packages
+            .insert(dir.as_os_str().to_owned(), dotted.clone());
         dotted
     }
 
     /// Directories searched for `import x`: `pythonpath`, the base
     /// directories of the test files, then the rootdir.
-    pub(crate) fn import_roots<'f>(&mut self, settings: &CollectSettings, files: impl IntoIterator<Item = &'f Path>) -> Vec<PathBuf> {
+    pub(crate) fn import_roots<'f>(
+        &mut self,
+        settings: &CollectSettings,
+        files: impl IntoIterator<Item = &'f Path>,
+    ) -> Vec<PathBuf> {
         let mut roots: Vec<PathBuf> = settings.pythonpath.clone();
         let mut seen: HashSet<PathBuf> = roots.iter().cloned().collect();
         for file in files {
@@ -148,7 +168,11 @@ impl Resolver {
 
     /// Files of `dotted` and of its parent packages, under the first root
     /// that has it.
-    pub(crate) fn find_module(&mut self, roots: &[PathBuf], dotted: &str) -> Vec<(PathBuf, String)> {
+    pub(crate) fn find_module(
+        &mut self,
+        roots: &[PathBuf],
+        dotted: &str,
+    ) -> Vec<(PathBuf, String)> {
         if let Some(found) = self.found.get(dotted) {
             return found.clone();
         }
@@ -191,7 +215,9 @@ pub(crate) fn package_of(path: &Path, dotted: &str) -> String {
     if path.file_stem().is_some_and(|s| s == "__init__") {
         dotted.to_string()
     } else {
-        dotted.rsplit_once('.').map_or(String::new(), |(p, _)| p.to_string())
+        dotted
+            .rsplit_once('.')
+            .map_or(String::new(), |(p, _)| p.to_string())
     }
 }
 
@@ -238,7 +264,9 @@ pub(crate) fn scan_imports(text: &str, package: &str) -> Vec<String> {
             }
         } else {
             let rest = &statement[4..];
-            let Some((module, names)) = rest.split_once(" import ") else { continue };
+            let Some((module, names)) = rest.split_once(" import ") else {
+                continue;
+            };
             let module = module.trim();
             let level = module.chars().take_while(|&c| c == '.').count();
             let name = &module[level..];
@@ -246,11 +274,19 @@ pub(crate) fn scan_imports(text: &str, package: &str) -> Vec<String> {
                 continue;
             }
             let level = u32::try_from(level).unwrap_or(u32::MAX);
-            let base = crate::namespace::absolute_module(package, level, (!name.is_empty()).then_some(name));
+            let base = crate::namespace::absolute_module(
+                package,
+                level,
+                (!name.is_empty()).then_some(name),
+            );
             for part in names.replace(['(', ')'], " ").split(',') {
                 if let Some(imported) = part.split_whitespace().next() {
                     if imported != "*" && is_dotted(imported) {
-                        out.push(if base.is_empty() { imported.to_string() } else { format!("{base}.{imported}") });
+                        out.push(if base.is_empty() {
+                            imported.to_string()
+                        } else {
+                            format!("{base}.{imported}")
+                        });
                     }
                 }
             }
@@ -283,7 +319,18 @@ mod tests {
         let found = scan_imports(text, "pkg.sub");
         assert_eq!(
             found,
-            ["os", "a.b", "pkg.sub.base.Mixin", "pkg.sub.base.Other", "pkg.sub.base", "pkg.sibling", "pkg", "x.y", "x", "z"]
+            [
+                "os",
+                "a.b",
+                "pkg.sub.base.Mixin",
+                "pkg.sub.base.Other",
+                "pkg.sub.base",
+                "pkg.sibling",
+                "pkg",
+                "x.y",
+                "x",
+                "z"
+            ]
         );
     }
 }

@@ -25,11 +25,11 @@ mod value;
 
 use std::path::{Path, PathBuf};
 
+pub use discover::normalize;
 pub use ids::IdOptions;
 pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
-pub use discover::normalize;
-pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
+pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
 
 use collector::RawItem;
 
@@ -48,7 +48,12 @@ struct Arg {
 
 /// The paths pytest starts collecting from: the arguments, else `testpaths`
 /// (when run from the rootdir), else the current directory.
-fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Vec<Arg> {
+fn initial_args(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+) -> Vec<Arg> {
     let mut out = Vec::new();
     if args.is_empty() {
         if cwd == settings.rootdir {
@@ -57,20 +62,40 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
                 if pattern.contains(['*', '?', '[']) {
                     let mut matches = glob_paths(&settings.rootdir, pattern);
                     matches.sort();
-                    out.extend(matches.into_iter().map(|path| Arg { path, nodeid: None, beyond_walk: false }));
+                    out.extend(matches.into_iter().map(|path| Arg {
+                        path,
+                        nodeid: None,
+                        beyond_walk: false,
+                    }));
                 } else if full.exists() {
-                    out.push(Arg { path: full, nodeid: None, beyond_walk: false });
+                    out.push(Arg {
+                        path: full,
+                        nodeid: None,
+                        beyond_walk: false,
+                    });
                 }
             }
         }
         if out.is_empty() {
-            out.push(Arg { path: cwd.to_path_buf(), nodeid: None, beyond_walk: false });
+            out.push(Arg {
+                path: cwd.to_path_buf(),
+                nodeid: None,
+                beyond_walk: false,
+            });
         }
         if settings.opt_in.whole_suite {
-            let folders = settings.opt_in.example_dirs.iter().chain(&settings.opt_in.notebook_dirs);
+            let folders = settings
+                .opt_in
+                .example_dirs
+                .iter()
+                .chain(&settings.opt_in.notebook_dirs);
             for dir in folders {
                 if dir.exists() && !out.iter().any(|start| dir.starts_with(&start.path)) {
-                    out.push(Arg { path: dir.clone(), nodeid: None, beyond_walk: true });
+                    out.push(Arg {
+                        path: dir.clone(),
+                        nodeid: None,
+                        beyond_walk: true,
+                    });
                 }
             }
         }
@@ -83,7 +108,11 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
         };
         let path = discover::normalize(&cwd.join(path_part));
         let nodeid = rest.map(|r| format!("{}::{r}", settings.relative(&path)));
-        out.push(Arg { path, nodeid, beyond_walk: false });
+        out.push(Arg {
+            path,
+            nodeid,
+            beyond_walk: false,
+        });
     }
     out
 }
@@ -92,13 +121,22 @@ fn initial_args(settings: &CollectSettings, args: &[String], cwd: &Path, testpat
 /// with these arguments does not reach: none when paths are given, else
 /// the configured folders outside pytest's walk (`testpaths`).
 #[must_use]
-pub fn folders_beyond_walk(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Vec<String> {
+pub fn folders_beyond_walk(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+) -> Vec<String> {
     if !args.is_empty() {
         return Vec::new();
     }
     let mut whole = settings.clone();
     whole.opt_in.whole_suite = true;
-    initial_args(&whole, args, cwd, testpaths).iter().filter(|a| a.beyond_walk).map(|a| settings.relative(&a.path)).collect()
+    initial_args(&whole, args, cwd, testpaths)
+        .iter()
+        .filter(|a| a.beyond_walk)
+        .map(|a| settings.relative(&a.path))
+        .collect()
 }
 
 /// Expands a relative glob (as `testpaths` allows) under `root`.
@@ -131,13 +169,20 @@ fn glob_paths(root: &Path, pattern: &str) -> Vec<PathBuf> {
 /// Collects the suite statically. `args` are pytest's positional
 /// arguments as given on the command line (relative to `cwd`).
 #[must_use]
-pub fn collect(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Collection {
+pub fn collect(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+) -> Collection {
     // One thread per core is the global pool, which callers reuse after
     // collection (lint, selection): no second pool to start and tear down.
     if settings.threads == 0 || settings.threads == rayon::current_num_threads() {
         return collect_inner(settings, args, cwd, testpaths);
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(settings.threads).build();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.threads)
+        .build();
     match pool {
         Ok(pool) => pool.install(|| collect_inner(settings, args, cwd, testpaths)),
         Err(_) => collect_inner(settings, args, cwd, testpaths),
@@ -154,7 +199,10 @@ pub fn parses(text: &str) -> Result<(), String> {
         Err(err) => {
             let offset = err.location.start().to_u32();
             let at = proctor_source::LineIndex::new(text).line_column(text, offset);
-            Err(format!("{}:{}: SyntaxError: {}", at.line, at.column, err.error))
+            Err(format!(
+                "{}:{}: SyntaxError: {}",
+                at.line, at.column, err.error
+            ))
         }
     }
 }
@@ -162,31 +210,58 @@ pub fn parses(text: &str) -> Result<(), String> {
 /// Whether the text of `file` is still what it must be after a fix: a
 /// notebook valid JSON, anything else a Python module ([`parses`]).
 pub fn parses_as(file: &str, text: &str) -> Result<(), String> {
-    if std::path::Path::new(file).extension().is_some_and(|e| e.eq_ignore_ascii_case("ipynb")) {
-        return serde_json::from_str::<serde_json::Value>(text).map(|_| ()).map_err(|err| format!("{}:{}: not valid JSON: {err}", err.line(), err.column()));
+    if std::path::Path::new(file)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"))
+    {
+        return serde_json::from_str::<serde_json::Value>(text)
+            .map(|_| ())
+            .map_err(|err| format!("{}:{}: not valid JSON: {err}", err.line(), err.column()));
     }
     parses(text)
 }
 
-fn collect_inner(settings: &CollectSettings, args: &[String], cwd: &Path, testpaths: &[String]) -> Collection {
+fn collect_inner(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+) -> Collection {
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();
     let (mut collection, raw) = session::run(settings, &paths);
-    collection.beyond_walk = initial.iter().filter(|a| a.beyond_walk).map(|a| settings.relative(&a.path)).collect();
+    collection.beyond_walk = initial
+        .iter()
+        .filter(|a| a.beyond_walk)
+        .map(|a| settings.relative(&a.path))
+        .collect();
     let selectors: Vec<&str> = initial.iter().filter_map(|a| a.nodeid.as_deref()).collect();
-    let whole_files: Vec<String> = initial.iter().filter(|a| a.nodeid.is_none()).map(|a| settings.relative(&a.path)).collect();
+    let whole_files: Vec<String> = initial
+        .iter()
+        .filter(|a| a.nodeid.is_none())
+        .map(|a| settings.relative(&a.path))
+        .collect();
     collection.items.reserve(raw.len());
     for item in raw {
         if !selectors.is_empty() && !selected(&item, &selectors, &whole_files) {
             continue;
         }
-        collection.items.push(Item { nodeid: item.nodeid, file: item.def_file, line: item.line, markers: item.markers, dynamic: item.dynamic, decorators: item.decorators });
+        collection.items.push(Item {
+            nodeid: item.nodeid,
+            file: item.def_file,
+            line: item.line,
+            markers: item.markers,
+            dynamic: item.dynamic,
+            decorators: item.decorators,
+        });
     }
     collection
 }
 
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
-    let in_whole = whole.iter().any(|w| w == "." || item.file == *w || item.file.starts_with(&format!("{w}/")));
+    let in_whole = whole
+        .iter()
+        .any(|w| w == "." || item.file == *w || item.file.starts_with(&format!("{w}/")));
     in_whole || selectors.iter().any(|s| nodeid_matches(&item.nodeid, s))
 }
 
@@ -210,7 +285,10 @@ pub fn function_nodeid(nodeid: &str) -> &str {
 /// function's parametrized items).
 #[must_use]
 pub fn nodeid_matches(nodeid: &str, selector: &str) -> bool {
-    nodeid == selector || nodeid.strip_prefix(selector).is_some_and(|rest| rest.starts_with("::") || rest.starts_with('['))
+    nodeid == selector
+        || nodeid
+            .strip_prefix(selector)
+            .is_some_and(|rest| rest.starts_with("::") || rest.starts_with('['))
 }
 
 #[cfg(test)]
@@ -219,21 +297,38 @@ mod tests {
     fn the_whole_suite_adds_the_opt_in_folders_to_globbed_testpaths() {
         let dir = tempfile::tempdir().unwrap();
         let root = super::normalize(&dir.path().canonicalize().unwrap());
-        for (path, text) in [("tests/a/test_x.py", "def test_x():\n    pass\n"), ("other/test_y.py", "def test_y():\n    pass\n"), ("ex/hello.py", "# pytest: e2e\nprint(1)\n")] {
+        for (path, text) in [
+            ("tests/a/test_x.py", "def test_x():\n    pass\n"),
+            ("other/test_y.py", "def test_y():\n    pass\n"),
+            ("ex/hello.py", "# pytest: e2e\nprint(1)\n"),
+        ] {
             std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
             std::fs::write(root.join(path), text).unwrap();
         }
         let mut settings = super::CollectSettings::new(root.clone());
-        settings.opt_in = super::OptInSettings::under(&root, &["ex".into()], "# pytest:", &[], "proctor");
-        let ids = |settings: &super::CollectSettings| -> Vec<String> { super::collect(settings, &[], &root, &["tests/*".into()]).items.into_iter().map(|i| i.nodeid).collect() };
+        settings.opt_in =
+            super::OptInSettings::under(&root, &["ex".into()], "# pytest:", &[], "proctor");
+        let ids = |settings: &super::CollectSettings| -> Vec<String> {
+            super::collect(settings, &[], &root, &["tests/*".into()])
+                .items
+                .into_iter()
+                .map(|i| i.nodeid)
+                .collect()
+        };
         assert_eq!(ids(&settings), ["tests/a/test_x.py::test_x"]);
         settings.opt_in.whole_suite = true;
-        assert_eq!(ids(&settings), ["tests/a/test_x.py::test_x", "ex/hello.py::hello.py"]);
+        assert_eq!(
+            ids(&settings),
+            ["tests/a/test_x.py::test_x", "ex/hello.py::hello.py"]
+        );
     }
 
     #[test]
     fn parses_locates_the_first_syntax_error() {
-        assert_eq!(super::parses("import pytest\n\n@pytest.mark.e2e\ndef test_a():\n    pass\n"), Ok(()));
+        assert_eq!(
+            super::parses("import pytest\n\n@pytest.mark.e2e\ndef test_a():\n    pass\n"),
+            Ok(())
+        );
         let err = super::parses("def test_(:\n").unwrap_err();
         assert!(err.starts_with("1:11: SyntaxError: "), "{err}");
     }

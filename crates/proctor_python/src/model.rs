@@ -120,7 +120,10 @@ pub struct CollectError {
     pub message: String,
 }
 
-#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if signature")]
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

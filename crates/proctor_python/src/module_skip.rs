@@ -18,9 +18,37 @@ use crate::value::PyValue;
 
 /// Modules compiled into `CPython` 3.11–3.13 (`sys.builtin_module_names`).
 const BUILTIN_MODULES: &[&str] = &[
-    "_abc", "_ast", "_codecs", "_collections", "_functools", "_imp", "_io", "_locale", "_operator", "_signal", "_sre",
-    "_stat", "_string", "_symtable", "_thread", "_tokenize", "_tracemalloc", "_typing", "_warnings", "_weakref",
-    "atexit", "builtins", "errno", "faulthandler", "gc", "itertools", "marshal", "posix", "pwd", "sys", "time",
+    "_abc",
+    "_ast",
+    "_codecs",
+    "_collections",
+    "_functools",
+    "_imp",
+    "_io",
+    "_locale",
+    "_operator",
+    "_signal",
+    "_sre",
+    "_stat",
+    "_string",
+    "_symtable",
+    "_thread",
+    "_tokenize",
+    "_tracemalloc",
+    "_typing",
+    "_warnings",
+    "_weakref",
+    "atexit",
+    "builtins",
+    "errno",
+    "faulthandler",
+    "gc",
+    "itertools",
+    "marshal",
+    "posix",
+    "pwd",
+    "sys",
+    "time",
 ];
 
 /// How importing a test module ends before any test is collected.
@@ -37,7 +65,11 @@ pub(crate) enum ModuleStop {
 
 /// The reason pytest gives for skipping the whole module or failing to
 /// import it, when it does.
-pub(crate) fn module_stop(project: &Project<'_, '_>, module: usize, settings: &CollectSettings) -> Option<ModuleStop> {
+pub(crate) fn module_stop(
+    project: &Project<'_, '_>,
+    module: usize,
+    settings: &CollectSettings,
+) -> Option<ModuleStop> {
     let file = project.module(module).file;
     let ast = file.ast.as_ref()?;
     // Computed once: every import of the module is checked against them.
@@ -45,7 +77,13 @@ pub(crate) fn module_stop(project: &Project<'_, '_>, module: usize, settings: &C
     statements_skip(project, module, settings, &suite, &ast.body)
 }
 
-fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSettings, suite: &[PathBuf], body: &[Stmt]) -> Option<ModuleStop> {
+fn statements_skip(
+    project: &Project<'_, '_>,
+    module: usize,
+    settings: &CollectSettings,
+    suite: &[PathBuf],
+    body: &[Stmt],
+) -> Option<ModuleStop> {
     for stmt in body {
         let value = match stmt {
             // A class body runs while the module is imported.
@@ -64,7 +102,11 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
                 continue;
             }
             Stmt::ImportFrom(import) if settings.infer_import_errors && import.level == 0 => {
-                if let Some(missing) = import.module.as_ref().and_then(|m| missing_module(settings, suite, m.id.as_str())) {
+                if let Some(missing) = import
+                    .module
+                    .as_ref()
+                    .and_then(|m| missing_module(settings, suite, m.id.as_str()))
+                {
                     return Some(ModuleStop::Missing(missing));
                 }
                 continue;
@@ -82,7 +124,11 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
                     Some(false) => {
                         let mut chosen = None;
                         for clause in &s.elif_else_clauses {
-                            match clause.test.as_ref().map(|t| truth(&project.eval(module, t))) {
+                            match clause
+                                .test
+                                .as_ref()
+                                .map(|t| truth(&project.eval(module, t)))
+                            {
                                 None | Some(Some(true)) => {
                                     chosen = Some(&clause.body[..]);
                                     break;
@@ -96,16 +142,21 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
                     None => {
                         // Neither branch is known to run: a missing import in
                         // either makes the outcome uncertain.
-                        let branches = std::iter::once(&s.body[..]).chain(s.elif_else_clauses.iter().map(|c| &c.body[..]));
+                        let branches = std::iter::once(&s.body[..])
+                            .chain(s.elif_else_clauses.iter().map(|c| &c.body[..]));
                         for body in branches {
-                            if let Some(ModuleStop::Missing(name) | ModuleStop::Uncertain(name)) = statements_skip(project, module, settings, suite, body) {
+                            if let Some(ModuleStop::Missing(name) | ModuleStop::Uncertain(name)) =
+                                statements_skip(project, module, settings, suite, body)
+                            {
                                 return Some(ModuleStop::Uncertain(name));
                             }
                         }
                         None
                     }
                 };
-                if let Some(reason) = chosen.and_then(|body| statements_skip(project, module, settings, suite, body)) {
+                if let Some(reason) =
+                    chosen.and_then(|body| statements_skip(project, module, settings, suite, body))
+                {
                     return Some(reason);
                 }
                 continue;
@@ -114,7 +165,10 @@ fn statements_skip(project: &Project<'_, '_>, module: usize, settings: &CollectS
         };
         let Expr::Call(call) = value else { continue };
         if let Some(reason) = call_skip(project, module, settings, suite, call) {
-            return Some(ModuleStop::Skip(reason, ruff_text_size::Ranged::start(call).to_u32()));
+            return Some(ModuleStop::Skip(
+                reason,
+                ruff_text_size::Ranged::start(call).to_u32(),
+            ));
         }
     }
     None
@@ -135,28 +189,57 @@ fn truth(value: &PyValue) -> Option<bool> {
     }
 }
 
-fn call_skip(project: &Project<'_, '_>, module: usize, settings: &CollectSettings, suite: &[PathBuf], call: &ast::ExprCall) -> Option<String> {
+fn call_skip(
+    project: &Project<'_, '_>,
+    module: usize,
+    settings: &CollectSettings,
+    suite: &[PathBuf],
+    call: &ast::ExprCall,
+) -> Option<String> {
     let callee = project.external_path(module, &call.func)?;
-    let keyword = |name: &str| call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name));
+    let keyword = |name: &str| {
+        call.arguments
+            .keywords
+            .iter()
+            .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name))
+    };
     match callee.as_str() {
         "pytest.importorskip" | "_pytest.outcomes.importorskip" => {
-            let name = call.arguments.args.first().or_else(|| keyword("modname").map(|k| &k.value))?;
-            let PyValue::Str(dotted) = project.eval(module, name) else { return None };
+            let name = call
+                .arguments
+                .args
+                .first()
+                .or_else(|| keyword("modname").map(|k| &k.value))?;
+            let PyValue::Str(dotted) = project.eval(module, name) else {
+                return None;
+            };
             if keyword("minversion").is_some() || call.arguments.args.len() > 1 {
                 return None;
             }
             let missing = missing_module(settings, suite, &dotted)?;
             let reason = keyword("reason")
                 .map(|k| project.eval(module, &k.value))
-                .and_then(|v| if let PyValue::Str(s) = v { Some(s) } else { None });
-            Some(reason.unwrap_or_else(|| format!("could not import '{dotted}': No module named '{missing}'")))
+                .and_then(|v| {
+                    if let PyValue::Str(s) = v {
+                        Some(s)
+                    } else {
+                        None
+                    }
+                });
+            Some(reason.unwrap_or_else(|| {
+                format!("could not import '{dotted}': No module named '{missing}'")
+            }))
         }
         "pytest.skip" | "_pytest.outcomes.skip" => {
             let allowed = keyword("allow_module_level").map(|k| project.eval(module, &k.value));
             if !matches!(allowed, Some(PyValue::Bool(true))) {
                 return None;
             }
-            let reason = call.arguments.args.first().or_else(|| keyword("reason").map(|k| &k.value));
+            let reason = call
+                .arguments
+                .args
+                .first()
+                .or_else(|| keyword("reason").map(|k| &k.value));
             match reason.map(|r| project.eval(module, r)) {
                 None => Some(String::new()),
                 Some(PyValue::Str(reason)) => Some(reason),
@@ -191,14 +274,19 @@ fn suite_dirs(settings: &CollectSettings, path: &Path) -> Vec<PathBuf> {
 pub(crate) fn top_level_names(dirs: &[PathBuf]) -> HashSet<String> {
     let mut names = HashSet::default();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name().to_string_lossy().into_owned();
             if entry.path().is_dir() {
                 names.insert(name);
             } else if let Some(stem) = name.strip_suffix(".py") {
                 names.insert(stem.to_owned());
-            } else if std::path::Path::new(&name).extension().is_some_and(|e| e == "so" || e == "pyd") {
+            } else if std::path::Path::new(&name)
+                .extension()
+                .is_some_and(|e| e == "so" || e == "pyd")
+            {
                 if let Some((stem, _)) = name.split_once('.') {
                     names.insert(stem.to_owned());
                 }
@@ -211,7 +299,12 @@ pub(crate) fn top_level_names(dirs: &[PathBuf]) -> HashSet<String> {
 /// The first prefix of `dotted` that no directory provides (`a` or
 /// `a.b`), or `None` when it can be imported. `tops` are the top-level
 /// names of `search`.
-fn first_missing(dotted: &str, suite: &[PathBuf], search: &[PathBuf], tops: &HashSet<String>) -> Option<String> {
+fn first_missing(
+    dotted: &str,
+    suite: &[PathBuf],
+    search: &[PathBuf],
+    tops: &HashSet<String>,
+) -> Option<String> {
     let parts: Vec<&str> = dotted.split('.').collect();
     let first = *parts.first()?;
     if BUILTIN_MODULES.contains(&first) && parts.len() == 1 {
@@ -220,7 +313,10 @@ fn first_missing(dotted: &str, suite: &[PathBuf], search: &[PathBuf], tops: &Has
     let search: &[PathBuf] = if tops.contains(first) { search } else { &[] };
     let mut best = 0;
     // The suite's own directories hold sources: no extension modules.
-    let dirs = suite.iter().map(|d| (d, false)).chain(search.iter().map(|d| (d, true)));
+    let dirs = suite
+        .iter()
+        .map(|d| (d, false))
+        .chain(search.iter().map(|d| (d, true)));
     for (dir, extensions) in dirs {
         let found = resolved_parts(dir, &parts, extensions);
         if found == parts.len() {
@@ -241,18 +337,28 @@ fn resolved_parts(dir: &Path, parts: &[&str], extensions: bool) -> usize {
             continue;
         }
         let module = current.join(format!("{part}.py"));
-        let extension = extensions && std::fs::read_dir(&current).ok().is_some_and(|entries| {
-            entries.filter_map(Result::ok).any(|entry| {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                // CPython's import system compares suffixes case-sensitively.
-                #[expect(clippy::case_sensitive_file_extension_comparisons, reason = "as CPython's importer does")]
-                name.strip_prefix(part).is_some_and(|rest| rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd")))
-            })
-        });
+        let extension = extensions
+            && std::fs::read_dir(&current).ok().is_some_and(|entries| {
+                entries.filter_map(Result::ok).any(|entry| {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    // CPython's import system compares suffixes case-sensitively.
+                    #[expect(
+                        clippy::case_sensitive_file_extension_comparisons,
+                        reason = "as CPython's importer does"
+                    )]
+                    name.strip_prefix(part).is_some_and(|rest| {
+                        rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd"))
+                    })
+                })
+            });
         if module.is_file() || extension {
             // A plain module has no submodules.
-            return if i + 1 == parts.len() { parts.len() } else { i + 1 };
+            return if i + 1 == parts.len() {
+                parts.len()
+            } else {
+                i + 1
+            };
         }
         return i;
     }

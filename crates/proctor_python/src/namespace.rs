@@ -13,13 +13,27 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 /// What a name is bound to in a namespace.
 #[derive(Debug, Clone)]
 pub(crate) enum Binding<'a> {
-    Func { def: &'a ast::StmtFunctionDef, cond: bool },
-    Class { def: &'a ast::StmtClassDef, cond: bool },
-    Value { expr: &'a Expr, cond: bool },
+    Func {
+        def: &'a ast::StmtFunctionDef,
+        cond: bool,
+    },
+    Class {
+        def: &'a ast::StmtClassDef,
+        cond: bool,
+    },
+    Value {
+        expr: &'a Expr,
+        cond: bool,
+    },
     /// `import a.b as c` binds `c` to `a.b`; `import a.b` binds `a` to `a`.
-    Module { dotted: String },
+    Module {
+        dotted: String,
+    },
     /// `from m import n`.
-    From { module: String, name: String },
+    From {
+        module: String,
+        name: String,
+    },
     /// Bound in a way proctor does not follow (augmented assignment, loop
     /// target, unpacking).
     Opaque,
@@ -81,7 +95,8 @@ impl<'a> Namespace<'a> {
         ns.add_body(body, package, false);
         for &name in &ns.mutated {
             if let Some(Binding::Value { expr, .. }) = ns.get(name) {
-                ns.mutated_by_expr.insert(std::ptr::from_ref(*expr) as usize, name);
+                ns.mutated_by_expr
+                    .insert(std::ptr::from_ref(*expr) as usize, name);
             }
         }
         ns
@@ -99,7 +114,10 @@ impl<'a> Namespace<'a> {
                 self.insert(name.id.as_str(), Binding::Value { expr: value, cond });
             }
             (Expr::Name(name), None) => self.insert(name.id.as_str(), Binding::Opaque),
-            (Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }), _) => {
+            (
+                Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }),
+                _,
+            ) => {
                 for elt in elts {
                     self.add_target(elt, None, cond);
                 }
@@ -111,7 +129,9 @@ impl<'a> Namespace<'a> {
 
     fn add_stmt(&mut self, stmt: &'a Stmt, package: &str, cond: bool) {
         match stmt {
-            Stmt::FunctionDef(def) => self.insert(def.name.id.as_str(), Binding::Func { def, cond }),
+            Stmt::FunctionDef(def) => {
+                self.insert(def.name.id.as_str(), Binding::Func { def, cond });
+            }
             Stmt::ClassDef(def) => self.insert(def.name.id.as_str(), Binding::Class { def, cond }),
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
@@ -121,8 +141,11 @@ impl<'a> Namespace<'a> {
                         }
                     }
                     if let Expr::Attribute(attr) = target {
-                        if let (Expr::Name(owner), "__test__") = (attr.value.as_ref(), attr.attr.id.as_str()) {
-                            if matches!(assign.value.as_ref(), Expr::BooleanLiteral(b) if !b.value) {
+                        if let (Expr::Name(owner), "__test__") =
+                            (attr.value.as_ref(), attr.attr.id.as_str())
+                        {
+                            if matches!(assign.value.as_ref(), Expr::BooleanLiteral(b) if !b.value)
+                            {
                                 self.test_disabled.push(owner.id.as_str());
                             } else {
                                 self.test_disabled.retain(|n| *n != owner.id.as_str());
@@ -139,7 +162,9 @@ impl<'a> Namespace<'a> {
             }
             Stmt::AugAssign(assign) => match assign.target.as_ref() {
                 // `X += [...]` keeps X's binding; module code gives its value.
-                Expr::Name(name) if matches!(self.get(name.id.as_str()), Some(Binding::Value { .. })) => {
+                Expr::Name(name)
+                    if matches!(self.get(name.id.as_str()), Some(Binding::Value { .. })) =>
+                {
                     self.mutated.insert(name.id.as_str());
                 }
                 target => self.add_target(target, None, cond),
@@ -159,11 +184,21 @@ impl<'a> Namespace<'a> {
                 for alias in &import.names {
                     let dotted = alias.name.id.as_str();
                     if let Some(asname) = &alias.asname {
-                        self.insert(asname.id.as_str(), Binding::Module { dotted: dotted.to_string() });
+                        self.insert(
+                            asname.id.as_str(),
+                            Binding::Module {
+                                dotted: dotted.to_string(),
+                            },
+                        );
                     } else {
                         let first = dotted.split('.').next().unwrap_or(dotted);
                         let first_name = &alias.name.id.as_str()[..first.len()];
-                        self.insert(first_name, Binding::Module { dotted: first.to_string() });
+                        self.insert(
+                            first_name,
+                            Binding::Module {
+                                dotted: first.to_string(),
+                            },
+                        );
                     }
                 }
             }
@@ -180,7 +215,13 @@ impl<'a> Namespace<'a> {
                         continue;
                     }
                     let bound = alias.asname.as_ref().map_or(name, |a| a.id.as_str());
-                    self.insert(bound, Binding::From { module: module.clone(), name: name.to_string() });
+                    self.insert(
+                        bound,
+                        Binding::From {
+                            module: module.clone(),
+                            name: name.to_string(),
+                        },
+                    );
                 }
             }
             Stmt::If(stmt_if) => {
@@ -257,18 +298,104 @@ pub(crate) fn absolute_module(package: &str, level: u32, module: Option<&str>) -
 /// Names of Python builtins whose values are classes or functions (so their
 /// id is their `__name__`).
 pub(crate) const BUILTIN_CALLABLES: &[&str] = &[
-    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr",
-    "classmethod", "complex", "dict", "dir", "divmod", "enumerate", "filter", "float", "format",
-    "frozenset", "getattr", "hasattr", "hash", "hex", "id", "input", "int", "isinstance",
-    "issubclass", "iter", "len", "list", "map", "max", "min", "next", "object", "oct", "open",
-    "ord", "pow", "print", "property", "range", "repr", "reversed", "round", "set", "setattr",
-    "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip",
-    "Exception", "BaseException", "ValueError", "TypeError", "KeyError", "IndexError",
-    "RuntimeError", "AttributeError", "OSError", "IOError", "ImportError", "NotImplementedError",
-    "ZeroDivisionError", "AssertionError", "StopIteration", "LookupError", "ArithmeticError",
-    "FileNotFoundError", "PermissionError", "TimeoutError", "ConnectionError", "UnicodeError",
-    "UnicodeDecodeError", "UnicodeEncodeError", "OverflowError", "RecursionError",
-    "ModuleNotFoundError", "Warning", "UserWarning", "DeprecationWarning", "RuntimeWarning",
-    "FutureWarning", "SyntaxError", "SystemExit", "KeyboardInterrupt", "MemoryError",
-    "NameError", "EOFError", "BufferError", "ResourceWarning", "PendingDeprecationWarning",
+    "abs",
+    "all",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "complex",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "hasattr",
+    "hash",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "Exception",
+    "BaseException",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+    "RuntimeError",
+    "AttributeError",
+    "OSError",
+    "IOError",
+    "ImportError",
+    "NotImplementedError",
+    "ZeroDivisionError",
+    "AssertionError",
+    "StopIteration",
+    "LookupError",
+    "ArithmeticError",
+    "FileNotFoundError",
+    "PermissionError",
+    "TimeoutError",
+    "ConnectionError",
+    "UnicodeError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "OverflowError",
+    "RecursionError",
+    "ModuleNotFoundError",
+    "Warning",
+    "UserWarning",
+    "DeprecationWarning",
+    "RuntimeWarning",
+    "FutureWarning",
+    "SyntaxError",
+    "SystemExit",
+    "KeyboardInterrupt",
+    "MemoryError",
+    "NameError",
+    "EOFError",
+    "BufferError",
+    "ResourceWarning",
+    "PendingDeprecationWarning",
 ];

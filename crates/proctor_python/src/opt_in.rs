@@ -49,9 +49,25 @@ pub struct OptInSettings {
 impl OptInSettings {
     /// The settings of folders given relative to `rootdir`.
     #[must_use]
-    pub fn under(rootdir: &Path, example_dirs: &[String], comment: &str, notebook_dirs: &[String], metadata_key: &str) -> OptInSettings {
-        let resolve = |dirs: &[String]| dirs.iter().map(|d| crate::discover::normalize(&rootdir.join(d))).collect();
-        OptInSettings { example_dirs: resolve(example_dirs), comment: comment.to_owned(), notebook_dirs: resolve(notebook_dirs), metadata_key: metadata_key.to_owned(), whole_suite: false }
+    pub fn under(
+        rootdir: &Path,
+        example_dirs: &[String],
+        comment: &str,
+        notebook_dirs: &[String],
+        metadata_key: &str,
+    ) -> OptInSettings {
+        let resolve = |dirs: &[String]| {
+            dirs.iter()
+                .map(|d| crate::discover::normalize(&rootdir.join(d)))
+                .collect()
+        };
+        OptInSettings {
+            example_dirs: resolve(example_dirs),
+            comment: comment.to_owned(),
+            notebook_dirs: resolve(notebook_dirs),
+            metadata_key: metadata_key.to_owned(),
+            whole_suite: false,
+        }
     }
 
     /// What `path` is, when it lies in a configured folder: an example
@@ -63,7 +79,11 @@ impl OptInSettings {
             return Some(OptInKind::Notebook);
         }
         let name = path.file_name()?;
-        if extension == "py" && name != "conftest.py" && name != "__init__.py" && self.example_dirs.iter().any(|d| path.starts_with(d)) {
+        if extension == "py"
+            && name != "conftest.py"
+            && name != "__init__.py"
+            && self.example_dirs.iter().any(|d| path.starts_with(d))
+        {
             return Some(OptInKind::Example);
         }
         None
@@ -113,7 +133,16 @@ pub struct OptInFile {
 impl OptInFile {
     /// An example without the opt-in comment: not a test.
     pub(crate) fn unopted(file: String) -> OptInFile {
-        OptInFile { file, kind: OptInKind::Example, nodeid: None, markers: Vec::new(), locations: Vec::new(), packages: Vec::new(), skip: None, problems: Vec::new() }
+        OptInFile {
+            file,
+            kind: OptInKind::Example,
+            nodeid: None,
+            markers: Vec::new(),
+            locations: Vec::new(),
+            packages: Vec::new(),
+            skip: None,
+            problems: Vec::new(),
+        }
     }
 }
 
@@ -158,21 +187,42 @@ pub(crate) fn read_example(settings: &CollectSettings, path: &Path) -> Option<Op
             continue;
         }
         let column = line[..start].chars().count() + 1;
-        let location = Location { file: rel.clone(), line: line_no, column, end_line: line_no, end_column: column + name.chars().count() };
+        let location = Location {
+            file: rel.clone(),
+            line: line_no,
+            column,
+            end_line: line_no,
+            end_column: column + name.chars().count(),
+        };
         if is_marker_name(name) {
             out.markers.push(name.to_owned());
             out.locations.push(location);
         } else {
-            let words: Vec<&str> = name.split_whitespace().filter(|w| !matches!(*w, "and" | "or" | "not" | "(" | ")")).collect();
-            let message = if name.split_whitespace().any(|w| matches!(w, "and" | "or" | "not")) {
+            let words: Vec<&str> = name
+                .split_whitespace()
+                .filter(|w| !matches!(*w, "and" | "or" | "not" | "(" | ")"))
+                .collect();
+            let message = if name
+                .split_whitespace()
+                .any(|w| matches!(w, "and" | "or" | "not"))
+            {
                 format!("`{name}` is an expression; `{}` takes comma-separated marker names: write `{}`", settings.opt_in.comment, words.join(", "))
             } else {
-                format!("`{name}` is not a marker name; `{}` takes comma-separated marker names", settings.opt_in.comment)
+                format!(
+                    "`{name}` is not a marker name; `{}` takes comma-separated marker names",
+                    settings.opt_in.comment
+                )
             };
-            out.problems.push(OptInProblem { kind: "expression", location, message });
+            out.problems.push(OptInProblem {
+                kind: "expression",
+                location,
+                message,
+            });
         }
     }
-    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     out.nodeid = Some(format!("{rel}::{name}"));
     Some(out)
 }
@@ -195,7 +245,8 @@ fn comment_line<'t>(text: &'t str, comment: &str) -> Option<(usize, &'t str)> {
 
 fn is_marker_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Reads a notebook's opt-in block. Always an item: without a usable
@@ -206,28 +257,55 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
     let mut out = OptInFile {
         file: rel.clone(),
         kind: OptInKind::Notebook,
-        nodeid: Some(format!("{rel}::{}", path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()))),
+        nodeid: Some(format!(
+            "{rel}::{}",
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        )),
         markers: Vec::new(),
         locations: Vec::new(),
         packages: Vec::new(),
         skip: None,
         problems: Vec::new(),
     };
-    let at_start = Location { file: rel.clone(), line: 1, column: 1, end_line: 1, end_column: 2 };
+    let at_start = Location {
+        file: rel.clone(),
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 2,
+    };
     let text = match crate::source::read_bytes(path, settings.max_file_size) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(err) => {
             out.skip = Some(format!("notebook cannot be read: {err}"));
-            out.problems.push(OptInProblem { kind: "malformed", location: at_start, message: err.clone() });
+            out.problems.push(OptInProblem {
+                kind: "malformed",
+                location: at_start,
+                message: err.clone(),
+            });
             return out;
         }
     };
     let notebook: Json = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(err) => {
-            let location = Location { file: rel.clone(), line: err.line().max(1), column: err.column().max(1), end_line: err.line().max(1), end_column: err.column().max(1) + 1 };
-            out.skip = Some(format!("notebook is not valid JSON ({}:{}:{}): {err}", rel, location.line, location.column));
-            out.problems.push(OptInProblem { kind: "malformed", location, message: format!("the notebook is not valid JSON: {err}") });
+            let location = Location {
+                file: rel.clone(),
+                line: err.line().max(1),
+                column: err.column().max(1),
+                end_line: err.line().max(1),
+                end_column: err.column().max(1) + 1,
+            };
+            out.skip = Some(format!(
+                "notebook is not valid JSON ({}:{}:{}): {err}",
+                rel, location.line, location.column
+            ));
+            out.problems.push(OptInProblem {
+                kind: "malformed",
+                location,
+                message: format!("the notebook is not valid JSON: {err}"),
+            });
             return out;
         }
     };
@@ -238,7 +316,10 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
         match text[from.min(text.len())..].find(needle) {
             Some(found) => {
                 let offset = from + found;
-                (location_at(&index, &text, &rel, offset, needle.chars().count()), offset)
+                (
+                    location_at(&index, &text, &rel, offset, needle.chars().count()),
+                    offset,
+                )
             }
             None => (at_start.clone(), from),
         }
@@ -246,11 +327,18 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
     let Some(block) = notebook.get("metadata").and_then(|m| m.get(key)) else {
         let (location, _) = locate("\"metadata\"", 0);
         let reason = format!("notebook has no `{key}` metadata block: add {{\"{key}\": {{\"markers\": [...]}}}} to its metadata to run it");
-        out.problems.push(OptInProblem { kind: "missing", location, message: format!("the notebook's metadata has no `{key}` block, so it never runs") });
+        out.problems.push(OptInProblem {
+            kind: "missing",
+            location,
+            message: format!("the notebook's metadata has no `{key}` block, so it never runs"),
+        });
         out.skip = Some(reason);
         return out;
     };
-    let (block_location, block_at) = locate(&format!("\"{key}\""), text.find("\"metadata\"").unwrap_or(0));
+    let (block_location, block_at) = locate(
+        &format!("\"{key}\""),
+        text.find("\"metadata\"").unwrap_or(0),
+    );
     if let Some(Json::Array(values)) = block.get("markers") {
         let mut from = block_at;
         for value in values {
@@ -277,7 +365,9 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
             location: block_location.clone(),
             message: format!("the `{key}` block has no `markers` list; it is required (an empty list is allowed)"),
         });
-        out.skip = Some(format!("notebook's `{key}` metadata block has no `markers` list"));
+        out.skip = Some(format!(
+            "notebook's `{key}` metadata block has no `markers` list"
+        ));
     }
     match block.get("packages") {
         None => {}
@@ -304,9 +394,21 @@ pub(crate) fn read_notebook(settings: &CollectSettings, path: &Path) -> OptInFil
 
 /// The location of `len` characters at byte `offset` of `text`, whose
 /// line index is `index`.
-fn location_at(index: &proctor_source::LineIndex, text: &str, file: &str, offset: usize, len: usize) -> Location {
+fn location_at(
+    index: &proctor_source::LineIndex,
+    text: &str,
+    file: &str,
+    offset: usize,
+    len: usize,
+) -> Location {
     let at = index.line_column(text, u32::try_from(offset).unwrap_or(u32::MAX));
-    Location { file: file.to_owned(), line: at.line, column: at.column, end_line: at.line, end_column: at.column + len }
+    Location {
+        file: file.to_owned(),
+        line: at.line,
+        column: at.column,
+        end_line: at.line,
+        end_column: at.column + len,
+    }
 }
 
 /// The item of an opted-in file, with its markers written where the
@@ -330,11 +432,19 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
     if let Some(reason) = &file.skip {
         let mut kwargs = serde_json::Map::new();
         kwargs.insert("reason".to_owned(), Json::String(reason.clone()));
-        markers.push(Arc::new(Marker { name: "skip".to_owned(), args: Vec::new(), kwargs, source: MarkerSource::OptIn, location: None }));
+        markers.push(Arc::new(Marker {
+            name: "skip".to_owned(),
+            args: Vec::new(),
+            kwargs,
+            source: MarkerSource::OptIn,
+            location: None,
+        }));
     }
     let mut decorators = Vec::new();
     if file.kind == OptInKind::Notebook && file.skip.is_none() {
-        for package in std::iter::once(NOTEBOOK_RUNNER_PACKAGE).chain(file.packages.iter().map(String::as_str)) {
+        for package in
+            std::iter::once(NOTEBOOK_RUNNER_PACKAGE).chain(file.packages.iter().map(String::as_str))
+        {
             decorators.push(Arc::new(Decorator {
                 path: "pytest.importorskip".to_owned(),
                 args: vec![Json::String(package.to_owned())],
@@ -362,7 +472,8 @@ mod tests {
 
     fn settings(root: &Path) -> CollectSettings {
         let mut settings = CollectSettings::new(root.to_path_buf());
-        settings.opt_in = OptInSettings::under(root, &["ex".into()], "# pytest:", &["nb".into()], "mellea");
+        settings.opt_in =
+            OptInSettings::under(root, &["ex".into()], "# pytest:", &["nb".into()], "mellea");
         settings
     }
 
@@ -376,12 +487,22 @@ mod tests {
 
     #[test]
     fn the_comment_is_found_before_the_first_line_of_code_only() {
-        let found = example("#!/usr/bin/env python\n\n# pytest: e2e, ollama,qualitative\n\"\"\"Doc.\"\"\"\n").unwrap();
+        let found = example(
+            "#!/usr/bin/env python\n\n# pytest: e2e, ollama,qualitative\n\"\"\"Doc.\"\"\"\n",
+        )
+        .unwrap();
         assert_eq!(found.markers, ["e2e", "ollama", "qualitative"]);
         assert_eq!(found.nodeid.as_deref(), Some("ex/hello.py::hello.py"));
-        let columns: Vec<(usize, usize, usize)> = found.locations.iter().map(|l| (l.line, l.column, l.end_column)).collect();
+        let columns: Vec<(usize, usize, usize)> = found
+            .locations
+            .iter()
+            .map(|l| (l.line, l.column, l.end_column))
+            .collect();
         assert_eq!(columns, [(3, 11, 14), (3, 16, 22), (3, 23, 34)]);
-        assert!(example("import os\n# pytest: e2e\n").is_none(), "after code the comment does not count");
+        assert!(
+            example("import os\n# pytest: e2e\n").is_none(),
+            "after code the comment does not count"
+        );
         assert!(example("\"\"\"Doc.\"\"\"\nprint(1)\n").is_none());
     }
 
@@ -391,7 +512,11 @@ mod tests {
         assert_eq!(found.markers, ["slow"]);
         assert_eq!(found.problems.len(), 1);
         assert_eq!(found.problems[0].kind, "expression");
-        assert!(found.problems[0].message.contains("write `e2e, ollama`"), "{}", found.problems[0].message);
+        assert!(
+            found.problems[0].message.contains("write `e2e, ollama`"),
+            "{}",
+            found.problems[0].message
+        );
     }
 
     fn notebook(text: &str) -> OptInFile {
@@ -405,19 +530,47 @@ mod tests {
     #[test]
     fn a_notebook_block_gives_markers_packages_and_locations() {
         let found = notebook("{\"cells\": [],\n \"metadata\": {\"mellea\": {\"markers\": [\"e2e\", \"slow\"], \"packages\": [\"docling\"]}}}\n");
-        assert_eq!((found.markers.as_slice(), found.packages.as_slice(), found.skip.as_deref()), (&["e2e".to_owned(), "slow".to_owned()][..], &["docling".to_owned()][..], None));
-        assert_eq!((found.locations[1].line, found.locations[1].column), (2, 46));
+        assert_eq!(
+            (
+                found.markers.as_slice(),
+                found.packages.as_slice(),
+                found.skip.as_deref()
+            ),
+            (
+                &["e2e".to_owned(), "slow".to_owned()][..],
+                &["docling".to_owned()][..],
+                None
+            )
+        );
+        assert_eq!(
+            (found.locations[1].line, found.locations[1].column),
+            (2, 46)
+        );
         let item = item(&found).unwrap();
-        let needs: Vec<&str> = item.decorators.iter().filter_map(|d| d.args[0].as_str()).collect();
+        let needs: Vec<&str> = item
+            .decorators
+            .iter()
+            .filter_map(|d| d.args[0].as_str())
+            .collect();
         assert_eq!(needs, [NOTEBOOK_RUNNER_PACKAGE, "docling"]);
     }
 
     #[test]
     fn a_notebook_without_a_usable_block_is_skipped_with_the_reason() {
         let missing = notebook("{\"cells\": [], \"metadata\": {}}");
-        assert!(missing.skip.as_deref().is_some_and(|r| r.starts_with("notebook has no `mellea` metadata block")));
+        assert!(missing
+            .skip
+            .as_deref()
+            .is_some_and(|r| r.starts_with("notebook has no `mellea` metadata block")));
         let broken = notebook("{\"cells\": [,]}");
-        assert!(broken.skip.as_deref().is_some_and(|r| r.starts_with("notebook is not valid JSON (nb/intro.ipynb:1:")), "{:?}", broken.skip);
+        assert!(
+            broken
+                .skip
+                .as_deref()
+                .is_some_and(|r| r.starts_with("notebook is not valid JSON (nb/intro.ipynb:1:")),
+            "{:?}",
+            broken.skip
+        );
         assert_eq!(broken.problems[0].kind, "malformed");
         let skip = item(&broken).unwrap();
         assert!(skip.markers.iter().any(|m| m.name == "skip") && skip.decorators.is_empty());

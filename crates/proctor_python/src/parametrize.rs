@@ -8,12 +8,12 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::collector::to_marker;
+use crate::eval::{iterate as ops_iterate, Evaluator};
 use crate::fixtures::{FixtureScope, FixtureView};
 use crate::ids::{check_ids, function_id, make_ids, ExplicitId, IdInput};
 use crate::model::{Marker, MarkerSource};
 use crate::project::{Project, RawMark};
 use crate::settings::CollectSettings;
-use crate::eval::{iterate as ops_iterate, Evaluator};
 use crate::value::{ContainerKind, MarkValue, PyValue};
 
 /// One planned call of a test function.
@@ -90,12 +90,21 @@ pub(crate) fn expand<'a>(
         for &(m, e) in &mark.args {
             match project.eval(m, e) {
                 PyValue::Str(s) => usefixtures.push(s),
-                _ => return Err(ExpandError::Dynamic("usefixtures with a non-literal name".into())),
+                _ => {
+                    return Err(ExpandError::Dynamic(
+                        "usefixtures with a non-literal name".into(),
+                    ))
+                }
             }
         }
     }
     let mut initial: Vec<String> = Vec::new();
-    for name in fixtures.autouse_names().into_iter().chain(usefixtures).chain(argnames.iter().cloned()) {
+    for name in fixtures
+        .autouse_names()
+        .into_iter()
+        .chain(usefixtures)
+        .chain(argnames.iter().cloned())
+    {
         if !initial.contains(&name) {
             initial.push(name);
         }
@@ -111,11 +120,27 @@ pub(crate) fn expand<'a>(
         for def in defs.iter().rev() {
             if let Some(params) = def.params {
                 if def.scope_dynamic {
-                    return Err(ExpandError::Dynamic(format!("fixture `{argname}` has a computed scope")));
+                    return Err(ExpandError::Dynamic(format!(
+                        "fixture `{argname}` has a computed scope"
+                    )));
                 }
-                let sets = param_sets(project, settings, def.module, params, 1, true, std::slice::from_ref(argname), func_name)?;
+                let sets = param_sets(
+                    project,
+                    settings,
+                    def.module,
+                    params,
+                    1,
+                    true,
+                    std::slice::from_ref(argname),
+                    func_name,
+                )?;
                 let ids_expr = def.ids.map(|e| (def.module, e));
-                let call = Parametrization { argnames: vec![argname.clone()], sets, ids: ids_expr, scope: def.scope };
+                let call = Parametrization {
+                    argnames: vec![argname.clone()],
+                    sets,
+                    ids: ids_expr,
+                    scope: def.scope,
+                };
                 calls = Some(apply(project, settings, calls, call, nodeid)?);
                 break;
             }
@@ -127,8 +152,14 @@ pub(crate) fn expand<'a>(
     for call in parsed {
         for arg in &call.argnames {
             if !closure.contains(arg) {
-                let kind = if call.is_indirect(arg) { "fixture" } else { "argument" };
-                return Err(ExpandError::Collect(format!("In {nodeid}: function uses no {kind} '{arg}'")));
+                let kind = if call.is_indirect(arg) {
+                    "fixture"
+                } else {
+                    "argument"
+                };
+                return Err(ExpandError::Collect(format!(
+                    "In {nodeid}: function uses no {kind} '{arg}'"
+                )));
             }
         }
         let scope = match &call.scope {
@@ -142,8 +173,22 @@ pub(crate) fn expand<'a>(
             None => FixtureScope::Function,
         };
         let (vm, values) = call.argvalues;
-        let sets = param_sets(project, settings, vm, values, call.argnames.len(), call.force_tuple, &call.argnames, func_name)?;
-        let parametrization = Parametrization { argnames: call.argnames.clone(), sets, ids: call.ids, scope };
+        let sets = param_sets(
+            project,
+            settings,
+            vm,
+            values,
+            call.argnames.len(),
+            call.force_tuple,
+            &call.argnames,
+            func_name,
+        )?;
+        let parametrization = Parametrization {
+            argnames: call.argnames.clone(),
+            sets,
+            ids: call.ids,
+            scope,
+        };
         calls = Some(apply(project, settings, calls, parametrization, nodeid)?);
     }
     Ok(calls)
@@ -174,41 +219,79 @@ enum Indirect {
 impl<'a> ParametrizeCall<'a> {
     fn parse(project: &Project<'_, 'a>, mark: &RawMark<'a>) -> Result<Self, ExpandError> {
         if mark.opaque {
-            return Err(ExpandError::Dynamic("parametrize called with *args or **kwargs".into()));
+            return Err(ExpandError::Dynamic(
+                "parametrize called with *args or **kwargs".into(),
+            ));
         }
-        let kw = |name: &str| mark.kwargs.iter().find(|(k, _, _)| k == name).map(|(_, m, e)| (*m, *e));
+        let kw = |name: &str| {
+            mark.kwargs
+                .iter()
+                .find(|(k, _, _)| k == name)
+                .map(|(_, m, e)| (*m, *e))
+        };
         let names = mark.args.first().copied().or_else(|| kw("argnames"));
         let values = mark.args.get(1).copied().or_else(|| kw("argvalues"));
         let (Some((nm, names)), Some(argvalues)) = (names, values) else {
-            return Err(ExpandError::Dynamic("parametrize without argnames and argvalues".into()));
+            return Err(ExpandError::Dynamic(
+                "parametrize without argnames and argvalues".into(),
+            ));
         };
         let (argnames, force_tuple) = match project.eval(nm, names) {
             PyValue::Str(s) => {
                 let trailing = s.trim_end().ends_with(',');
-                let names: Vec<String> = s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(String::from).collect();
+                let names: Vec<String> = s
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(String::from)
+                    .collect();
                 let force = names.len() == 1 && !trailing;
                 (names, force)
             }
-            PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => {
+            PyValue::Container {
+                kind: ContainerKind::List | ContainerKind::Tuple,
+                elements,
+            } => {
                 let mut names = Vec::new();
                 for element in elements {
                     match element {
                         PyValue::Str(s) => names.push(s),
-                        _ => return Err(ExpandError::Dynamic("parametrize argnames are not literal strings".into())),
+                        _ => {
+                            return Err(ExpandError::Dynamic(
+                                "parametrize argnames are not literal strings".into(),
+                            ))
+                        }
                     }
                 }
                 (names, false)
             }
-            _ => return Err(ExpandError::Dynamic("parametrize argnames are not literal".into())),
+            _ => {
+                return Err(ExpandError::Dynamic(
+                    "parametrize argnames are not literal".into(),
+                ))
+            }
         };
         let indirect = match kw("indirect") {
             None => Indirect::All(false),
             Some((m, e)) => match project.eval(m, e) {
                 PyValue::Bool(b) => Indirect::All(b),
                 PyValue::Container { elements, .. } => Indirect::Some(
-                    elements.into_iter().filter_map(|v| if let PyValue::Str(s) = v { Some(s) } else { None }).collect(),
+                    elements
+                        .into_iter()
+                        .filter_map(|v| {
+                            if let PyValue::Str(s) = v {
+                                Some(s)
+                            } else {
+                                None
+                            }
+                        })
+                        .collect(),
                 ),
-                _ => return Err(ExpandError::Dynamic("parametrize indirect= is not literal".into())),
+                _ => {
+                    return Err(ExpandError::Dynamic(
+                        "parametrize indirect= is not literal".into(),
+                    ))
+                }
             },
         };
         let scope = match kw("scope") {
@@ -216,10 +299,21 @@ impl<'a> ParametrizeCall<'a> {
             Some((m, e)) => match project.eval(m, e) {
                 PyValue::Str(s) => FixtureScope::parse(&s),
                 PyValue::None => None,
-                _ => return Err(ExpandError::Dynamic("parametrize scope= is not literal".into())),
+                _ => {
+                    return Err(ExpandError::Dynamic(
+                        "parametrize scope= is not literal".into(),
+                    ))
+                }
             },
         };
-        Ok(ParametrizeCall { argnames, force_tuple, argvalues, indirect, ids: kw("ids"), scope })
+        Ok(ParametrizeCall {
+            argnames,
+            force_tuple,
+            argvalues,
+            indirect,
+            ids: kw("ids"),
+            scope,
+        })
     }
 
     fn is_indirect(&self, name: &str) -> bool {
@@ -231,7 +325,10 @@ impl<'a> ParametrizeCall<'a> {
 }
 
 /// Reads the argvalues list into parameter sets.
-#[expect(clippy::too_many_arguments, reason = "mirrors ParameterSet._for_parametrize")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "mirrors ParameterSet._for_parametrize"
+)]
 fn param_sets<'a>(
     project: &Project<'_, 'a>,
     settings: &CollectSettings,
@@ -248,7 +345,9 @@ fn param_sets<'a>(
         _ => {
             // A computed list: evaluated as a whole.
             let evaluator = Evaluator::new(*project);
-            let items = ops_iterate(&evaluator.eval(vm, values)).map_err(|reason| ExpandError::Dynamic(format!("parametrize argvalues: {reason}")))?;
+            let items = ops_iterate(&evaluator.eval(vm, values)).map_err(|reason| {
+                ExpandError::Dynamic(format!("parametrize argvalues: {reason}"))
+            })?;
             let mut sets = Vec::with_capacity(items.len());
             for item in items {
                 sets.push(set_from_value(item, n_names, force_tuple, argnames)?);
@@ -261,28 +360,44 @@ fn param_sets<'a>(
         if matches!(element, Expr::Starred(_)) {
             return Err(ExpandError::Dynamic("argvalues use * unpacking".into()));
         }
-        let mut set = ParamSet { values: Vec::new(), computed: Vec::new(), evaluated: Vec::new(), explicit: None, hidden: false, marks: Vec::new() };
+        let mut set = ParamSet {
+            values: Vec::new(),
+            computed: Vec::new(),
+            evaluated: Vec::new(),
+            explicit: None,
+            hidden: false,
+            marks: Vec::new(),
+        };
         if let Some(param) = project.as_param(vm, element) {
             for value in param.values {
                 if let Expr::Starred(starred) = value {
                     // `pytest.param(*CASE, id=...)` with `CASE = (a, b)`.
                     let (sm, target) = project.deref(vm, &starred.value);
                     match target {
-                        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. })
+                        Expr::List(ast::ExprList { elts, .. })
+                        | Expr::Tuple(ast::ExprTuple { elts, .. })
                             if !elts.iter().any(|e| matches!(e, Expr::Starred(_))) =>
                         {
                             set.values.extend(elts.iter().map(|e| (sm, e)));
                         }
                         _ => match ops_iterate(&project.eval(sm, target)) {
                             Ok(items) => set.computed.extend(items),
-                            Err(reason) => return Err(ExpandError::Dynamic(format!("pytest.param(*values): {reason}"))),
+                            Err(reason) => {
+                                return Err(ExpandError::Dynamic(format!(
+                                    "pytest.param(*values): {reason}"
+                                )))
+                            }
                         },
                     }
                 } else {
                     set.values.push((vm, value));
                 }
             }
-            set.marks = param.marks.iter().map(|m| Arc::new(to_marker(project, m, MarkerSource::Param))).collect();
+            set.marks = param
+                .marks
+                .iter()
+                .map(|m| Arc::new(to_marker(project, m, MarkerSource::Param)))
+                .collect();
             if let Some(id) = param.id {
                 if project.is_hidden_param(vm, id) {
                     set.hidden = true;
@@ -290,7 +405,11 @@ fn param_sets<'a>(
                     match project.eval(vm, id) {
                         PyValue::Str(s) => set.explicit = Some(ExplicitId::Param(s)),
                         PyValue::None => {}
-                        _ => return Err(ExpandError::Dynamic("pytest.param id is not a literal string".into())),
+                        _ => {
+                            return Err(ExpandError::Dynamic(
+                                "pytest.param id is not a literal string".into(),
+                            ))
+                        }
                     }
                 }
             }
@@ -299,7 +418,8 @@ fn param_sets<'a>(
         } else {
             let (em, target) = project.deref(vm, element);
             match target {
-                Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+                Expr::List(ast::ExprList { elts, .. })
+                | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
                     if elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
                         return Err(ExpandError::Dynamic("argvalues use * unpacking".into()));
                     }
@@ -313,12 +433,18 @@ fn param_sets<'a>(
             }
         }
         if set.computed.is_empty() {
-            set.evaluated = set.values.iter().map(|&(m, e)| project.eval(m, e)).collect();
+            set.evaluated = set
+                .values
+                .iter()
+                .map(|&(m, e)| project.eval(m, e))
+                .collect();
         } else {
             // `pytest.param(*CASE)`: the literal values, then the computed
             // ones, in the call's order only when all are computed.
             if !set.values.is_empty() {
-                return Err(ExpandError::Dynamic("pytest.param mixing * unpacking and values".into()));
+                return Err(ExpandError::Dynamic(
+                    "pytest.param mixing * unpacking and values".into(),
+                ));
             }
             set.evaluated = std::mem::take(&mut set.computed);
         }
@@ -336,9 +462,22 @@ fn iterator_kind<'a>(project: &Project<'_, 'a>, module: usize, expr: &'a Expr) -
     match expr {
         Expr::Generator(_) => Some("generator".to_owned()),
         Expr::Call(call) => match project.resolve_expr(module, &call.func, 0) {
-            crate::project::Entity::Builtin(name) if matches!(name.as_str(), "map" | "filter" | "zip" | "reversed" | "iter" | "enumerate") => Some(name),
+            crate::project::Entity::Builtin(name)
+                if matches!(
+                    name.as_str(),
+                    "map" | "filter" | "zip" | "reversed" | "iter" | "enumerate"
+                ) =>
+            {
+                Some(name)
+            }
             crate::project::Entity::External(path) if path.starts_with("itertools.") => {
-                path.rsplit('.').next().map(|n| if n == "from_iterable" { "chain".to_owned() } else { n.to_owned() })
+                path.rsplit('.').next().map(|n| {
+                    if n == "from_iterable" {
+                        "chain".to_owned()
+                    } else {
+                        n.to_owned()
+                    }
+                })
             }
             _ => None,
         },
@@ -354,23 +493,52 @@ fn wrong_count(n_names: usize, argnames: &[String], n_values: usize) -> ExpandEr
 }
 
 /// `ParameterSet.extract_from`: one computed element of argvalues.
-fn set_from_value<'a>(value: PyValue, n_names: usize, force_tuple: bool, argnames: &[String]) -> Result<ParamSet<'a>, ExpandError> {
-    let mut set = ParamSet { values: Vec::new(), computed: Vec::new(), evaluated: Vec::new(), explicit: None, hidden: false, marks: Vec::new() };
+fn set_from_value<'a>(
+    value: PyValue,
+    n_names: usize,
+    force_tuple: bool,
+    argnames: &[String],
+) -> Result<ParamSet<'a>, ExpandError> {
+    let mut set = ParamSet {
+        values: Vec::new(),
+        computed: Vec::new(),
+        evaluated: Vec::new(),
+        explicit: None,
+        hidden: false,
+        marks: Vec::new(),
+    };
     match value {
-        PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("a parameter set: {reason}"))),
+        PyValue::Unknown(reason) => {
+            return Err(ExpandError::Dynamic(format!("a parameter set: {reason}")))
+        }
         PyValue::Param(param) => {
             set.evaluated = param.values;
             set.hidden = param.hidden;
             match param.id {
                 Some(PyValue::Str(id)) => set.explicit = Some(ExplicitId::Param(id)),
                 Some(PyValue::None) | None => {}
-                Some(_) => return Err(ExpandError::Dynamic("pytest.param id is not a string".into())),
+                Some(_) => {
+                    return Err(ExpandError::Dynamic(
+                        "pytest.param id is not a string".into(),
+                    ))
+                }
             }
-            set.marks = param.marks.iter().map(|m| Arc::new(mark_marker(m))).collect();
+            set.marks = param
+                .marks
+                .iter()
+                .map(|m| Arc::new(mark_marker(m)))
+                .collect();
         }
         value if force_tuple => set.evaluated = vec![value],
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => set.evaluated = elements.into_vec(),
-        _ => return Err(ExpandError::Dynamic("a parameter set that is not a tuple".into())),
+        PyValue::Container {
+            kind: ContainerKind::List | ContainerKind::Tuple,
+            elements,
+        } => set.evaluated = elements.into_vec(),
+        _ => {
+            return Err(ExpandError::Dynamic(
+                "a parameter set that is not a tuple".into(),
+            ))
+        }
     }
     if set.evaluated.len() != n_names {
         return Err(wrong_count(n_names, argnames, set.evaluated.len()));
@@ -383,7 +551,11 @@ fn mark_marker(mark: &MarkValue) -> Marker {
     Marker {
         name: mark.name.clone(),
         args: mark.args.iter().map(|v| v.to_json("<computed>")).collect(),
-        kwargs: mark.kwargs.iter().map(|(k, v)| (k.clone(), v.to_json("<computed>"))).collect(),
+        kwargs: mark
+            .kwargs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_json("<computed>")))
+            .collect(),
         source: MarkerSource::Param,
         location: None,
     }
@@ -403,17 +575,26 @@ fn finish_sets<'a>(
             "xfail" => Marker {
                 name: "xfail".into(),
                 args: vec![],
-                kwargs: [("reason".to_string(), json!(reason)), ("run".to_string(), json!(false))].into_iter().collect(),
+                kwargs: [
+                    ("reason".to_string(), json!(reason)),
+                    ("run".to_string(), json!(false)),
+                ]
+                .into_iter()
+                .collect(),
                 source: MarkerSource::Param,
                 location: None,
             },
             "fail_at_collect" => {
-                return Err(ExpandError::Collect(format!("Empty parameter set in '{func_name}'")));
+                return Err(ExpandError::Collect(format!(
+                    "Empty parameter set in '{func_name}'"
+                )));
             }
             _ => Marker {
                 name: "skip".into(),
                 args: vec![],
-                kwargs: [("reason".to_string(), json!(reason))].into_iter().collect(),
+                kwargs: [("reason".to_string(), json!(reason))]
+                    .into_iter()
+                    .collect(),
                 source: MarkerSource::Param,
                 location: None,
             },
@@ -436,7 +617,9 @@ fn check_id_count(sets: usize, ids: usize, nodeid: &str) -> Result<(), ExpandErr
     if ids == sets || ids == 0 {
         return Ok(());
     }
-    Err(ExpandError::Collect(format!("In {nodeid}: {sets} parameter sets specified, with different number of ids: {ids}")))
+    Err(ExpandError::Collect(format!(
+        "In {nodeid}: {sets} parameter sets specified, with different number of ids: {ids}"
+    )))
 }
 
 /// `Metafunc.parametrize`: multiplies the existing calls by the new sets.
@@ -464,13 +647,18 @@ fn apply<'a>(
                     }
                     match project.eval(im, id) {
                         PyValue::None => {}
-                        PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("an id in ids=[...] is not literal: {reason}"))),
+                        PyValue::Unknown(reason) => {
+                            return Err(ExpandError::Dynamic(format!(
+                                "an id in ids=[...] is not literal: {reason}"
+                            )))
+                        }
                         value => set.explicit = Some(ExplicitId::Listed(value)),
                     }
                 }
             }
             Expr::NoneLiteral(_) => {}
-            _ if matches!(project.resolve_expr(im, ids_expr, 0), crate::project::Entity::Builtin(ref n) if n == "str") => {
+            _ if matches!(project.resolve_expr(im, ids_expr, 0), crate::project::Entity::Builtin(ref n) if n == "str") =>
+            {
                 // `ids=str`: each value's id is `str(value)`, escaped.
                 for set in &mut call.sets {
                     if set.explicit.is_some() || set.hidden {
@@ -481,9 +669,11 @@ fn apply<'a>(
                         let text = match value {
                             PyValue::Str(s) => s.clone(),
                             PyValue::EnumMember { display } => display.clone(),
-                            other => other
-                                .scalar_str()
-                                .ok_or_else(|| ExpandError::Dynamic("ids=str of a value whose str() is not known statically".into()))?,
+                            other => other.scalar_str().ok_or_else(|| {
+                                ExpandError::Dynamic(
+                                    "ids=str of a value whose str() is not known statically".into(),
+                                )
+                            })?,
                         };
                         parts.push(text);
                     }
@@ -505,18 +695,32 @@ fn apply<'a>(
                                 let id = evaluator.call1(&callable, value.clone());
                                 let part = match id {
                                     PyValue::None => None,
-                                    other => function_id(&other, &settings.ids)
-                                        .map_err(|reason| ExpandError::Dynamic(format!("the ids callable: {reason}")))?,
+                                    other => {
+                                        function_id(&other, &settings.ids).map_err(|reason| {
+                                            ExpandError::Dynamic(format!(
+                                                "the ids callable: {reason}"
+                                            ))
+                                        })?
+                                    }
                                 };
                                 parts.push(part);
                             }
                             set.explicit = Some(ExplicitId::PerValue(parts));
                         }
                     }
-                    PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("ids: {reason}"))),
+                    PyValue::Unknown(reason) => {
+                        return Err(ExpandError::Dynamic(format!("ids: {reason}")))
+                    }
                     listed => {
-                        let ids = ops_iterate(&listed).map_err(|reason| ExpandError::Dynamic(format!("ids: {reason}")))?;
-                        if matches!(listed, PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, .. }) {
+                        let ids = ops_iterate(&listed)
+                            .map_err(|reason| ExpandError::Dynamic(format!("ids: {reason}")))?;
+                        if matches!(
+                            listed,
+                            PyValue::Container {
+                                kind: ContainerKind::List | ContainerKind::Tuple,
+                                ..
+                            }
+                        ) {
                             check_id_count(call.sets.len(), ids.len(), nodeid)?;
                         }
                         for (set, id) in call.sets.iter_mut().zip(ids) {
@@ -526,7 +730,11 @@ fn apply<'a>(
                             match id {
                                 PyValue::None => {}
                                 PyValue::Named(ref n) if n == "HIDDEN_PARAM" => set.hidden = true,
-                                PyValue::Unknown(reason) => return Err(ExpandError::Dynamic(format!("an id in ids: {reason}"))),
+                                PyValue::Unknown(reason) => {
+                                    return Err(ExpandError::Dynamic(format!(
+                                        "an id in ids: {reason}"
+                                    )))
+                                }
                                 value => set.explicit = Some(ExplicitId::Listed(value)),
                             }
                         }
@@ -538,7 +746,10 @@ fn apply<'a>(
     let inputs: Vec<IdInput<'_>> = call
         .sets
         .iter_mut()
-        .map(|set| IdInput { explicit: set.explicit.take(), values: &set.evaluated })
+        .map(|set| IdInput {
+            explicit: set.explicit.take(),
+            values: &set.evaluated,
+        })
         .collect();
     // Test definitions have no ids: only whether pytest could build them
     // (else the test is dynamic) counts.
@@ -555,11 +766,21 @@ fn apply<'a>(
             let mut next = spec.clone();
             for (argname, value) in call.argnames.iter().zip(set.evaluated.iter()) {
                 if next.params.iter().any(|p| &p.argname == argname) {
-                    return Err(ExpandError::Collect(format!("{nodeid}: duplicate parametrization of '{argname}'")));
+                    return Err(ExpandError::Collect(format!(
+                        "{nodeid}: duplicate parametrization of '{argname}'"
+                    )));
                 }
                 // The key only serves `reorder_items`, which definitions skip.
-                let key = if call.scope.is_function() || settings.definitions_only { String::new() } else { value_key(value, index) };
-                next.params.push(ParamEntry { argname: argname.clone(), scope: call.scope, key });
+                let key = if call.scope.is_function() || settings.definitions_only {
+                    String::new()
+                } else {
+                    value_key(value, index)
+                };
+                next.params.push(ParamEntry {
+                    argname: argname.clone(),
+                    scope: call.scope,
+                    key,
+                });
             }
             if let Some(id) = ids.get(index).filter(|_| !set.hidden) {
                 next.ids.push(id.clone());
@@ -575,7 +796,12 @@ fn apply<'a>(
 /// their index in the parametrize call.
 fn value_key(value: &PyValue, index: usize) -> String {
     match value {
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Dict | ContainerKind::Set, .. } | PyValue::Object | PyValue::Unknown(_) => {
+        PyValue::Container {
+            kind: ContainerKind::List | ContainerKind::Dict | ContainerKind::Set,
+            ..
+        }
+        | PyValue::Object
+        | PyValue::Unknown(_) => {
             format!("#{index}")
         }
         other => format!("{other:?}"),

@@ -23,9 +23,18 @@ pub(crate) struct Module<'a> {
 /// A resolved reference.
 #[derive(Debug, Clone)]
 pub(crate) enum Entity<'a> {
-    Func { module: usize, def: &'a ast::StmtFunctionDef },
-    Class { module: usize, def: &'a ast::StmtClassDef },
-    Value { module: usize, expr: &'a Expr },
+    Func {
+        module: usize,
+        def: &'a ast::StmtFunctionDef,
+    },
+    Class {
+        module: usize,
+        def: &'a ast::StmtClassDef,
+    },
+    Value {
+        module: usize,
+        expr: &'a Expr,
+    },
     SuiteModule(usize),
     /// A dotted path outside the suite (`pytest.mark.slow`).
     External(String),
@@ -87,7 +96,6 @@ pub(crate) struct Project<'p, 'a> {
     local: Option<Local<'p, 'a>>,
 }
 
-
 /// Every class statement in a body (nested in classes, conditionals and
 /// `try` blocks, not in functions).
 pub(crate) fn class_defs<'a>(body: &'a [ast::Stmt], out: &mut Vec<&'a ast::StmtClassDef>) {
@@ -137,7 +145,8 @@ impl<'p, 'a> Project<'p, 'a> {
 
     /// The name table of a class body (built once per module).
     pub(crate) fn class_ns(&self, def: &'a ast::StmtClassDef) -> &'p Namespace<'a> {
-        static EMPTY: std::sync::LazyLock<Namespace<'static>> = std::sync::LazyLock::new(Namespace::default);
+        static EMPTY: std::sync::LazyLock<Namespace<'static>> =
+            std::sync::LazyLock::new(Namespace::default);
         let key = std::ptr::from_ref(def) as usize;
         if let Some(ns) = self.local.and_then(|l| l.classes.get(&key)) {
             return ns;
@@ -161,7 +170,9 @@ impl<'p, 'a> Project<'p, 'a> {
             return Entity::Unknown(format!("import cycle while resolving `{name}`"));
         }
         let m = self.module(module);
-        if let Some(binding) = m.ns.get(name) { self.resolve_binding(module, binding, depth) } else {
+        if let Some(binding) = m.ns.get(name) {
+            self.resolve_binding(module, binding, depth)
+        } else {
             for star in &m.ns.star_imports {
                 if let Some(target) = self.by_dotted(star) {
                     if self.star_exports(target, name, depth + 1) {
@@ -188,10 +199,14 @@ impl<'p, 'a> Project<'p, 'a> {
         }
         let ns = &self.module(module).ns;
         match ns.get("__all__") {
-            Some(Binding::Value { expr: Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }), .. })
-                if elts.iter().all(|e| matches!(e, Expr::StringLiteral(_))) =>
-            {
-                let listed = elts.iter().any(|e| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == name));
+            Some(Binding::Value {
+                expr:
+                    Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }),
+                ..
+            }) if elts.iter().all(|e| matches!(e, Expr::StringLiteral(_))) => {
+                let listed = elts
+                    .iter()
+                    .any(|e| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == name));
                 if !listed {
                     return false;
                 }
@@ -200,7 +215,11 @@ impl<'p, 'a> Project<'p, 'a> {
             Some(_) | None => {}
         }
         ns.get(name).is_some()
-            || ns.star_imports.iter().any(|star| self.by_dotted(star).is_some_and(|target| target != module && self.star_exports(target, name, depth + 1)))
+            || ns.star_imports.iter().any(|star| {
+                self.by_dotted(star).is_some_and(|target| {
+                    target != module && self.star_exports(target, name, depth + 1)
+                })
+            })
     }
 
     fn resolve_binding(&self, module: usize, binding: &Binding<'a>, depth: usize) -> Entity<'a> {
@@ -280,7 +299,11 @@ impl<'p, 'a> Project<'p, 'a> {
             _ => return Entity::Unknown("not a name".to_string()),
         };
         // Follow `alias = other.name` bindings.
-        if let Entity::Value { module: vm, expr: value } = &entity {
+        if let Entity::Value {
+            module: vm,
+            expr: value,
+        } = &entity
+        {
             if matches!(value, Expr::Name(_) | Expr::Attribute(_)) {
                 return self.resolve_expr(*vm, value, depth + 1);
             }
@@ -302,7 +325,12 @@ impl<'p, 'a> Project<'p, 'a> {
     }
 
     /// Recognises a mark decorator expression.
-    pub(crate) fn as_mark(&self, module: usize, expr: &'a Expr, depth: usize) -> Option<RawMark<'a>> {
+    pub(crate) fn as_mark(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+        depth: usize,
+    ) -> Option<RawMark<'a>> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -331,22 +359,31 @@ impl<'p, 'a> Project<'p, 'a> {
                 }
                 Some(Self::extend_mark(mark, module, &call.arguments))
             }
-            Expr::Name(_) | Expr::Attribute(_) => match self.resolve_expr(module, expr, depth + 1) {
-                Entity::External(path) => mark_name(&path).map(|name| RawMark {
-                    name: name.to_string(),
-                    args: Vec::new(),
-                    kwargs: Vec::new(),
-                    opaque: false,
-                    at: None,
-                }),
-                Entity::Value { module: vm, expr: value } => self.as_mark(vm, value, depth + 1),
-                _ => None,
-            },
+            Expr::Name(_) | Expr::Attribute(_) => {
+                match self.resolve_expr(module, expr, depth + 1) {
+                    Entity::External(path) => mark_name(&path).map(|name| RawMark {
+                        name: name.to_string(),
+                        args: Vec::new(),
+                        kwargs: Vec::new(),
+                        opaque: false,
+                        at: None,
+                    }),
+                    Entity::Value {
+                        module: vm,
+                        expr: value,
+                    } => self.as_mark(vm, value, depth + 1),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
 
-    fn extend_mark(mut mark: RawMark<'a>, module: usize, arguments: &'a ast::Arguments) -> RawMark<'a> {
+    fn extend_mark(
+        mut mark: RawMark<'a>,
+        module: usize,
+        arguments: &'a ast::Arguments,
+    ) -> RawMark<'a> {
         for arg in &arguments.args {
             if matches!(arg, Expr::Starred(_)) {
                 mark.opaque = true;
@@ -369,7 +406,11 @@ impl<'p, 'a> Project<'p, 'a> {
 
     /// Marks of a decorator list, in the order pytest stores them
     /// (bottom decorator first).
-    pub(crate) fn decorator_marks(&self, module: usize, decorators: &'a [ast::Decorator]) -> Vec<RawMark<'a>> {
+    pub(crate) fn decorator_marks(
+        &self,
+        module: usize,
+        decorators: &'a [ast::Decorator],
+    ) -> Vec<RawMark<'a>> {
         self.decorator_marks_in(module, decorators, None)
     }
 
@@ -392,7 +433,9 @@ impl<'p, 'a> Project<'p, 'a> {
                         return self.as_mark(module, expr, 1).map(|m| RawMark { at, ..m });
                     }
                 }
-                let mark = self.as_mark(module, &d.expression, 0).map(|m| RawMark { at, ..m })?;
+                let mark = self
+                    .as_mark(module, &d.expression, 0)
+                    .map(|m| RawMark { at, ..m })?;
                 Some(match class_ns {
                     Some(ns) => Self::class_arguments(mark, ns),
                     None => mark,
@@ -407,7 +450,9 @@ impl<'p, 'a> Project<'p, 'a> {
     fn class_arguments(mut mark: RawMark<'a>, ns: &Namespace<'a>) -> RawMark<'a> {
         let bound = |expr: &'a Expr| match expr {
             Expr::Name(name) => match ns.get(name.id.as_str()) {
-                Some(Binding::Value { expr, .. }) if !ns.mutated.contains(name.id.as_str()) => Some(*expr),
+                Some(Binding::Value { expr, .. }) if !ns.mutated.contains(name.id.as_str()) => {
+                    Some(*expr)
+                }
                 _ => None,
             },
             _ => None,
@@ -428,15 +473,20 @@ impl<'p, 'a> Project<'p, 'a> {
     /// The entries of a `pytestmark = ...` value (one expression, or a
     /// list/tuple written there or bound to a name), each with the module
     /// it is written in.
-    pub(crate) fn pytestmark_entries(&self, module: usize, expr: &'a Expr) -> Vec<(usize, &'a Expr)> {
+    pub(crate) fn pytestmark_entries(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+    ) -> Vec<(usize, &'a Expr)> {
         match expr {
             Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
                 elts.iter().map(|e| (module, e)).collect()
             }
             Expr::Name(_) => match self.resolve_expr(module, expr, 0) {
-                Entity::Value { module: vm, expr: value }
-                    if matches!(value, Expr::List(_) | Expr::Tuple(_)) =>
-                {
+                Entity::Value {
+                    module: vm,
+                    expr: value,
+                } if matches!(value, Expr::List(_) | Expr::Tuple(_)) => {
                     self.pytestmark_entries(vm, value)
                 }
                 _ => vec![(module, expr)],
@@ -449,7 +499,12 @@ impl<'p, 'a> Project<'p, 'a> {
     pub(crate) fn pytestmark_marks(&self, module: usize, expr: &'a Expr) -> Vec<RawMark<'a>> {
         self.pytestmark_entries(module, expr)
             .into_iter()
-            .filter_map(|(m, e)| self.as_mark(m, e, 0).map(|mark| RawMark { at: Some((m, e.range())), ..mark }))
+            .filter_map(|(m, e)| {
+                self.as_mark(m, e, 0).map(|mark| RawMark {
+                    at: Some((m, e.range())),
+                    ..mark
+                })
+            })
             .collect()
     }
 
@@ -467,7 +522,11 @@ impl<'p, 'a> Project<'p, 'a> {
     /// `transformers.testing_utils.slow`; a helper of the suite gives its
     /// module's dotted name. Builtins (`staticmethod`, ...) and pytest's own
     /// decorators give `None`.
-    pub(crate) fn decorator_path(&self, module: usize, expr: &'a Expr) -> Option<(String, Option<&'a ast::Arguments>)> {
+    pub(crate) fn decorator_path(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+    ) -> Option<(String, Option<&'a ast::Arguments>)> {
         if self.as_mark(module, expr, 0).is_some() {
             return None;
         }
@@ -476,17 +535,31 @@ impl<'p, 'a> Project<'p, 'a> {
             other => (other, None),
         };
         let path = match self.resolve_expr(module, target, 0) {
-            Entity::External(path) if path == "pytest" || path.starts_with("pytest.") || path.starts_with("_pytest.") => return None,
+            Entity::External(path)
+                if path == "pytest"
+                    || path.starts_with("pytest.")
+                    || path.starts_with("_pytest.") =>
+            {
+                return None
+            }
             Entity::External(path) => path,
-            Entity::Func { module: fm, def } => qualified(&self.module(fm).dotted, def.name.id.as_str()),
-            Entity::Class { module: cm, def } => qualified(&self.module(cm).dotted, def.name.id.as_str()),
+            Entity::Func { module: fm, def } => {
+                qualified(&self.module(fm).dotted, def.name.id.as_str())
+            }
+            Entity::Class { module: cm, def } => {
+                qualified(&self.module(cm).dotted, def.name.id.as_str())
+            }
             _ => return None,
         };
         Some((path, arguments))
     }
 
     /// Recognises `@pytest.fixture` / `@pytest.fixture(...)`.
-    pub(crate) fn fixture_decorator(&self, module: usize, expr: &'a Expr) -> Option<FixtureDecorator<'a>> {
+    pub(crate) fn fixture_decorator(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+    ) -> Option<FixtureDecorator<'a>> {
         let (target, arguments) = match expr {
             Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
             other => (other, None),
@@ -501,7 +574,8 @@ impl<'p, 'a> Project<'p, 'a> {
     /// Whether `expr` is `pytest.HIDDEN_PARAM` (an id that hides a
     /// parameter set from the node id).
     pub(crate) fn is_hidden_param(&self, module: usize, expr: &'a Expr) -> bool {
-        self.external_path(module, expr).is_some_and(|p| p.ends_with("HIDDEN_PARAM"))
+        self.external_path(module, expr)
+            .is_some_and(|p| p.ends_with("HIDDEN_PARAM"))
     }
 
     /// Recognises `pytest.param(*values, id=..., marks=...)`.
@@ -511,7 +585,11 @@ impl<'p, 'a> Project<'p, 'a> {
         if path != "pytest.param" && path != "_pytest.mark.param" {
             return None;
         }
-        let mut param = Param { values: call.arguments.args.iter().collect(), id: None, marks: Vec::new() };
+        let mut param = Param {
+            values: call.arguments.args.iter().collect(),
+            id: None,
+            marks: Vec::new(),
+        };
         for keyword in &call.arguments.keywords {
             match keyword.arg.as_ref().map(|a| a.id.as_str()) {
                 Some("id") => param.id = Some(&keyword.value),
@@ -532,8 +610,14 @@ impl<'p, 'a> Project<'p, 'a> {
             }
             match self.resolve_expr(current.0, current.1, 0) {
                 // A name that module code builds is not its first value.
-                Entity::Value { module: vm, expr: value }
-                    if !self.module(vm).ns.mutated_by_expr.contains_key(&(std::ptr::from_ref(value) as usize)) =>
+                Entity::Value {
+                    module: vm,
+                    expr: value,
+                } if !self
+                    .module(vm)
+                    .ns
+                    .mutated_by_expr
+                    .contains_key(&(std::ptr::from_ref(value) as usize)) =>
                 {
                     current = (vm, value);
                 }
@@ -559,7 +643,12 @@ impl<'p, 'a> Project<'p, 'a> {
 
     /// Whether instances of this suite class have no id of their own: no
     /// builtin or external bases, no `__name__`, not an enum.
-    pub(crate) fn class_is_plain(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> bool {
+    pub(crate) fn class_is_plain(
+        &self,
+        module: usize,
+        def: &'a ast::StmtClassDef,
+        depth: usize,
+    ) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
@@ -567,27 +656,45 @@ impl<'p, 'a> Project<'p, 'a> {
         if ns.get("__name__").is_some() {
             return false;
         }
-        def.bases().iter().all(|base| match self.resolve_expr(module, base, 0) {
-            Entity::Class { module: bm, def: bdef } => self.class_is_plain(bm, bdef, depth + 1),
-            Entity::Builtin(name) => name == "object" || name.ends_with("Exception") || name.ends_with("Error"),
-            Entity::External(path) => path == "abc.ABC",
-            _ => false,
-        })
+        def.bases()
+            .iter()
+            .all(|base| match self.resolve_expr(module, base, 0) {
+                Entity::Class {
+                    module: bm,
+                    def: bdef,
+                } => self.class_is_plain(bm, bdef, depth + 1),
+                Entity::Builtin(name) => {
+                    name == "object" || name.ends_with("Exception") || name.ends_with("Error")
+                }
+                Entity::External(path) => path == "abc.ABC",
+                _ => false,
+            })
     }
 
     /// How members of this class print if it is an Enum (Python 3.11+).
-    pub(crate) fn enum_kind(&self, module: usize, def: &'a ast::StmtClassDef, depth: usize) -> Option<EnumKind> {
+    pub(crate) fn enum_kind(
+        &self,
+        module: usize,
+        def: &'a ast::StmtClassDef,
+        depth: usize,
+    ) -> Option<EnumKind> {
         if depth > MAX_DEPTH {
             return None;
         }
         // `class X(str, Enum)`: members are strs (pytest's id is the value).
         let str_mixin = def.bases().iter().any(|base| matches!(self.resolve_expr(module, base, 0), Entity::Builtin(ref n) if n == "str"));
         if str_mixin {
-            let plain = def.bases().iter().any(|base| match self.resolve_expr(module, base, 0) {
-                Entity::External(path) => path == "enum.Enum",
-                Entity::Class { module: bm, def: bdef } => self.enum_kind(bm, bdef, depth + 1).is_some(),
-                _ => false,
-            });
+            let plain = def
+                .bases()
+                .iter()
+                .any(|base| match self.resolve_expr(module, base, 0) {
+                    Entity::External(path) => path == "enum.Enum",
+                    Entity::Class {
+                        module: bm,
+                        def: bdef,
+                    } => self.enum_kind(bm, bdef, depth + 1).is_some(),
+                    _ => false,
+                });
             if plain {
                 return Some(EnumKind::MixedStr);
             }
@@ -596,10 +703,15 @@ impl<'p, 'a> Project<'p, 'a> {
             match self.resolve_expr(module, base, 0) {
                 Entity::External(path) => match path.as_str() {
                     "enum.Enum" | "enum.Flag" => return Some(EnumKind::Plain),
-                    "enum.IntEnum" | "enum.StrEnum" | "enum.IntFlag" => return Some(EnumKind::ValueStr),
+                    "enum.IntEnum" | "enum.StrEnum" | "enum.IntFlag" => {
+                        return Some(EnumKind::ValueStr)
+                    }
                     _ => {}
                 },
-                Entity::Class { module: bm, def: bdef } => {
+                Entity::Class {
+                    module: bm,
+                    def: bdef,
+                } => {
                     if let Some(kind) = self.enum_kind(bm, bdef, depth + 1) {
                         return Some(kind);
                     }

@@ -10,7 +10,12 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::collector::RawItem;
 use crate::fixtures::FixtureScope;
 
-const HIGH_SCOPES: [FixtureScope; 4] = [FixtureScope::Session, FixtureScope::Package, FixtureScope::Module, FixtureScope::Class];
+const HIGH_SCOPES: [FixtureScope; 4] = [
+    FixtureScope::Session,
+    FixtureScope::Package,
+    FixtureScope::Module,
+    FixtureScope::Class,
+];
 
 /// An interned `ParamArgKey`: argname, value key, scoped path and class.
 type Key = u32;
@@ -46,7 +51,10 @@ pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
         return;
     }
     let mut interner: HashMap<(&str, &str, &str, &str), Key> = HashMap::default();
-    let mut state = State { keys_by_item: Default::default(), items_by_key: Default::default() };
+    let mut state = State {
+        keys_by_item: Default::default(),
+        items_by_key: Default::default(),
+    };
     for scope in HIGH_SCOPES {
         let slot = scope_slot(scope);
         for (idx, item) in items.iter().enumerate() {
@@ -54,12 +62,16 @@ pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
                 FixtureScope::Session => ("", ""),
                 FixtureScope::Package => (item.file.rsplit_once('/').map_or("", |(d, _)| d), ""),
                 FixtureScope::Module => (&item.file, ""),
-                FixtureScope::Class | FixtureScope::Function => (&item.file, item.class_key.as_deref().unwrap_or("")),
+                FixtureScope::Class | FixtureScope::Function => {
+                    (&item.file, item.class_key.as_deref().unwrap_or(""))
+                }
             };
             let mut keys: Vec<Key> = Vec::new();
             for param in item.high_params.iter().filter(|p| p.scope == scope) {
                 let next = Key::try_from(interner.len()).unwrap_or(Key::MAX);
-                let key = *interner.entry((&param.argname, &param.key, path, class)).or_insert(next);
+                let key = *interner
+                    .entry((&param.argname, &param.key, path, class))
+                    .or_insert(next);
                 if !keys.contains(&key) {
                     keys.push(key);
                 }
@@ -117,14 +129,21 @@ fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> V
             };
             let matching: Vec<usize> = state.items_by_key[slot]
                 .get(&key)
-                .map(|v| v.iter().copied().filter(|&i| i < size && in_items[i]).collect())
+                .map(|v| {
+                    v.iter()
+                        .copied()
+                        .filter(|&i| i < size && in_items[i])
+                        .collect()
+                })
                 .unwrap_or_default();
             for &i in matching.iter().rev() {
                 deque.push_front(i);
                 // Move `i` to the front of every key's item list, as pytest
                 // does with `move_to_end(last=False)`.
                 for other in 0..HIGH_SCOPES.len() {
-                    let Some(keys) = state.keys_by_item[other].get(&i) else { continue };
+                    let Some(keys) = state.keys_by_item[other].get(&i) else {
+                        continue;
+                    };
                     for key in keys.clone() {
                         let list = state.items_by_key[other].entry(key).or_default();
                         if let Some(pos) = list.iter().position(|&x| x == i) {

@@ -33,20 +33,43 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     let mut discovery = discover::Walker::new(settings).run(paths);
     // Missing imports are only inferred where no conftest edits `sys.path`
     // (which proctor cannot follow) and the interpreter's path is known.
-    let edits_path = discovery.conftest_sources.iter().any(|c| c.text.contains("sys.path"));
+    let edits_path = discovery
+        .conftest_sources
+        .iter()
+        .any(|c| c.text.contains("sys.path"));
     let inferring;
-    let settings = if settings.module_path.is_some() && !edits_path && std::env::var_os("PYTHONPATH").is_none() {
-        inferring = CollectSettings { infer_import_errors: true, ..settings.clone() };
+    let settings = if settings.module_path.is_some()
+        && !edits_path
+        && std::env::var_os("PYTHONPATH").is_none()
+    {
+        inferring = CollectSettings {
+            infer_import_errors: true,
+            ..settings.clone()
+        };
         &inferring
     } else {
         settings
     };
     let mut resolver = Resolver::default();
-    resolver.prefetch(discovery.test_files.iter().chain(discovery.conftests.values()).filter_map(|p| p.parent()));
-    let test_names: Vec<(String, String)> = discovery.test_files.iter().map(|p| resolver.module_names(p)).collect();
+    resolver.prefetch(
+        discovery
+            .test_files
+            .iter()
+            .chain(discovery.conftests.values())
+            .filter_map(|p| p.parent()),
+    );
+    let test_names: Vec<(String, String)> = discovery
+        .test_files
+        .iter()
+        .map(|p| resolver.module_names(p))
+        .collect();
     let roots = resolver.import_roots(
         settings,
-        discovery.test_files.iter().chain(discovery.conftests.values()).map(PathBuf::as_path),
+        discovery
+            .test_files
+            .iter()
+            .chain(discovery.conftests.values())
+            .map(PathBuf::as_path),
     );
 
     // The shared modules: conftests, and what test modules import (found by
@@ -58,7 +81,10 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .zip(test_names.par_iter())
         .map(|(path, (_, package))| {
             let bytes = read_bytes(path, settings.max_file_size);
-            let imports = bytes.as_ref().map_or_else(|_| Vec::new(), |bytes| scan_imports(&utf8_text(bytes), package));
+            let imports = bytes.as_ref().map_or_else(
+                |_| Vec::new(),
+                |bytes| scan_imports(&utf8_text(bytes), package),
+            );
             (imports, bytes)
         })
         .unzip();
@@ -87,7 +113,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     loop {
         // What the modules loaded since `start` import in turn.
         for idx in start..loaded.len() {
-            let Some(ast) = &loaded[idx].ast else { continue };
+            let Some(ast) = &loaded[idx].ast else {
+                continue;
+            };
             for dotted in imported_modules(&ast.body, &names[idx].1) {
                 for (file, name) in resolver.find_module(&roots, &dotted) {
                     if known.insert(file.clone().into_os_string()) {
@@ -102,7 +130,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         start = loaded.len();
         let new: Vec<SourceFile> = wanted
             .par_iter()
-            .map(|(path, _)| SourceFile::load(path, settings.relative(path), settings.max_file_size))
+            .map(|(path, _)| {
+                SourceFile::load(path, settings.relative(path), settings.max_file_size)
+            })
             .collect();
         for (file, (_, dotted)) in new.into_iter().zip(wanted.drain(..)) {
             let package = package_of(&file.path, &dotted);
@@ -112,9 +142,16 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     }
     let shared = build_shared(&loaded, &names);
     let project = Project::new(&shared, None);
-    let by_path: ByPath<'_> = loaded.iter().enumerate().map(|(i, f)| (f.path.as_os_str(), i)).collect();
+    let by_path: ByPath<'_> = loaded
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_os_str(), i))
+        .collect();
 
-    let mut collection = Collection { conftests: discovery.conftests.values().cloned().collect(), ..Collection::default() };
+    let mut collection = Collection {
+        conftests: discovery.conftests.values().cloned().collect(),
+        ..Collection::default()
+    };
     collection.errors.extend(discovery.errors.iter().cloned());
     let session = SessionFixtures::new(&project, &discovery, &by_path);
     conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
@@ -134,9 +171,20 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             // dropped when its items are made.
             let file = SourceFile::parse(path, settings.relative(path), bytes);
             let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
-            let module = Module { file: &file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) };
+            let module = Module {
+                file: &file,
+                dotted: dotted.clone(),
+                package: package.clone(),
+                ns: Namespace::build(body, package),
+            };
             let classes = class_tables(&module);
-            let local = Project::new(&shared, Some(Local { module: &module, classes: &classes }));
+            let local = Project::new(
+                &shared,
+                Some(Local {
+                    module: &module,
+                    classes: &classes,
+                }),
+            );
             collect_module(settings, &local, local.local_index(), &discovery, dir)
         })
         .collect();
@@ -159,7 +207,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             let dotted = test_names[position].0.as_str();
             match imported.get(dotted) {
                 Some(first) if *first != path => {
-                    collection.errors.push(import_mismatch(settings, dotted, first, path));
+                    collection
+                        .errors
+                        .push(import_mismatch(settings, dotted, first, path));
                     continue;
                 }
                 Some(_) => {}
@@ -189,7 +239,10 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
 /// nearly every file is (`from_utf8` checks that faster than the lossy
 /// conversion does).
 fn utf8_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
+    std::str::from_utf8(bytes).map_or_else(
+        |_| String::from_utf8_lossy(bytes),
+        std::borrow::Cow::Borrowed,
+    )
 }
 
 /// The shared modules by path. Paths are keyed by their bytes: hashing a
@@ -210,7 +263,12 @@ struct ModuleResult {
     parsed: bool,
 }
 
-fn import_mismatch(settings: &CollectSettings, dotted: &str, first: &Path, path: &Path) -> CollectError {
+fn import_mismatch(
+    settings: &CollectSettings,
+    dotted: &str,
+    first: &Path,
+    path: &Path,
+) -> CollectError {
     CollectError {
         file: settings.relative(path),
         line: 0,
@@ -230,7 +288,12 @@ fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
         project::class_defs(&ast.body, &mut defs);
     }
     defs.into_iter()
-        .map(|def| (std::ptr::from_ref(def) as usize, Namespace::build(&def.body, &module.package)))
+        .map(|def| {
+            (
+                std::ptr::from_ref(def) as usize,
+                Namespace::build(&def.body, &module.package),
+            )
+        })
         .collect()
 }
 
@@ -240,7 +303,12 @@ fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Sha
         .zip(names.par_iter())
         .map(|(file, (dotted, package))| {
             let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
-            Module { file, dotted: dotted.clone(), package: package.clone(), ns: Namespace::build(body, package) }
+            Module {
+                file,
+                dotted: dotted.clone(),
+                package: package.clone(),
+                ns: Namespace::build(body, package),
+            }
         })
         .collect();
     let mut by_dotted = HashMap::default();
@@ -248,7 +316,11 @@ fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Sha
         by_dotted.entry(dotted.clone()).or_insert(idx);
     }
     let classes = modules.par_iter().flat_map_iter(class_tables).collect();
-    Shared { modules, by_dotted, classes }
+    Shared {
+        modules,
+        by_dotted,
+        classes,
+    }
 }
 
 /// Fixtures every test module sees: `pytest_plugins` modules and each
@@ -260,21 +332,41 @@ struct SessionFixtures<'a> {
 
 impl<'a> SessionFixtures<'a> {
     fn new(project: &Project<'_, 'a>, discovery: &Discovery, by_path: &ByPath<'_>) -> Self {
-        let conftest_indices: Vec<usize> = discovery.conftests.values().filter_map(|p| by_path.get(p.as_os_str()).copied()).collect();
+        let conftest_indices: Vec<usize> = discovery
+            .conftests
+            .values()
+            .filter_map(|p| by_path.get(p.as_os_str()).copied())
+            .collect();
         let conftests = conftest_indices
             .iter()
-            .map(|&idx| (idx, Fixtures::of_namespace(project, idx, &project.module(idx).ns, false).into()))
+            .map(|&idx| {
+                (
+                    idx,
+                    Fixtures::of_namespace(project, idx, &project.module(idx).ns, false).into(),
+                )
+            })
             .collect();
         // Modules named in a conftest's `pytest_plugins` are visible to the
         // whole session, registered before the conftests' own fixtures.
         let mut plugins = Vec::new();
         let mut seen = HashSet::default();
         for &idx in &conftest_indices {
-            let Some(Binding::Value { expr, .. }) = project.module(idx).ns.get("pytest_plugins") else { continue };
+            let Some(Binding::Value { expr, .. }) = project.module(idx).ns.get("pytest_plugins")
+            else {
+                continue;
+            };
             for name in plugin_names(expr) {
                 if let Some(plugin) = project.by_dotted(&name) {
                     if seen.insert(plugin) {
-                        plugins.push(Fixtures::of_namespace(project, plugin, &project.module(plugin).ns, false).into());
+                        plugins.push(
+                            Fixtures::of_namespace(
+                                project,
+                                plugin,
+                                &project.module(plugin).ns,
+                                false,
+                            )
+                            .into(),
+                        );
                     }
                 }
             }
@@ -285,12 +377,25 @@ impl<'a> SessionFixtures<'a> {
 
 /// Conftest hooks pytest runs that proctor cannot: ones that create items
 /// become dynamic items, `pytest_collection_modifyitems` a warning.
-fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discovery: &Discovery, by_path: &ByPath<'_>, collection: &mut Collection) {
+fn conftest_hooks(
+    settings: &CollectSettings,
+    project: &Project<'_, '_>,
+    discovery: &Discovery,
+    by_path: &ByPath<'_>,
+    collection: &mut Collection,
+) {
     for (dir, conftest) in &discovery.conftests {
-        let Some(&idx) = by_path.get(conftest.as_os_str()) else { continue };
+        let Some(&idx) = by_path.get(conftest.as_os_str()) else {
+            continue;
+        };
         let ns = &project.module(idx).ns;
         let rel = settings.relative(conftest);
-        for hook in ["pytest_collect_file", "pytest_pycollect_makeitem", "pytest_collect_directory", "pytest_pycollect_makemodule"] {
+        for hook in [
+            "pytest_collect_file",
+            "pytest_pycollect_makeitem",
+            "pytest_collect_directory",
+            "pytest_pycollect_makemodule",
+        ] {
             if ns.get(hook).is_some() {
                 let nodeid = settings.relative(dir);
                 collection.items.push(Item {
@@ -298,7 +403,9 @@ fn conftest_hooks(settings: &CollectSettings, project: &Project<'_, '_>, discove
                     file: rel.clone(),
                     line: 0,
                     markers: Vec::new(),
-                    dynamic: Some(format!("{rel} defines `{hook}`: the items it creates are only known at run time")),
+                    dynamic: Some(format!(
+                        "{rel} defines `{hook}`: the items it creates are only known at run time"
+                    )),
                     decorators: Vec::new(),
                 });
             }
@@ -340,7 +447,13 @@ fn dir_contexts<'a>(
             *index.entry(dir.as_os_str()).or_insert_with(|| {
                 let chain = conftest_chain(settings, dir, &discovery.conftests, by_path);
                 let mut layers = session.plugins.clone();
-                layers.extend(chain.iter().map(|c| session.conftests.get(c).cloned().unwrap_or_else(|| Arc::new([]))));
+                layers.extend(chain.iter().map(|c| {
+                    session
+                        .conftests
+                        .get(c)
+                        .cloned()
+                        .unwrap_or_else(|| Arc::new([]))
+                }));
                 dirs.push(DirContext { chain, layers });
                 dirs.len() - 1
             })
@@ -351,33 +464,70 @@ fn dir_contexts<'a>(
 
 /// Why `path` (or a directory above it) is ignored only under a condition,
 /// if it is; nothing to look up in the common case of no such conftest.
-fn conditional_reason(settings: &CollectSettings, path: &Path, discovery: &Discovery) -> Option<String> {
+fn conditional_reason(
+    settings: &CollectSettings,
+    path: &Path,
+    discovery: &Discovery,
+) -> Option<String> {
     if discovery.conditional.is_empty() {
         return None;
     }
-    path.ancestors().take_while(|p| p.starts_with(&settings.rootdir)).find_map(|p| discovery.conditional.get(p).cloned())
+    path.ancestors()
+        .take_while(|p| p.starts_with(&settings.rootdir))
+        .find_map(|p| discovery.conditional.get(p).cloned())
 }
 
 /// Collects one test module (module index `idx` in `project`) of the
 /// directory `dir`.
-fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx: usize, discovery: &Discovery, dir: &DirContext<'a>) -> ModuleResult {
+fn collect_module<'a>(
+    settings: &CollectSettings,
+    project: &Project<'_, 'a>,
+    idx: usize,
+    discovery: &Discovery,
+    dir: &DirContext<'a>,
+) -> ModuleResult {
     let module = project.module(idx);
     if let Some(error) = &module.file.error {
-        return ModuleResult { items: Vec::new(), error: Some(error.clone()), skipped: None, parsed: false };
+        return ModuleResult {
+            items: Vec::new(),
+            error: Some(error.clone()),
+            skipped: None,
+            parsed: false,
+        };
     }
     let mut uncertain = None;
     match crate::module_skip::module_stop(project, idx, settings) {
         Some(crate::module_skip::ModuleStop::Skip(reason, offset)) => {
-            let skip = CollectError { file: module.file.rel.clone(), line: module.file.line_of(offset), column: 0, message: reason };
-            return ModuleResult { items: Vec::new(), error: None, skipped: Some(skip), parsed: true };
+            let skip = CollectError {
+                file: module.file.rel.clone(),
+                line: module.file.line_of(offset),
+                column: 0,
+                message: reason,
+            };
+            return ModuleResult {
+                items: Vec::new(),
+                error: None,
+                skipped: Some(skip),
+                parsed: true,
+            };
         }
         Some(crate::module_skip::ModuleStop::Missing(name)) => {
             let message = format!(
                 "ImportError while importing test module '{}'.\nModuleNotFoundError: No module named '{name}'",
                 module.file.path.display()
             );
-            let error = CollectError { file: module.file.rel.clone(), line: 0, column: 0, message };
-            return ModuleResult { items: Vec::new(), error: Some(error), skipped: None, parsed: true };
+            let error = CollectError {
+                file: module.file.rel.clone(),
+                line: 0,
+                column: 0,
+                message,
+            };
+            return ModuleResult {
+                items: Vec::new(),
+                error: Some(error),
+                skipped: None,
+                parsed: true,
+            };
         }
         Some(crate::module_skip::ModuleStop::Uncertain(name)) => {
             uncertain = Some(format!("the module imports `{name}`, which is not installed, under a condition known only at run time"));
@@ -387,7 +537,8 @@ fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx
     let chain = &dir.chain;
     let mut layers = dir.layers.clone();
     layers.push(Fixtures::of_namespace(project, idx, &module.ns, false).into());
-    let mut module_dynamic = conditional_reason(settings, &module.file.path, discovery).or(uncertain);
+    let mut module_dynamic =
+        conditional_reason(settings, &module.file.path, discovery).or(uncertain);
     for &c in chain.iter().chain(std::iter::once(&idx)) {
         if module_dynamic.is_none() && project.module(c).ns.get("pytest_generate_tests").is_some() {
             module_dynamic = Some(format!(
@@ -404,19 +555,32 @@ fn collect_module<'a>(settings: &CollectSettings, project: &Project<'_, 'a>, idx
             def_file: module.file.rel.clone(),
             line: 0,
             markers: Vec::new(),
-            dynamic: Some("--doctest-modules: docstring doctests are found at run time".to_string()),
+            dynamic: Some(
+                "--doctest-modules: docstring doctests are found at run time".to_string(),
+            ),
             high_params: Vec::new(),
             decorators: Vec::new(),
             class_key: None,
         });
     }
-    let collector = ModuleCollector::new(project, settings, idx, Fixtures { layers }, module_dynamic);
+    let collector =
+        ModuleCollector::new(project, settings, idx, Fixtures { layers }, module_dynamic);
     match collector.collect() {
         Ok(mut items) => {
             items.extend(doc_item);
-            ModuleResult { items, error: None, skipped: None, parsed: true }
+            ModuleResult {
+                items,
+                error: None,
+                skipped: None,
+                parsed: true,
+            }
         }
-        Err(collector::ModuleError(error)) => ModuleResult { items: Vec::new(), error: Some(error), skipped: None, parsed: true },
+        Err(collector::ModuleError(error)) => ModuleResult {
+            items: Vec::new(),
+            error: Some(error),
+            skipped: None,
+            parsed: true,
+        },
     }
 }
 
@@ -447,15 +611,22 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
 }
 
 /// Conftest modules from the rootdir down to `dir`.
-fn conftest_chain(settings: &CollectSettings, dir: &Path, conftests: &BTreeMap<PathBuf, PathBuf>, by_path: &ByPath<'_>) -> Vec<usize> {
-    let mut dirs: Vec<&Path> = dir.ancestors().take_while(|d| d.starts_with(&settings.rootdir)).collect();
+fn conftest_chain(
+    settings: &CollectSettings,
+    dir: &Path,
+    conftests: &BTreeMap<PathBuf, PathBuf>,
+    by_path: &ByPath<'_>,
+) -> Vec<usize> {
+    let mut dirs: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| d.starts_with(&settings.rootdir))
+        .collect();
     dirs.reverse();
     dirs.into_iter()
         .filter_map(|d| conftests.get(d))
         .filter_map(|c| by_path.get(c.as_os_str()).copied())
         .collect()
 }
-
 
 /// Absolute module names a module imports (module level and class bodies).
 fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
@@ -468,10 +639,18 @@ fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
                 }
             }
             Stmt::ImportFrom(import) => {
-                let base = absolute_module(package, import.level, import.module.as_ref().map(|m| m.id.as_str()));
+                let base = absolute_module(
+                    package,
+                    import.level,
+                    import.module.as_ref().map(|m| m.id.as_str()),
+                );
                 for alias in &import.names {
                     if alias.name.id.as_str() != "*" {
-                        out.push(if base.is_empty() { alias.name.id.as_str().to_string() } else { format!("{base}.{}", alias.name.id.as_str()) });
+                        out.push(if base.is_empty() {
+                            alias.name.id.as_str().to_string()
+                        } else {
+                            format!("{base}.{}", alias.name.id.as_str())
+                        });
                     }
                 }
                 out.push(base);

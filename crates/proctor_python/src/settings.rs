@@ -8,7 +8,10 @@ use crate::opt_in::OptInSettings;
 
 /// Everything static collection needs to know about the suite's setup.
 #[derive(Debug, Clone)]
-#[expect(clippy::struct_excessive_bools, reason = "independent pytest settings, each read as pytest reads it")]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent pytest settings, each read as pytest reads it"
+)]
 pub struct CollectSettings {
     /// pytest's rootdir (absolute).
     pub rootdir: PathBuf,
@@ -81,9 +84,19 @@ impl CollectSettings {
             python_files: vec!["test_*.py".into(), "*_test.py".into()],
             python_classes: vec!["Test".into()],
             python_functions: vec!["test".into()],
-            norecursedirs: ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}"]
-                .map(String::from)
-                .to_vec(),
+            norecursedirs: [
+                "*.egg",
+                ".*",
+                "_darcs",
+                "build",
+                "CVS",
+                "dist",
+                "node_modules",
+                "venv",
+                "{arch}",
+            ]
+            .map(String::from)
+            .to_vec(),
             ignore: Vec::new(),
             ignore_glob: Vec::new(),
             pythonpath: Vec::new(),

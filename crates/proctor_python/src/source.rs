@@ -53,7 +53,12 @@ impl SourceFile {
         match decode(bytes) {
             Ok(text) => file.text = text,
             Err(err) => {
-                file.error = Some(CollectError { file: file.rel.clone(), line: err.line, column: err.column, message: err.message });
+                file.error = Some(CollectError {
+                    file: file.rel.clone(),
+                    line: err.line,
+                    column: err.column,
+                    message: err.message,
+                });
                 return file;
             }
         }
@@ -75,7 +80,12 @@ impl SourceFile {
     }
 
     fn whole_file_error(&self, message: String) -> CollectError {
-        CollectError { file: self.rel.clone(), line: 0, column: 0, message }
+        CollectError {
+            file: self.rel.clone(),
+            line: 0,
+            column: 0,
+            message,
+        }
     }
 
     /// The 1-based line of byte `offset`.
@@ -98,12 +108,16 @@ pub(crate) fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, String> 
     use std::io::Read;
     // One open and one fstat: the size is checked on the open file.
     let mut file = std::fs::File::open(path).map_err(|err| format!("cannot read file: {err}"))?;
-    let size = file.metadata().map_err(|err| format!("cannot read file: {err}"))?.len();
+    let size = file
+        .metadata()
+        .map_err(|err| format!("cannot read file: {err}"))?
+        .len();
     if size > max_size {
         return Err(format!("file is {size} bytes, over the {max_size}-byte limit (collect.max-file-size); not parsed"));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
-    file.read_to_end(&mut bytes).map_err(|err| format!("cannot read file: {err}"))?;
+    file.read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read file: {err}"))?;
     Ok(bytes)
 }
 
@@ -119,11 +133,17 @@ impl DecodeError {
     /// An error at byte `offset` of `bytes`.
     fn at(bytes: &[u8], offset: usize, message: String) -> DecodeError {
         let before = &bytes[..offset.min(bytes.len())];
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         DecodeError {
             message,
             line: before.split(|&b| b == b'\n').count(),
-            column: String::from_utf8_lossy(&before[line_start..]).chars().count() + 1,
+            column: String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1,
         }
     }
 }
@@ -137,20 +157,32 @@ impl DecodeError {
 /// are reported.
 fn decode(mut owned: Vec<u8>) -> Result<String, DecodeError> {
     if let Some(offset) = owned.iter().position(|&b| b == 0) {
-        return Err(DecodeError::at(&owned, offset, "SyntaxError: source code cannot contain null bytes".to_string()));
+        return Err(DecodeError::at(
+            &owned,
+            offset,
+            "SyntaxError: source code cannot contain null bytes".to_string(),
+        ));
     }
     let bom = owned.starts_with(b"\xef\xbb\xbf");
     if bom {
         owned.drain(..3);
         if owned.starts_with(b"\xef\xbb\xbf") {
-            return Err(DecodeError::at(&owned, 0, "SyntaxError: invalid non-printable character U+FEFF".to_string()));
+            return Err(DecodeError::at(
+                &owned,
+                0,
+                "SyntaxError: invalid non-printable character U+FEFF".to_string(),
+            ));
         }
     }
     let cookie = coding_cookie(&owned);
     let encoding = cookie.as_deref().map(normal_encoding_name);
     if bom && encoding.as_deref().is_some_and(|name| name != "utf-8") {
         let name = encoding.unwrap_or_default();
-        return Err(DecodeError::at(&owned, 0, format!("SyntaxError: encoding problem: {name} with BOM")));
+        return Err(DecodeError::at(
+            &owned,
+            0,
+            format!("SyntaxError: encoding problem: {name} with BOM"),
+        ));
     }
     match encoding.as_deref() {
         None | Some("utf-8" | "utf8") => decode_utf8(owned),
@@ -179,7 +211,11 @@ fn decode(mut owned: Vec<u8>) -> Result<String, DecodeError> {
 /// dashes); other names are returned lowercased.
 fn normal_encoding_name(name: &str) -> String {
     let name = name.to_ascii_lowercase();
-    let dashed: String = name.chars().take(12).map(|c| if c == '_' { '-' } else { c }).collect();
+    let dashed: String = name
+        .chars()
+        .take(12)
+        .map(|c| if c == '_' { '-' } else { c })
+        .collect();
     let is = |base: &str| dashed == base || dashed.starts_with(&format!("{base}-"));
     if is("utf-8") {
         "utf-8".to_string()
@@ -201,7 +237,9 @@ fn decode_utf8(owned: Vec<u8>) -> Result<String, DecodeError> {
     let bytes = err.into_bytes();
     let error = |offset: usize| {
         let reason = match first.error_len() {
-            Some(_) if bytes[offset] & 0xc0 == 0x80 || bytes[offset] >= 0xf8 => "invalid start byte",
+            Some(_) if bytes[offset] & 0xc0 == 0x80 || bytes[offset] >= 0xf8 => {
+                "invalid start byte"
+            }
             Some(_) => "invalid continuation byte",
             None => "unexpected end of data",
         };
@@ -232,7 +270,10 @@ fn decode_utf8(owned: Vec<u8>) -> Result<String, DecodeError> {
     };
     let in_comment = |offset: usize| {
         tokens.iter().any(|token| {
-            token.kind() == ruff_python_ast::token::TokenKind::Comment && token.range().contains(ruff_text_size::TextSize::try_from(offset).unwrap_or_default())
+            token.kind() == ruff_python_ast::token::TokenKind::Comment
+                && token
+                    .range()
+                    .contains(ruff_text_size::TextSize::try_from(offset).unwrap_or_default())
         })
     };
     match invalid.iter().find(|&&offset| !in_comment(offset)) {
@@ -293,8 +334,15 @@ mod tests {
 
     #[test]
     fn cookies_are_read_where_python_reads_them() {
-        assert_eq!(decode(b"# vim: set fileencoding=latin-1 :\nx = '\xe9'\n".to_vec()).unwrap(), "# vim: set fileencoding=latin-1 :\nx = '\u{e9}'\n");
-        assert!(decode(b"#!/usr/bin/env python\n# -*- coding: latin-1 -*-\nx = '\xe9'\n".to_vec()).unwrap().ends_with("x = '\u{e9}'\n"));
+        assert_eq!(
+            decode(b"# vim: set fileencoding=latin-1 :\nx = '\xe9'\n".to_vec()).unwrap(),
+            "# vim: set fileencoding=latin-1 :\nx = '\u{e9}'\n"
+        );
+        assert!(
+            decode(b"#!/usr/bin/env python\n# -*- coding: latin-1 -*-\nx = '\xe9'\n".to_vec())
+                .unwrap()
+                .ends_with("x = '\u{e9}'\n")
+        );
         // After a line of code, a cookie on line 2 is only a comment.
         assert_eq!(error(b"x = 1\n# coding: latin-1\ny = '\xe9'\n").0, 3);
         // `decoding` is not the cookie; the `coding:` after it is.
@@ -303,12 +351,28 @@ mod tests {
 
     #[test]
     fn byte_errors_say_where() {
-        assert_eq!(error(b"x = 1\ny = 2\0\n"), (2, 6, "SyntaxError: source code cannot contain null bytes".to_string()));
-        assert_eq!(error(b"\xef\xbb\xbf# coding: latin-1\n").2, "SyntaxError: encoding problem: iso-8859-1 with BOM");
-        assert_eq!(error(b"\xef\xbb\xbf\xef\xbb\xbfx = 1\n").2, "SyntaxError: invalid non-printable character U+FEFF");
+        assert_eq!(
+            error(b"x = 1\ny = 2\0\n"),
+            (
+                2,
+                6,
+                "SyntaxError: source code cannot contain null bytes".to_string()
+            )
+        );
+        assert_eq!(
+            error(b"\xef\xbb\xbf# coding: latin-1\n").2,
+            "SyntaxError: encoding problem: iso-8859-1 with BOM"
+        );
+        assert_eq!(
+            error(b"\xef\xbb\xbf\xef\xbb\xbfx = 1\n").2,
+            "SyntaxError: invalid non-printable character U+FEFF"
+        );
         let (line, column, message) = error(b"# ok\nx = 'caf\xe9'\n");
         assert_eq!((line, column), (2, 9));
-        assert!(message.contains("'utf-8' codec can't decode byte 0xe9"), "{message}");
+        assert!(
+            message.contains("'utf-8' codec can't decode byte 0xe9"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -84,9 +84,14 @@ pub(crate) enum PyValue {
     Bytes(Vec<u8>),
     /// A list, tuple, set or dict literal; `elements` keeps literal contents
     /// for marker arguments (dicts become lists of pairs).
-    Container { kind: ContainerKind, elements: Elements },
+    Container {
+        kind: ContainerKind,
+        elements: Elements,
+    },
     /// A member of an `Enum` class: `str(member)` is `display`.
-    EnumMember { display: String },
+    EnumMember {
+        display: String,
+    },
     /// A class or function object: its id is its `__name__`.
     Named(String),
     /// A compiled regular expression: its id is its pattern, escaped.
@@ -98,7 +103,11 @@ pub(crate) enum PyValue {
     /// `__name__` (its id); `slot` indexes the callables of the evaluator
     /// `owner` that made it, so a value from another evaluation is never
     /// called by mistake.
-    Function { name: String, owner: u64, slot: u32 },
+    Function {
+        name: String,
+        owner: u64,
+        slot: u32,
+    },
     /// `pytest.param(...)`, evaluated.
     Param(Box<ParamValue>),
     /// A mark such as `pytest.mark.xfail(reason="x")`, evaluated.
@@ -171,7 +180,9 @@ impl PyValue {
                 .map_or_else(|_| json!({ "expr": source }), |n| json!(n)),
             PyValue::Float(f) if f.is_finite() => json!(f),
             PyValue::Str(s) => Json::String(s.clone()),
-            PyValue::Bytes(b) => json!({ "bytes": b.iter().map(|&c| char::from(c)).collect::<String>() }),
+            PyValue::Bytes(b) => {
+                json!({ "bytes": b.iter().map(|&c| char::from(c)).collect::<String>() })
+            }
             PyValue::Container {
                 kind: ContainerKind::List | ContainerKind::Tuple,
                 elements,
@@ -219,7 +230,11 @@ pub(crate) fn float_repr(value: f64) -> String {
         let text = if point <= 0 {
             format!("0.{}{}", "0".repeat(point.unsigned_abs() as usize), digits)
         } else if point >= n_digits {
-            format!("{}{}.0", digits, "0".repeat(usize::try_from(point - n_digits).unwrap_or(0)))
+            format!(
+                "{}{}.0",
+                digits,
+                "0".repeat(usize::try_from(point - n_digits).unwrap_or(0))
+            )
         } else {
             let (int, frac) = digits.split_at(usize::try_from(point).unwrap_or(0));
             format!("{int}.{frac}")
@@ -316,7 +331,10 @@ mod tests {
 
     #[test]
     fn escapes_like_pytest() {
-        assert_eq!(ascii_escape_str("é日😀\n\\ x"), "\\xe9\\u65e5\\U0001f600\\n\\\\ x");
+        assert_eq!(
+            ascii_escape_str("é日😀\n\\ x"),
+            "\\xe9\\u65e5\\U0001f600\\n\\\\ x"
+        );
         assert_eq!(ascii_escape_bytes(b"a\xff\x00\\\t"), "a\\xff\\x00\\\\t");
     }
 }

@@ -22,14 +22,25 @@ fn item<'c>(collection: &'c Collection, nodeid: &str) -> &'c Item {
         .items
         .iter()
         .find(|i| i.nodeid == nodeid)
-        .unwrap_or_else(|| panic!("no item {nodeid} in {:?}", collection.items.iter().map(|i| &i.nodeid).collect::<Vec<_>>()))
+        .unwrap_or_else(|| {
+            panic!(
+                "no item {nodeid} in {:?}",
+                collection
+                    .items
+                    .iter()
+                    .map(|i| &i.nodeid)
+                    .collect::<Vec<_>>()
+            )
+        })
 }
 
 /// The decorators of an item as (path, args, kwargs, source) for comparison.
 fn decorators(item: &Item) -> Vec<(String, serde_json::Value, serde_json::Value, MarkerSource)> {
     item.decorators
         .iter()
-        .map(|d: &std::sync::Arc<Decorator>| (d.path.clone(), json!(d.args), json!(d.kwargs), d.source))
+        .map(|d: &std::sync::Arc<Decorator>| {
+            (d.path.clone(), json!(d.args), json!(d.kwargs), d.source)
+        })
         .collect()
 }
 
@@ -58,11 +69,19 @@ fn module_pytestmark_helper_in_the_suite() {
         // Resolved through the suite: the re-export names the defining module.
         ("test_reexport.py", "from pkg import require_gpu\npytestmark = [require_gpu(min_vram_gb=20)]\n\ndef test_b():\n    pass\n"),
     ]);
-    let expected = vec![("pkg.predicates.require_gpu".to_string(), json!([]), json!({"min_vram_gb": 20}), MarkerSource::Module)];
+    let expected = vec![(
+        "pkg.predicates.require_gpu".to_string(),
+        json!([]),
+        json!({"min_vram_gb": 20}),
+        MarkerSource::Module,
+    )];
     let item_a = item(&collection, "test_mod.py::test_a");
     assert_eq!(decorators(item_a), expected);
     assert_eq!(markers(item_a), vec!["e2e", "huggingface"]);
-    assert_eq!(decorators(item(&collection, "test_reexport.py::test_b")), expected);
+    assert_eq!(
+        decorators(item(&collection, "test_reexport.py::test_b")),
+        expected
+    );
 }
 
 #[test]
@@ -71,7 +90,12 @@ fn module_pytestmark_helper_outside_the_suite() {
     let item = item(&collection, "test_mod.py::test_a");
     assert_eq!(
         decorators(item),
-        vec![("pkg.predicates.require_gpu".to_string(), json!([]), json!({"min_vram_gb": 20}), MarkerSource::Module)]
+        vec![(
+            "pkg.predicates.require_gpu".to_string(),
+            json!([]),
+            json!({"min_vram_gb": 20}),
+            MarkerSource::Module
+        )]
     );
     assert_eq!(markers(item), vec!["e2e", "huggingface"]);
 }
@@ -86,8 +110,18 @@ fn module_pytestmark_single_helper_and_bare_name() {
     assert_eq!(
         decorators(item),
         vec![
-            ("helpers.require_gpu".to_string(), json!([8]), json!({}), MarkerSource::Module),
-            ("helpers.needs_network".to_string(), json!([]), json!({}), MarkerSource::Module),
+            (
+                "helpers.require_gpu".to_string(),
+                json!([8]),
+                json!({}),
+                MarkerSource::Module
+            ),
+            (
+                "helpers.needs_network".to_string(),
+                json!([]),
+                json!({}),
+                MarkerSource::Module
+            ),
         ]
     );
 }
@@ -114,12 +148,22 @@ def test_free():
     pass
 ",
     )]);
-    let expected = vec![("pkg.predicates.require_gpu".to_string(), json!([]), json!({"min_vram_gb": 8}), MarkerSource::Class)];
+    let expected = vec![(
+        "pkg.predicates.require_gpu".to_string(),
+        json!([]),
+        json!({"min_vram_gb": 8}),
+        MarkerSource::Class,
+    )];
     let method = item(&collection, "test_cls.py::TestGpu::test_m");
     assert_eq!(decorators(method), expected);
     assert_eq!(markers(method), vec!["slow"]);
-    assert_eq!(decorators(item(&collection, "test_cls.py::TestDerived::test_d")), expected);
-    assert!(item(&collection, "test_cls.py::test_free").decorators.is_empty());
+    assert_eq!(
+        decorators(item(&collection, "test_cls.py::TestDerived::test_d")),
+        expected
+    );
+    assert!(item(&collection, "test_cls.py::test_free")
+        .decorators
+        .is_empty());
 }
 
 #[test]
@@ -154,12 +198,33 @@ class TestC:
 ",
     )]);
     let expected = vec![
-        ("pytest.importorskip".to_string(), json!(["torch"]), json!({}), MarkerSource::Module),
-        ("pytest.importorskip".to_string(), json!(["numpy"]), json!({"minversion": "1.2"}), MarkerSource::Module),
-        ("pytest.importorskip".to_string(), json!(["jax"]), json!({}), MarkerSource::Module),
+        (
+            "pytest.importorskip".to_string(),
+            json!(["torch"]),
+            json!({}),
+            MarkerSource::Module,
+        ),
+        (
+            "pytest.importorskip".to_string(),
+            json!(["numpy"]),
+            json!({"minversion": "1.2"}),
+            MarkerSource::Module,
+        ),
+        (
+            "pytest.importorskip".to_string(),
+            json!(["jax"]),
+            json!({}),
+            MarkerSource::Module,
+        ),
     ];
-    assert_eq!(decorators(item(&collection, "test_mod.py::test_a")), expected);
-    assert_eq!(decorators(item(&collection, "test_mod.py::TestC::test_m")), expected);
+    assert_eq!(
+        decorators(item(&collection, "test_mod.py::test_a")),
+        expected
+    );
+    assert_eq!(
+        decorators(item(&collection, "test_mod.py::TestC::test_m")),
+        expected
+    );
     assert!(item(&collection, "test_mod.py::test_a").markers.is_empty());
 }
 
@@ -189,8 +254,12 @@ class TestC:
         pass
 ",
     )]);
-    assert!(item(&collection, "test_mod.py::test_a").decorators.is_empty());
-    assert!(item(&collection, "test_mod.py::TestC::test_m").decorators.is_empty());
+    assert!(item(&collection, "test_mod.py::test_a")
+        .decorators
+        .is_empty());
+    assert!(item(&collection, "test_mod.py::TestC::test_m")
+        .decorators
+        .is_empty());
 }
 
 #[test]
@@ -218,11 +287,36 @@ class TestOuter:
     assert_eq!(
         decorators(item),
         vec![
-            ("pkg.predicates.slow".to_string(), json!([]), json!({}), MarkerSource::Function),
-            ("pkg.predicates.require_key".to_string(), json!(["OPENAI_API_KEY"]), json!({}), MarkerSource::Class),
-            ("pkg.predicates.require_ram".to_string(), json!([16]), json!({}), MarkerSource::Class),
-            ("pytest.importorskip".to_string(), json!(["torch"]), json!({}), MarkerSource::Module),
-            ("pkg.predicates.require_gpu".to_string(), json!([]), json!({"min_vram_gb": 20}), MarkerSource::Module),
+            (
+                "pkg.predicates.slow".to_string(),
+                json!([]),
+                json!({}),
+                MarkerSource::Function
+            ),
+            (
+                "pkg.predicates.require_key".to_string(),
+                json!(["OPENAI_API_KEY"]),
+                json!({}),
+                MarkerSource::Class
+            ),
+            (
+                "pkg.predicates.require_ram".to_string(),
+                json!([16]),
+                json!({}),
+                MarkerSource::Class
+            ),
+            (
+                "pytest.importorskip".to_string(),
+                json!(["torch"]),
+                json!({}),
+                MarkerSource::Module
+            ),
+            (
+                "pkg.predicates.require_gpu".to_string(),
+                json!([]),
+                json!({"min_vram_gb": 20}),
+                MarkerSource::Module
+            ),
         ]
     );
     assert_eq!(markers(item), vec!["e2e"]);

@@ -69,18 +69,40 @@ proptest! {
 fn broken_files_become_errors_and_the_rest_is_collected() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("test_bin.py"), b"\x00\x01\x02\xff").unwrap();
-    std::fs::write(dir.path().join("test_latin.py"), b"s = '\xe9'\ndef test_x(): pass\n").unwrap();
-    std::fs::write(dir.path().join("test_cookie.py"), b"# -*- coding: latin-1 -*-\ns = '\xe9'\ndef test_x(): pass\n").unwrap();
+    std::fs::write(
+        dir.path().join("test_latin.py"),
+        b"s = '\xe9'\ndef test_x(): pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("test_cookie.py"),
+        b"# -*- coding: latin-1 -*-\ns = '\xe9'\ndef test_x(): pass\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("test_syntax.py"), b"x = 1\ndef test_x(:\n").unwrap();
-    std::fs::write(dir.path().join("test_yield.py"), b"def test_y():\n    yield 1\ndef test_z(): pass\n").unwrap();
+    std::fs::write(
+        dir.path().join("test_yield.py"),
+        b"def test_y():\n    yield 1\ndef test_z(): pass\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("test_ok.py"), b"def test_ok(): pass\n").unwrap();
     let collection = collect(dir.path());
     let ids: Vec<&str> = collection.items.iter().map(|i| i.nodeid.as_str()).collect();
     assert_eq!(ids, ["test_cookie.py::test_x", "test_ok.py::test_ok"]);
     let files: Vec<&str> = collection.errors.iter().map(|e| e.file.as_str()).collect();
-    assert_eq!(files, ["test_bin.py", "test_latin.py", "test_syntax.py", "test_yield.py"]);
+    assert_eq!(
+        files,
+        [
+            "test_bin.py",
+            "test_latin.py",
+            "test_syntax.py",
+            "test_yield.py"
+        ]
+    );
     assert_eq!(collection.errors[2].line, 2, "{:?}", collection.errors[2]);
-    assert!(collection.errors[3].message.contains("'yield' keyword is allowed in fixtures"));
+    assert!(collection.errors[3]
+        .message
+        .contains("'yield' keyword is allowed in fixtures"));
 }
 
 #[cfg(unix)]
@@ -93,7 +115,14 @@ fn symlink_loops_are_reported_not_followed() {
     std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
     let collection = collect(dir.path());
     assert_eq!(collection.items.len(), 1);
-    assert!(collection.errors.iter().any(|e| e.message.contains("symlink loop")), "{:?}", collection.errors);
+    assert!(
+        collection
+            .errors
+            .iter()
+            .any(|e| e.message.contains("symlink loop")),
+        "{:?}",
+        collection.errors
+    );
 }
 
 #[test]

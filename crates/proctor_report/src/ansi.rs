@@ -63,12 +63,18 @@ mod tests {
         );
         assert_eq!(rule('=', "1 passed in 0.01s", 80).chars().count(), 80);
         assert_eq!(rule('_', "x", 10), "___ x ____");
-        assert_eq!(rule('=', &"a".repeat(100), 80), format!("= {} =", "a".repeat(100)));
+        assert_eq!(
+            rule('=', &"a".repeat(100), 80),
+            format!("= {} =", "a".repeat(100))
+        );
     }
 
     #[test]
     fn paints_only_with_color() {
         assert_eq!(paint("FAILED", &[Style::Red], false), "FAILED");
-        assert_eq!(paint("FAILED", &[Style::Red, Style::Bold], true), "\x1b[31m\x1b[1mFAILED\x1b[0m");
+        assert_eq!(
+            paint("FAILED", &[Style::Red, Style::Bold], true),
+            "\x1b[31m\x1b[1mFAILED\x1b[0m"
+        );
     }
 }

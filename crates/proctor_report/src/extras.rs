@@ -57,7 +57,11 @@ impl TierAxis {
     /// [`NO_TIER`].
     #[must_use]
     pub fn columns(&self) -> Vec<&str> {
-        self.markers.iter().map(String::as_str).chain(std::iter::once(NO_TIER)).collect()
+        self.markers
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(NO_TIER))
+            .collect()
     }
 }
 

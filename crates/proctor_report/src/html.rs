@@ -44,7 +44,12 @@ pub const HTML_DATA_ID: &str = "proctor-data";
 /// `</html>`. The same arguments always give the same text, so a report
 /// rendered again from the saved JSON report equals the first.
 #[must_use]
-pub fn html_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMeta, extras: &ReportExtras) -> String {
+pub fn html_report(
+    results: &[TestResult],
+    summary: &RunSummary,
+    meta: &ReportMeta,
+    extras: &ReportExtras,
+) -> String {
     let meta = &meta.redacted();
     let view = view(results, summary, meta, extras);
     let data = script_json(&serde_json::to_string(&view).unwrap_or_else(|_| "null".to_owned()));
@@ -230,9 +235,19 @@ struct Row<'a> {
     reason: Option<&'a str>,
 }
 
-fn view<'a>(results: &'a [TestResult], summary: &RunSummary, meta: &'a ReportMeta, extras: &'a ReportExtras) -> View<'a> {
+fn view<'a>(
+    results: &'a [TestResult],
+    summary: &RunSummary,
+    meta: &'a ReportMeta,
+    extras: &'a ReportExtras,
+) -> View<'a> {
     let tier_axis = extras.tier_axis.as_ref();
-    let median = |nodeid: &str| extras.history.as_ref().and_then(|h| h.durations.get(nodeid).copied());
+    let median = |nodeid: &str| {
+        extras
+            .history
+            .as_ref()
+            .and_then(|h| h.durations.get(nodeid).copied())
+    };
     let tests = results
         .iter()
         .map(|r| Row {
@@ -255,16 +270,43 @@ fn view<'a>(results: &'a [TestResult], summary: &RunSummary, meta: &'a ReportMet
         exit_code: summary.exit_code,
         deselected: summary.deselected,
         outcomes: outcome_columns(summary),
-        totals: Counts { total: summary.counts.values().sum(), flaky: summary.flaky, outcomes: summary.counts.clone() },
+        totals: Counts {
+            total: summary.counts.values().sum(),
+            flaky: summary.flaky,
+            outcomes: summary.counts.clone(),
+        },
         phases: phase_groups(results),
         tier_axis: tier_axis.map(|axis| axis.name.as_str()),
-        tiers: tier_axis.map(|axis| tier_groups(results, axis)).unwrap_or_default(),
+        tiers: tier_axis
+            .map(|axis| tier_groups(results, axis))
+            .unwrap_or_default(),
         jobs: matrix(results, extras),
-        skips: skip_groups(results).into_iter().map(|group| Skip { reason: group.reason, tests: group.nodeids }).collect(),
-        failures: results.iter().filter(|r| r.outcome.is_failure()).map(failure).collect(),
+        skips: skip_groups(results)
+            .into_iter()
+            .map(|group| Skip {
+                reason: group.reason,
+                tests: group.nodeids,
+            })
+            .collect(),
+        failures: results
+            .iter()
+            .filter(|r| r.outcome.is_failure())
+            .map(failure)
+            .collect(),
         slowest: slowest(results, &median),
-        history: extras.history.as_ref().map(|h| HistoryView { window: h.window, runs: h.runs, flaky: &h.flaky }),
-        flaky_now: results.iter().filter(|r| r.flaky).map(|r| FlakyNow { nodeid: &r.nodeid, attempts: r.attempts }).collect(),
+        history: extras.history.as_ref().map(|h| HistoryView {
+            window: h.window,
+            runs: h.runs,
+            flaky: &h.flaky,
+        }),
+        flaky_now: results
+            .iter()
+            .filter(|r| r.flaky)
+            .map(|r| FlakyNow {
+                nodeid: &r.nodeid,
+                attempts: r.attempts,
+            })
+            .collect(),
         tests,
     }
 }
@@ -272,11 +314,22 @@ fn view<'a>(results: &'a [TestResult], summary: &RunSummary, meta: &'a ReportMet
 /// Passed, failed and skipped always; other outcomes when some test has
 /// them; in [`Outcome`] order.
 fn outcome_columns(summary: &RunSummary) -> Vec<OutcomeColumn> {
-    let present = summary.counts.iter().filter(|(_, &n)| n > 0).map(|(&outcome, _)| outcome);
-    let mut keys: Vec<Outcome> = present.chain([Outcome::Passed, Outcome::Failed, Outcome::Skipped]).collect();
+    let present = summary
+        .counts
+        .iter()
+        .filter(|(_, &n)| n > 0)
+        .map(|(&outcome, _)| outcome);
+    let mut keys: Vec<Outcome> = present
+        .chain([Outcome::Passed, Outcome::Failed, Outcome::Skipped])
+        .collect();
     keys.sort_unstable();
     keys.dedup();
-    keys.into_iter().map(|key| OutcomeColumn { key, label: key.word() }).collect()
+    keys.into_iter()
+        .map(|key| OutcomeColumn {
+            key,
+            label: key.word(),
+        })
+        .collect()
 }
 
 /// Counts per phase, phases in the order they first ran; none when no
@@ -296,7 +349,14 @@ fn phase_groups(results: &[TestResult]) -> Vec<Group> {
 /// Counts per tier, in the axis's order, then tests with no tier; tiers
 /// without tests left out.
 fn tier_groups(results: &[TestResult], axis: &TierAxis) -> Vec<Group> {
-    let mut groups: Vec<Group> = axis.columns().into_iter().map(|name| Group { name: name.to_owned(), counts: Counts::default() }).collect();
+    let mut groups: Vec<Group> = axis
+        .columns()
+        .into_iter()
+        .map(|name| Group {
+            name: name.to_owned(),
+            counts: Counts::default(),
+        })
+        .collect();
     for result in results {
         group_of(&mut groups, axis.tier_of(result)).add(result);
     }
@@ -305,10 +365,16 @@ fn tier_groups(results: &[TestResult], axis: &TierAxis) -> Vec<Group> {
 }
 
 fn group_of<'g>(groups: &'g mut Vec<Group>, name: &str) -> &'g mut Counts {
-    let at = groups.iter().position(|g| g.name == name).unwrap_or_else(|| {
-        groups.push(Group { name: name.to_owned(), counts: Counts::default() });
-        groups.len() - 1
-    });
+    let at = groups
+        .iter()
+        .position(|g| g.name == name)
+        .unwrap_or_else(|| {
+            groups.push(Group {
+                name: name.to_owned(),
+                counts: Counts::default(),
+            });
+            groups.len() - 1
+        });
     &mut groups[at].counts
 }
 
@@ -335,7 +401,15 @@ fn matrix(results: &[TestResult], extras: &ReportExtras) -> Option<Matrix> {
         .map(|job| MatrixRow {
             name: job.name.clone(),
             selected: job.selected,
-            counts: columns.iter().map(|c| job.tiers.iter().find(|(t, _)| t == c).map_or(0, |(_, n)| *n)).collect(),
+            counts: columns
+                .iter()
+                .map(|c| {
+                    job.tiers
+                        .iter()
+                        .find(|(t, _)| t == c)
+                        .map_or(0, |(_, n)| *n)
+                })
+                .collect(),
         })
         .collect();
     Some(Matrix { columns, rows, run })
@@ -360,8 +434,15 @@ fn failure(result: &TestResult) -> Failure<'_> {
 
 /// The [`SLOWEST`] longest tests of each phase, longest first (ties in
 /// run order); skipped tests and tests that took no time are left out.
-fn slowest<'a>(results: &'a [TestResult], median: &dyn Fn(&str) -> Option<f64>) -> Vec<Slowest<'a>> {
-    let unphased = if results.iter().any(|r| r.phase.is_some()) { NO_PHASE } else { ALL_TESTS };
+fn slowest<'a>(
+    results: &'a [TestResult],
+    median: &dyn Fn(&str) -> Option<f64>,
+) -> Vec<Slowest<'a>> {
+    let unphased = if results.iter().any(|r| r.phase.is_some()) {
+        NO_PHASE
+    } else {
+        ALL_TESTS
+    };
     let phase_of = |result: &'a TestResult| result.phase.as_deref().unwrap_or(unphased);
     let mut phases: Vec<&str> = Vec::new();
     for result in results {
@@ -372,11 +453,23 @@ fn slowest<'a>(results: &'a [TestResult], median: &dyn Fn(&str) -> Option<f64>) 
     phases
         .into_iter()
         .filter_map(|phase| {
-            let mut timed: Vec<&TestResult> = results.iter().filter(|r| phase_of(r) == phase && r.outcome != Outcome::Skipped && r.duration > 0.0).collect();
+            let mut timed: Vec<&TestResult> = results
+                .iter()
+                .filter(|r| {
+                    phase_of(r) == phase && r.outcome != Outcome::Skipped && r.duration > 0.0
+                })
+                .collect();
             timed.sort_by(|a, b| b.duration.total_cmp(&a.duration));
             timed.truncate(SLOWEST);
-            let tests: Vec<Timed<'_>> =
-                timed.into_iter().map(|r| Timed { nodeid: &r.nodeid, outcome: r.outcome, duration: r.duration, median: median(&r.nodeid) }).collect();
+            let tests: Vec<Timed<'_>> = timed
+                .into_iter()
+                .map(|r| Timed {
+                    nodeid: &r.nodeid,
+                    outcome: r.outcome,
+                    duration: r.duration,
+                    median: median(&r.nodeid),
+                })
+                .collect();
             (!tests.is_empty()).then_some(Slowest { phase, tests })
         })
         .collect()

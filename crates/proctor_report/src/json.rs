@@ -51,7 +51,12 @@ impl ReportMeta {
 /// frequent first), then the fields of `extras` that are present
 /// (`tier_axis`, `jobs_by_tier`, `history`).
 #[must_use]
-pub fn json_report(results: &[TestResult], summary: &RunSummary, meta: &ReportMeta, extras: &ReportExtras) -> Value {
+pub fn json_report(
+    results: &[TestResult],
+    summary: &RunSummary,
+    meta: &ReportMeta,
+    extras: &ReportExtras,
+) -> Value {
     let mut summary_value = to_value(summary);
     if let Value::Object(fields) = &mut summary_value {
         fields.insert("line".to_owned(), Value::String(summary.line()));

@@ -22,14 +22,24 @@ const MESSAGE_BUDGET: usize = 500;
 /// failed tests, `skipped` skipped and xfailed tests, and `tests` every
 /// test, as pytest counts them.
 #[must_use]
-pub fn junit_xml(results: &[TestResult], summary: &RunSummary, suite_name: &str, timestamp: &str, hostname: &str) -> String {
-    let count = |outcomes: &[Outcome]| -> usize { outcomes.iter().filter_map(|o| summary.counts.get(o)).sum() };
+pub fn junit_xml(
+    results: &[TestResult],
+    summary: &RunSummary,
+    suite_name: &str,
+    timestamp: &str,
+    hostname: &str,
+) -> String {
+    let count = |outcomes: &[Outcome]| -> usize {
+        outcomes.iter().filter_map(|o| summary.counts.get(o)).sum()
+    };
     let errors = count(&[Outcome::Error, Outcome::Crashed, Outcome::TimedOut]);
     let failures = count(&[Outcome::Failed]);
     let skipped = count(&[Outcome::Skipped, Outcome::Xfailed]);
     let tests: usize = summary.counts.values().sum();
 
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\n");
+    let mut out = String::from(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\n",
+    );
     let _ = writeln!(
         out,
         "  <testsuite name=\"{}\" errors=\"{errors}\" failures=\"{failures}\" skipped=\"{skipped}\" tests=\"{tests}\" time=\"{:.3}\" timestamp=\"{}\" hostname=\"{}\">",
@@ -59,7 +69,9 @@ pub fn junit_names(nodeid: &str) -> (String, String) {
         Some((names, params)) => (names, Some(params.strip_suffix(']').unwrap_or(params))),
         None => (tail, None),
     };
-    let mut parts: Vec<String> = std::iter::once(dotted_path(path)).chain(names.split("::").map(str::to_owned)).collect();
+    let mut parts: Vec<String> = std::iter::once(dotted_path(path))
+        .chain(names.split("::").map(str::to_owned))
+        .collect();
     let mut name = parts.pop().unwrap_or_default();
     if let Some(params) = params {
         let _ = write!(name, "[{params}]");
@@ -95,7 +107,11 @@ fn write_testcase(out: &mut String, result: &TestResult) {
     if !properties.is_empty() {
         out.push_str("      <properties>\n");
         for (name, value) in properties {
-            let _ = writeln!(out, "        <property name=\"{name}\" value=\"{}\"/>", escape_attr(&value));
+            let _ = writeln!(
+                out,
+                "        <property name=\"{name}\" value=\"{}\"/>",
+                escape_attr(&value)
+            );
         }
         out.push_str("      </properties>\n");
     }
@@ -105,7 +121,11 @@ fn write_testcase(out: &mut String, result: &TestResult) {
         out.push('\n');
     }
     if !result.output.is_empty() {
-        let _ = writeln!(out, "      <system-out>{}</system-out>", escape_text(&result.output));
+        let _ = writeln!(
+            out,
+            "      <system-out>{}</system-out>",
+            escape_text(&result.output)
+        );
     }
     out.push_str("    </testcase>\n");
 }
@@ -113,7 +133,11 @@ fn write_testcase(out: &mut String, result: &TestResult) {
 /// `marker` per marker, then `phase`, `attempts` (after reruns) and
 /// `flaky`.
 fn properties(result: &TestResult) -> Vec<(&'static str, String)> {
-    let mut properties: Vec<(&'static str, String)> = result.markers.iter().map(|m| ("marker", m.clone())).collect();
+    let mut properties: Vec<(&'static str, String)> = result
+        .markers
+        .iter()
+        .map(|m| ("marker", m.clone()))
+        .collect();
     if let Some(phase) = &result.phase {
         properties.push(("phase", phase.clone()));
     }
@@ -131,33 +155,54 @@ fn properties(result: &TestResult) -> Vec<(&'static str, String)> {
 fn outcome_element(result: &TestResult) -> Option<String> {
     let text = result.message.as_deref().unwrap_or("");
     let line = crash_line(text);
-    let with = |what: &str| if line.is_empty() { what.to_owned() } else { format!("{what}: {line}") };
+    let with = |what: &str| {
+        if line.is_empty() {
+            what.to_owned()
+        } else {
+            format!("{what}: {line}")
+        }
+    };
     let (tag, message) = match result.outcome {
         Outcome::Passed | Outcome::Xpassed => return None,
         // A module pytest skipped whole while importing it: pytest's words,
         // the reason as the element's text.
         Outcome::Skipped if result.is_collector_skip() => {
-            return Some(format!("<skipped message=\"collection skipped\">{}</skipped>", escape_text(skip_reason(result))));
+            return Some(format!(
+                "<skipped message=\"collection skipped\">{}</skipped>",
+                escape_text(skip_reason(result))
+            ));
         }
         Outcome::Skipped => return Some(skipped("pytest.skip", skip_reason(result))),
         Outcome::Xfailed => {
             let reason = result.reason.as_deref().unwrap_or("");
-            return Some(skipped("pytest.xfail", reason.strip_prefix("reason: ").unwrap_or(reason)));
+            return Some(skipped(
+                "pytest.xfail",
+                reason.strip_prefix("reason: ").unwrap_or(reason),
+            ));
         }
         Outcome::Failed => ("failure", line.to_owned()),
         // pytest's words for a collector that failed (a module that does
         // not import), whose node id names a file.
-        Outcome::Error if !result.nodeid.contains("::") => ("error", "collection failure".to_owned()),
+        Outcome::Error if !result.nodeid.contains("::") => {
+            ("error", "collection failure".to_owned())
+        }
         Outcome::Error if line.is_empty() => ("error", "failed on setup or teardown".to_owned()),
         Outcome::Error => ("error", line.to_owned()),
         Outcome::Crashed => ("error", with("crashed")),
         Outcome::TimedOut => ("error", with("timed out")),
     };
-    Some(format!("<{tag} message=\"{}\">{}</{tag}>", escape_attr(&shorten(&message)), escape_text(text)))
+    Some(format!(
+        "<{tag} message=\"{}\">{}</{tag}>",
+        escape_attr(&shorten(&message)),
+        escape_text(text)
+    ))
 }
 
 fn skipped(kind: &str, reason: &str) -> String {
-    format!("<skipped type=\"{kind}\" message=\"{}\"/>", escape_attr(reason))
+    format!(
+        "<skipped type=\"{kind}\" message=\"{}\"/>",
+        escape_attr(reason)
+    )
 }
 
 /// `message` cut to pytest's budget for attributes; the element's text

@@ -11,9 +11,9 @@ mod html;
 mod json;
 mod junit;
 mod message;
-mod xml;
 mod skips;
 mod terminal;
+mod xml;
 
 pub use extras::{HistoryExtract, JobTiers, ReportExtras, TierAxis, NO_TIER};
 pub use html::{html_report, HTML_DATA_ID};

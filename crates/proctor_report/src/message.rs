@@ -15,7 +15,11 @@ pub(crate) fn crash_line(message: &str) -> &str {
     });
     match exception {
         Some(line) if !line.is_empty() => line,
-        _ => message.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or(""),
+        _ => message
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .unwrap_or(""),
     }
 }
 
@@ -31,7 +35,10 @@ mod tests {
 
     #[test]
     fn falls_back_to_the_first_non_blank_line() {
-        assert_eq!(crash_line("\n  worker died (signal 9)\nmore"), "worker died (signal 9)");
+        assert_eq!(
+            crash_line("\n  worker died (signal 9)\nmore"),
+            "worker died (signal 9)"
+        );
         assert_eq!(crash_line("Error: no E marker"), "Error: no E marker");
         assert_eq!(crash_line(""), "");
     }

@@ -26,19 +26,31 @@ pub fn skip_groups(results: &[TestResult]) -> Vec<SkipGroup<'_>> {
     for result in results.iter().filter(|r| r.outcome == Outcome::Skipped) {
         let reason = skip_reason(result);
         let slot = *index.entry(reason).or_insert_with(|| {
-            groups.push(SkipGroup { reason, nodeids: Vec::new() });
+            groups.push(SkipGroup {
+                reason,
+                nodeids: Vec::new(),
+            });
             groups.len() - 1
         });
         groups[slot].nodeids.push(&result.nodeid);
     }
-    groups.sort_by(|a, b| b.nodeids.len().cmp(&a.nodeids.len()).then_with(|| a.reason.cmp(b.reason)));
+    groups.sort_by(|a, b| {
+        b.nodeids
+            .len()
+            .cmp(&a.nodeids.len())
+            .then_with(|| a.reason.cmp(b.reason))
+    });
     groups
 }
 
 /// A skip's reason as pytest prints it (`Skipped: ` removed), or
 /// [`NO_REASON`].
 pub(crate) fn skip_reason(result: &TestResult) -> &str {
-    match result.reason.as_deref().map(|r| r.strip_prefix("Skipped: ").unwrap_or(r)) {
+    match result
+        .reason
+        .as_deref()
+        .map(|r| r.strip_prefix("Skipped: ").unwrap_or(r))
+    {
         Some(reason) if !reason.is_empty() => reason,
         _ => NO_REASON,
     }

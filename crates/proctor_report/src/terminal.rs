@@ -59,13 +59,19 @@ pub fn summary(results: &[TestResult], summary: &RunSummary, options: &SummaryOp
     let lines = short_summary_lines(results, options);
     if !lines.is_empty() {
         let header = rule('=', "short test summary info", options.width);
-        push_line(&mut out, &paint(&header, &[Style::Cyan, Style::Bold], options.color));
+        push_line(
+            &mut out,
+            &paint(&header, &[Style::Cyan, Style::Bold], options.color),
+        );
         for line in lines {
             push_line(&mut out, &line);
         }
     }
     let stats = rule('=', &summary.line(), options.width);
-    push_line(&mut out, &paint(&stats, &[main_style(summary), Style::Bold], options.color));
+    push_line(
+        &mut out,
+        &paint(&stats, &[main_style(summary), Style::Bold], options.color),
+    );
     out
 }
 
@@ -75,7 +81,11 @@ pub fn summary(results: &[TestResult], summary: &RunSummary, options: &SummaryOp
 pub fn progress_line(done: usize, total: usize, counts: &BTreeMap<Outcome, usize>) -> String {
     let digits = total.to_string().len();
     let mut line = format!("[{done:>digits$}/{total}]");
-    let parts: Vec<String> = counts.iter().filter(|(_, &n)| n > 0).map(|(&outcome, &n)| count_text(outcome, n)).collect();
+    let parts: Vec<String> = counts
+        .iter()
+        .filter(|(_, &n)| n > 0)
+        .map(|(&outcome, &n)| count_text(outcome, n))
+        .collect();
     if !parts.is_empty() {
         line.push(' ');
         line.push_str(&parts.join(", "));
@@ -97,7 +107,15 @@ fn count_text(outcome: Outcome, n: usize) -> String {
 /// main color; flaky tests count as pytest's warnings).
 fn main_style(summary: &RunSummary) -> Style {
     let has = |outcome: Outcome| summary.counts.get(&outcome).is_some_and(|&n| n > 0);
-    if [Outcome::Failed, Outcome::Error, Outcome::Crashed, Outcome::TimedOut].into_iter().any(has) {
+    if [
+        Outcome::Failed,
+        Outcome::Error,
+        Outcome::Crashed,
+        Outcome::TimedOut,
+    ]
+    .into_iter()
+    .any(has)
+    {
         Style::Red
     } else if has(Outcome::Xpassed) || summary.flaky > 0 || !has(Outcome::Passed) {
         Style::Yellow
@@ -121,9 +139,23 @@ fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
     }
     push_line(out, &rule('=', "ERRORS", options.width));
     for result in errors {
-        let title = rule('_', &format!("ERROR collecting {}", result.nodeid), options.width);
-        push_line(out, &paint(&title, &[Style::Red, Style::Bold], options.color));
-        push_block(out, result.message.as_deref().filter(|m| !m.trim().is_empty()).unwrap_or("the collector failed"));
+        let title = rule(
+            '_',
+            &format!("ERROR collecting {}", result.nodeid),
+            options.width,
+        );
+        push_line(
+            out,
+            &paint(&title, &[Style::Red, Style::Bold], options.color),
+        );
+        push_block(
+            out,
+            result
+                .message
+                .as_deref()
+                .filter(|m| !m.trim().is_empty())
+                .unwrap_or("the collector failed"),
+        );
         push_output(out, &result.output, options);
     }
 }
@@ -131,14 +163,20 @@ fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
 /// One entry per test that fails the run: its node id in a `_` rule, its
 /// message, and its captured output under a `-` rule.
 fn failures_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
-    let failed: Vec<&TestResult> = results.iter().filter(|r| r.outcome.is_failure() && !is_collect_error(r)).collect();
+    let failed: Vec<&TestResult> = results
+        .iter()
+        .filter(|r| r.outcome.is_failure() && !is_collect_error(r))
+        .collect();
     if failed.is_empty() {
         return;
     }
     push_line(out, &rule('=', "FAILURES", options.width));
     for result in failed {
         let title = rule('_', &result.nodeid, options.width);
-        push_line(out, &paint(&title, &[Style::Red, Style::Bold], options.color));
+        push_line(
+            out,
+            &paint(&title, &[Style::Red, Style::Bold], options.color),
+        );
         let message = match result.message.as_deref() {
             Some(message) if !message.trim().is_empty() => message,
             _ => default_message(result.outcome),
@@ -160,7 +198,10 @@ fn passes_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
     push_line(out, &rule('=', "PASSES", options.width));
     for result in passed {
         let title = rule('_', &result.nodeid, options.width);
-        push_line(out, &paint(&title, &[Style::Green, Style::Bold], options.color));
+        push_line(
+            out,
+            &paint(&title, &[Style::Green, Style::Bold], options.color),
+        );
         push_output(out, &result.output, options);
     }
 }
@@ -242,7 +283,11 @@ fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool)
     for &(outcome, word) in kinds {
         for result in results.iter().filter(|r| r.outcome == outcome) {
             let mut line = format!("{} {}", paint(word, &[Style::Red], color), result.nodeid);
-            let first = result.message.as_deref().map(crash_line).unwrap_or_default();
+            let first = result
+                .message
+                .as_deref()
+                .map(crash_line)
+                .unwrap_or_default();
             if !first.is_empty() {
                 line.push_str(" - ");
                 line.push_str(first);

@@ -56,9 +56,15 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_forbidden_characters() {
-        assert_eq!(escape_text(r#"<a href="x">&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+        assert_eq!(
+            escape_text(r#"<a href="x">&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;"
+        );
         assert_eq!(escape_text("]]>"), "]]&gt;");
-        assert_eq!(escape_attr("\x1b[31mred\x00\x7f\u{fffe}"), "#x1B[31mred#x00#x7F#xFFFE");
+        assert_eq!(
+            escape_attr("\x1b[31mred\x00\x7f\u{fffe}"),
+            "#x1B[31mred#x00#x7F#xFFFE"
+        );
         assert_eq!(escape_attr("a\tb\nc\r"), "a&#9;b&#10;c&#13;");
         assert_eq!(escape_text("a\tb\nc\r"), "a\tb\nc&#13;");
         assert_eq!(escape_text("é ☃ 🦀"), "é ☃ 🦀");

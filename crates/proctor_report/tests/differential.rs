@@ -69,14 +69,29 @@ fn results() -> Vec<TestResult> {
     let file = "tests/unit/test_a.py";
     let cases: &[(&str, Outcome, Option<&str>, Option<&str>)] = &[
         ("test_pass", Outcome::Passed, None, None),
-        ("test_fail", Outcome::Failed, None, Some("    def test_fail():\n>       assert 1 == 2\nE       assert 1 == 2\n")),
-        ("test_skip", Outcome::Skipped, Some("service ollama not reachable at 127.0.0.1:11434"), None),
+        (
+            "test_fail",
+            Outcome::Failed,
+            None,
+            Some("    def test_fail():\n>       assert 1 == 2\nE       assert 1 == 2\n"),
+        ),
+        (
+            "test_skip",
+            Outcome::Skipped,
+            Some("service ollama not reachable at 127.0.0.1:11434"),
+            None,
+        ),
         ("test_xfail", Outcome::Xfailed, Some("bug #12"), None),
         ("test_xpass", Outcome::Xpassed, Some("bug #13"), None),
         ("test_param[a/b::c]", Outcome::Passed, None, None),
         ("test_param[x y]", Outcome::Passed, None, None),
         ("test_param[<&>]", Outcome::Passed, None, None),
-        ("test_error", Outcome::Error, None, Some("E       RuntimeError: db down\n")),
+        (
+            "test_error",
+            Outcome::Error,
+            None,
+            Some("E       RuntimeError: db down\n"),
+        ),
         ("TestOuter::TestInner::test_z", Outcome::Passed, None, None),
         ("TestOuter::test_y[1]", Outcome::Passed, None, None),
         ("TestOuter::test_y[2]", Outcome::Passed, None, None),
@@ -98,15 +113,32 @@ type Case = (Option<String>, Option<String>, Option<String>);
 /// Suite counts and testcases keyed by (classname, name).
 fn shape(xml: &str) -> (Vec<String>, BTreeMap<(String, String), Case>) {
     let doc = Document::parse(xml).unwrap_or_else(|err| panic!("malformed XML ({err}):\n{xml}"));
-    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).expect("a testsuite");
-    let counts = ["errors", "failures", "skipped", "tests"].iter().map(|a| suite.attribute(*a).unwrap_or("").to_owned()).collect();
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .expect("a testsuite");
+    let counts = ["errors", "failures", "skipped", "tests"]
+        .iter()
+        .map(|a| suite.attribute(*a).unwrap_or("").to_owned())
+        .collect();
     let mut cases = BTreeMap::new();
     for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
-        let key = (case.attribute("classname").unwrap().to_owned(), case.attribute("name").unwrap().to_owned());
-        let outcome = case.children().find(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()));
+        let key = (
+            case.attribute("classname").unwrap().to_owned(),
+            case.attribute("name").unwrap().to_owned(),
+        );
+        let outcome = case
+            .children()
+            .find(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()));
         let tag = outcome.map(|c| c.tag_name().name().to_owned());
-        let skip_type = outcome.filter(|c| c.has_tag_name("skipped")).and_then(|c| c.attribute("type")).map(str::to_owned);
-        let message = outcome.filter(|c| !c.has_tag_name("error")).and_then(|c| c.attribute("message")).map(str::to_owned);
+        let skip_type = outcome
+            .filter(|c| c.has_tag_name("skipped"))
+            .and_then(|c| c.attribute("type"))
+            .map(str::to_owned);
+        let message = outcome
+            .filter(|c| !c.has_tag_name("error"))
+            .and_then(|c| c.attribute("message"))
+            .map(str::to_owned);
         cases.insert(key, (tag, skip_type, message));
     }
     (counts, cases)
@@ -126,19 +158,44 @@ fn junit_matches_real_pytest() {
     std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
     std::fs::write(dir.path().join("tests/unit/test_a.py"), SUITE).unwrap();
     let run = Command::new(&python)
-        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "--junit-xml=report.xml", "-o", "junit_family=xunit2"])
+        .args([
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--junit-xml=report.xml",
+            "-o",
+            "junit_family=xunit2",
+        ])
         .current_dir(dir.path())
         .env_remove("PYTEST_ADDOPTS")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .output()
         .unwrap_or_else(|err| panic!("cannot run {}: {err}", python.display()));
     // Exit code 1: the suite has a failure and an error on purpose.
-    assert_eq!(run.status.code(), Some(1), "pytest: {}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "pytest: {}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
     let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
 
     let results = results();
-    let ours = junit_xml(&results, &RunSummary::of(&results, 0, 0.1, false), "pytest", "t", "h");
-    assert_eq!(shape(&ours), shape(&theirs), "ours:\n{ours}\npytest's:\n{theirs}");
+    let ours = junit_xml(
+        &results,
+        &RunSummary::of(&results, 0, 0.1, false),
+        "pytest",
+        "t",
+        "h",
+    );
+    assert_eq!(
+        shape(&ours),
+        shape(&theirs),
+        "ours:\n{ours}\npytest's:\n{theirs}"
+    );
 }
 
 /// A module that does not import and one skipped whole at import, next to
@@ -146,27 +203,66 @@ fn junit_matches_real_pytest() {
 /// (`errors="1"`, `skipped="1"`) and elements as pytest's own report.
 #[test]
 fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
-    let python = PathBuf::from(std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest"));
+    let python = PathBuf::from(
+        std::env::var_os("PROCTOR_TEST_PYTHON")
+            .expect("PROCTOR_TEST_PYTHON names a Python with pytest"),
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
-    std::fs::write(dir.path().join("test_broken.py"), "import a_module_nobody_wrote\n\ndef test_never():\n    pass\n").unwrap();
+    std::fs::write(
+        dir.path().join("test_broken.py"),
+        "import a_module_nobody_wrote\n\ndef test_never():\n    pass\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("test_gone.py"), "import pytest\n\npytest.skip('not here', allow_module_level=True)\n\ndef test_a():\n    pass\n").unwrap();
     std::fs::write(dir.path().join("test_ok.py"), "def test_ok():\n    pass\n").unwrap();
     let run = Command::new(&python)
-        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors", "--junit-xml=report.xml", "-o", "junit_family=xunit2"])
+        .args([
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--continue-on-collection-errors",
+            "--junit-xml=report.xml",
+            "-o",
+            "junit_family=xunit2",
+        ])
         .current_dir(dir.path())
         .env_remove("PYTEST_ADDOPTS")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .output()
         .unwrap();
-    assert_eq!(run.status.code(), Some(1), "pytest: {}", String::from_utf8_lossy(&run.stdout));
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "pytest: {}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
     let broken = TestResult {
         message: Some("ImportError while importing test module 'test_broken.py'.\nE   ModuleNotFoundError: No module named 'a_module_nobody_wrote'".to_owned()),
         ..TestResult::new("test_broken.py", Outcome::Error)
     };
-    let gone = TestResult { reason: Some("not here".to_owned()), ..TestResult::new("test_gone.py", Outcome::Skipped) };
-    let results = vec![broken, gone, TestResult::new("test_ok.py::test_ok", Outcome::Passed)];
-    let ours = junit_xml(&results, &RunSummary::of(&results, 0, 0.1, false), "pytest", "t", "h");
-    assert_eq!(shape(&ours), shape(&theirs), "ours:\n{ours}\npytest's:\n{theirs}");
+    let gone = TestResult {
+        reason: Some("not here".to_owned()),
+        ..TestResult::new("test_gone.py", Outcome::Skipped)
+    };
+    let results = vec![
+        broken,
+        gone,
+        TestResult::new("test_ok.py::test_ok", Outcome::Passed),
+    ];
+    let ours = junit_xml(
+        &results,
+        &RunSummary::of(&results, 0, 0.1, false),
+        "pytest",
+        "t",
+        "h",
+    );
+    assert_eq!(
+        shape(&ours),
+        shape(&theirs),
+        "ours:\n{ours}\npytest's:\n{theirs}"
+    );
 }

@@ -12,7 +12,9 @@ mod services;
 mod session;
 
 pub use model::{Event, Outcome, RunSummary, TestResult};
-pub use protocol::{CollectedItem, CollectedMarker, Decisions};
 pub use process::{kill_registered_groups, signal_name};
+pub use protocol::{CollectedItem, CollectedMarker, Decisions};
 pub use services::{RunningService, ServiceError};
-pub use session::{run_phase, start, Exiting, LateExit, PhaseOptions, PhaseOutcome, RunError, Started};
+pub use session::{
+    run_phase, start, Exiting, LateExit, PhaseOptions, PhaseOutcome, RunError, Started,
+};

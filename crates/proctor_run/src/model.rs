@@ -34,7 +34,10 @@ impl Outcome {
     /// Whether the outcome fails the run (pytest's exit code 1).
     #[must_use]
     pub fn is_failure(self) -> bool {
-        matches!(self, Outcome::Failed | Outcome::Error | Outcome::Crashed | Outcome::TimedOut)
+        matches!(
+            self,
+            Outcome::Failed | Outcome::Error | Outcome::Crashed | Outcome::TimedOut
+        )
     }
 
     /// The word pytest prints for it (`passed`, `failed`, ...).
@@ -181,7 +184,12 @@ pub struct RunSummary {
 impl RunSummary {
     /// Totals of `results`, with pytest's exit code.
     #[must_use]
-    pub fn of(results: &[TestResult], deselected: usize, duration: f64, interrupted: bool) -> RunSummary {
+    pub fn of(
+        results: &[TestResult],
+        deselected: usize,
+        duration: f64,
+        interrupted: bool,
+    ) -> RunSummary {
         let mut counts = BTreeMap::new();
         for result in results {
             *counts.entry(result.outcome).or_insert(0) += 1;
@@ -197,7 +205,13 @@ impl RunSummary {
         } else {
             0
         };
-        RunSummary { counts, deselected, flaky, duration, exit_code }
+        RunSummary {
+            counts,
+            deselected,
+            flaky,
+            duration,
+            exit_code,
+        }
     }
 
     /// `3 passed, 1 failed, 2 skipped, 1 deselected in 1.20s`, as pytest
@@ -248,13 +262,30 @@ mod tests {
 
     #[test]
     fn summary_reads_like_pytest() {
-        let results = [result("a", Outcome::Passed), result("b", Outcome::Failed), result("c", Outcome::Skipped), result("d", Outcome::Error)];
+        let results = [
+            result("a", Outcome::Passed),
+            result("b", Outcome::Failed),
+            result("c", Outcome::Skipped),
+            result("d", Outcome::Error),
+        ];
         let summary = RunSummary::of(&results, 2, 1.234, false);
-        assert_eq!(summary.line(), "1 failed, 1 passed, 1 skipped, 1 error, 2 deselected in 1.23s");
+        assert_eq!(
+            summary.line(),
+            "1 failed, 1 passed, 1 skipped, 1 error, 2 deselected in 1.23s"
+        );
         assert_eq!(summary.exit_code, 1);
         assert_eq!(RunSummary::of(&[], 3, 0.0, false).exit_code, 5);
-        assert_eq!(RunSummary::of(&[result("test_gpu.py", Outcome::Skipped)], 3, 0.0, false).exit_code, 5);
-        assert_eq!(RunSummary::of(&[result("a", Outcome::Crashed)], 0, 0.0, false).exit_code, 1);
-        assert_eq!(RunSummary::of(&[result("a", Outcome::Passed)], 0, 0.0, true).exit_code, 2);
+        assert_eq!(
+            RunSummary::of(&[result("test_gpu.py", Outcome::Skipped)], 3, 0.0, false).exit_code,
+            5
+        );
+        assert_eq!(
+            RunSummary::of(&[result("a", Outcome::Crashed)], 0, 0.0, false).exit_code,
+            1
+        );
+        assert_eq!(
+            RunSummary::of(&[result("a", Outcome::Passed)], 0, 0.0, true).exit_code,
+            2
+        );
     }
 }

@@ -6,7 +6,10 @@ use crate::protocol::Report;
 
 /// The result of a test from its reports, in the order pytest sent them.
 pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
-    let mut result = TestResult { duration: reports.iter().map(|r| r.duration).sum(), ..TestResult::new(nodeid, Outcome::Passed) };
+    let mut result = TestResult {
+        duration: reports.iter().map(|r| r.duration).sum(),
+        ..TestResult::new(nodeid, Outcome::Passed)
+    };
     let mut outcome: Option<Outcome> = None;
     for report in reports {
         let failed = report.outcome == "failed";
@@ -37,7 +40,12 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
         }
         if failed && result.message.is_none() {
             result.message.clone_from(&report.longrepr);
-            result.output = report.sections.iter().map(|(name, content)| format!("----- {name} -----\n{content}")).collect::<Vec<_>>().join("\n");
+            result.output = report
+                .sections
+                .iter()
+                .map(|(name, content)| format!("----- {name} -----\n{content}"))
+                .collect::<Vec<_>>()
+                .join("\n");
         }
     }
     result.outcome = outcome.unwrap_or(Outcome::Passed);
@@ -63,21 +71,60 @@ mod tests {
 
     #[test]
     fn reports_fold_as_pytest_counts_them() {
-        let passed = fold("t", &[report("setup", "passed"), report("call", "passed"), report("teardown", "passed")]);
+        let passed = fold(
+            "t",
+            &[
+                report("setup", "passed"),
+                report("call", "passed"),
+                report("teardown", "passed"),
+            ],
+        );
         assert_eq!((passed.outcome, passed.duration), (Outcome::Passed, 1.5));
-        let failed = fold("t", &[report("setup", "passed"), report("call", "failed"), report("teardown", "passed")]);
-        assert_eq!((failed.outcome, failed.message.as_deref()), (Outcome::Failed, Some("assert 1 == 2")));
-        let error = fold("t", &[report("setup", "failed"), report("teardown", "passed")]);
+        let failed = fold(
+            "t",
+            &[
+                report("setup", "passed"),
+                report("call", "failed"),
+                report("teardown", "passed"),
+            ],
+        );
+        assert_eq!(
+            (failed.outcome, failed.message.as_deref()),
+            (Outcome::Failed, Some("assert 1 == 2"))
+        );
+        let error = fold(
+            "t",
+            &[report("setup", "failed"), report("teardown", "passed")],
+        );
         assert_eq!(error.outcome, Outcome::Error);
-        let skipped = fold("t", &[report("setup", "skipped"), report("teardown", "passed")]);
-        assert_eq!((skipped.outcome, skipped.reason.as_deref()), (Outcome::Skipped, Some("no GPU")));
-        let teardown = fold("t", &[report("setup", "passed"), report("call", "passed"), report("teardown", "failed")]);
+        let skipped = fold(
+            "t",
+            &[report("setup", "skipped"), report("teardown", "passed")],
+        );
+        assert_eq!(
+            (skipped.outcome, skipped.reason.as_deref()),
+            (Outcome::Skipped, Some("no GPU"))
+        );
+        let teardown = fold(
+            "t",
+            &[
+                report("setup", "passed"),
+                report("call", "passed"),
+                report("teardown", "failed"),
+            ],
+        );
         assert_eq!(teardown.outcome, Outcome::Error);
         let mut xfail = report("call", "skipped");
         xfail.wasxfail = Some("bug 12".into());
-        assert_eq!(fold("t", &[report("setup", "passed"), xfail]).outcome, Outcome::Xfailed);
+        assert_eq!(
+            fold("t", &[report("setup", "passed"), xfail]).outcome,
+            Outcome::Xfailed
+        );
         let mut xpass = report("call", "passed");
         xpass.wasxfail = Some(String::new());
-        assert_eq!(fold("t", &[report("setup", "passed"), xpass]).outcome, Outcome::Xpassed);
+        assert_eq!(
+            fold("t", &[report("setup", "passed"), xpass]).outcome,
+            Outcome::Xpassed
+        );
     }
 }

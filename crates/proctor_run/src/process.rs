@@ -298,16 +298,28 @@ fn only_zombies(group: libc::pid_t) -> bool {
         return false;
     };
     let group = group.to_string();
-    entries.flatten().filter(|entry| entry.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit())).all(|entry| {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            return true;
-        };
-        // `pid (comm) state ppid pgrp ...`: the fields after the last `)`.
-        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
-        let state = fields.next().unwrap_or_default();
-        let pgrp = fields.nth(1).unwrap_or_default();
-        pgrp != group || matches!(state, "Z" | "X")
-    })
+    entries
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .all(|entry| {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                return true;
+            };
+            // `pid (comm) state ppid pgrp ...`: the fields after the last `)`.
+            let mut fields = stat
+                .rsplit_once(')')
+                .map_or("", |(_, rest)| rest)
+                .split_whitespace();
+            let state = fields.next().unwrap_or_default();
+            let pgrp = fields.nth(1).unwrap_or_default();
+            pgrp != group || matches!(state, "Z" | "X")
+        })
 }
 
 /// Waits up to `grace` for the group to have no processes left.
@@ -328,4 +340,3 @@ pub(crate) fn log_tail(path: &Path, count: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
-

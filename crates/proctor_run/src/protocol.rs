@@ -139,51 +139,91 @@ impl Message {
             Unreadable(format!("{reason}, in the line `{text}{more}`"))
         };
         let wire: Wire = serde_json::from_slice(line).map_err(|err| unreadable(&err))?;
-        let missing = || unreadable(&format_args!("a `{}` message without its fields", wire.event));
+        let missing = || {
+            unreadable(&format_args!(
+                "a `{}` message without its fields",
+                wire.event
+            ))
+        };
         Ok(Some(match wire.event.as_str() {
-            "hello" => Message::Hello { token: wire.token.unwrap_or_default() },
+            "hello" => Message::Hello {
+                token: wire.token.unwrap_or_default(),
+            },
             "collected" => {
                 // Each item's markers are one of the distinct lists in
                 // `groups` (`marks` empty: all the first, no markers), each
                 // list of indices into the distinct `markers`: items share
                 // their list, and lists their markers, as in pytest.
                 let ids = wire.ids.ok_or_else(missing)?;
-                let markers: Vec<Arc<CollectedMarker>> = wire.markers.into_iter().map(Arc::new).collect();
+                let markers: Vec<Arc<CollectedMarker>> =
+                    wire.markers.into_iter().map(Arc::new).collect();
                 let groups = wire
                     .groups
                     .iter()
-                    .map(|group| group.iter().map(|&i| markers.get(i).cloned()).collect::<Option<Arc<[_]>>>())
+                    .map(|group| {
+                        group
+                            .iter()
+                            .map(|&i| markers.get(i).cloned())
+                            .collect::<Option<Arc<[_]>>>()
+                    })
                     .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| unreadable(&"a `collected` message whose groups name markers it does not hold"))?;
+                    .ok_or_else(|| {
+                        unreadable(
+                            &"a `collected` message whose groups name markers it does not hold",
+                        )
+                    })?;
                 let no_markers: Arc<[Arc<CollectedMarker>]> = Arc::new([]);
                 let mut items = Vec::with_capacity(ids.len());
                 for (i, nodeid) in ids.into_iter().enumerate() {
                     let group = wire.marks.get(i).copied().unwrap_or(0);
-                    let markers = match groups.get(group) {
-                        Some(markers) => Arc::clone(markers),
-                        None if groups.is_empty() && group == 0 => Arc::clone(&no_markers),
-                        None => return Err(unreadable(&"a `collected` message whose items name groups it does not hold")),
-                    };
+                    let markers =
+                        match groups.get(group) {
+                            Some(markers) => Arc::clone(markers),
+                            None if groups.is_empty() && group == 0 => Arc::clone(&no_markers),
+                            None => return Err(unreadable(
+                                &"a `collected` message whose items name groups it does not hold",
+                            )),
+                        };
                     items.push(CollectedItem { nodeid, markers });
                 }
                 Message::Collected { items }
             }
-            "collecting" => Message::Collecting { nodeid: wire.nodeid.ok_or_else(missing)? },
-            "collect-error" => Message::CollectError { nodeid: wire.nodeid.ok_or_else(missing)?, longrepr: wire.longrepr.unwrap_or_default() },
-            "collect-skip" => Message::CollectSkip { nodeid: wire.nodeid.ok_or_else(missing)?, reason: wire.reason.unwrap_or_default() },
-            "order" => Message::Order { ids: wire.ids.ok_or_else(missing)? },
-            "module" => Message::Module { module: wire.module.ok_or_else(missing)? },
+            "collecting" => Message::Collecting {
+                nodeid: wire.nodeid.ok_or_else(missing)?,
+            },
+            "collect-error" => Message::CollectError {
+                nodeid: wire.nodeid.ok_or_else(missing)?,
+                longrepr: wire.longrepr.unwrap_or_default(),
+            },
+            "collect-skip" => Message::CollectSkip {
+                nodeid: wire.nodeid.ok_or_else(missing)?,
+                reason: wire.reason.unwrap_or_default(),
+            },
+            "order" => Message::Order {
+                ids: wire.ids.ok_or_else(missing)?,
+            },
+            "module" => Message::Module {
+                module: wire.module.ok_or_else(missing)?,
+            },
             #[expect(clippy::cast_precision_loss, reason = "2^53 ns is over 100 days")]
             "passed" => match (wire.nodeid, wire.nanos) {
-                (Some(nodeid), Some(nanos)) => Message::Passed { nodeid, duration: nanos as f64 / 1e9 },
+                (Some(nodeid), Some(nanos)) => Message::Passed {
+                    nodeid,
+                    duration: nanos as f64 / 1e9,
+                },
                 _ => return Err(missing()),
             },
             "done" => match (wire.nodeid, wire.reports) {
                 (Some(nodeid), Some(reports)) => Message::Done { nodeid, reports },
                 _ => return Err(missing()),
             },
-            "session-finish" => Message::SessionFinish { exitstatus: wire.exitstatus.ok_or_else(missing)?, stopped: wire.stopped },
-            "unconfigured" => Message::Unconfigured { exitstatus: wire.exitstatus.ok_or_else(missing)? },
+            "session-finish" => Message::SessionFinish {
+                exitstatus: wire.exitstatus.ok_or_else(missing)?,
+                stopped: wire.stopped,
+            },
+            "unconfigured" => Message::Unconfigured {
+                exitstatus: wire.exitstatus.ok_or_else(missing)?,
+            },
             _ => return Ok(None),
         }))
     }
@@ -283,17 +323,30 @@ mod tests {
     #[test]
     fn a_passed_test_is_timed_in_nanoseconds() {
         let parsed = Message::parse(br#"{"event":"passed","nodeid":"t.py::a","nanos":1500000000}"#);
-        assert!(matches!(parsed, Ok(Some(Message::Passed { ref nodeid, duration })) if nodeid == "t.py::a" && (duration - 1.5).abs() < 1e-12), "{parsed:?}");
+        assert!(
+            matches!(parsed, Ok(Some(Message::Passed { ref nodeid, duration })) if nodeid == "t.py::a" && (duration - 1.5).abs() < 1e-12),
+            "{parsed:?}"
+        );
         assert!(Message::parse(br#"{"event":"passed","nodeid":"t.py::a","nanos":-1}"#).is_err());
         assert!(Message::parse(br#"{"event":"passed","nodeid":"t.py::a"}"#).is_err());
     }
 
     #[test]
     fn a_line_that_is_not_a_message_is_an_error_and_an_unknown_event_is_skipped() {
-        let surrogate = Message::parse(br#"{"event":"passed","nodeid":"t\udcff.py::a","nanos":1}"#).unwrap_err();
-        assert!(surrogate.0.contains("lone leading surrogate") || surrogate.0.contains("surrogate"), "{surrogate}");
-        assert!(surrogate.0.contains(r#"in the line `{"event":"passed""#), "{surrogate}");
+        let surrogate = Message::parse(br#"{"event":"passed","nodeid":"t\udcff.py::a","nanos":1}"#)
+            .unwrap_err();
+        assert!(
+            surrogate.0.contains("lone leading surrogate") || surrogate.0.contains("surrogate"),
+            "{surrogate}"
+        );
+        assert!(
+            surrogate.0.contains(r#"in the line `{"event":"passed""#),
+            "{surrogate}"
+        );
         assert!(Message::parse(b"NaN").is_err());
-        assert!(matches!(Message::parse(br#"{"event":"from-a-newer-plugin"}"#), Ok(None)));
+        assert!(matches!(
+            Message::parse(br#"{"event":"from-a-newer-plugin"}"#),
+            Ok(None)
+        ));
     }
 }

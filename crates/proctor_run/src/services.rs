@@ -129,7 +129,9 @@ pub enum ServiceError {
         source: std::io::Error,
     },
     /// The hook between modules did not get a 2xx answer.
-    #[error("failed to call the hook `{method} {path}` of service `{name}` at {address}: {reason}")]
+    #[error(
+        "failed to call the hook `{method} {path}` of service `{name}` at {address}: {reason}"
+    )]
     Hook {
         /// The service.
         name: String,
@@ -209,14 +211,21 @@ impl RunningService {
         let Some(command) = &options.start else {
             return match probe(&address, options.http_probe.as_deref(), PROBE_TIMEOUT) {
                 Ok(()) => Ok(service),
-                Err(reason) => Err(service.not_ready(format!("external service does not answer: {reason}"), String::new())),
+                Err(reason) => Err(service.not_ready(
+                    format!("external service does not answer: {reason}"),
+                    String::new(),
+                )),
             };
         };
         if probe(&address, options.http_probe.as_deref(), PROBE_TIMEOUT).is_ok() {
             return Ok(service);
         }
         let log_path = log_dir.join(format!("{name}.log"));
-        let log_error = |source| ServiceError::Log { name: name.to_owned(), path: log_path.clone(), source };
+        let log_error = |source| ServiceError::Log {
+            name: name.to_owned(),
+            path: log_path.clone(),
+            source,
+        };
         let log = File::create(&log_path).map_err(log_error)?;
         let log_err = log.try_clone().map_err(log_error)?;
         let child = service
@@ -292,7 +301,11 @@ impl RunningService {
                 let seconds = self.options.ready_timeout.as_secs_f64();
                 return Err(self.fail(format!("no answer within {seconds} s ({last_reason})")));
             }
-            match probe(address, self.options.http_probe.as_deref(), left.min(PROBE_TIMEOUT)) {
+            match probe(
+                address,
+                self.options.http_probe.as_deref(),
+                left.min(PROBE_TIMEOUT),
+            ) {
                 Ok(()) => return Ok(self),
                 Err(reason) => last_reason = reason,
             }
@@ -374,12 +387,21 @@ impl RunningService {
     /// tail.
     fn fail(mut self, reason: String) -> ServiceError {
         self.abandon();
-        let tail = self.log_path.as_deref().map(|path| log_tail(path, LOG_TAIL_LINES)).unwrap_or_default();
+        let tail = self
+            .log_path
+            .as_deref()
+            .map(|path| log_tail(path, LOG_TAIL_LINES))
+            .unwrap_or_default();
         self.not_ready(reason, tail)
     }
 
     fn not_ready(&self, reason: String, log_tail: String) -> ServiceError {
-        ServiceError::NotReady { name: self.name.clone(), address: self.address.clone(), reason, log_tail }
+        ServiceError::NotReady {
+            name: self.name.clone(),
+            address: self.address.clone(),
+            reason,
+            log_tail,
+        }
     }
 
     /// The service's name.
@@ -412,7 +434,10 @@ impl RunningService {
     /// address.
     #[must_use]
     pub fn env(&self) -> Vec<(String, String)> {
-        self.address_env.iter().map(|variable| (variable.clone(), self.address.clone())).collect()
+        self.address_env
+            .iter()
+            .map(|variable| (variable.clone(), self.address.clone()))
+            .collect()
     }
 
     /// Sends the `hook-between-modules` request and returns its status;
@@ -428,9 +453,18 @@ impl RunningService {
             path: hook.path.clone(),
             reason,
         };
-        let address = parse_address(&self.address, None).ok_or_else(|| error("not a `host:port` address".to_owned()))?;
-        let stream = connect(&address, PROBE_TIMEOUT).ok_or_else(|| error("nothing answers".to_owned()))?;
-        match http_request(stream, &address, &hook.method, &hook.path, hook.body.as_deref(), PROBE_TIMEOUT) {
+        let address = parse_address(&self.address, None)
+            .ok_or_else(|| error("not a `host:port` address".to_owned()))?;
+        let stream =
+            connect(&address, PROBE_TIMEOUT).ok_or_else(|| error("nothing answers".to_owned()))?;
+        match http_request(
+            stream,
+            &address,
+            &hook.method,
+            &hook.path,
+            hook.body.as_deref(),
+            PROBE_TIMEOUT,
+        ) {
             Some(status) if (200..300).contains(&status) => Ok(Some(status)),
             Some(status) => Err(error(format!("answered {status}"))),
             None => Err(error("no HTTP answer".to_owned())),
@@ -507,7 +541,10 @@ impl RunningService {
         signal_group(group, libc::SIGKILL);
         let reaped = child.wait();
         wait_for_group_exit(group, KILL_GRACE);
-        reaped.map(drop).map_err(|source| ServiceError::Wait { name: self.name.clone(), source })
+        reaped.map(drop).map_err(|source| ServiceError::Wait {
+            name: self.name.clone(),
+            source,
+        })
     }
 
     /// `SIGKILL` to the group, then reaps the leader.
@@ -535,12 +572,18 @@ fn resolve_address(
     options: &ServiceOptions,
     env_lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<Address, ServiceError> {
-    let error = |reason: String| ServiceError::Address { name: name.to_owned(), reason };
+    let error = |reason: String| ServiceError::Address {
+        name: name.to_owned(),
+        reason,
+    };
     let fallback = parse_address(&options.default_address, None);
     if let Some(variable) = &options.address_env {
         if let Some(value) = env_lookup(variable).filter(|value| !value.trim().is_empty()) {
-            return parse_address(&value, fallback.as_ref().map(|a| a.port))
-                .ok_or_else(|| error(format!("`{variable}` does not hold a `host:port` address or URL")));
+            return parse_address(&value, fallback.as_ref().map(|a| a.port)).ok_or_else(|| {
+                error(format!(
+                    "`{variable}` does not hold a `host:port` address or URL"
+                ))
+            });
         }
     }
     fallback.ok_or_else(|| error("`default-address` is not a `host:port` address".to_owned()))
@@ -554,8 +597,14 @@ mod tests {
     fn addresses_lose_scheme_credentials_and_path() {
         let parsed = parse_address("http://user:s3cr3t@db.internal:5432/app?x=1", None).unwrap();
         assert_eq!(parsed.to_string(), "db.internal:5432");
-        assert_eq!(parse_address("gpu", Some(11434)).unwrap().to_string(), "gpu:11434");
-        assert_eq!(parse_address("[::1]:5432", None).unwrap().to_string(), "[::1]:5432");
+        assert_eq!(
+            parse_address("gpu", Some(11434)).unwrap().to_string(),
+            "gpu:11434"
+        );
+        assert_eq!(
+            parse_address("[::1]:5432", None).unwrap().to_string(),
+            "[::1]:5432"
+        );
         assert_eq!(parse_address("host:port", None), None);
         assert_eq!(parse_address("gpu", None), None);
     }
@@ -567,22 +616,43 @@ mod tests {
             default_address: "127.0.0.1:5432".to_owned(),
             ..ServiceOptions::default()
         };
-        let error = resolve_address("db", &options, |_| Some("http://u:pw-x@:bad".to_owned())).unwrap_err();
+        let error =
+            resolve_address("db", &options, |_| Some("http://u:pw-x@:bad".to_owned())).unwrap_err();
         let message = error.to_string();
-        assert!(message.contains("DB_URL") && !message.contains("pw-x"), "{message}");
-        let resolved = resolve_address("db", &options, |_| Some("postgres://u:pw@db:6543/x".to_owned())).unwrap();
+        assert!(
+            message.contains("DB_URL") && !message.contains("pw-x"),
+            "{message}"
+        );
+        let resolved = resolve_address("db", &options, |_| {
+            Some("postgres://u:pw@db:6543/x".to_owned())
+        })
+        .unwrap();
         assert_eq!(resolved.to_string(), "db:6543");
-        assert_eq!(resolve_address("db", &options, |_| None).unwrap().to_string(), "127.0.0.1:5432");
+        assert_eq!(
+            resolve_address("db", &options, |_| None)
+                .unwrap()
+                .to_string(),
+            "127.0.0.1:5432"
+        );
     }
 
     #[test]
     fn the_log_tail_keeps_the_last_lines() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.log");
-        let text = (1..=30).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        let text = (1..=30)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         std::fs::write(&path, text).unwrap();
         let tail = log_tail(&path, LOG_TAIL_LINES);
-        assert!(tail.starts_with("line 11\n") && tail.ends_with("line 30"), "{tail}");
-        assert_eq!(log_tail(&dir.path().join("missing.log"), LOG_TAIL_LINES), "");
+        assert!(
+            tail.starts_with("line 11\n") && tail.ends_with("line 30"),
+            "{tail}"
+        );
+        assert_eq!(
+            log_tail(&dir.path().join("missing.log"), LOG_TAIL_LINES),
+            ""
+        );
     }
 }

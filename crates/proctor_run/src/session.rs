@@ -240,13 +240,20 @@ impl Drop for Started {
 pub fn start(options: &PhaseOptions) -> Result<Started, RunError> {
     let (listener, address) = listen_on_loopback(options)?;
     let process = spawn(options, &options.args, &address, 0)?;
-    Ok(Started { listener, address, process: Some(process) })
+    Ok(Started {
+        listener,
+        address,
+        process: Some(process),
+    })
 }
 
 /// Writes the plugin and opens the loopback listener the plugin connects to.
 fn listen_on_loopback(options: &PhaseOptions) -> Result<(TcpListener, String), RunError> {
     for dir in [&options.work_dir, &options.plugin_dir] {
-        std::fs::create_dir_all(dir).map_err(|source| RunError::WorkDir { path: dir.clone(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| RunError::WorkDir {
+            path: dir.clone(),
+            source,
+        })?;
     }
     let plugin = options.plugin_dir.join("proctor_bridge.py");
     // Written only when it changed: an untouched file keeps its mtime, so
@@ -254,10 +261,15 @@ fn listen_on_loopback(options: &PhaseOptions) -> Result<(TcpListener, String), R
     // Renamed into place, so that a run starting meanwhile never imports
     // half a file.
     if std::fs::read(&plugin).ok().as_deref() != Some(PLUGIN.as_bytes()) {
-        let partial = options.plugin_dir.join(format!(".proctor_bridge.py.{}", std::process::id()));
+        let partial = options
+            .plugin_dir
+            .join(format!(".proctor_bridge.py.{}", std::process::id()));
         std::fs::write(&partial, PLUGIN)
             .and_then(|()| std::fs::rename(&partial, &plugin))
-            .map_err(|source| RunError::WorkDir { path: plugin.clone(), source })?;
+            .map_err(|source| RunError::WorkDir {
+                path: plugin.clone(),
+                source,
+            })?;
     }
     let listener = TcpListener::bind("127.0.0.1:0").map_err(RunError::Listen)?;
     listener.set_nonblocking(true).map_err(RunError::Listen)?;
@@ -265,13 +277,33 @@ fn listen_on_loopback(options: &PhaseOptions) -> Result<(TcpListener, String), R
     Ok((listener, address))
 }
 
-fn spawn(options: &PhaseOptions, args: &[String], address: &str, attempt: usize) -> Result<Spawned, RunError> {
+fn spawn(
+    options: &PhaseOptions,
+    args: &[String],
+    address: &str,
+    attempt: usize,
+) -> Result<Spawned, RunError> {
     let token = format!("{}-{attempt}-{}", std::process::id(), nanos());
-    let log_path = options.work_dir.join(format!("pytest-{}{attempt}.log", options.phase.as_deref().map(|p| format!("{p}-")).unwrap_or_default()));
+    let log_path = options.work_dir.join(format!(
+        "pytest-{}{attempt}.log",
+        options
+            .phase
+            .as_deref()
+            .map(|p| format!("{p}-"))
+            .unwrap_or_default()
+    ));
     let mut command = pytest_command(options, args, address, &token, &log_path)?;
-    let child = command.spawn().map_err(|source| RunError::Spawn { python: options.python.clone(), source })?;
+    let child = command.spawn().map_err(|source| RunError::Spawn {
+        python: options.python.clone(),
+        source,
+    })?;
     register_group(group_of(&child));
-    Ok(Spawned { child, token, log_path, command: describe(&command) })
+    Ok(Spawned {
+        child,
+        token,
+        log_path,
+        command: describe(&command),
+    })
 }
 
 /// Runs one phase, in the process `started` if given (see [`start`]).
@@ -292,8 +324,15 @@ pub fn run_phase(
         (listener, address, None)
     };
     let mut setup = Setup {
-        ignore: options.ignore.iter().map(|p| p.to_string_lossy().into_owned()).collect(),
-        opt_in: options.opt_in.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        ignore: options
+            .ignore
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        opt_in: options
+            .opt_in
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
         module_sync: options.module_sync,
         only: options.only.clone(),
         progress: options.timeout.is_some(),
@@ -307,21 +346,46 @@ pub fn run_phase(
         // rootdir, ini file and initial conftests), and the tests still to
         // run through the setup, where no character of a node id can break
         // an argument.
-        let Spawned { mut child, token, log_path, command } = match first.take() {
+        let Spawned {
+            mut child,
+            token,
+            log_path,
+            command,
+        } = match first.take() {
             Some(spawned) => spawned,
             None => spawn(options, &options.args, &address, attempt)?,
         };
         let setup_line = serde_json::to_string(&setup).unwrap_or_else(|_| "{}".to_owned()) + "\n";
-        on_event(&Event::ProcessStarted { phase: options.phase.clone(), command });
-        let process = serve(&listener, &mut child, &token, &setup_line, options, decide, on_event, &mut outcome, &mut finished, expected.is_none());
-        let status = if let (true, Some(session_status)) = (process.unconfigured, process.session_status) {
-            // Nothing more can come from it: the caller goes on while its
-            // interpreter shuts down.
-            outcome.exiting = Some(Exiting { child, session_status, interrupt: options.interrupt.clone(), reaped: false });
-            None
-        } else {
-            reap(&mut child, options.interrupt.as_deref(), Some(EXIT_GRACE))
-        };
+        on_event(&Event::ProcessStarted {
+            phase: options.phase.clone(),
+            command,
+        });
+        let process = serve(
+            &listener,
+            &mut child,
+            &token,
+            &setup_line,
+            options,
+            decide,
+            on_event,
+            &mut outcome,
+            &mut finished,
+            expected.is_none(),
+        );
+        let status =
+            if let (true, Some(session_status)) = (process.unconfigured, process.session_status) {
+                // Nothing more can come from it: the caller goes on while its
+                // interpreter shuts down.
+                outcome.exiting = Some(Exiting {
+                    child,
+                    session_status,
+                    interrupt: options.interrupt.clone(),
+                    reaped: false,
+                });
+                None
+            } else {
+                reap(&mut child, options.interrupt.as_deref(), Some(EXIT_GRACE))
+            };
         if let Some(kept) = process.kept {
             if expected.is_none() {
                 expected = Some(kept);
@@ -337,8 +401,15 @@ pub fn run_phase(
         if let Some((nodeid, started, outcome_kind)) = process.interrupted_test {
             finished.insert(nodeid.clone());
             let message = match outcome_kind {
-                Outcome::TimedOut => format!("timed out after {:.1}s; its pytest process was killed", started.elapsed().as_secs_f64()),
-                _ => format!("the pytest process died while this test ran ({}){}", describe_exit(status), pytest_tail(&log_path)),
+                Outcome::TimedOut => format!(
+                    "timed out after {:.1}s; its pytest process was killed",
+                    started.elapsed().as_secs_f64()
+                ),
+                _ => format!(
+                    "the pytest process died while this test ran ({}){}",
+                    describe_exit(status),
+                    pytest_tail(&log_path)
+                ),
             };
             let result = TestResult {
                 duration: started.elapsed().as_secs_f64(),
@@ -351,30 +422,54 @@ pub fn run_phase(
         }
         let Some(kept) = &expected else {
             // pytest stopped before collection was answered.
-            let reason = process.problems.first().map(|p| format!("\n{p}")).unwrap_or_default();
+            let reason = process
+                .problems
+                .first()
+                .map(|p| format!("\n{p}"))
+                .unwrap_or_default();
             outcome.failed_to_start = Some(format!("{reason}{}", pytest_tail(&log_path)));
             return Ok(outcome);
         };
         for problem in process.problems {
-            on_event(&Event::Note { message: problem.clone() });
+            on_event(&Event::Note {
+                message: problem.clone(),
+            });
             outcome.problems.push(problem);
         }
         if process.stopped.is_some() {
             outcome.stopped.clone_from(&process.stopped);
         }
-        let remaining: Vec<String> = kept.iter().filter(|n| !finished.contains(*n)).cloned().collect();
+        let remaining: Vec<String> = kept
+            .iter()
+            .filter(|n| !finished.contains(*n))
+            .cloned()
+            .collect();
         if remaining.is_empty() {
             return Ok(outcome);
         }
         if process.clean_end {
             // pytest chose to stop (`pytest.exit`, `-x`): not restarted,
             // and not lost either.
-            let why = process.stopped.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
-            on_event(&Event::Note { message: format!("pytest ended its session{why} with {} selected test(s) not run", remaining.len()) });
+            let why = process
+                .stopped
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            on_event(&Event::Note {
+                message: format!(
+                    "pytest ended its session{why} with {} selected test(s) not run",
+                    remaining.len()
+                ),
+            });
             outcome.not_run = remaining;
             return Ok(outcome);
         }
-        on_event(&Event::Note { message: format!("restarting pytest for the {} test(s) not run yet", remaining.len()) });
+        on_event(&Event::Note {
+            message: format!(
+                "restarting pytest for the {} test(s) not run yet",
+                remaining.len()
+            ),
+        });
         setup.only = Some(remaining);
     }
     Ok(outcome)
@@ -407,7 +502,10 @@ struct ProcessReport {
 /// the socket): a bound on a wait that normally ends at once.
 const EXIT_DRAIN: Duration = Duration::from_secs(2);
 
-#[expect(clippy::too_many_arguments, reason = "one process's state, threaded through once")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one process's state, threaded through once"
+)]
 fn serve(
     listener: &TcpListener,
     child: &mut Child,
@@ -450,7 +548,10 @@ fn serve(
     // Since when, after the exit, nothing has arrived.
     let mut quiet_since: Option<Instant> = None;
     let running = |kept: &Option<Vec<String>>, finished: &HashSet<String>| -> Option<String> {
-        kept.as_ref()?.iter().find(|n| !finished.contains(*n)).cloned()
+        kept.as_ref()?
+            .iter()
+            .find(|n| !finished.contains(*n))
+            .cloned()
     };
     'process: loop {
         if !report.interrupted
@@ -546,7 +647,9 @@ fn serve(
                         return report;
                     }
                     _ => {
-                        report.problems.push(format!("proctor cannot read a message from the bridge: {unreadable}"));
+                        report.problems.push(format!(
+                            "proctor cannot read a message from the bridge: {unreadable}"
+                        ));
                         continue;
                     }
                 },
@@ -567,7 +670,11 @@ fn serve(
                     since = Instant::now();
                     if finished.insert(nodeid.clone()) {
                         let message = (!longrepr.is_empty()).then_some(longrepr);
-                        let result = TestResult { phase: options.phase.clone(), message, ..TestResult::new(nodeid, Outcome::Error) };
+                        let result = TestResult {
+                            phase: options.phase.clone(),
+                            message,
+                            ..TestResult::new(nodeid, Outcome::Error)
+                        };
                         on_event(&Event::TestFinished(result.clone()));
                         outcome.results.push(result);
                     }
@@ -575,7 +682,11 @@ fn serve(
                 Message::CollectSkip { nodeid, reason } => {
                     since = Instant::now();
                     if finished.insert(nodeid.clone()) {
-                        let result = TestResult { phase: options.phase.clone(), reason: Some(reason), ..TestResult::new(nodeid, Outcome::Skipped) };
+                        let result = TestResult {
+                            phase: options.phase.clone(),
+                            reason: Some(reason),
+                            ..TestResult::new(nodeid, Outcome::Skipped)
+                        };
                         on_event(&Event::TestFinished(result.clone()));
                         outcome.results.push(result);
                     }
@@ -587,17 +698,32 @@ fn serve(
                 }
                 Message::Collected { items } => {
                     let decisions = decide(&items);
-                    let answer = serde_json::to_string(&decisions).unwrap_or_else(|_| "{}".to_owned()) + "\n";
+                    let answer = serde_json::to_string(&decisions)
+                        .unwrap_or_else(|_| "{}".to_owned())
+                        + "\n";
                     if lines.answer(answer.as_bytes()).is_err() {
                         break 'process;
                     }
                     let deselect: HashSet<&String> = decisions.deselect.iter().collect();
-                    let mut kept: Vec<String> = items.iter().map(|i| i.nodeid.clone()).filter(|n| !deselect.contains(n)).collect();
+                    let mut kept: Vec<String> = items
+                        .iter()
+                        .map(|i| i.nodeid.clone())
+                        .filter(|n| !deselect.contains(n))
+                        .collect();
                     if !decisions.order.is_empty() {
-                        let position: HashMap<&String, usize> = decisions.order.iter().enumerate().map(|(i, n)| (n, i)).collect();
+                        let position: HashMap<&String, usize> = decisions
+                            .order
+                            .iter()
+                            .enumerate()
+                            .map(|(i, n)| (n, i))
+                            .collect();
                         kept.sort_by_key(|n| position.get(n).copied().unwrap_or(usize::MAX));
                     }
-                    on_event(&Event::Collected { collected: items.len(), deselected: decisions.deselect.len(), skipped: decisions.skip.len() });
+                    on_event(&Event::Collected {
+                        collected: items.len(),
+                        deselected: decisions.deselect.len(),
+                        skipped: decisions.skip.len(),
+                    });
                     if first {
                         outcome.collected = items;
                         outcome.deselected = decisions.deselect;
@@ -614,14 +740,19 @@ fn serve(
                     }
                 }
                 ended @ (Message::Passed { .. } | Message::Done { .. }) => {
-                    let Some(mut result) = test_result(ended) else { continue };
+                    let Some(mut result) = test_result(ended) else {
+                        continue;
+                    };
                     result.phase.clone_from(&options.phase);
                     finished.insert(result.nodeid.clone());
                     since = Instant::now();
                     on_event(&Event::TestFinished(result.clone()));
                     outcome.results.push(result);
                 }
-                Message::SessionFinish { exitstatus, stopped } => {
+                Message::SessionFinish {
+                    exitstatus,
+                    stopped,
+                } => {
                     report.session_status = Some(exitstatus);
                     report.clean_end = true;
                     report.stopped = stopped;
@@ -647,7 +778,10 @@ fn serve(
 /// The result a test's closing message carries (`passed`, `done`).
 fn test_result(message: Message) -> Option<TestResult> {
     match message {
-        Message::Passed { nodeid, duration } => Some(TestResult { duration, ..TestResult::new(nodeid, Outcome::Passed) }),
+        Message::Passed { nodeid, duration } => Some(TestResult {
+            duration,
+            ..TestResult::new(nodeid, Outcome::Passed)
+        }),
         Message::Done { nodeid, reports } => Some(fold(&nodeid, &reports)),
         _ => None,
     }
@@ -671,13 +805,21 @@ fn accept(listener: &TcpListener, child: &mut Child, options: &PhaseOptions) -> 
     loop {
         match listener.accept() {
             Ok((stream, _)) => {
-                return if stream.set_nonblocking(false).is_ok() { Accepted::Stream(stream) } else { Accepted::Gone };
+                return if stream.set_nonblocking(false).is_ok() {
+                    Accepted::Stream(stream)
+                } else {
+                    Accepted::Gone
+                };
             }
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
                 if matches!(child.try_wait(), Ok(Some(_))) {
                     return Accepted::Gone;
                 }
-                if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                if options
+                    .interrupt
+                    .as_ref()
+                    .is_some_and(|flag| flag.load(Ordering::Relaxed))
+                {
                     return Accepted::Interrupted;
                 }
                 if let Some(limit) = options.timeout.filter(|limit| started.elapsed() > *limit) {
@@ -726,8 +868,18 @@ impl Lines {
     fn new(stream: TcpStream) -> Lines {
         // A waiting read returns after this long without a line, so that
         // the session still watches the clock, Ctrl-C and the process.
-        let closed = stream.set_read_timeout(Some(Duration::from_millis(50))).is_err();
-        Lines { stream, buffer: Vec::with_capacity(1 << 16), chunk: vec![0; 1 << 16], searched: 0, nonblocking: false, closed, received: false }
+        let closed = stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .is_err();
+        Lines {
+            stream,
+            buffer: Vec::with_capacity(1 << 16),
+            chunk: vec![0; 1 << 16],
+            searched: 0,
+            nonblocking: false,
+            closed,
+            received: false,
+        }
     }
 
     /// The messages of the complete lines that have arrived, waiting for
@@ -759,14 +911,22 @@ impl Lines {
                     }
                 }
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
                 Err(_) => self.closed = true,
             }
             break;
         }
         let mut messages = Vec::new();
         let mut start = 0;
-        while let Some(end) = self.buffer[self.searched..].iter().position(|&b| b == b'\n').map(|at| self.searched + at) {
+        while let Some(end) = self.buffer[self.searched..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|at| self.searched + at)
+        {
             messages.extend(Message::parse(&self.buffer[start..end]).transpose());
             start = end + 1;
             self.searched = start;
@@ -781,14 +941,36 @@ impl Lines {
     }
 }
 
-fn pytest_command(options: &PhaseOptions, args: &[String], address: &str, token: &str, log: &Path) -> Result<Command, RunError> {
-    let log_file = std::fs::File::create(log).map_err(|source| RunError::WorkDir { path: log.to_path_buf(), source })?;
-    let err_file = log_file.try_clone().map_err(|source| RunError::WorkDir { path: log.to_path_buf(), source })?;
+fn pytest_command(
+    options: &PhaseOptions,
+    args: &[String],
+    address: &str,
+    token: &str,
+    log: &Path,
+) -> Result<Command, RunError> {
+    let log_file = std::fs::File::create(log).map_err(|source| RunError::WorkDir {
+        path: log.to_path_buf(),
+        source,
+    })?;
+    let err_file = log_file.try_clone().map_err(|source| RunError::WorkDir {
+        path: log.to_path_buf(),
+        source,
+    })?;
     let mut command = Command::new(&options.python);
     // proctor selects: pytest's own -m/-k (from addopts) would apply twice.
     // `-q`: the log is read only when pytest fails to start or crashes;
     // per-file progress lines there cost pytest time for nobody.
-    command.args(["-m", "pytest", "-p", "proctor_bridge", "-q", "-m", "", "-k", ""]);
+    command.args([
+        "-m",
+        "pytest",
+        "-p",
+        "proctor_bridge",
+        "-q",
+        "-m",
+        "",
+        "-k",
+        "",
+    ]);
     command.args(args).args(&options.extra_args);
     let python_path = match std::env::var_os("PYTHONPATH") {
         Some(existing) if !existing.is_empty() => {
@@ -841,7 +1023,13 @@ fn reap(
             // Python's teardown takes tens to hundreds of milliseconds:
             // poll finely at first, every run waits for it.
             Ok(None) if !late && !interrupted => {
-                std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_secs(1) { 1 } else { 10 }));
+                std::thread::sleep(Duration::from_millis(
+                    if started.elapsed() < Duration::from_secs(1) {
+                        1
+                    } else {
+                        10
+                    },
+                ));
             }
             Ok(None) => {
                 kill(child);
@@ -870,9 +1058,14 @@ fn pytest_tail(path: &Path) -> String {
 }
 
 fn describe(command: &Command) -> Vec<String> {
-    std::iter::once(command.get_program()).chain(command.get_args()).map(|a| a.to_string_lossy().into_owned()).collect()
+    std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 fn nanos() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
 }

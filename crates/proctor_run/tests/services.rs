@@ -50,7 +50,11 @@ fn python() -> String {
 
 /// A loopback port that nothing listens on (bound, then released).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A rootdir holding the fake service, and a log folder.
@@ -94,7 +98,10 @@ impl Project {
         let path = self.root.path().join("pids");
         let deadline = Instant::now() + Duration::from_secs(20);
         while !path.exists() {
-            assert!(Instant::now() < deadline, "the fake service never wrote its pids");
+            assert!(
+                Instant::now() < deadline,
+                "the fake service never wrote its pids"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         let text = std::fs::read_to_string(path).unwrap();
@@ -111,7 +118,9 @@ fn alive(pid: u32) -> bool {
         return false;
     };
     // `pid (comm) S ...`: the state follows the last `)`.
-    let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start().chars().next());
+    let state = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.trim_start().chars().next());
     !matches!(state, Some(Some('Z' | 'X')))
 }
 
@@ -129,7 +138,12 @@ fn gone(pid: u32) -> bool {
 
 fn not_ready(error: ServiceError) -> (String, String, String) {
     match error {
-        ServiceError::NotReady { address, reason, log_tail, .. } => (address, reason, log_tail),
+        ServiceError::NotReady {
+            address,
+            reason,
+            log_tail,
+            ..
+        } => (address, reason, log_tail),
         other => panic!("expected NotReady, got {other:?}"),
     }
 }
@@ -142,14 +156,27 @@ fn a_started_service_answers_gets_its_address_and_stops_with_its_children() {
     let (pid, child, seen_address) = project.pids();
     assert!(alive(pid) && alive(child));
     let address = options.default_address.clone();
-    assert_eq!((service.name(), service.address()), ("fake", address.as_str()));
-    assert_eq!(seen_address, address, "the service is told its address through address-env");
-    assert_eq!(service.env(), vec![("FAKE_ADDR".to_owned(), address.clone())]);
+    assert_eq!(
+        (service.name(), service.address()),
+        ("fake", address.as_str())
+    );
+    assert_eq!(
+        seen_address, address,
+        "the service is told its address through address-env"
+    );
+    assert_eq!(
+        service.env(),
+        vec![("FAKE_ADDR".to_owned(), address.clone())]
+    );
     let log_path = service.log_path().unwrap().to_owned();
     assert_eq!(log_path, project.logs.join("fake.log"));
     let started = Instant::now();
     service.stop().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(3), "a polite service took {:?} to stop", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "a polite service took {:?} to stop",
+        started.elapsed()
+    );
     assert!(gone(pid), "the service survived stop");
     assert!(gone(child), "the service's child survived stop");
     let log = std::fs::read_to_string(log_path).unwrap();
@@ -161,8 +188,12 @@ fn the_address_variable_wins_and_loses_its_credentials() {
     let project = Project::new();
     let options = Project::options("serve");
     let port = free_port();
-    let lookup = |name: &str| (name == "FAKE_ADDR").then(|| format!("http://admin:s3cret@127.0.0.1:{port}/v1"));
-    let service = RunningService::start("fake", &options, project.root.path(), &project.logs, lookup).unwrap();
+    let lookup = |name: &str| {
+        (name == "FAKE_ADDR").then(|| format!("http://admin:s3cret@127.0.0.1:{port}/v1"))
+    };
+    let service =
+        RunningService::start("fake", &options, project.root.path(), &project.logs, lookup)
+            .unwrap();
     let expected = format!("127.0.0.1:{port}");
     assert_eq!(service.address(), expected);
     assert_eq!(project.pids().2, expected);
@@ -174,20 +205,33 @@ fn the_address_variable_wins_and_loses_its_credentials() {
 fn the_hook_between_modules_is_called() {
     let project = Project::new();
     let mut options = Project::options("serve");
-    options.hook_between_modules =
-        Some(HookOptions { method: "POST".to_owned(), path: "/api/evict".to_owned(), body: Some(r#"{"all":true}"#.to_owned()) });
+    options.hook_between_modules = Some(HookOptions {
+        method: "POST".to_owned(),
+        path: "/api/evict".to_owned(),
+        body: Some(r#"{"all":true}"#.to_owned()),
+    });
     let service = project.start("fake", &options).unwrap();
     assert_eq!(service.hook().unwrap(), Some(200));
     let log = std::fs::read_to_string(service.log_path().unwrap()).unwrap();
-    assert!(log.contains(r#"hook /api/evict {"all":true} application/json"#), "{log}");
+    assert!(
+        log.contains(r#"hook /api/evict {"all":true} application/json"#),
+        "{log}"
+    );
     service.stop().unwrap();
 
     let mut options = Project::options("serve");
-    options.hook_between_modules = Some(HookOptions { method: "POST".to_owned(), path: "/nope".to_owned(), body: None });
+    options.hook_between_modules = Some(HookOptions {
+        method: "POST".to_owned(),
+        path: "/nope".to_owned(),
+        body: None,
+    });
     std::fs::remove_file(project.root.path().join("pids")).unwrap();
     let service = project.start("fake", &options).unwrap();
     let error = service.hook().unwrap_err().to_string();
-    assert!(error.contains("`POST /nope`") && error.contains("answered 404"), "{error}");
+    assert!(
+        error.contains("`POST /nope`") && error.contains("answered 404"),
+        "{error}"
+    );
     service.stop().unwrap();
 }
 
@@ -199,14 +243,23 @@ fn a_service_that_never_answers_is_not_ready_within_its_timeout() {
     let started = Instant::now();
     let error = project.start("slow", &options).unwrap_err();
     let elapsed = started.elapsed();
-    assert!(elapsed >= Duration::from_millis(1500) && elapsed < Duration::from_secs(8), "{elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(1500) && elapsed < Duration::from_secs(8),
+        "{elapsed:?}"
+    );
     let message = error.to_string();
-    assert!(message.starts_with("service `slow` is not ready at 127.0.0.1:"), "{message}");
+    assert!(
+        message.starts_with("service `slow` is not ready at 127.0.0.1:"),
+        "{message}"
+    );
     assert!(message.contains("no answer within 1.5 s"), "{message}");
     let (_, _, log_tail) = not_ready(error);
     assert!(log_tail.contains("warming up forever"), "{log_tail}");
     let (pid, child, _) = project.pids();
-    assert!(gone(pid) && gone(child), "a service that was not ready was left running");
+    assert!(
+        gone(pid) && gone(child),
+        "a service that was not ready was left running"
+    );
 }
 
 #[test]
@@ -228,10 +281,20 @@ fn a_command_that_exits_at_once_is_not_ready_quickly_with_its_message() {
     options.start = Some("echo 'fatal: model llama9 not found' >&2; exit 3".to_owned());
     let started = Instant::now();
     let error = project.start("broken", &options).unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     let (_, reason, log_tail) = not_ready(error);
-    assert!(reason.contains("exited") && reason.contains('3'), "{reason}");
-    assert!(log_tail.contains("fatal: model llama9 not found"), "{log_tail}");
+    assert!(
+        reason.contains("exited") && reason.contains('3'),
+        "{reason}"
+    );
+    assert!(
+        log_tail.contains("fatal: model llama9 not found"),
+        "{log_tail}"
+    );
 }
 
 #[test]
@@ -249,14 +312,21 @@ fn dropping_a_service_kills_its_group() {
 fn a_stubborn_service_is_killed_after_the_stop_timeout() {
     let project = Project::new();
     let mut options = Project::options("serve");
-    options.start = Some(format!("trap '' TERM; '{}' fake.py serve & wait; sleep 600", python()));
+    options.start = Some(format!(
+        "trap '' TERM; '{}' fake.py serve & wait; sleep 600",
+        python()
+    ));
     options.stop_timeout = Duration::from_millis(500);
     let service = project.start("stubborn", &options).unwrap();
     let (pid, child, _) = project.pids();
     let shell = service.pid().unwrap();
     let started = Instant::now();
     service.stop().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(gone(shell) && gone(pid) && gone(child));
 }
 
@@ -265,20 +335,35 @@ fn an_external_service_is_probed_once() {
     let project = Project::new();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap().to_string();
-    let options = ServiceOptions { default_address: address.clone(), ..ServiceOptions::default() };
+    let options = ServiceOptions {
+        default_address: address.clone(),
+        ..ServiceOptions::default()
+    };
     let service = project.start("db", &options).unwrap();
-    assert_eq!((service.address(), service.log_path(), service.pid()), (address.as_str(), None, None));
+    assert_eq!(
+        (service.address(), service.log_path(), service.pid()),
+        (address.as_str(), None, None)
+    );
     assert_eq!(service.env(), Vec::new());
     service.stop().unwrap();
     drop(listener);
 
-    let options = ServiceOptions { default_address: format!("127.0.0.1:{}", free_port()), ..ServiceOptions::default() };
+    let options = ServiceOptions {
+        default_address: format!("127.0.0.1:{}", free_port()),
+        ..ServiceOptions::default()
+    };
     let started = Instant::now();
     let (_, reason, log_tail) = not_ready(project.start("db", &options).unwrap_err());
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert!(reason.contains("external service does not answer"), "{reason}");
+    assert!(
+        reason.contains("external service does not answer"),
+        "{reason}"
+    );
     assert_eq!(log_tail, "");
-    assert!(std::fs::read_dir(&project.logs).unwrap().next().is_none(), "an external service has no log");
+    assert!(
+        std::fs::read_dir(&project.logs).unwrap().next().is_none(),
+        "an external service has no log"
+    );
 }
 
 #[test]
@@ -291,15 +376,23 @@ fn credentials_in_an_address_never_reach_errors() {
         ..ServiceOptions::default()
     };
     let lookup = |_: &str| Some(format!("postgres://admin:s3cret@127.0.0.1:{port}/app"));
-    let error = RunningService::start("db", &options, project.root.path(), &project.logs, lookup).unwrap_err();
+    let error = RunningService::start("db", &options, project.root.path(), &project.logs, lookup)
+        .unwrap_err();
     for text in [error.to_string(), format!("{error:?}")] {
-        assert!(!text.contains("s3cret") && !text.contains("admin"), "{text}");
+        assert!(
+            !text.contains("s3cret") && !text.contains("admin"),
+            "{text}"
+        );
         assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
     }
     let lookup = |_: &str| Some("postgres://admin:s3cret@/app".to_owned());
-    let error = RunningService::start("db", &options, project.root.path(), &project.logs, lookup).unwrap_err();
+    let error = RunningService::start("db", &options, project.root.path(), &project.logs, lookup)
+        .unwrap_err();
     for text in [error.to_string(), format!("{error:?}")] {
-        assert!(!text.contains("s3cret") && text.contains("DB_URL"), "{text}");
+        assert!(
+            !text.contains("s3cret") && text.contains("DB_URL"),
+            "{text}"
+        );
     }
 }
 
@@ -322,7 +415,11 @@ fn a_missing_log_folder_is_an_error() {
     let project = Project::new();
     let options = Project::options("serve");
     let missing: &Path = &project.root.path().join("no/such/dir");
-    let error = RunningService::start("fake", &options, project.root.path(), missing, |_| None).unwrap_err();
+    let error = RunningService::start("fake", &options, project.root.path(), missing, |_| None)
+        .unwrap_err();
     assert!(matches!(error, ServiceError::Log { .. }), "{error:?}");
-    assert!(error.to_string().starts_with("failed to create the log"), "{error}");
+    assert!(
+        error.to_string().starts_with("failed to create the log"),
+        "{error}"
+    );
 }

@@ -9,7 +9,9 @@ use std::time::Duration;
 use proctor_run::{run_phase, CollectedItem, Decisions, Event, LateExit, Outcome, PhaseOptions};
 
 fn python() -> std::path::PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)").into()
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
 }
 
 fn write(root: &Path, path: &str, text: &str) {
@@ -38,14 +40,21 @@ fn options(root: &Path) -> PhaseOptions {
 }
 
 fn outcomes(results: &[proctor_run::TestResult]) -> BTreeMap<String, Outcome> {
-    results.iter().map(|r| (r.nodeid.clone(), r.outcome)).collect()
+    results
+        .iter()
+        .map(|r| (r.nodeid.clone(), r.outcome))
+        .collect()
 }
 
 #[test]
 fn decisions_apply_and_outcomes_match_pytest() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "pytest.ini", "[pytest]\naddopts = -m 'not slow'\nmarkers =\n    slow: slow\n    gpu: gpu\n");
+    write(
+        root,
+        "pytest.ini",
+        "[pytest]\naddopts = -m 'not slow'\nmarkers =\n    slow: slow\n    gpu: gpu\n",
+    );
     write(
         root,
         "test_a.py",
@@ -56,14 +65,26 @@ fn decisions_apply_and_outcomes_match_pytest() {
         seen = items.to_vec();
         let mut decisions = Decisions::default();
         decisions.deselect.push("test_a.py::test_pass".into());
-        decisions.skip.insert("test_a.py::test_gpu".into(), "no GPU detected (8 GB VRAM required)".into());
+        decisions.skip.insert(
+            "test_a.py::test_gpu".into(),
+            "no GPU detected (8 GB VRAM required)".into(),
+        );
         decisions
     };
     let mut events = Vec::new();
-    let outcome = run_phase(&options(root), None, &mut decide, &mut |e: &Event| events.push(e.clone())).unwrap();
+    let outcome = run_phase(&options(root), None, &mut decide, &mut |e: &Event| {
+        events.push(e.clone());
+    })
+    .unwrap();
     // pytest's own -m from addopts is neutralised: proctor selects.
     assert_eq!(seen.len(), 7, "{seen:?}");
-    assert!(seen.iter().find(|i| i.nodeid == "test_a.py::test_gpu").unwrap().markers.iter().any(|m| m.name == "gpu"));
+    assert!(seen
+        .iter()
+        .find(|i| i.nodeid == "test_a.py::test_gpu")
+        .unwrap()
+        .markers
+        .iter()
+        .any(|m| m.name == "gpu"));
     let got = outcomes(&outcome.results);
     let want: BTreeMap<String, Outcome> = [
         ("test_a.py::test_fail", Outcome::Failed),
@@ -77,9 +98,20 @@ fn decisions_apply_and_outcomes_match_pytest() {
     .map(|(n, o)| (n.to_owned(), o))
     .collect();
     assert_eq!(got, want);
-    let gpu = outcome.results.iter().find(|r| r.nodeid == "test_a.py::test_gpu").unwrap();
-    assert_eq!(gpu.reason.as_deref(), Some("no GPU detected (8 GB VRAM required)"));
-    let fail = outcome.results.iter().find(|r| r.nodeid == "test_a.py::test_fail").unwrap();
+    let gpu = outcome
+        .results
+        .iter()
+        .find(|r| r.nodeid == "test_a.py::test_gpu")
+        .unwrap();
+    assert_eq!(
+        gpu.reason.as_deref(),
+        Some("no GPU detected (8 GB VRAM required)")
+    );
+    let fail = outcome
+        .results
+        .iter()
+        .find(|r| r.nodeid == "test_a.py::test_fail")
+        .unwrap();
     assert!(fail.message.as_deref().unwrap().contains("assert 1 == 2"));
     assert_eq!(outcome.deselected, ["test_a.py::test_pass"]);
     assert_eq!(outcome.pytest_status, Some(1));
@@ -114,26 +146,51 @@ fn a_killed_process_loses_no_test() {
     .map(|(n, o)| (n.to_owned(), o))
     .collect();
     assert_eq!(got, want);
-    assert_eq!(notes, 2, "one restart after the crash, one after the timeout");
-    let died = outcome.results.iter().find(|r| r.nodeid == "test_b.py::test_dies").unwrap();
-    assert!(died.message.as_deref().unwrap().contains("exit status 3"), "{died:?}");
+    assert_eq!(
+        notes, 2,
+        "one restart after the crash, one after the timeout"
+    );
+    let died = outcome
+        .results
+        .iter()
+        .find(|r| r.nodeid == "test_b.py::test_dies")
+        .unwrap();
+    assert!(
+        died.message.as_deref().unwrap().contains("exit status 3"),
+        "{died:?}"
+    );
 }
 
 #[test]
 fn pytest_that_cannot_start_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "conftest.py", "raise SystemExit('conftest is broken')\n");
+    write(
+        root,
+        "conftest.py",
+        "raise SystemExit('conftest is broken')\n",
+    );
     write(root, "test_c.py", "def test_x():\n    pass\n");
     let mut decide = |_: &[CollectedItem]| Decisions::default();
     let outcome = run_phase(&options(root), None, &mut decide, &mut |_: &Event| {}).unwrap();
     assert!(outcome.results.is_empty());
-    assert!(outcome.failed_to_start.as_deref().unwrap_or_default().contains("conftest is broken"), "{outcome:?}");
+    assert!(
+        outcome
+            .failed_to_start
+            .as_deref()
+            .unwrap_or_default()
+            .contains("conftest is broken"),
+        "{outcome:?}"
+    );
 }
 
 /// Whether process `pid` still runs (a zombie or a gone process does not).
 fn running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
 }
 
 /// A pytest process started early and then not needed (nothing to run,
@@ -146,21 +203,42 @@ fn an_early_process_never_served_is_killed() {
     let root = dir.path();
     // An "interpreter" that starts a child of its own and waits.
     let fake = root.join("fake-python");
-    std::fs::write(&fake, "#!/bin/sh\nsleep 60 &\necho $$ $! > \"$(dirname \"$0\")/pids\"\nwait\n").unwrap();
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nsleep 60 &\necho $$ $! > \"$(dirname \"$0\")/pids\"\nwait\n",
+    )
+    .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let started = proctor_run::start(&PhaseOptions { python: fake, ..options(root) }).unwrap();
+    let started = proctor_run::start(&PhaseOptions {
+        python: fake,
+        ..options(root)
+    })
+    .unwrap();
     let pids_file = root.join("pids");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while std::fs::read_to_string(&pids_file).map_or(true, |t| !t.ends_with('\n')) {
-        assert!(std::time::Instant::now() < deadline, "the fake interpreter never started");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fake interpreter never started"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
-    let pids: Vec<i32> = std::fs::read_to_string(&pids_file).unwrap().split_whitespace().map(|p| p.parse().unwrap()).collect();
-    assert!(pids.iter().all(|&pid| running(pid)), "{pids:?} run before the drop");
+    let pids: Vec<i32> = std::fs::read_to_string(&pids_file)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert!(
+        pids.iter().all(|&pid| running(pid)),
+        "{pids:?} run before the drop"
+    );
     drop(started);
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while pids.iter().any(|&pid| running(pid)) {
-        assert!(std::time::Instant::now() < deadline, "{pids:?} still run after the drop");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{pids:?} still run after the drop"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -181,16 +259,34 @@ fn a_process_shutting_down_is_handed_back_and_waited_for() {
     write(root, "test_a.py", "def test_ok():\n    pass\n");
     let mut decide = |_: &[CollectedItem]| Decisions::default();
     let outcome = run_phase(&options(root), None, &mut decide, &mut |_: &Event| {}).unwrap();
-    assert_eq!(outcomes(&outcome.results), BTreeMap::from([("test_a.py::test_ok".to_owned(), Outcome::Passed)]));
+    assert_eq!(
+        outcomes(&outcome.results),
+        BTreeMap::from([("test_a.py::test_ok".to_owned(), Outcome::Passed)])
+    );
     assert_eq!(outcome.pytest_status, Some(0));
     // The atexit handler waits for `go`: the process is still shutting down.
     assert!(!root.join("shut-down").exists());
-    let exiting = outcome.exiting.expect("the process is handed back while it shuts down");
+    let exiting = outcome
+        .exiting
+        .expect("the process is handed back while it shuts down");
     std::fs::write(root.join("go"), "").unwrap();
     let late = exiting.wait();
-    assert!(root.join("shut-down").exists(), "waiting waits for the atexit handler");
-    assert_eq!(late, Some(LateExit { session_status: 0, process_status: Some(3), signal: None }));
-    assert_eq!(late.unwrap().to_string(), "pytest's session ended with status 0, but its process then exited with exit status 3");
+    assert!(
+        root.join("shut-down").exists(),
+        "waiting waits for the atexit handler"
+    );
+    assert_eq!(
+        late,
+        Some(LateExit {
+            session_status: 0,
+            process_status: Some(3),
+            signal: None
+        })
+    );
+    assert_eq!(
+        late.unwrap().to_string(),
+        "pytest's session ended with status 0, but its process then exited with exit status 3"
+    );
 }
 
 /// `run_phase` with no decisions, failing the test if it has not returned
@@ -203,7 +299,9 @@ fn run_bounded(options: PhaseOptions) -> proctor_run::PhaseOutcome {
         let outcome = run_phase(&options, None, &mut decide, &mut |_: &Event| {}).unwrap();
         let _ = sender.send(outcome);
     });
-    receiver.recv_timeout(Duration::from_mins(2)).expect("run_phase never returned")
+    receiver
+        .recv_timeout(Duration::from_mins(2))
+        .expect("run_phase never returned")
 }
 
 /// A line from the bridge that proctor cannot read is an error of the
@@ -222,11 +320,28 @@ fn a_line_proctor_cannot_read_is_an_error_not_a_pass() {
     write(root, "test_a.py", "def test_before():\n    pass\n\ndef test_garbled():\n    pass\n\ndef test_after():\n    pass\n");
     let outcome = run_bounded(options(root));
     let got = outcomes(&outcome.results);
-    let want: BTreeMap<String, Outcome> =
-        [("test_a.py::test_before", Outcome::Passed), ("test_a.py::test_garbled", Outcome::Error), ("test_a.py::test_after", Outcome::Passed)].into_iter().map(|(n, o)| (n.to_owned(), o)).collect();
+    let want: BTreeMap<String, Outcome> = [
+        ("test_a.py::test_before", Outcome::Passed),
+        ("test_a.py::test_garbled", Outcome::Error),
+        ("test_a.py::test_after", Outcome::Passed),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o))
+    .collect();
     assert_eq!(got, want, "{outcome:?}");
-    let garbled = outcome.results.iter().find(|r| r.nodeid == "test_a.py::test_garbled").unwrap();
-    assert!(garbled.message.as_deref().unwrap_or_default().contains("cannot read"), "{garbled:?}");
+    let garbled = outcome
+        .results
+        .iter()
+        .find(|r| r.nodeid == "test_a.py::test_garbled")
+        .unwrap();
+    assert!(
+        garbled
+            .message
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cannot read"),
+        "{garbled:?}"
+    );
 }
 
 /// A collection message proctor cannot read stops that pytest with the
@@ -241,9 +356,19 @@ fn a_collection_message_proctor_cannot_read_stops_pytest() {
         "import proctor_bridge\n\ndef _garbled(items, ids):\n    return {'event': 'collected', 'ids': [float('nan')]}\n\nproctor_bridge._collected = _garbled\n",
     );
     write(root, "test_a.py", "def test_x():\n    pass\n");
-    let outcome = run_bounded(PhaseOptions { timeout: None, ..options(root) });
+    let outcome = run_bounded(PhaseOptions {
+        timeout: None,
+        ..options(root)
+    });
     assert!(outcome.results.is_empty(), "{outcome:?}");
-    assert!(outcome.failed_to_start.as_deref().unwrap_or_default().contains("cannot read"), "{outcome:?}");
+    assert!(
+        outcome
+            .failed_to_start
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cannot read"),
+        "{outcome:?}"
+    );
 }
 
 /// A conftest that reorders the items after the bridge applied proctor's
@@ -256,8 +381,14 @@ fn a_crash_is_blamed_on_the_test_that_ran_after_a_late_reorder() {
     write(root, "test_r.py", "import os\n\ndef test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c():\n    os._exit(3)\n");
     let outcome = run_bounded(options(root));
     let got = outcomes(&outcome.results);
-    let want: BTreeMap<String, Outcome> =
-        [("test_r.py::test_a", Outcome::Passed), ("test_r.py::test_b", Outcome::Passed), ("test_r.py::test_c", Outcome::Crashed)].into_iter().map(|(n, o)| (n.to_owned(), o)).collect();
+    let want: BTreeMap<String, Outcome> = [
+        ("test_r.py::test_a", Outcome::Passed),
+        ("test_r.py::test_b", Outcome::Passed),
+        ("test_r.py::test_c", Outcome::Crashed),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o))
+    .collect();
     assert_eq!(got, want, "{outcome:?}");
 }
 
@@ -296,11 +427,24 @@ fn a_forked_child_holding_the_socket_does_not_keep_proctor_waiting() {
         "test_fork.py",
         "import os, pathlib, time\n\ndef test_forks_then_dies():\n    child = os.fork()\n    if child == 0:\n        pathlib.Path('child.pid').write_text(str(os.getpid()) + '\\n')\n        while True:\n            time.sleep(1)\n    while not pathlib.Path('child.pid').exists() or not pathlib.Path('child.pid').read_text().endswith('\\n'):\n        time.sleep(0.01)\n    os._exit(3)\n\ndef test_after():\n    pass\n",
     );
-    let outcome = run_bounded(PhaseOptions { timeout: None, ..options(root) });
+    let outcome = run_bounded(PhaseOptions {
+        timeout: None,
+        ..options(root)
+    });
     let got = outcomes(&outcome.results);
-    let want: BTreeMap<String, Outcome> = [("test_fork.py::test_forks_then_dies", Outcome::Crashed), ("test_fork.py::test_after", Outcome::Passed)].into_iter().map(|(n, o)| (n.to_owned(), o)).collect();
+    let want: BTreeMap<String, Outcome> = [
+        ("test_fork.py::test_forks_then_dies", Outcome::Crashed),
+        ("test_fork.py::test_after", Outcome::Passed),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o))
+    .collect();
     assert_eq!(got, want, "{outcome:?}");
-    let pid: i32 = std::fs::read_to_string(root.join("child.pid")).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(root.join("child.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(!running(pid), "the forked child {pid} outlived its pytest");
 }
 
@@ -311,10 +455,17 @@ fn a_module_that_hangs_at_import_is_stopped_by_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "test_a_fine.py", "def test_ok():\n    pass\n");
-    write(root, "test_hangs.py", "import threading\n\nthreading.Event().wait()\n\ndef test_never():\n    pass\n");
+    write(
+        root,
+        "test_hangs.py",
+        "import threading\n\nthreading.Event().wait()\n\ndef test_never():\n    pass\n",
+    );
     let outcome = run_bounded(options(root));
     let reason = outcome.failed_to_start.as_deref().unwrap_or_default();
-    assert!(reason.contains("timeout") && reason.contains("test_hangs.py"), "{outcome:?}");
+    assert!(
+        reason.contains("timeout") && reason.contains("test_hangs.py"),
+        "{outcome:?}"
+    );
 }
 
 /// The bridge's messages do not grow with a parameter's value: a 10 MB
@@ -325,7 +476,11 @@ fn a_module_that_hangs_at_import_is_stopped_by_the_timeout() {
 fn the_bridge_sends_ids_and_markers_not_parameter_values() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "pytest.ini", "[pytest]\nmarkers =\n    data: data\n    heavy: heavy\n");
+    write(
+        root,
+        "pytest.ini",
+        "[pytest]\nmarkers =\n    data: data\n    heavy: heavy\n",
+    );
     write(
         root,
         "conftest.py",
@@ -350,28 +505,52 @@ fn the_bridge_sends_ids_and_markers_not_parameter_values() {
     };
     let mut phase = options(root);
     phase.timeout = None;
-    phase.env.push(("SIZES".into(), sizes.to_str().unwrap().to_owned()));
+    phase
+        .env
+        .push(("SIZES".into(), sizes.to_str().unwrap().to_owned()));
     let outcome = run_phase(&phase, None, &mut decide, &mut |_: &Event| {}).unwrap();
     assert_eq!(outcome.results.len(), 25, "{:?}", outcome.results);
-    assert!(outcome.results.iter().all(|r| r.outcome == Outcome::Passed), "{:?}", outcome.results);
+    assert!(
+        outcome.results.iter().all(|r| r.outcome == Outcome::Passed),
+        "{:?}",
+        outcome.results
+    );
     // The same markers, shared: one list for the 20 plain calls.
     assert_eq!(seen.len(), 25);
-    assert!(seen[1..20].iter().all(|item| std::sync::Arc::ptr_eq(&item.markers, &seen[0].markers)));
-    let parametrize = seen[0].markers.iter().find(|m| m.name == "parametrize").unwrap();
-    assert_eq!(parametrize.args, [serde_json::json!("v"), serde_json::json!({"argvalues": 25})]);
+    assert!(seen[1..20]
+        .iter()
+        .all(|item| std::sync::Arc::ptr_eq(&item.markers, &seen[0].markers)));
+    let parametrize = seen[0]
+        .markers
+        .iter()
+        .find(|m| m.name == "parametrize")
+        .unwrap();
+    assert_eq!(
+        parametrize.args,
+        [serde_json::json!("v"), serde_json::json!({"argvalues": 25})]
+    );
     let data = seen[0].markers.iter().find(|m| m.name == "data").unwrap();
     assert_eq!(data.args.len(), 3);
     for arg in &data.args {
         // Short reprs (the dict's members, the bytearray, the long list).
         let text = arg.to_string();
-        assert!(text.len() < 2000 && text.contains("\"repr\""), "{} bytes: {:.300}", text.len(), text);
+        assert!(
+            text.len() < 2000 && text.contains("\"repr\""),
+            "{} bytes: {:.300}",
+            text.len(),
+            text
+        );
     }
     let log = std::fs::read_to_string(&sizes).unwrap();
     let mut lines = 0;
     for line in log.lines() {
         let (size, what) = line.split_once(' ').unwrap();
         let size: usize = size.parse().unwrap();
-        let limit = if what.contains("collected") { 16 * 1024 } else { 1024 };
+        let limit = if what.contains("collected") {
+            16 * 1024
+        } else {
+            1024
+        };
         assert!(size < limit, "a {size}-byte message: {what}\n{log}");
         lines += 1;
     }

@@ -54,8 +54,24 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic without help or fix.
     #[must_use]
-    pub fn new(code: &'static str, severity: Severity, message: String, file: String, start: LineColumn, end: LineColumn) -> Self {
-        Diagnostic { code, message, file, start, end, severity, help: None, fix: None }
+    pub fn new(
+        code: &'static str,
+        severity: Severity,
+        message: String,
+        file: String,
+        start: LineColumn,
+        end: LineColumn,
+    ) -> Self {
+        Diagnostic {
+            code,
+            message,
+            file,
+            start,
+            end,
+            severity,
+            help: None,
+            fix: None,
+        }
     }
 
     /// The same diagnostic with `help`.

@@ -41,14 +41,22 @@ pub fn apply_fixes(diagnostics: &[Diagnostic], sources: &Sources) -> Vec<FixedFi
             continue;
         }
         let overlaps = edits.iter().any(|&(file, start, end, _)| {
-            plans.get(file).is_some_and(|(taken, _)| taken.iter().any(|&(s, e, _)| start < e && s < end || start == s && end == e))
+            plans.get(file).is_some_and(|(taken, _)| {
+                taken
+                    .iter()
+                    .any(|&(s, e, _)| start < e && s < end || start == s && end == e)
+            })
         });
         if overlaps {
             continue;
         }
         let first = edits[0].0;
         for (file, start, end, replacement) in edits {
-            plans.entry(file).or_default().0.push((start, end, replacement));
+            plans
+                .entry(file)
+                .or_default()
+                .0
+                .push((start, end, replacement));
         }
         plans.entry(first).or_default().1 += 1;
     }
@@ -65,7 +73,11 @@ pub fn apply_fixes(diagnostics: &[Diagnostic], sources: &Sources) -> Vec<FixedFi
                 at = end;
             }
             text.push_str(&source.text[at..]);
-            Some(FixedFile { file: file.to_owned(), text, fixed })
+            Some(FixedFile {
+                file: file.to_owned(),
+                text,
+                fixed,
+            })
         })
         .collect()
 }
@@ -86,13 +98,20 @@ pub struct RejectedFix {
 /// net that keeps a wrong edit from breaking a test file (every file with
 /// findings parsed before it was fixed).
 #[must_use]
-pub fn verify_fixes(files: Vec<FixedFile>, parses: impl Fn(&str, &str) -> Result<(), String>) -> (Vec<FixedFile>, Vec<RejectedFix>) {
+pub fn verify_fixes(
+    files: Vec<FixedFile>,
+    parses: impl Fn(&str, &str) -> Result<(), String>,
+) -> (Vec<FixedFile>, Vec<RejectedFix>) {
     let mut accepted = Vec::with_capacity(files.len());
     let mut rejected = Vec::new();
     for file in files {
         match parses(&file.file, &file.text) {
             Ok(()) => accepted.push(file),
-            Err(error) => rejected.push(RejectedFix { file: file.file, fixed: file.fixed, error }),
+            Err(error) => rejected.push(RejectedFix {
+                file: file.file,
+                fixed: file.fixed,
+                error,
+            }),
         }
     }
     (accepted, rejected)
@@ -105,10 +124,22 @@ mod tests {
 
     fn fixing(line: usize, start: usize, end: usize, replacement: &str) -> Diagnostic {
         let at = |column| LineColumn { line, column };
-        let mut d = Diagnostic::new("PRC004", Severity::Warning, String::new(), "t.py".into(), at(start), at(end));
+        let mut d = Diagnostic::new(
+            "PRC004",
+            Severity::Warning,
+            String::new(),
+            "t.py".into(),
+            at(start),
+            at(end),
+        );
         d.fix = Some(Fix {
             description: String::new(),
-            edits: vec![Edit { file: "t.py".into(), start: at(start), end: at(end), replacement: replacement.into() }],
+            edits: vec![Edit {
+                file: "t.py".into(),
+                start: at(start),
+                end: at(end),
+                replacement: replacement.into(),
+            }],
         });
         d
     }
@@ -117,21 +148,52 @@ mod tests {
     fn edits_apply_and_overlaps_wait() {
         let mut sources = Sources::default();
         sources.insert("t.py", "@pytest.mark.llm\n@pytest.mark.llm\n".to_owned());
-        let fixed = apply_fixes(&[fixing(1, 14, 17, "e2e"), fixing(2, 14, 17, "e2e"), fixing(2, 13, 16, "x")], &sources);
-        assert_eq!(fixed, [FixedFile { file: "t.py".into(), text: "@pytest.mark.e2e\n@pytest.mark.e2e\n".into(), fixed: 2 }]);
+        let fixed = apply_fixes(
+            &[
+                fixing(1, 14, 17, "e2e"),
+                fixing(2, 14, 17, "e2e"),
+                fixing(2, 13, 16, "x"),
+            ],
+            &sources,
+        );
+        assert_eq!(
+            fixed,
+            [FixedFile {
+                file: "t.py".into(),
+                text: "@pytest.mark.e2e\n@pytest.mark.e2e\n".into(),
+                fixed: 2
+            }]
+        );
     }
 
     #[test]
     fn fixes_that_do_not_parse_are_refused() {
         let mut sources = Sources::default();
-        sources.insert("t.py", "@pytest.mark.llm\ndef test_a():\n    pass\n".to_owned());
+        sources.insert(
+            "t.py",
+            "@pytest.mark.llm\ndef test_a():\n    pass\n".to_owned(),
+        );
         // A rename into a keyword: `pytest.mark.class` is a syntax error.
         let fixed = apply_fixes(&[fixing(1, 14, 17, "class")], &sources);
-        let parses = |_: &str, text: &str| if text.contains(".class") { Err("1:14: SyntaxError: invalid syntax".to_owned()) } else { Ok(()) };
+        let parses = |_: &str, text: &str| {
+            if text.contains(".class") {
+                Err("1:14: SyntaxError: invalid syntax".to_owned())
+            } else {
+                Ok(())
+            }
+        };
         let (accepted, rejected) = verify_fixes(fixed, parses);
         assert_eq!(accepted, []);
-        assert_eq!(rejected, [RejectedFix { file: "t.py".into(), fixed: 1, error: "1:14: SyntaxError: invalid syntax".into() }]);
-        let (accepted, rejected) = verify_fixes(apply_fixes(&[fixing(1, 14, 17, "e2e")], &sources), parses);
+        assert_eq!(
+            rejected,
+            [RejectedFix {
+                file: "t.py".into(),
+                fixed: 1,
+                error: "1:14: SyntaxError: invalid syntax".into()
+            }]
+        );
+        let (accepted, rejected) =
+            verify_fixes(apply_fixes(&[fixing(1, 14, 17, "e2e")], &sources), parses);
         assert_eq!((accepted.len(), rejected.len()), (1, 0));
     }
 }

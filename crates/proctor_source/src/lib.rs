@@ -95,7 +95,10 @@ impl LineIndex {
             return text.len();
         };
         let line = self.line_text(text, position.line);
-        let within = line.char_indices().nth(position.column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
+        let within = line
+            .char_indices()
+            .nth(position.column.saturating_sub(1))
+            .map_or(line.len(), |(i, _)| i);
         start as usize + within
     }
 
@@ -129,7 +132,10 @@ mod tests {
         let index = LineIndex::new(text);
         assert_eq!(index.line(0), 1);
         assert_eq!(index.line(3), 2);
-        assert_eq!(index.line_column(text, 5), LineColumn { line: 2, column: 3 });
+        assert_eq!(
+            index.line_column(text, 5),
+            LineColumn { line: 2, column: 3 }
+        );
         assert_eq!(index.line(9), 3);
         assert_eq!(index.line(11), 4);
         assert_eq!(index.line_text(text, 2), "cdé");

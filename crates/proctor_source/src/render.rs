@@ -50,7 +50,11 @@ pub fn render(format: Format, diagnostics: &[Diagnostic], sources: &Sources) -> 
 
 fn header(out: &mut String, d: &Diagnostic) {
     let fixable = if d.fix.is_some() { " [*]" } else { "" };
-    let _ = writeln!(out, "{}:{}:{}: {}{fixable} {}", d.file, d.start.line, d.start.column, d.code, d.message);
+    let _ = writeln!(
+        out,
+        "{}:{}:{}: {}{fixable} {}",
+        d.file, d.start.line, d.start.column, d.code, d.message
+    );
 }
 
 /// The ruff-like rendering: header, frame, help, then a blank line.
@@ -69,7 +73,11 @@ fn full(out: &mut String, d: &Diagnostic, source: Option<&SourceFile>) {
             if number == line {
                 let length = text.chars().count();
                 let start = d.start.column.saturating_sub(1).min(length);
-                let end = if d.end.line == line { d.end.column.saturating_sub(1).min(length) } else { length };
+                let end = if d.end.line == line {
+                    d.end.column.saturating_sub(1).min(length)
+                } else {
+                    length
+                };
                 let carets = "^".repeat(end.saturating_sub(start).max(1));
                 let _ = writeln!(out, "{blank} | {}{carets} {}", " ".repeat(start), d.code);
             }
@@ -113,7 +121,10 @@ fn json(diagnostics: &[Diagnostic]) -> String {
             start: d.start,
             end: d.end,
             help: d.help.as_deref(),
-            fix: d.fix.as_ref().map(|f| JsonFix { description: &f.description, edits: &f.edits }),
+            fix: d.fix.as_ref().map(|f| JsonFix {
+                description: &f.description,
+                edits: &f.edits,
+            }),
         })
         .collect();
     let mut text = serde_json::to_string_pretty(&objects).unwrap_or_else(|_| "[]".to_owned());
@@ -147,7 +158,9 @@ fn github(out: &mut String, d: &Diagnostic) {
 
 /// Escapes a workflow command's message.
 fn data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escapes a workflow command's property value.
@@ -165,9 +178,19 @@ mod tests {
 
     fn sample() -> (Vec<Diagnostic>, Sources) {
         let mut sources = Sources::default();
-        sources.insert("t.py", "import pytest\n@pytest.mark.llm\ndef test_a():\n    pass\n".to_owned());
-        let d = Diagnostic::new("PRC004", Severity::Warning, "`llm` is a deprecated alias of `e2e`".into(), "t.py".into(), at(2, 2), at(2, 17))
-            .with_help("write `e2e`");
+        sources.insert(
+            "t.py",
+            "import pytest\n@pytest.mark.llm\ndef test_a():\n    pass\n".to_owned(),
+        );
+        let d = Diagnostic::new(
+            "PRC004",
+            Severity::Warning,
+            "`llm` is a deprecated alias of `e2e`".into(),
+            "t.py".into(),
+            at(2, 2),
+            at(2, 17),
+        )
+        .with_help("write `e2e`");
         (vec![d], sources)
     }
 
@@ -195,8 +218,12 @@ mod tests {
     #[test]
     fn concise_and_json() {
         let (d, sources) = sample();
-        assert_eq!(render(Format::Concise, &d, &sources), "t.py:2:2: PRC004 `llm` is a deprecated alias of `e2e`\n");
-        let json: serde_json::Value = serde_json::from_str(&render(Format::Json, &d, &sources)).unwrap();
+        assert_eq!(
+            render(Format::Concise, &d, &sources),
+            "t.py:2:2: PRC004 `llm` is a deprecated alias of `e2e`\n"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&render(Format::Json, &d, &sources)).unwrap();
         assert_eq!(json[0]["code"], "PRC004");
         assert_eq!(json[0]["severity"], "warning");
         assert_eq!(json[0]["end"]["column"], 17);

@@ -36,7 +36,8 @@ impl SourceFile {
     /// The number of lines.
     #[must_use]
     pub fn line_count(&self) -> usize {
-        self.index.line(u32::try_from(self.text.len()).unwrap_or(u32::MAX))
+        self.index
+            .line(u32::try_from(self.text.len()).unwrap_or(u32::MAX))
     }
 }
 
@@ -55,7 +56,10 @@ impl Sources {
     /// An empty set of files under `root`.
     #[must_use]
     pub fn new(root: PathBuf) -> Self {
-        Sources { root, files: HashMap::default() }
+        Sources {
+            root,
+            files: HashMap::default(),
+        }
     }
 
     /// Makes `file` (relative to the root) available; it is read the first
@@ -68,7 +72,8 @@ impl Sources {
 
     /// Adds `file` with `text`, replacing what was read before.
     pub fn insert(&mut self, file: &str, text: String) {
-        self.files.insert(file.to_owned(), OnceLock::from(Some(SourceFile::new(text))));
+        self.files
+            .insert(file.to_owned(), OnceLock::from(Some(SourceFile::new(text))));
     }
 
     /// The file, when it was announced and can be read.
@@ -76,7 +81,11 @@ impl Sources {
     pub fn get(&self, file: &str) -> Option<&SourceFile> {
         self.files
             .get(file)?
-            .get_or_init(|| std::fs::read(self.root.join(file)).ok().map(|bytes| SourceFile::new(String::from_utf8_lossy(&bytes).into_owned())))
+            .get_or_init(|| {
+                std::fs::read(self.root.join(file))
+                    .ok()
+                    .map(|bytes| SourceFile::new(String::from_utf8_lossy(&bytes).into_owned()))
+            })
             .as_ref()
     }
 }

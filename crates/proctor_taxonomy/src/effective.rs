@@ -70,7 +70,8 @@ impl Serialize for EffectiveMarker {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let location = self.location();
-        let mut out = serializer.serialize_struct("EffectiveMarker", 4 + usize::from(location.is_some()))?;
+        let mut out =
+            serializer.serialize_struct("EffectiveMarker", 4 + usize::from(location.is_some()))?;
         out.serialize_field("name", &self.name)?;
         out.serialize_field("args", self.args())?;
         out.serialize_field("kwargs", &self.kwargs().cloned().unwrap_or_default())?;

@@ -249,13 +249,22 @@ impl Selection {
 
     /// Decides one item. `-k` runs first, as in pytest; a `-k` identifier
     /// called with arguments is an error there and here.
-    pub fn decide(&self, item: &Item, effective: &Effective) -> Result<Decision, proctor_expr::KeywordCallError> {
-        self.decide_by(item, effective).map(|(decision, _)| decision)
+    pub fn decide(
+        &self,
+        item: &Item,
+        effective: &Effective,
+    ) -> Result<Decision, proctor_expr::KeywordCallError> {
+        self.decide_by(item, effective)
+            .map(|(decision, _)| decision)
     }
 
     /// Like [`Selection::decide`], with the expression that left the item
     /// out, when one did.
-    pub fn decide_by(&self, item: &Item, effective: &Effective) -> Result<(Decision, Option<&Part>), proctor_expr::KeywordCallError> {
+    pub fn decide_by(
+        &self,
+        item: &Item,
+        effective: &Effective,
+    ) -> Result<(Decision, Option<&Part>), proctor_expr::KeywordCallError> {
         if !self.keywords.is_empty() {
             let names: Vec<&str> = effective.markers.iter().map(|m| m.name.as_str()).collect();
             // Function attributes: pytest ignores `pytestmark` (what mark
@@ -263,15 +272,27 @@ impl Selection {
             // statically and rarely matter.
             let matcher = KeywordMatcher::new(keyword_names(&item.nodeid, &names, &[], &[]));
             for part in &self.keywords {
-                if !part.expression.try_evaluate(|name: &str, kwargs: Option<&proctor_expr::Kwargs>| matcher.matches(name, kwargs))? {
+                if !part.expression.try_evaluate(
+                    |name: &str, kwargs: Option<&proctor_expr::Kwargs>| {
+                        matcher.matches(name, kwargs)
+                    },
+                )? {
                     return Ok((Decision::DeselectedByKeyword, Some(part)));
                 }
             }
         }
         if !self.markers.is_empty() {
-            let matcher = MarkMatcher::new(effective.markers.iter().map(|m| (m.name.clone(), m.kwargs().cloned().unwrap_or_default())));
+            let matcher = MarkMatcher::new(
+                effective
+                    .markers
+                    .iter()
+                    .map(|m| (m.name.clone(), m.kwargs().cloned().unwrap_or_default())),
+            );
             for part in &self.markers {
-                if !part.expression.evaluate(&mut |name, kwargs| matcher.matches(name, kwargs)) {
+                if !part
+                    .expression
+                    .evaluate(&mut |name, kwargs| matcher.matches(name, kwargs))
+                {
                     return Ok((Decision::DeselectedByMarker, Some(part)));
                 }
             }
@@ -292,7 +313,12 @@ fn conjunction(parts: &[Part]) -> Option<String> {
     match parts {
         [] => None,
         [one] => Some(one.text.trim().to_string()),
-        many => Some(many.iter().map(|p| format!("({})", p.text.trim())).collect::<Vec<_>>().join(" and ")),
+        many => Some(
+            many.iter()
+                .map(|p| format!("({})", p.text.trim()))
+                .collect::<Vec<_>>()
+                .join(" and "),
+        ),
     }
 }
 
@@ -319,7 +345,9 @@ pub fn describe_provenance(provenance: &Provenance) -> String {
     match provenance {
         Provenance::Written { source } => format!("written on {}", place(source)),
         Provenance::PathRule { glob } => format!("path rule `{glob}`"),
-        Provenance::Alias { written, source } => format!("`{written}` (an alias) written on {}", place(source)),
+        Provenance::Alias { written, source } => {
+            format!("`{written}` (an alias) written on {}", place(source))
+        }
         Provenance::Implied { by } => format!("implied by `{by}`"),
         Provenance::AxisDefault { axis } => format!("default of axis `{axis}`"),
         Provenance::Decorator { path } => format!("decorator `{path}`"),

@@ -174,7 +174,11 @@ impl Taxonomy {
                     });
                 }
             }
-            out.markers.push(EffectiveMarker { name, provenance, written: Some(Arc::clone(marker)) });
+            out.markers.push(EffectiveMarker {
+                name,
+                provenance,
+                written: Some(Arc::clone(marker)),
+            });
         }
 
         // 2. Decorators that stand for markers (`@slow` from
@@ -247,9 +251,12 @@ fn add(markers: &mut Vec<EffectiveMarker>, name: &str, provenance: Provenance) {
 }
 
 fn derived(name: &str, provenance: Provenance) -> EffectiveMarker {
-    EffectiveMarker { name: name.to_owned(), provenance, written: None }
+    EffectiveMarker {
+        name: name.to_owned(),
+        provenance,
+        written: None,
+    }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -284,11 +284,19 @@ implies = ["slow"]
         ),
         (
             "tests/test_model.py::test_big_model",
-            &["gpu <- decorator predicates.require_gpu", "slow <- implied by gpu"],
+            &[
+                "gpu <- decorator predicates.require_gpu",
+                "slow <- implied by gpu",
+            ],
         ),
     ]
     .into_iter()
-    .map(|(id, markers)| (id.to_string(), markers.iter().map(ToString::to_string).collect()))
+    .map(|(id, markers)| {
+        (
+            id.to_string(),
+            markers.iter().map(ToString::to_string).collect(),
+        )
+    })
     .collect();
     assert_eq!(found, expected);
 }

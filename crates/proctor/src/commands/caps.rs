@@ -8,9 +8,9 @@ use anyhow::{anyhow, Result};
 use proctor_caps::Capabilities;
 use serde::Serialize;
 
-use crate::commands::suite::load_config;
 use crate::args::{CapsArgs, MachineArgs};
 use crate::commands::machine;
+use crate::commands::suite::load_config;
 use crate::exit;
 use crate::printer::Printer;
 
@@ -42,7 +42,13 @@ pub(crate) fn run(args: &CapsArgs) -> Result<u8> {
     proctor_caps::assume(&mut caps, &args.assume).map_err(|e| anyhow!("{e}"))?;
     let mut out = Printer::stdout();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &JsonCaps { version: 1, caps: &caps })?;
+        serde_json::to_writer_pretty(
+            &mut out,
+            &JsonCaps {
+                version: 1,
+                caps: &caps,
+            },
+        )?;
         writeln!(out)?;
     } else {
         write!(out, "{}", proctor_caps::render(&caps))?;

@@ -24,7 +24,10 @@ pub(crate) const ERROR: u8 = 2;
 
 pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let selection = RuleSelection::new(&args.select, &args.ignore)?;
-    let suite_args = SuiteArgs { threads: args.threads, ..SuiteArgs::with(&args.config, args.paths.clone()) };
+    let suite_args = SuiteArgs {
+        threads: args.threads,
+        ..SuiteArgs::with(&args.config, args.paths.clone())
+    };
     let mut suite = Suite::load(&suite_args)?;
     // Rules look at what is written, not at pytest's run: one item per
     // test definition (and per instance with marks of its own) is enough.
@@ -37,7 +40,10 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     }
     let mut fixed = 0;
     if args.fix {
-        let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(&diagnostics, &sources), proctor_python::parses_as);
+        let (files, rejected) = proctor_source::verify_fixes(
+            proctor_source::apply_fixes(&diagnostics, &sources),
+            proctor_python::parses_as,
+        );
         report_rejected(&rejected, &mut out)?;
         fixed = write_fixes(&suite.collect.rootdir, &files)?;
         if fixed > 0 {
@@ -57,7 +63,11 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     out.write_all(render(format, &diagnostics, &sources).as_bytes())?;
     if matches!(format, Format::Full | Format::Concise) {
         if args.fix {
-            writeln!(out, "Fixed {fixed} finding{}.", if fixed == 1 { "" } else { "s" })?;
+            writeln!(
+                out,
+                "Fixed {fixed} finding{}.",
+                if fixed == 1 { "" } else { "s" }
+            )?;
         }
         writeln!(out, "{}", summary(&diagnostics))?;
     }
@@ -84,22 +94,39 @@ fn exit_code(collection: &proctor_python::Collection, failing: bool) -> u8 {
 /// (stdout, so that it can be piped to `git apply`) and a count (stderr);
 /// writes nothing. One pass of fixes: overlapping fixes that `--fix` would
 /// apply on its second lint are not shown.
-fn diff(suite: &Suite, collection: &proctor_python::Collection, diagnostics: &[Diagnostic], sources: &Sources, out: &mut Printer) -> Result<u8> {
+fn diff(
+    suite: &Suite,
+    collection: &proctor_python::Collection,
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    out: &mut Printer,
+) -> Result<u8> {
     for warning in &suite.config.warnings {
         writeln!(out.err(), "warning: {warning}")?;
     }
     report_collect_errors(collection, out)?;
-    let (files, rejected) = proctor_source::verify_fixes(proctor_source::apply_fixes(diagnostics, sources), proctor_python::parses_as);
+    let (files, rejected) = proctor_source::verify_fixes(
+        proctor_source::apply_fixes(diagnostics, sources),
+        proctor_python::parses_as,
+    );
     report_rejected(&rejected, out)?;
     let mut fixable = 0;
     for file in &files {
-        let Some(source) = sources.get(&file.file) else { continue };
-        out.write_all(proctor_source::unified_diff(&file.file, &source.text, &file.text).as_bytes())?;
+        let Some(source) = sources.get(&file.file) else {
+            continue;
+        };
+        out.write_all(
+            proctor_source::unified_diff(&file.file, &source.text, &file.text).as_bytes(),
+        )?;
         fixable += file.fixed;
     }
     out.flush()?;
     if fixable > 0 {
-        writeln!(out.err(), "Would fix {fixable} finding{}.", if fixable == 1 { "" } else { "s" })?;
+        writeln!(
+            out.err(),
+            "Would fix {fixable} finding{}.",
+            if fixable == 1 { "" } else { "s" }
+        )?;
     } else if rejected.is_empty() {
         writeln!(out.err(), "No fixes available.")?;
     }
@@ -111,7 +138,8 @@ fn write_fixes(rootdir: &Path, files: &[FixedFile]) -> Result<usize> {
     let mut fixed = 0;
     for file in files {
         let path = rootdir.join(&file.file);
-        std::fs::write(&path, &file.text).with_context(|| format!("cannot write the fixes to {}", path.display()))?;
+        std::fs::write(&path, &file.text)
+            .with_context(|| format!("cannot write the fixes to {}", path.display()))?;
         fixed += file.fixed;
     }
     Ok(fixed)
@@ -138,18 +166,38 @@ fn report_collect_errors(collection: &proctor_python::Collection, out: &mut Prin
         match (error.line, error.column) {
             (0, _) => writeln!(out.err(), "error: {}: {}", error.file, error.message)?,
             (line, 0) => writeln!(out.err(), "error: {}:{line}: {}", error.file, error.message)?,
-            (line, column) => writeln!(out.err(), "error: {}:{line}:{column}: {}", error.file, error.message)?,
+            (line, column) => writeln!(
+                out.err(),
+                "error: {}:{line}:{column}: {}",
+                error.file,
+                error.message
+            )?,
         }
     }
     Ok(())
 }
 
 /// Collects the suite and checks it, reading the files findings are in.
-fn lint(suite: &Suite, taxonomy: &Taxonomy, selection: &RuleSelection) -> (proctor_python::Collection, Vec<proctor_source::Diagnostic>, Sources) {
+fn lint(
+    suite: &Suite,
+    taxonomy: &Taxonomy,
+    selection: &RuleSelection,
+) -> (
+    proctor_python::Collection,
+    Vec<proctor_source::Diagnostic>,
+    Sources,
+) {
     let collection = suite.collect_whole();
     let mut sources = Sources::new(suite.collect.rootdir.clone());
     let plugins = suite.plugin_files();
-    let diagnostics = proctor_lint::check_suite(&collection, &plugins, &suite.config, taxonomy, selection, &mut sources);
+    let diagnostics = proctor_lint::check_suite(
+        &collection,
+        &plugins,
+        &suite.config,
+        taxonomy,
+        selection,
+        &mut sources,
+    );
     (collection, diagnostics, sources)
 }
 
@@ -158,15 +206,28 @@ fn summary(diagnostics: &[proctor_source::Diagnostic]) -> String {
     if diagnostics.is_empty() {
         return "All checks passed.".to_owned();
     }
-    let count = |severity| diagnostics.iter().filter(|d| d.severity == severity).count();
-    let parts: Vec<String> = [(Severity::Error, "error", "errors"), (Severity::Warning, "warning", "warnings"), (Severity::Info, "info", "info")]
-        .into_iter()
-        .filter_map(|(severity, one, many)| match count(severity) {
-            0 => None,
-            1 => Some(format!("1 {one}")),
-            n => Some(format!("{n} {many}")),
-        })
-        .collect();
+    let count = |severity| {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    };
+    let parts: Vec<String> = [
+        (Severity::Error, "error", "errors"),
+        (Severity::Warning, "warning", "warnings"),
+        (Severity::Info, "info", "info"),
+    ]
+    .into_iter()
+    .filter_map(|(severity, one, many)| match count(severity) {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    })
+    .collect();
     let n = diagnostics.len();
-    format!("Found {n} finding{} ({}).", if n == 1 { "" } else { "s" }, parts.join(", "))
+    format!(
+        "Found {n} finding{} ({}).",
+        if n == 1 { "" } else { "s" },
+        parts.join(", ")
+    )
 }

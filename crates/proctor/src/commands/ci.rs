@@ -38,14 +38,29 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
             bail!("unknown job `{wanted}` (configured: {})", names.join(", "));
         }
     }
-    let jobs: Vec<_> =
-        plan.jobs.iter().filter(|(name, _)| args.jobs.is_empty() || args.jobs.contains(name)).cloned().collect();
+    let jobs: Vec<_> = plan
+        .jobs
+        .iter()
+        .filter(|(name, _)| args.jobs.is_empty() || args.jobs.contains(name))
+        .cloned()
+        .collect();
     let addopts_markers = settings.pytest.addopts_parsed.markexpr.clone();
-    let default_markers = settings.proctor.select.default.clone().or_else(|| addopts_markers.clone());
+    let default_markers = settings
+        .proctor
+        .select
+        .default
+        .clone()
+        .or_else(|| addopts_markers.clone());
     // A job whose `-m` or `-k` does not parse would fail in CI: say so now.
     for (name, job) in &jobs {
-        job_selection(name, job, default_markers.as_deref().map(|d| (d, Origin::ConfigDefault)))
-            .with_context(|| format!("job `{name}`"))?;
+        job_selection(
+            name,
+            job,
+            default_markers
+                .as_deref()
+                .map(|d| (d, Origin::ConfigDefault)),
+        )
+        .with_context(|| format!("job `{name}`"))?;
     }
     let source = match &settings.proctor_file {
         Some(path) => relative(path, &settings.pytest.rootdir),
@@ -57,7 +72,11 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
         cron: args.cron.clone(),
         install: args.install.clone(),
         proctor_install: proctor_install(),
-        configured_python: settings.proctor.python.as_deref().is_some_and(|p| !p.is_empty()),
+        configured_python: settings
+            .proctor
+            .python
+            .as_deref()
+            .is_some_and(|p| !p.is_empty()),
         runner: args.runner,
         source,
         default_markers,
@@ -78,13 +97,16 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
 /// Writes `text` to `path`, creating its folder (`.github/workflows/`).
 fn write_file(path: &Path, text: &str) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// `path` relative to `root` when it is under it, with `/` separators.
 fn relative(path: &Path, root: &Path) -> String {
-    let shown: PathBuf = path.strip_prefix(root).map_or_else(|_| path.to_path_buf(), Path::to_path_buf);
+    let shown: PathBuf = path
+        .strip_prefix(root)
+        .map_or_else(|_| path.to_path_buf(), Path::to_path_buf);
     shown.to_string_lossy().replace('\\', "/")
 }

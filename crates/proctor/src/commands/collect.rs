@@ -48,7 +48,12 @@ struct JsonItem<'c> {
 /// marker (a parametrize decorator shared by all its items, a class's
 /// marks) is serialised once into the `markers` table, so the document
 /// grows with the suite, not with items × argument list.
-fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::Collection, taxonomy: Option<&proctor_taxonomy::Taxonomy>) -> Result<()> {
+fn write_json(
+    out: &mut impl Write,
+    suite: &Suite,
+    collection: &proctor_python::Collection,
+    taxonomy: Option<&proctor_taxonomy::Taxonomy>,
+) -> Result<()> {
     let header = serde_json::to_string(&JsonHeader {
         version: JSON_VERSION,
         rootdir: &suite.collect.rootdir,
@@ -61,7 +66,9 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
     let mut table: Vec<Box<serde_json::value::RawValue>> = Vec::new();
     for item in &collection.items {
         for marker in &item.markers {
-            if let std::collections::hash_map::Entry::Vacant(slot) = by_address.entry(Arc::as_ptr(marker)) {
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                by_address.entry(Arc::as_ptr(marker))
+            {
                 let raw = serde_json::value::to_raw_value(marker.as_ref())?;
                 let index = *by_json.entry(raw.get().into()).or_insert_with(|| {
                     table.push(raw);
@@ -86,7 +93,11 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
             nodeid: &item.nodeid,
             file: &item.file,
             line: item.line,
-            markers: item.markers.iter().map(|m| by_address[&Arc::as_ptr(m)]).collect(),
+            markers: item
+                .markers
+                .iter()
+                .map(|m| by_address[&Arc::as_ptr(m)])
+                .collect(),
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
             effective: taxonomy.map(|t| t.effective(item).markers),
@@ -108,7 +119,13 @@ fn write_json(out: &mut impl Write, suite: &Suite, collection: &proctor_python::
 pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let start = Instant::now();
     let suite = Suite::load(&args.suite)?;
-    let taxonomy = if args.effective { Some(proctor_taxonomy::Taxonomy::new(&suite.config.proctor.taxonomy)?) } else { None };
+    let taxonomy = if args.effective {
+        Some(proctor_taxonomy::Taxonomy::new(
+            &suite.config.proctor.taxonomy,
+        )?)
+    } else {
+        None
+    };
     let collection = suite.collect();
     let mut out = Printer::stdout();
     if args.json {
@@ -131,17 +148,32 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
             writeln!(out)?;
             for error in &collection.errors {
                 if error.line > 0 && error.column > 0 {
-                    writeln!(out, "ERROR {}:{}:{}: {}", error.file, error.line, error.column, error.message)?;
+                    writeln!(
+                        out,
+                        "ERROR {}:{}:{}: {}",
+                        error.file, error.line, error.column, error.message
+                    )?;
                 } else if error.line > 0 {
-                    writeln!(out, "ERROR {}:{}: {}", error.file, error.line, error.message)?;
+                    writeln!(
+                        out,
+                        "ERROR {}:{}: {}",
+                        error.file, error.line, error.message
+                    )?;
                 } else {
                     writeln!(out, "ERROR {}: {}", error.file, error.message)?;
                 }
             }
         }
-        let dynamic = collection.items.iter().filter(|i| i.dynamic.is_some()).count();
+        let dynamic = collection
+            .items
+            .iter()
+            .filter(|i| i.dynamic.is_some())
+            .count();
         let collected = collection.items.len() - dynamic;
-        let mut summary = format!("{collected} test{} collected", if collected == 1 { "" } else { "s" });
+        let mut summary = format!(
+            "{collected} test{} collected",
+            if collected == 1 { "" } else { "s" }
+        );
         if dynamic > 0 {
             let _ = write!(summary, ", {dynamic} dynamic");
         }

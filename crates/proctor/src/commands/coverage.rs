@@ -8,8 +8,8 @@ use anyhow::{bail, Result};
 use proctor_config::Settings;
 use proctor_coverage::{Area, JsonOutput, Report, JSON_VERSION};
 
-use crate::commands::suite::load_config;
 use crate::args::{CoverageArgs, CoverageFormat};
+use crate::commands::suite::load_config;
 use crate::exit;
 use crate::printer::Printer;
 
@@ -26,7 +26,10 @@ pub(crate) fn run(args: &CoverageArgs) -> Result<u8> {
     let (cwd, config) = load_config(&args.config, &[])?;
     let areas = areas(&config)?;
     if !args.tolerance.is_finite() || args.tolerance < 0.0 {
-        bail!("`--tolerance {}` must be a number of points, 0 or more", args.tolerance);
+        bail!(
+            "`--tolerance {}` must be a number of points, 0 or more",
+            args.tolerance
+        );
     }
     let report_path = report_path(args, &config, &cwd);
     let root = config.pytest.rootdir.display().to_string();
@@ -36,14 +39,29 @@ pub(crate) fn run(args: &CoverageArgs) -> Result<u8> {
         Ok(report)
     };
     let report = read(&report_path)?;
-    let baseline = args.baseline.as_ref().map(|path| read(&cwd.join(path))).transpose()?;
-    let evaluation = proctor_coverage::evaluate(&report, &areas, baseline.as_ref(), args.tolerance)?;
-    let shown = |path: &Path| path.strip_prefix(&cwd).unwrap_or(path).display().to_string();
+    let baseline = args
+        .baseline
+        .as_ref()
+        .map(|path| read(&cwd.join(path)))
+        .transpose()?;
+    let evaluation =
+        proctor_coverage::evaluate(&report, &areas, baseline.as_ref(), args.tolerance)?;
+    let shown = |path: &Path| {
+        path.strip_prefix(&cwd)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
     let baseline_shown = args.baseline.as_ref().map(|path| shown(&cwd.join(path)));
     let mut out = Printer::stdout();
     match args.format {
         CoverageFormat::Human => {
-            let text = proctor_coverage::render_human(&evaluation, &shown(&report_path), &report, baseline_shown.as_deref());
+            let text = proctor_coverage::render_human(
+                &evaluation,
+                &shown(&report_path),
+                &report,
+                baseline_shown.as_deref(),
+            );
             write!(out, "{text}")?;
         }
         CoverageFormat::Github => write!(out, "{}", proctor_coverage::render_github(&evaluation))?,
@@ -63,7 +81,11 @@ pub(crate) fn run(args: &CoverageArgs) -> Result<u8> {
         }
     }
     out.flush()?;
-    Ok(if evaluation.passed() { exit::OK } else { FAILED })
+    Ok(if evaluation.passed() {
+        exit::OK
+    } else {
+        FAILED
+    })
 }
 
 /// The configured areas; none is an error.
@@ -73,13 +95,18 @@ fn areas(config: &Settings) -> Result<Vec<Area>> {
         .coverage
         .areas
         .iter()
-        .map(|area| Area { name: area.name.clone(), paths: area.paths.clone(), line: area.line, branch: area.branch })
+        .map(|area| Area {
+            name: area.name.clone(),
+            paths: area.paths.clone(),
+            line: area.line,
+            branch: area.branch,
+        })
         .collect();
     if areas.is_empty() {
-        let file = config
-            .proctor_file
-            .as_ref()
-            .map_or_else(|| "proctor.toml".to_owned(), |path| format!("`{}`", path.display()));
+        let file = config.proctor_file.as_ref().map_or_else(
+            || "proctor.toml".to_owned(),
+            |path| format!("`{}`", path.display()),
+        );
         bail!("no coverage areas configured: add `[[coverage.areas]]` with `name`, `paths` and `line` to {file}");
     }
     Ok(areas)

@@ -15,7 +15,11 @@ use crate::printer::Printer;
 
 pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
     // Collect only the files the node ids name.
-    let mut paths: Vec<String> = args.nodeids.iter().map(|n| proctor_python::collected_file(n).to_owned()).collect();
+    let mut paths: Vec<String> = args
+        .nodeids
+        .iter()
+        .map(|n| proctor_python::collected_file(n).to_owned())
+        .collect();
     paths.dedup();
     let suite_args = SuiteArgs::with(&args.config, paths);
     let suite = Suite::load(&suite_args)?;
@@ -33,7 +37,10 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             profile: Some(name.clone()),
             no_default_select: args.selection.no_default_select,
         };
-        let label = profile.description.as_deref().map_or_else(|| format!("profile {name}"), |d| format!("profile {name} ({d})"));
+        let label = profile.description.as_deref().map_or_else(
+            || format!("profile {name}"),
+            |d| format!("profile {name} ({d})"),
+        );
         alternatives.push((label, Selecting::new(&suite, &alternative)?));
     }
     let jobs = crate::commands::machine::job_setups(&suite, None)?;
@@ -74,18 +81,41 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             if effective.markers.is_empty() {
                 writeln!(out, "    (none)")?;
             }
-            let width = effective.markers.iter().map(|m| m.name.len()).max().unwrap_or(0);
+            let width = effective
+                .markers
+                .iter()
+                .map(|m| m.name.len())
+                .max()
+                .unwrap_or(0);
             for marker in &effective.markers {
-                let at = marker.location().map(|l| format!(" ({}:{})", l.file, l.line)).unwrap_or_default();
-                writeln!(out, "    {:width$}  {}{at}", marker.name, describe_provenance(&marker.provenance))?;
+                let at = marker
+                    .location()
+                    .map(|l| format!(" ({}:{})", l.file, l.line))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "    {:width$}  {}{at}",
+                    marker.name,
+                    describe_provenance(&marker.provenance)
+                )?;
             }
             for note in &effective.notes {
                 writeln!(out, "  note: {}", describe_note(note))?;
             }
             writeln!(out, "  selection:")?;
-            writeln!(out, "    {}: {}", selecting.describe(), verdict(&selecting.selection, item, &effective)?)?;
+            writeln!(
+                out,
+                "    {}: {}",
+                selecting.describe(),
+                verdict(&selecting.selection, item, &effective)?
+            )?;
             for (label, other) in &alternatives {
-                writeln!(out, "    {label}, {}: {}", other.describe(), verdict(&other.selection, item, &effective)?)?;
+                writeln!(
+                    out,
+                    "    {label}, {}: {}",
+                    other.describe(),
+                    verdict(&other.selection, item, &effective)?
+                )?;
             }
             let plan = &suite.config.proctor.plan;
             let needs = proctor_plan::needs(item, &effective, plan);
@@ -95,7 +125,12 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
                     writeln!(out, "    {}  (from {})", need.requirement, need.origin)?;
                 }
             }
-            let gates: Vec<&String> = plan.gates.iter().map(|(marker, _)| marker).filter(|marker| effective.has(marker)).collect();
+            let gates: Vec<&String> = plan
+                .gates
+                .iter()
+                .map(|(marker, _)| marker)
+                .filter(|marker| effective.has(marker))
+                .collect();
             if !gates.is_empty() {
                 let names: Vec<String> = gates.iter().map(|m| format!("`{m}`")).collect();
                 writeln!(out, "  gates: {}", names.join(", "))?;
@@ -121,7 +156,11 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-fn verdict(selection: &Selection, item: &proctor_python::Item, effective: &proctor_taxonomy::Effective) -> Result<&'static str> {
+fn verdict(
+    selection: &Selection,
+    item: &proctor_python::Item,
+    effective: &proctor_taxonomy::Effective,
+) -> Result<&'static str> {
     Ok(match selection.decide(item, effective)? {
         Decision::Selected => "selected",
         Decision::DeselectedByKeyword => "deselected by -k",
@@ -131,7 +170,9 @@ fn verdict(selection: &Selection, item: &proctor_python::Item, effective: &proct
 
 fn describe_note(note: &Note) -> String {
     match note {
-        Note::Alias { written, target, .. } => format!("`{written}` is an alias of `{target}`"),
+        Note::Alias {
+            written, target, ..
+        } => format!("`{written}` is an alias of `{target}`"),
         Note::Deprecated { name, .. } => format!("`{name}` is deprecated"),
         Note::Removed { name, message, .. } => format!("`{name}` was removed: {message}"),
     }
@@ -141,7 +182,9 @@ fn describe_note(note: &Note) -> String {
 /// way node ids are written) when it was given relative to the current
 /// directory.
 fn relative_nodeid(suite: &Suite, wanted: &str) -> String {
-    let (path, rest) = wanted.split_once("::").map_or((wanted, None), |(p, r)| (p, Some(r)));
+    let (path, rest) = wanted
+        .split_once("::")
+        .map_or((wanted, None), |(p, r)| (p, Some(r)));
     let absolute = proctor_python::normalize(&suite.cwd.join(path));
     let relative = suite.collect.relative(&absolute);
     match rest {

@@ -14,14 +14,26 @@ use crate::commands::selection::default_selection;
 use crate::commands::suite::Suite;
 
 /// Environment variables worth reporting in every suite.
-const COMMON_ENV: &[&str] = &["CI", "CICD", "RUN_SLOW", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN", "CUDA_VISIBLE_DEVICES"];
+const COMMON_ENV: &[&str] = &[
+    "CI",
+    "CICD",
+    "RUN_SLOW",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "HF_TOKEN",
+    "CUDA_VISIBLE_DEVICES",
+];
 
 /// What to probe for a suite: its configured services, every environment
 /// variable and program its plan names, and the interpreter that runs
 /// pytest.
 pub(crate) fn detect_options(config: &Settings, args: &MachineArgs) -> DetectOptions {
     let plan = &config.proctor.plan;
-    let python = proctor_caps::find_interpreter(args.python.as_deref(), config.proctor.python.as_deref(), &config.pytest.rootdir);
+    let python = proctor_caps::find_interpreter(
+        args.python.as_deref(),
+        config.proctor.python.as_deref(),
+        &config.pytest.rootdir,
+    );
     DetectOptions {
         python,
         env_names: env_names(plan),
@@ -44,10 +56,13 @@ pub(crate) fn detect_options(config: &Settings, args: &MachineArgs) -> DetectOpt
 /// Every table of needs in the plan: `[needs.<marker>]` and the fixed
 /// ones of `[helpers]`.
 fn tables_of_needs(plan: &PlanOptions) -> impl Iterator<Item = &NeedOptions> {
-    plan.needs.iter().map(|(_, need)| need).chain(plan.helpers.iter().filter_map(|(_, helper)| match helper {
-        HelperOptions::Fixed(need) => Some(need),
-        HelperOptions::Kind(_) => None,
-    }))
+    plan.needs
+        .iter()
+        .map(|(_, need)| need)
+        .chain(plan.helpers.iter().filter_map(|(_, helper)| match helper {
+            HelperOptions::Fixed(need) => Some(need),
+            HelperOptions::Kind(_) => None,
+        }))
 }
 
 /// `names` in order, each once.
@@ -64,15 +79,31 @@ fn once<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 /// The environment variables the plan names, then the common ones, once.
 fn env_names(plan: &PlanOptions) -> Vec<String> {
     let mut all: Vec<&String> = tables_of_needs(plan).flat_map(|n| &n.env).collect();
-    all.extend(plan.gates.iter().flat_map(|(_, g)| g.skip_if_env.keys().chain(g.run_if_env.keys())));
+    all.extend(
+        plan.gates
+            .iter()
+            .flat_map(|(_, g)| g.skip_if_env.keys().chain(g.run_if_env.keys())),
+    );
     all.extend(plan.jobs.iter().flat_map(|(_, j)| j.env.keys()));
-    all.extend(plan.services.iter().filter_map(|(_, s)| s.address_env.as_ref()));
-    once(all.into_iter().map(String::as_str).chain(COMMON_ENV.iter().copied()))
+    all.extend(
+        plan.services
+            .iter()
+            .filter_map(|(_, s)| s.address_env.as_ref()),
+    );
+    once(
+        all.into_iter()
+            .map(String::as_str)
+            .chain(COMMON_ENV.iter().copied()),
+    )
 }
 
 /// The programs the plan names, and `nvidia-smi`.
 fn binaries(plan: &PlanOptions) -> Vec<String> {
-    once(tables_of_needs(plan).flat_map(|n| n.binaries.iter().map(String::as_str)).chain(["nvidia-smi"]))
+    once(
+        tables_of_needs(plan)
+            .flat_map(|n| n.binaries.iter().map(String::as_str))
+            .chain(["nvidia-smi"]),
+    )
 }
 
 /// The configured jobs (or only `only`), each with its selection and
@@ -84,16 +115,28 @@ pub(crate) fn job_setups(suite: &Suite, only: Option<&str>) -> Result<Vec<JobSet
     // A job without paths runs what `pytest` alone collects: `testpaths`
     // (globs aside, which are not prefixes).
     let testpaths = &suite.config.pytest.testpaths;
-    let walk: Vec<String> = if testpaths.iter().any(|p| p.contains(['*', '?', '['])) { Vec::new() } else { testpaths.clone() };
+    let walk: Vec<String> = if testpaths.iter().any(|p| p.contains(['*', '?', '['])) {
+        Vec::new()
+    } else {
+        testpaths.clone()
+    };
     let mut jobs = Vec::new();
     for (name, job) in &plan.jobs {
         if only.is_some_and(|wanted| wanted != name) {
             continue;
         }
-        let selection = job_selection(name, job, default.clone()).with_context(|| format!("job `{name}`"))?;
+        let selection =
+            job_selection(name, job, default.clone()).with_context(|| format!("job `{name}`"))?;
         let mut facts = job_facts(job, plan);
-        assume_on_facts(&mut facts, &job.assume).with_context(|| format!("job `{name}`: `assume`"))?;
-        jobs.push(JobSetup { name: name.clone(), options: job.clone(), selection, facts, walk: walk.clone() });
+        assume_on_facts(&mut facts, &job.assume)
+            .with_context(|| format!("job `{name}`: `assume`"))?;
+        jobs.push(JobSetup {
+            name: name.clone(),
+            options: job.clone(),
+            selection,
+            facts,
+            walk: walk.clone(),
+        });
     }
     if let Some(wanted) = only {
         if jobs.is_empty() {
@@ -116,7 +159,11 @@ pub(crate) fn facts(suite: &Suite, args: &MachineArgs) -> Result<Facts> {
 /// Like [`facts`]; without `ask_python` the interpreter is not run (its
 /// packages and version stay unknown), which saves its start-up when no
 /// test needs a package or a Python version.
-pub(crate) fn facts_asking_python(suite: &Suite, args: &MachineArgs, ask_python: bool) -> Result<Facts> {
+pub(crate) fn facts_asking_python(
+    suite: &Suite,
+    args: &MachineArgs,
+    ask_python: bool,
+) -> Result<Facts> {
     facts_with_env(suite, args, ask_python, &[])
 }
 
@@ -145,7 +192,11 @@ pub(crate) fn facts_with_env(
 /// The planner's view of `caps`. `env` holds the variables gates compare;
 /// a name that `caps` says is set (an `--assume env.X=set`) but that `env`
 /// lacks counts as set, and one it says is unset is removed.
-pub(crate) fn from_capabilities(caps: &Capabilities, mut env: BTreeMap<String, String>, flags: Vec<String>) -> Facts {
+pub(crate) fn from_capabilities(
+    caps: &Capabilities,
+    mut env: BTreeMap<String, String>,
+    flags: Vec<String>,
+) -> Facts {
     for (name, set) in &caps.env {
         if *set {
             env.entry(name.clone()).or_insert_with(|| "1".to_owned());
@@ -154,14 +205,37 @@ pub(crate) fn from_capabilities(caps: &Capabilities, mut env: BTreeMap<String, S
         }
     }
     Facts {
-        gpus_vram_gb: caps.gpus.iter().map(|g| proctor_caps::gib(g.vram_bytes)).collect(),
+        gpus_vram_gb: caps
+            .gpus
+            .iter()
+            .map(|g| proctor_caps::gib(g.vram_bytes))
+            .collect(),
         ram_gb: caps.ram_gb(),
         env,
-        services: caps.services.iter().map(|(name, s)| (name.clone(), ServiceFact { up: s.reachable, address: s.address.clone() })).collect(),
+        services: caps
+            .services
+            .iter()
+            .map(|(name, s)| {
+                (
+                    name.clone(),
+                    ServiceFact {
+                        up: s.reachable,
+                        address: s.address.clone(),
+                    },
+                )
+            })
+            .collect(),
         // Keys are PEP 503-normalized already.
-        packages: caps.python.as_ref().map(|p| p.packages.keys().cloned().collect()),
+        packages: caps
+            .python
+            .as_ref()
+            .map(|p| p.packages.keys().cloned().collect()),
         modules: caps.python.as_ref().and_then(|p| p.modules.clone()),
-        binaries: caps.binaries.iter().map(|(name, path)| (name.clone(), path.is_some())).collect(),
+        binaries: caps
+            .binaries
+            .iter()
+            .map(|(name, path)| (name.clone(), path.is_some()))
+            .collect(),
         python: caps.python_version(),
         os: caps.platform.os.clone(),
         flags,
@@ -179,17 +253,34 @@ pub(crate) fn assume_on_facts(facts: &mut Facts, entries: &[String]) -> Result<(
     let mut caps = Capabilities::default();
     caps.platform.os.clone_from(&facts.os);
     caps.ram_bytes = facts.ram_gb.and_then(proctor_caps::gib_bytes);
-    caps.env = facts.env.keys().map(|k| (k.clone(), facts.env_set(k))).collect();
+    caps.env = facts
+        .env
+        .keys()
+        .map(|k| (k.clone(), facts.env_set(k)))
+        .collect();
     caps.services = facts
         .services
         .iter()
-        .map(|(name, s)| (name.clone(), proctor_caps::Service { address: s.address.clone(), source: "job".to_owned(), reachable: s.up, http: None }))
+        .map(|(name, s)| {
+            (
+                name.clone(),
+                proctor_caps::Service {
+                    address: s.address.clone(),
+                    source: "job".to_owned(),
+                    reachable: s.up,
+                    http: None,
+                },
+            )
+        })
         .collect();
     proctor_caps::assume(&mut caps, entries).map_err(|e| anyhow!("{e}"))?;
     let env = std::mem::take(&mut facts.env);
     let flags = std::mem::take(&mut facts.flags);
     let assumed = from_capabilities(&caps, env, flags);
     let python = facts.python;
-    *facts = Facts { python: assumed.python.or(python), ..assumed };
+    *facts = Facts {
+        python: assumed.python.or(python),
+        ..assumed
+    };
     Ok(())
 }

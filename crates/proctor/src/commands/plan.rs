@@ -24,9 +24,16 @@ pub(crate) const UNRUN: u8 = 1;
 const OUTSIDE_BARE_RUN: &str = "outside a run without paths: pytest's testpaths do not reach it";
 
 /// The example or notebook folder beyond pytest's walk that holds `item`.
-fn beyond_walk<'c>(collection: &'c proctor_python::Collection, item: &proctor_python::Item) -> Option<&'c str> {
+fn beyond_walk<'c>(
+    collection: &'c proctor_python::Collection,
+    item: &proctor_python::Item,
+) -> Option<&'c str> {
     let file = proctor_python::collected_file(&item.nodeid);
-    collection.beyond_walk.iter().map(String::as_str).find(|dir| file.starts_with(dir) && file[dir.len()..].starts_with('/'))
+    collection
+        .beyond_walk
+        .iter()
+        .map(String::as_str)
+        .find(|dir| file.starts_with(dir) && file[dir.len()..].starts_with('/'))
 }
 
 #[derive(Serialize)]
@@ -72,7 +79,10 @@ struct DynamicCounts {
 
 /// The verdicts of known items in a run without paths, the counts of
 /// dynamic ones, and how many items are beyond that run.
-fn split_dynamic<'v>(collection: &proctor_python::Collection, here: &'v [Verdict]) -> (Vec<&'v Verdict>, DynamicCounts) {
+fn split_dynamic<'v>(
+    collection: &proctor_python::Collection,
+    here: &'v [Verdict],
+) -> (Vec<&'v Verdict>, DynamicCounts) {
     let mut known = Vec::with_capacity(here.len());
     let mut dynamic = DynamicCounts::default();
     for (item, verdict) in collection.items.iter().zip(here) {
@@ -118,8 +128,18 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     for error in &collection.errors {
         writeln!(out.err(), "error: {}: {}", error.file, error.message)?;
     }
-    let effectives: Vec<Effective> = collection.items.iter().map(|item| selecting.taxonomy.effective(item)).collect();
-    let planned = plan_jobs(&collection.items, &effectives, &jobs, plan, &options.taxonomy)?;
+    let effectives: Vec<Effective> = collection
+        .items
+        .iter()
+        .map(|item| selecting.taxonomy.effective(item))
+        .collect();
+    let planned = plan_jobs(
+        &collection.items,
+        &effectives,
+        &jobs,
+        plan,
+        &options.taxonomy,
+    )?;
     let here_verdicts: Vec<Verdict> = collection
         .items
         .iter()
@@ -128,18 +148,41 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
             // The same rule as `run`: a command without paths covers
             // pytest's walk; the example and notebook folders beyond it
             // are planned for the jobs that name them, not for a bare run.
-            Some(dir) => Ok(Verdict::Deselected { by: format!("{OUTSIDE_BARE_RUN} (`proctor run {dir}` runs it)") }),
+            Some(dir) => Ok(Verdict::Deselected {
+                by: format!("{OUTSIDE_BARE_RUN} (`proctor run {dir}` runs it)"),
+            }),
             None => proctor_plan::decide(item, effective, &selecting.selection, plan, &here),
         })
         .collect::<Result<_, _>>()?;
     // The audit is over every job: one job alone leaves most tests to the
     // others.
     let audit = !jobs.is_empty() && args.job.is_none();
-    let unrun: Vec<usize> = if audit { (0..planned.items.len()).filter(|&i| !planned.items[i].run_by_some_job()).collect() } else { Vec::new() };
-    if args.json {
-        write_json(&mut out, &planned, &unrun, &collection, &here_verdicts, &selecting)?;
+    let unrun: Vec<usize> = if audit {
+        (0..planned.items.len())
+            .filter(|&i| !planned.items[i].run_by_some_job())
+            .collect()
     } else {
-        write_human(&mut out, &planned, &unrun, &collection, &here_verdicts, &selecting, !audit)?;
+        Vec::new()
+    };
+    if args.json {
+        write_json(
+            &mut out,
+            &planned,
+            &unrun,
+            &collection,
+            &here_verdicts,
+            &selecting,
+        )?;
+    } else {
+        write_human(
+            &mut out,
+            &planned,
+            &unrun,
+            &collection,
+            &here_verdicts,
+            &selecting,
+            !audit,
+        )?;
     }
     out.flush()?;
     if !collection.errors.is_empty() {
@@ -148,17 +191,33 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     Ok(if unrun.is_empty() { exit::OK } else { UNRUN })
 }
 
-fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], collection: &proctor_python::Collection, here: &[Verdict], selecting: &Selecting) -> Result<()> {
+fn write_json(
+    out: &mut Printer,
+    planned: &Planned,
+    unrun: &[usize],
+    collection: &proctor_python::Collection,
+    here: &[Verdict],
+    selecting: &Selecting,
+) -> Result<()> {
     let (known, dynamic) = split_dynamic(collection, here);
     let outside = dynamic.outside;
     let doc = JsonPlan {
         version: 1,
         jobs: &planned.jobs,
-        unrun: unrun.iter().map(|&i| JsonUnrun { nodeid: &planned.items[i].nodeid, why: planned.items[i].why_unrun(&planned.jobs) }).collect(),
+        unrun: unrun
+            .iter()
+            .map(|&i| JsonUnrun {
+                nodeid: &planned.items[i].nodeid,
+                why: planned.items[i].why_unrun(&planned.jobs),
+            })
+            .collect(),
         machine: JsonMachine {
             selection: selecting.describe(),
             runs: known.iter().filter(|v| v.runs()).count(),
-            deselected: known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count(),
+            deselected: known
+                .iter()
+                .filter(|v| matches!(v, Verdict::Deselected { .. }))
+                .count(),
             skipped: machine_skips(collection, &known),
             dynamic,
             outside,
@@ -174,7 +233,15 @@ fn write_json(out: &mut Printer, planned: &Planned, unrun: &[usize], collection:
                     .jobs
                     .iter()
                     .zip(item.verdicts.iter().zip(&item.phases))
-                    .map(|(job, (verdict, phase))| (job.name.as_str(), JsonJobVerdict { verdict, phase: phase.as_deref() }))
+                    .map(|(job, (verdict, phase))| {
+                        (
+                            job.name.as_str(),
+                            JsonJobVerdict {
+                                verdict,
+                                phase: phase.as_deref(),
+                            },
+                        )
+                    })
                     .collect(),
             })
             .collect(),
@@ -194,22 +261,44 @@ fn write_human(
     details: bool,
 ) -> Result<()> {
     if !planned.jobs.is_empty() {
-        let width = planned.jobs.iter().map(|j| j.name.len()).max().unwrap_or(3).max(3);
+        let width = planned
+            .jobs
+            .iter()
+            .map(|j| j.name.len())
+            .max()
+            .unwrap_or(3)
+            .max(3);
         // Dynamic items are functions, not tests: a column of their own,
         // shown when there are any.
         let dynamic = planned.jobs.iter().any(|j| j.dynamic_runs > 0);
-        write!(out, "{:width$}  {:8}  {:8}  {:>8}  {:>7}  {:>6}", "job", "trigger", "kind", "selected", "skipped", "runs")?;
+        write!(
+            out,
+            "{:width$}  {:8}  {:8}  {:>8}  {:>7}  {:>6}",
+            "job", "trigger", "kind", "selected", "skipped", "runs"
+        )?;
         writeln!(out, "{}", if dynamic { "  +dynamic" } else { "" })?;
         for job in &planned.jobs {
-            let trigger = serde_json::to_value(job.trigger)?.as_str().unwrap_or_default().to_owned();
+            let trigger = serde_json::to_value(job.trigger)?
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
             let kind = if job.required { "required" } else { "advisory" };
-            write!(out, "{:width$}  {trigger:8}  {kind:8}  {:>8}  {:>7}  {:>6}", job.name, job.selected, job.skipped, job.runs)?;
+            write!(
+                out,
+                "{:width$}  {trigger:8}  {kind:8}  {:>8}  {:>7}  {:>6}",
+                job.name, job.selected, job.skipped, job.runs
+            )?;
             if dynamic {
                 write!(out, "  {:>8}", job.dynamic_runs)?;
             }
             writeln!(out)?;
             if !job.phases.is_empty() {
-                let phases: Vec<String> = job.phases.iter().filter(|(_, n)| *n > 0).map(|(name, n)| format!("{name} {n}")).collect();
+                let phases: Vec<String> = job
+                    .phases
+                    .iter()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(name, n)| format!("{name} {n}"))
+                    .collect();
                 writeln!(out, "{:width$}  phases: {}", "", phases.join(" → "))?;
             }
         }
@@ -225,7 +314,12 @@ fn write_human(
             if unrun.is_empty() {
                 writeln!(out, "Every test is run by at least one job.")?;
             } else {
-                writeln!(out, "{} test{} run by no job:", unrun.len(), if unrun.len() == 1 { " is" } else { "s are" })?;
+                writeln!(
+                    out,
+                    "{} test{} run by no job:",
+                    unrun.len(),
+                    if unrun.len() == 1 { " is" } else { "s are" }
+                )?;
                 for &i in unrun {
                     let item = &planned.items[i];
                     writeln!(out, "  {}", item.nodeid)?;
@@ -237,12 +331,23 @@ fn write_human(
     }
     let (known, dynamic) = split_dynamic(collection, here);
     let runs = known.iter().filter(|v| v.runs()).count();
-    let deselected = known.iter().filter(|v| matches!(v, Verdict::Deselected { .. })).count();
+    let deselected = known
+        .iter()
+        .filter(|v| matches!(v, Verdict::Deselected { .. }))
+        .count();
     let reasons = machine_skips(collection, &known);
     let skipped: usize = reasons.values().sum();
-    write!(out, "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected", selecting.describe())?;
+    write!(
+        out,
+        "On this machine ({}): {runs} run, {skipped} skipped, {deselected} deselected",
+        selecting.describe()
+    )?;
     if dynamic.runs > 0 {
-        let (s, whose) = if dynamic.runs == 1 { ("", "whose") } else { ("s", "whose") };
+        let (s, whose) = if dynamic.runs == 1 {
+            ("", "whose")
+        } else {
+            ("s", "whose")
+        };
         write!(out, "; plus {} dynamic item{s} that run{} (a test function or file {whose} tests pytest knows only at run time)", dynamic.runs, if dynamic.runs == 1 { "s" } else { "" })?;
     }
     writeln!(out, ".")?;
@@ -265,7 +370,10 @@ fn write_human(
 
 /// Skip reasons on this machine: the items', and one per test module
 /// pytest skips while importing it (as pytest counts them).
-fn machine_skips(collection: &proctor_python::Collection, known: &[&Verdict]) -> BTreeMap<String, usize> {
+fn machine_skips(
+    collection: &proctor_python::Collection,
+    known: &[&Verdict],
+) -> BTreeMap<String, usize> {
     let mut reasons = skip_reasons(known.iter().copied());
     for skip in &collection.skipped {
         *reasons.entry(skip.message.clone()).or_insert(0) += 1;

@@ -17,8 +17,9 @@ pub(crate) fn run(args: &RuleArgs) -> Result<u8> {
         }
     } else {
         let code = args.code.as_deref().unwrap_or_default();
-        let rule = proctor_lint::rule(code)
-            .ok_or_else(|| anyhow!("unknown rule `{code}`; `proctor rule --all` lists the rules"))?;
+        let rule = proctor_lint::rule(code).ok_or_else(|| {
+            anyhow!("unknown rule `{code}`; `proctor rule --all` lists the rules")
+        })?;
         writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
         write!(out, "{}", rule.doc)?;
     }

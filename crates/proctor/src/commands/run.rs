@@ -16,8 +16,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::Verdict;
-use proctor_report::ReportExtras;
 use proctor_python::{collected_file, function_nodeid, Item};
+use proctor_report::ReportExtras;
 use proctor_run::{CollectedItem, Event, Outcome, PhaseOptions, RunSummary, TestResult};
 use proctor_taxonomy::{Effective, Selection};
 
@@ -53,7 +53,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let started_at = SystemTime::now();
     // Refused before anything starts (`[run] timeout` is checked where the
     // configuration is read).
-    let timeout = args.timeout.map(|seconds| proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}"))).transpose()?;
+    let timeout = args
+        .timeout
+        .map(|seconds| proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}")))
+        .transpose()?;
     let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
     suite.use_interpreter(args.machine.python.as_deref());
     // pytest-xdist workers after `--` are refused before anything starts;
@@ -68,11 +71,28 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         None => None,
     };
     // The job's environment, for pytest and for the facts of this machine.
-    let env: Vec<(String, String)> = job.as_ref().map(|job| job.options.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
+    let env: Vec<(String, String)> = job
+        .as_ref()
+        .map(|job| {
+            job.options
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
     let job_phases = job.as_ref().and_then(|job| job.options.phases.clone());
     let options = &suite.config.proctor;
-    let started_services: Vec<String> = options.plan.services.iter().filter(|(_, s)| s.start.is_some()).map(|(n, _)| n.clone()).collect();
-    let phase_names = job_phases.as_ref().map_or_else(Vec::new, |p| proctor_plan::phase_names(p, &options.taxonomy));
+    let started_services: Vec<String> = options
+        .plan
+        .services
+        .iter()
+        .filter(|(_, s)| s.start.is_some())
+        .map(|(n, _)| n.clone())
+        .collect();
+    let phase_names = job_phases.as_ref().map_or_else(Vec::new, |p| {
+        proctor_plan::phase_names(p, &options.taxonomy)
+    });
     let python = machine::detect_options(&suite.config, &args.machine)
         .python
         .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
@@ -117,12 +137,27 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // only when some test needs them.
     let collection = suite.collect();
     // Effective markers of the static items, once for every use below.
-    let effectives: Vec<Effective> = collection.items.iter().map(|item| selecting.taxonomy.effective(item)).collect();
-    let ask_python = collection.items.iter().zip(&effectives).any(|(item, effective)| {
-        proctor_plan::needs(item, effective, &options.plan)
-            .iter()
-            .any(|need| matches!(need.requirement, proctor_plan::Requirement::Package { .. } | proctor_plan::Requirement::Module { .. } | proctor_plan::Requirement::Python { .. }))
-    });
+    let effectives: Vec<Effective> = collection
+        .items
+        .iter()
+        .map(|item| selecting.taxonomy.effective(item))
+        .collect();
+    let ask_python = collection
+        .items
+        .iter()
+        .zip(&effectives)
+        .any(|(item, effective)| {
+            proctor_plan::needs(item, effective, &options.plan)
+                .iter()
+                .any(|need| {
+                    matches!(
+                        need.requirement,
+                        proctor_plan::Requirement::Package { .. }
+                            | proctor_plan::Requirement::Module { .. }
+                            | proctor_plan::Requirement::Python { .. }
+                    )
+                })
+        });
     // Services are probed where the job's env points the tests.
     let mut facts = machine::facts_with_env(&suite, &args.machine, ask_python, &env)?;
     let mut phases_axis = None;
@@ -131,7 +166,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             // This machine, with the job's environment and flags.
             facts.env.extend(env.iter().cloned());
             facts.flags.extend(job.options.flags.iter().cloned());
-            phases_axis = job.options.phases.as_ref().map(|p| (p.by.clone(), p.order.clone()));
+            phases_axis = job
+                .options
+                .phases
+                .as_ref()
+                .map(|p| (p.by.clone(), p.order.clone()));
             job.selection
         }
         None => selecting.selection,
@@ -172,11 +211,27 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     for (item, effective) in collection.items.iter().zip(&effectives) {
         statics.push(rules.static_verdict(item, effective)?);
     }
-    let shard_spec = args.shard.as_deref().map(str::parse::<proctor_history::ShardSpec>).transpose().map_err(|e| anyhow!("--shard: {e}"))?;
+    let shard_spec = args
+        .shard
+        .as_deref()
+        .map(str::parse::<proctor_history::ShardSpec>)
+        .transpose()
+        .map_err(|e| anyhow!("--shard: {e}"))?;
     if let Some(spec) = &shard_spec {
-        let running: Vec<String> = collection.items.iter().zip(&statics).filter(|(_, v)| v.verdict.runs()).map(|(i, _)| i.nodeid.clone()).collect();
-        let durations = if args.no_history { HashMap::new() } else { read_durations(&history_path, &running) };
-        let members = proctor_history::shard(&running, &durations, spec.index, spec.count).map_err(|e| anyhow!("--shard: {e}"))?;
+        let running: Vec<String> = collection
+            .items
+            .iter()
+            .zip(&statics)
+            .filter(|(_, v)| v.verdict.runs())
+            .map(|(i, _)| i.nodeid.clone())
+            .collect();
+        let durations = if args.no_history {
+            HashMap::new()
+        } else {
+            read_durations(&history_path, &running)
+        };
+        let members = proctor_history::shard(&running, &durations, spec.index, spec.count)
+            .map_err(|e| anyhow!("--shard: {e}"))?;
         rules.shard = Some((members.into_iter().collect(), spec.index, spec.count));
     }
     let last_failed_note = if args.last_failed || args.failed_first {
@@ -184,8 +239,20 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     } else {
         None
     };
-    let phase_order: Vec<Option<String>> = if rules.phases.is_empty() { vec![None] } else { rules.phases.iter().cloned().map(Some).collect() };
-    let mut phases: Vec<PhasePlan> = phase_order.iter().map(|name| PhasePlan { name: name.clone(), files: Vec::new(), services: Vec::new(), items: Vec::new() }).collect();
+    let phase_order: Vec<Option<String>> = if rules.phases.is_empty() {
+        vec![None]
+    } else {
+        rules.phases.iter().cloned().map(Some).collect()
+    };
+    let mut phases: Vec<PhasePlan> = phase_order
+        .iter()
+        .map(|name| PhasePlan {
+            name: name.clone(),
+            files: Vec::new(),
+            services: Vec::new(),
+            items: Vec::new(),
+        })
+        .collect();
     let mut needed_set: HashSet<String> = HashSet::new();
     for (index, (item, info)) in collection.items.iter().zip(&statics).enumerate() {
         let runs_here = (info.verdict.runs()
@@ -199,7 +266,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         if !runs_here {
             continue;
         }
-        let at = phase_order.iter().position(|p| *p == rules.phase_of(&info.names)).unwrap_or(0);
+        let at = phase_order
+            .iter()
+            .position(|p| *p == rules.phase_of(&info.names))
+            .unwrap_or(0);
         let plan = &mut phases[at];
         let file = collected_file(&item.nodeid).to_owned();
         if !plan.files.contains(&file) {
@@ -216,8 +286,18 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // pytest must see the files that fail to collect, to report them, and
     // those it skips as a whole while importing them, to count their one
     // skip with its reason (it collects none of their tests).
-    let at_import = collection.items.iter().filter(|item| skipped_at_import(item, &rules.facts)).map(|item| collected_file(&item.nodeid));
-    let whole_files: Vec<String> = collection.errors.iter().chain(&collection.skipped).map(|e| e.file.clone()).chain(at_import.map(str::to_owned)).collect();
+    let at_import = collection
+        .items
+        .iter()
+        .filter(|item| skipped_at_import(item, &rules.facts))
+        .map(|item| collected_file(&item.nodeid));
+    let whole_files: Vec<String> = collection
+        .errors
+        .iter()
+        .chain(&collection.skipped)
+        .map(|e| e.file.clone())
+        .chain(at_import.map(str::to_owned))
+        .collect();
     for file in whole_files {
         if needed_set.insert(file.clone()) {
             phases[0].files.push(file);
@@ -238,7 +318,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             _ => deselected += 1,
         }
     }
-    let static_by_id: HashMap<&str, &Item> = collection.items.iter().map(|i| (i.nodeid.as_str(), i)).collect();
+    let static_by_id: HashMap<&str, &Item> = collection
+        .items
+        .iter()
+        .map(|i| (i.nodeid.as_str(), i))
+        .collect();
 
     let mut out = Printer::stdout();
     if args.collect_only {
@@ -255,7 +339,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             .collect();
         return run_flags_collect_only(&mut out, &collection, &kept);
     }
-    let mut header = format!("proctor run: {} ({} of {} files to import)", describe_selection(&rules.selection), needed_set.len(), count_files(&collection));
+    let mut header = format!(
+        "proctor run: {} ({} of {} files to import)",
+        describe_selection(&rules.selection),
+        needed_set.len(),
+        count_files(&collection)
+    );
     if let Some(spec) = &shard_spec {
         let _ = write!(header, ", shard {spec}");
     }
@@ -263,7 +352,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let _ = write!(header, ", random order (--seed {seed})");
     }
     if phases.len() > 1 {
-        let names: Vec<String> = phases.iter().filter(|p| !p.files.is_empty()).filter_map(|p| p.name.clone()).collect();
+        let names: Vec<String> = phases
+            .iter()
+            .filter(|p| !p.files.is_empty())
+            .filter_map(|p| p.name.clone())
+            .collect();
         let _ = write!(header, ", phases {}", names.join(" → "));
     }
     if args.quiet == 0 {
@@ -299,9 +392,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // Deselected in some phase: items of other phases are deselected in
     // each phase but their own, so only those reported nowhere count.
     let mut deselected_ids: HashSet<String> = HashSet::new();
-    let opt_in = crate::commands::run_opt_in::write_manifest(&work_dir, &rootdir, &collection, options)?;
+    let opt_in =
+        crate::commands::run_opt_in::write_manifest(&work_dir, &rootdir, &collection, options)?;
     let all_files: Vec<&str> = {
-        let mut files: Vec<&str> = collection.items.iter().map(|i| collected_file(&i.nodeid)).collect();
+        let mut files: Vec<&str> = collection
+            .items
+            .iter()
+            .map(|i| collected_file(&i.nodeid))
+            .collect();
         files.sort_unstable();
         files.dedup();
         files
@@ -318,20 +416,38 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             continue;
         }
         if let Some(name) = &plan.name {
-            progress.event(&Event::Note { message: format!("phase {name}: {} test(s) in {} file(s)", plan.items.len(), plan.files.len()) });
+            progress.event(&Event::Note {
+                message: format!(
+                    "phase {name}: {} test(s) in {} file(s)",
+                    plan.items.len(),
+                    plan.files.len()
+                ),
+            });
         }
         // Services this phase's tests need and proctor starts.
-        std::fs::create_dir_all(&runs_dir).with_context(|| format!("cannot create {}", runs_dir.display()))?;
+        std::fs::create_dir_all(&runs_dir)
+            .with_context(|| format!("cannot create {}", runs_dir.display()))?;
         let mut running = Vec::new();
         let mut service_env = base.env.clone();
         // Services that did not become ready, with the error their tests
         // carry: those tests become errors, the phase's others still run.
         let mut down: Vec<(String, String)> = Vec::new();
         for name in &plan.services {
-            let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else { continue };
-            match proctor_run::RunningService::start_watching(name, service, &rootdir, &runs_dir, |var| job_env_var(&env, var), Some(&interrupt)) {
+            let Some(service) = options.plan.service(name).filter(|s| s.start.is_some()) else {
+                continue;
+            };
+            match proctor_run::RunningService::start_watching(
+                name,
+                service,
+                &rootdir,
+                &runs_dir,
+                |var| job_env_var(&env, var),
+                Some(&interrupt),
+            ) {
                 Ok(started) => {
-                    progress.event(&Event::Note { message: format!("service {name} ready at {}", started.address()) });
+                    progress.event(&Event::Note {
+                        message: format!("service {name} ready at {}", started.address()),
+                    });
                     if started.daemonized() && service.stop.is_none() {
                         progress.event(&Event::Note {
                             message: format!("service {name}: its start command exited and left a daemon that proctor cannot stop (add `stop = \"<command>\"` to [services.{name}])"),
@@ -372,8 +488,17 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         let phase = PhaseOptions {
             env: service_env,
             phase: plan.name.clone(),
-            module_sync: running.iter().any(|s| options.plan.service(s.name()).is_some_and(|o| o.hook_between_modules.is_some())),
-            ignore: all_files.iter().filter(|f| !plan.files.iter().any(|p| p == *f)).map(|file| rootdir.join(file)).collect(),
+            module_sync: running.iter().any(|s| {
+                options
+                    .plan
+                    .service(s.name())
+                    .is_some_and(|o| o.hook_between_modules.is_some())
+            }),
+            ignore: all_files
+                .iter()
+                .filter(|f| !plan.files.iter().any(|p| p == *f))
+                .map(|file| rootdir.join(file))
+                .collect(),
             opt_in: opt_in.clone(),
             ..base.clone()
         };
@@ -400,19 +525,35 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             }
             decisions
         };
-        let outcome = proctor_run::run_phase(&phase, early.take(), &mut decide, &mut |event: &Event| {
-            if let Event::ModuleStarting { module } = event {
-                between_modules(&running, module, &mut progress);
-            }
-            progress.event(event);
-        })
-        .context("cannot run pytest")?;
+        let outcome =
+            proctor_run::run_phase(&phase, early.take(), &mut decide, &mut |event: &Event| {
+                if let Event::ModuleStarting { module } = event {
+                    between_modules(&running, module, &mut progress);
+                }
+                progress.event(event);
+            })
+            .context("cannot run pytest")?;
         deselected_ids.extend(outcome.deselected.iter().cloned());
         // A file pytest failed to collect or skipped whole has none of its
         // static items: pytest's report says why.
-        let whole: HashSet<&str> = outcome.results.iter().filter(|r| !r.nodeid.contains("::")).map(|r| r.nodeid.as_str()).collect();
-        let files: HashSet<String> = plan.files.iter().filter(|f| !whole.contains(f.as_str())).cloned().collect();
-        drift.extend(drift_between(&collection, &files, &outcome.collected, &plan.items));
+        let whole: HashSet<&str> = outcome
+            .results
+            .iter()
+            .filter(|r| !r.nodeid.contains("::"))
+            .map(|r| r.nodeid.as_str())
+            .collect();
+        let files: HashSet<String> = plan
+            .files
+            .iter()
+            .filter(|f| !whole.contains(f.as_str()))
+            .cloned()
+            .collect();
+        drift.extend(drift_between(
+            &collection,
+            &files,
+            &outcome.collected,
+            &plan.items,
+        ));
         let first = results.len();
         results.extend(outcome.results);
         if outcome.failed_to_start.is_some() {
@@ -427,7 +568,15 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         problems.extend(outcome.problems);
         shutdown.exiting = outcome.exiting;
         if !interrupted {
-            rerun(&options.run.reruns, &phase, &mut results[first..], &markers_of, &mut decide, &mut progress, &mut shutdown)?;
+            rerun(
+                &options.run.reruns,
+                &phase,
+                &mut results[first..],
+                &markers_of,
+                &mut decide,
+                &mut progress,
+                &mut shutdown,
+            )?;
             interrupted = interrupt.load(Ordering::Relaxed);
         }
         // After the reruns: these did not run, there is nothing to rerun.
@@ -454,15 +603,24 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let signal = interrupting_signal();
     interrupted |= signal.is_some();
     let reported: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
-    deselected += deselected_ids.iter().filter(|n| !reported.contains(n.as_str())).count();
+    deselected += deselected_ids
+        .iter()
+        .filter(|n| !reported.contains(n.as_str()))
+        .count();
     let markers_of = markers_of.into_inner();
     for result in &mut results {
         if let Some(names) = markers_of.get(&result.nodeid) {
             result.markers.clone_from(names);
         }
     }
-    let interrupted_run = interrupted || failed_to_start.is_some() || matches!(pytest_status, Some(2));
-    let summary = RunSummary::of(&results, deselected, started.elapsed().as_secs_f64(), interrupted_run);
+    let interrupted_run =
+        interrupted || failed_to_start.is_some() || matches!(pytest_status, Some(2));
+    let summary = RunSummary::of(
+        &results,
+        deselected,
+        started.elapsed().as_secs_f64(),
+        interrupted_run,
+    );
     // The terminal may be gone (a closed terminal sends `SIGHUP`, and
     // writes to it then fail; a closed pipe): the history and the reports
     // are still written, and the run's status stands.
@@ -482,8 +640,15 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             writeln!(out, "error: {problem}")?;
         }
         if let Some((why, _)) = &stopped {
-            let why = why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
-            writeln!(out, "pytest ended its session{why} before running {} selected test(s):", not_run.len())?;
+            let why = why
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "pytest ended its session{why} before running {} selected test(s):",
+                not_run.len()
+            )?;
             for nodeid in &not_run {
                 writeln!(out, "NOT RUN {nodeid}")?;
             }
@@ -492,7 +657,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             chars: run_flags::report_chars(&suite.config.pytest.addopts, args),
             quiet: args.quiet > 0,
         };
-        print_summary(&mut out, &results, &summary, &drift, failed_to_start.as_deref(), &look)
+        print_summary(
+            &mut out,
+            &results,
+            &summary,
+            &drift,
+            failed_to_start.as_deref(),
+            &look,
+        )
     })();
     let selection_text = describe_selection(&rules.selection);
     let code = match pytest_status {
@@ -500,7 +672,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         _ if failed_to_start.is_some() => 2,
         // pytest chose to stop (`pytest.exit(returncode=...)`, `-x`): its
         // status is the run's, as bare pytest's caller sees it.
-        _ if !interrupted && stopped.as_ref().is_some_and(|(_, status)| status.is_some()) => stopped.as_ref().and_then(|(_, status)| *status).unwrap_or(1),
+        _ if !interrupted && stopped.as_ref().is_some_and(|(_, status)| status.is_some()) => {
+            stopped
+                .as_ref()
+                .and_then(|(_, status)| *status)
+                .unwrap_or(1)
+        }
         _ if !problems.is_empty() && summary.exit_code == 0 => 1,
         _ => summary.exit_code,
     };
@@ -518,18 +695,28 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
             exit_code: code,
             shard: shard_spec,
         };
-        match proctor_history::History::open(&history_path).and_then(|mut history| history.record_run(&record, &results).map(|_| history)) {
+        match proctor_history::History::open(&history_path)
+            .and_then(|mut history| history.record_run(&record, &results).map(|_| history))
+        {
             Ok(mut recorded) => {
                 if let Err(err) = recorded.prune(options.run.history_runs()) {
-                    let _ = writeln!(out.err(), "warning: older runs were not dropped from the history: {err}");
+                    let _ = writeln!(
+                        out.err(),
+                        "warning: older runs were not dropped from the history: {err}"
+                    );
                 }
                 // Medians cost an index lookup per test of the run: only
                 // for the reports and the slow findings.
-                let medians = args.json.is_some() || args.html.is_some() || options.run.slow_threshold.is_some();
+                let medians = args.json.is_some()
+                    || args.html.is_some()
+                    || options.run.slow_threshold.is_some();
                 history = history_extract(&recorded, &results, medians);
             }
             Err(err) => {
-                let _ = writeln!(out.err(), "warning: the run was not recorded in the history: {err}");
+                let _ = writeln!(
+                    out.err(),
+                    "warning: the run was not recorded in the history: {err}"
+                );
             }
         }
     }
@@ -538,20 +725,36 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         match report_extras(&suite, &collection, &effectives, &results, history.clone()) {
             Ok(computed) => extras = computed,
             Err(err) => {
-                let _ = writeln!(out.err(), "warning: the reports have no jobs × tiers matrix: {err:#}");
+                let _ = writeln!(
+                    out.err(),
+                    "warning: the reports have no jobs × tiers matrix: {err:#}"
+                );
                 extras.history.clone_from(&history);
             }
         }
     }
     // The reports record the run's exit status (pytest's internal error,
     // `pytest.exit(returncode=...)`), not only the one its counts give.
-    let summary = RunSummary { exit_code: code, ..summary };
-    write_reports(args, &results, &summary, &utc(started_at), &selection_text, &extras)?;
+    let summary = RunSummary {
+        exit_code: code,
+        ..summary
+    };
+    write_reports(
+        args,
+        &results,
+        &summary,
+        &utc(started_at),
+        &selection_text,
+        &extras,
+    )?;
     if let Some(history) = &history {
         printed = printed.and_then(|()| history_findings(&mut out, history, &results, options));
     }
     if let Err(err) = printed.and_then(|()| Ok(out.flush()?)) {
-        let _ = writeln!(out.err(), "warning: the output was not written whole: {err:#}");
+        let _ = writeln!(
+            out.err(),
+            "warning: the output was not written whole: {err:#}"
+        );
     }
     shutdown.wait(&mut progress);
     // A crash after the session ended fails the run, as it fails bare
@@ -581,15 +784,22 @@ struct RunDir {
 
 impl RunDir {
     fn create(parent: &std::path::Path) -> Result<RunDir> {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
-        let stamp = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+        let stamp = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
         let mut attempt = 0;
         loop {
             let path = parent.join(format!("{}-{stamp}-{attempt}", std::process::id()));
             match std::fs::create_dir(&path) {
                 Ok(()) => return Ok(RunDir { path }),
-                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-                Err(err) => return Err(err).with_context(|| format!("cannot create {}", path.display())),
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                    attempt += 1;
+                }
+                Err(err) => {
+                    return Err(err).with_context(|| format!("cannot create {}", path.display()))
+                }
             }
         }
     }
@@ -614,7 +824,9 @@ impl Shutdown {
     /// exit.
     pub(crate) fn wait(&mut self, progress: &mut Progress) {
         if let Some(late) = self.exiting.take().and_then(proctor_run::Exiting::wait) {
-            progress.event(&Event::Note { message: late.to_string() });
+            progress.event(&Event::Note {
+                message: late.to_string(),
+            });
             self.late.get_or_insert(late);
         }
     }
@@ -627,18 +839,34 @@ fn run_paths(args: &RunArgs, suite: &mut Suite) -> Vec<String> {
     if !args.suite.paths.is_empty() {
         return args.suite.paths.clone();
     }
-    let job = args.job.as_deref().and_then(|name| suite.config.proctor.plan.jobs.iter().find(|(n, _)| n == name));
+    let job = args.job.as_deref().and_then(|name| {
+        suite
+            .config
+            .proctor
+            .plan
+            .jobs
+            .iter()
+            .find(|(n, _)| n == name)
+    });
     let Some((_, job)) = job else {
         return Vec::new();
     };
     let rootdir = &suite.config.pytest.rootdir;
-    let paths: Vec<String> = job.paths.iter().map(|p| rootdir.join(p).to_string_lossy().into_owned()).collect();
+    let paths: Vec<String> = job
+        .paths
+        .iter()
+        .map(|p| rootdir.join(p).to_string_lossy().into_owned())
+        .collect();
     suite.args.extend(paths.iter().cloned());
     paths
 }
 
 /// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
-fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<String>)>) -> Result<Order> {
+fn resolve_order(
+    args: &RunArgs,
+    suite: &Suite,
+    phases: Option<(String, Vec<String>)>,
+) -> Result<Order> {
     let options = &suite.config.proctor;
     let job_order = args
         .job
@@ -649,17 +877,28 @@ fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<Stri
         .or(options.run.order)
         .map(proctor_config::RunOrder::as_str);
     match args.order.as_deref().or(configured).unwrap_or("pytest") {
-        "random" => Ok(Order::Random(args.seed.unwrap_or_else(run_order::fresh_seed))),
+        "random" => Ok(Order::Random(
+            args.seed.unwrap_or_else(run_order::fresh_seed),
+        )),
         "by-group" => {
             let configured = &suite.config.proctor.taxonomy.axes;
             let (wanted, mut groups) = match (&args.group_by, phases) {
                 (Some(given), _) => (given.clone(), Vec::new()),
                 (None, Some((by, phase_order))) => (by, phase_order),
-                (None, None) => bail!("--order by-group needs --group-by AXIS (or a job with phases)"),
+                (None, None) => {
+                    bail!("--order by-group needs --group-by AXIS (or a job with phases)")
+                }
             };
             let Some((_, options)) = configured.iter().find(|(name, _)| *name == wanted) else {
                 let known: Vec<&str> = configured.iter().map(|(n, _)| n.as_str()).collect();
-                bail!("--group-by: unknown axis `{wanted}` (configured: {})", if known.is_empty() { "none".to_owned() } else { known.join(", ") });
+                bail!(
+                    "--group-by: unknown axis `{wanted}` (configured: {})",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                );
             };
             for marker in &options.markers {
                 if !groups.contains(marker) {
@@ -677,7 +916,9 @@ fn resolve_order(args: &RunArgs, suite: &Suite, phases: Option<(String, Vec<Stri
 fn between_modules(running: &[proctor_run::RunningService], module: &str, progress: &mut Progress) {
     for service in running {
         if let Err(err) = service.hook() {
-            progress.event(&Event::Note { message: format!("before {module}: {err}") });
+            progress.event(&Event::Note {
+                message: format!("before {module}: {err}"),
+            });
         }
     }
 }
@@ -687,13 +928,20 @@ fn stop_services(running: Vec<proctor_run::RunningService>, progress: &mut Progr
     for service in running.into_iter().rev() {
         let name = service.name().to_owned();
         if let Err(err) = service.stop() {
-            progress.event(&Event::Note { message: format!("service {name}: {err}") });
+            progress.event(&Event::Note {
+                message: format!("service {name}: {err}"),
+            });
         }
     }
 }
 
 /// Items static collection and pytest disagree on, in the imported files.
-fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<String>, collected: &[CollectedItem], phase_items: &[usize]) -> Vec<String> {
+fn drift_between(
+    collection: &proctor_python::Collection,
+    needed: &HashSet<String>,
+    collected: &[CollectedItem],
+    phase_items: &[usize],
+) -> Vec<String> {
     let mut drift = Vec::new();
     if collected.is_empty() {
         return drift;
@@ -701,16 +949,32 @@ fn drift_between(collection: &proctor_python::Collection, needed: &HashSet<Strin
     let statics: HashSet<&str> = collection.items.iter().map(|i| i.nodeid.as_str()).collect();
     // The functions whose items only pytest knows, each once (not a walk
     // of every static item per pytest item).
-    let dynamic: HashSet<&str> = collection.items.iter().filter(|i| i.dynamic.is_some()).map(|i| function_nodeid(&i.nodeid)).collect();
+    let dynamic: HashSet<&str> = collection
+        .items
+        .iter()
+        .filter(|i| i.dynamic.is_some())
+        .map(|i| function_nodeid(&i.nodeid))
+        .collect();
     let real: HashSet<&str> = collected.iter().map(|i| i.nodeid.as_str()).collect();
     for item in collected {
-        if !statics.contains(item.nodeid.as_str()) && !dynamic.contains(function_nodeid(&item.nodeid)) {
-            drift.push(format!("pytest collected {} that static collection did not foresee", item.nodeid));
+        if !statics.contains(item.nodeid.as_str())
+            && !dynamic.contains(function_nodeid(&item.nodeid))
+        {
+            drift.push(format!(
+                "pytest collected {} that static collection did not foresee",
+                item.nodeid
+            ));
         }
     }
     for item in phase_items.iter().map(|&i| &collection.items[i]) {
-        if item.dynamic.is_none() && needed.contains(collected_file(&item.nodeid)) && !real.contains(item.nodeid.as_str()) {
-            drift.push(format!("static collection has {} but pytest did not collect it", item.nodeid));
+        if item.dynamic.is_none()
+            && needed.contains(collected_file(&item.nodeid))
+            && !real.contains(item.nodeid.as_str())
+        {
+            drift.push(format!(
+                "static collection has {} but pytest did not collect it",
+                item.nodeid
+            ));
         }
     }
     drift
@@ -822,8 +1086,18 @@ fn run_flags_collect_only(
 }
 
 fn count_files(collection: &proctor_python::Collection) -> usize {
-    let whole = collection.errors.iter().chain(&collection.skipped).map(|e| e.file.as_str());
-    collection.items.iter().map(|i| collected_file(&i.nodeid)).chain(whole).collect::<HashSet<_>>().len()
+    let whole = collection
+        .errors
+        .iter()
+        .chain(&collection.skipped)
+        .map(|e| e.file.as_str());
+    collection
+        .items
+        .iter()
+        .map(|i| collected_file(&i.nodeid))
+        .chain(whole)
+        .collect::<HashSet<_>>()
+        .len()
 }
 
 fn describe_selection(selection: &Selection) -> String {
@@ -846,7 +1120,11 @@ fn read_durations(path: &std::path::Path, nodeids: &[String]) -> HashMap<String,
     if !path.is_file() {
         return HashMap::new();
     }
-    proctor_history::History::open(path).and_then(|history| history.durations_of(nodeids.iter().map(String::as_str), HISTORY_WINDOW)).unwrap_or_default()
+    proctor_history::History::open(path)
+        .and_then(|history| {
+            history.durations_of(nodeids.iter().map(String::as_str), HISTORY_WINDOW)
+        })
+        .unwrap_or_default()
 }
 
 /// Tests of a phase that need a service that is down: deselected from
@@ -958,7 +1236,12 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
 /// The example and notebook folders a run without paths leaves out, said
 /// once (pytest's testpaths do not reach them): the same rule as `plan`'s.
 fn beyond_walk_note(suite: &Suite) -> Option<String> {
-    let folders = proctor_python::folders_beyond_walk(&suite.collect, &suite.args, &suite.cwd, &suite.config.pytest.testpaths);
+    let folders = proctor_python::folders_beyond_walk(
+        &suite.collect,
+        &suite.args,
+        &suite.cwd,
+        &suite.config.pytest.testpaths,
+    );
     if folders.is_empty() {
         return None;
     }

@@ -12,7 +12,12 @@ use serde_json::{json, Map, Value};
 
 /// Writes the manifest into `work_dir` when the collection has opted-in
 /// files; returns its path.
-pub(crate) fn write_manifest(work_dir: &Path, rootdir: &Path, collection: &Collection, options: &ProctorOptions) -> Result<Option<PathBuf>> {
+pub(crate) fn write_manifest(
+    work_dir: &Path,
+    rootdir: &Path,
+    collection: &Collection,
+    options: &ProctorOptions,
+) -> Result<Option<PathBuf>> {
     let mut files = Map::new();
     for file in collection.opt_in.iter().filter(|f| f.nodeid.is_some()) {
         let kind = match file.kind {
@@ -23,7 +28,10 @@ pub(crate) fn write_manifest(work_dir: &Path, rootdir: &Path, collection: &Colle
         if let Some(reason) = &file.skip {
             entry["skip"] = Value::String(reason.clone());
         }
-        files.insert(rootdir.join(&file.file).to_string_lossy().into_owned(), entry);
+        files.insert(
+            rootdir.join(&file.file).to_string_lossy().into_owned(),
+            entry,
+        );
     }
     if files.is_empty() {
         return Ok(None);
@@ -34,8 +42,10 @@ pub(crate) fn write_manifest(work_dir: &Path, rootdir: &Path, collection: &Colle
         "cell_timeout": options.notebooks.cell_timeout(),
         "notebook_timeout": options.notebooks.timeout(),
     });
-    std::fs::create_dir_all(work_dir).with_context(|| format!("cannot create {}", work_dir.display()))?;
+    std::fs::create_dir_all(work_dir)
+        .with_context(|| format!("cannot create {}", work_dir.display()))?;
     let path = work_dir.join("opt-in.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&manifest)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::write(&path, serde_json::to_string_pretty(&manifest)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(Some(path))
 }

@@ -17,16 +17,27 @@ pub(crate) enum Order {
 
 /// `node ids` reordered. `markers` gives each test's effective marker names
 /// (for `ByGroup`).
-pub(crate) fn order(nodeids: &[String], how: &Order, markers: &dyn Fn(&str) -> Vec<String>) -> Vec<String> {
+pub(crate) fn order(
+    nodeids: &[String],
+    how: &Order,
+    markers: &dyn Fn(&str) -> Vec<String>,
+) -> Vec<String> {
     match how {
         Order::Pytest => nodeids.to_vec(),
         Order::Random(seed) => shuffled(nodeids, *seed),
         Order::ByGroup(groups) => {
             let rank = |nodeid: &str| {
                 let names = markers(nodeid);
-                groups.iter().position(|g| names.contains(g)).unwrap_or(groups.len())
+                groups
+                    .iter()
+                    .position(|g| names.contains(g))
+                    .unwrap_or(groups.len())
             };
-            let mut ranked: Vec<(usize, usize, &String)> = nodeids.iter().enumerate().map(|(i, n)| (rank(n), i, n)).collect();
+            let mut ranked: Vec<(usize, usize, &String)> = nodeids
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (rank(n), i, n))
+                .collect();
             ranked.sort();
             ranked.into_iter().map(|(_, _, n)| n.clone()).collect()
         }
@@ -43,7 +54,9 @@ fn shuffled(nodeids: &[String], seed: u64) -> Vec<String> {
     let mut module_at: HashMap<String, usize> = HashMap::new();
     for nodeid in nodeids {
         let module = proctor_python::collected_file(nodeid).to_owned();
-        let class = nodeid.rsplit_once("::").map_or(String::new(), |(prefix, _)| prefix.to_owned());
+        let class = nodeid
+            .rsplit_once("::")
+            .map_or(String::new(), |(prefix, _)| prefix.to_owned());
         let m = *module_at.entry(module.clone()).or_insert_with(|| {
             modules.push((module, Vec::new()));
             modules.len() - 1
@@ -93,7 +106,9 @@ impl SplitMix {
 
 /// A seed from the clock, for `--order random` without `--seed`.
 pub(crate) fn fresh_seed() -> u64 {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
     u64::from(nanos) ^ u64::from(std::process::id()) << 32
 }
 
@@ -107,7 +122,15 @@ mod tests {
 
     #[test]
     fn random_keeps_modules_and_classes_together_and_repeats_with_the_seed() {
-        let nodeids = ids(&["a.py::t1", "a.py::t2", "a.py::C::t3", "a.py::C::t4", "b.py::t5", "b.py::t6", "c.py::t7"]);
+        let nodeids = ids(&[
+            "a.py::t1",
+            "a.py::t2",
+            "a.py::C::t3",
+            "a.py::C::t4",
+            "b.py::t5",
+            "b.py::t6",
+            "c.py::t7",
+        ]);
         let first = order(&nodeids, &Order::Random(42), &|_| Vec::new());
         assert_eq!(first, order(&nodeids, &Order::Random(42), &|_| Vec::new()));
         let mut sorted = first.clone();
@@ -117,18 +140,46 @@ mod tests {
         assert_eq!(sorted, expected);
         // Each module's tests are contiguous, and so are each class's.
         for group in ["a.py", "b.py", "a.py::C"] {
-            let at: Vec<usize> = first.iter().enumerate().filter(|(_, n)| n.starts_with(&format!("{group}::")) && (group.contains("::") || n.matches("::").count() == 1 || group == "a.py")).map(|(i, _)| i).collect();
-            assert!(at.windows(2).all(|w| w[1] == w[0] + 1), "{group} split in {first:?}");
+            let at: Vec<usize> = first
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| {
+                    n.starts_with(&format!("{group}::"))
+                        && (group.contains("::") || n.matches("::").count() == 1 || group == "a.py")
+                })
+                .map(|(i, _)| i)
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[1] == w[0] + 1),
+                "{group} split in {first:?}"
+            );
         }
-        let orders: std::collections::HashSet<Vec<String>> = (0..20).map(|s| order(&nodeids, &Order::Random(s), &|_| Vec::new())).collect();
+        let orders: std::collections::HashSet<Vec<String>> = (0..20)
+            .map(|s| order(&nodeids, &Order::Random(s), &|_| Vec::new()))
+            .collect();
         assert!(orders.len() > 5, "seeds change the order");
     }
 
     #[test]
     fn by_group_follows_the_axis_order() {
         let nodeids = ids(&["t_openai", "t_plain", "t_ollama", "t_ollama2"]);
-        let markers = |n: &str| if n.contains("ollama") { vec!["ollama".to_owned()] } else if n.contains("openai") { vec!["openai".to_owned()] } else { Vec::new() };
-        let ordered = order(&nodeids, &Order::ByGroup(ids(&["ollama", "openai"])), &markers);
-        assert_eq!(ordered, ids(&["t_ollama", "t_ollama2", "t_openai", "t_plain"]));
+        let markers = |n: &str| {
+            if n.contains("ollama") {
+                vec!["ollama".to_owned()]
+            } else if n.contains("openai") {
+                vec!["openai".to_owned()]
+            } else {
+                Vec::new()
+            }
+        };
+        let ordered = order(
+            &nodeids,
+            &Order::ByGroup(ids(&["ollama", "openai"])),
+            &markers,
+        );
+        assert_eq!(
+            ordered,
+            ids(&["t_ollama", "t_ollama2", "t_openai", "t_plain"])
+        );
     }
 }

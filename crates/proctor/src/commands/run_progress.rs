@@ -62,7 +62,11 @@ impl Progress {
         // end of a line.
         let mut now = false;
         match event {
-            Event::Collected { collected, deselected, .. } => {
+            Event::Collected {
+                collected,
+                deselected,
+                ..
+            } => {
                 self.total = (self.done + collected.saturating_sub(*deselected)).max(self.total);
             }
             Event::TestFinished(result) => {
@@ -85,13 +89,23 @@ impl Progress {
                         result.duration
                     );
                 } else if self.verbose == 1 {
-                    let _ = writeln!(out, "{} {}", result.nodeid, result.outcome.word().to_uppercase());
+                    let _ = writeln!(
+                        out,
+                        "{} {}",
+                        result.nodeid,
+                        result.outcome.word().to_uppercase()
+                    );
                 } else if self.silent {
                     // `-qq`: failures are in the summary.
                 } else if self.live {
                     if result.outcome.is_failure() {
                         self.clear(&mut out);
-                        let _ = writeln!(out, "{} {}", result.outcome.word().to_uppercase(), result.nodeid);
+                        let _ = writeln!(
+                            out,
+                            "{} {}",
+                            result.outcome.word().to_uppercase(),
+                            result.nodeid
+                        );
                     }
                     // The status line is redrawn at each refresh only.
                     if now || self.flushed.elapsed() >= REFRESH {

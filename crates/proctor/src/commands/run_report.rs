@@ -27,17 +27,44 @@ const FINDINGS_WINDOW: usize = 20;
 /// What the history says about this run's tests, for the findings and the
 /// reports: flaky tests and (with `medians`) median durations over
 /// [`FINDINGS_WINDOW`] runs. `None` when the history cannot be read.
-pub(crate) fn history_extract(history: &proctor_history::History, results: &[TestResult], medians: bool) -> Option<HistoryExtract> {
+pub(crate) fn history_extract(
+    history: &proctor_history::History,
+    results: &[TestResult],
+    medians: bool,
+) -> Option<HistoryExtract> {
     let ran: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
-    let flaky = history.flaky(FINDINGS_WINDOW).ok()?.into_iter().filter(|t| ran.contains(t.nodeid.as_str())).collect();
-    let durations = if medians { history.durations_of(ran.iter().copied(), FINDINGS_WINDOW).ok()?.into_iter().collect() } else { std::collections::BTreeMap::default() };
-    Some(HistoryExtract { window: FINDINGS_WINDOW, runs: history.run_count().ok()?, flaky, durations })
+    let flaky = history
+        .flaky(FINDINGS_WINDOW)
+        .ok()?
+        .into_iter()
+        .filter(|t| ran.contains(t.nodeid.as_str()))
+        .collect();
+    let durations = if medians {
+        history
+            .durations_of(ran.iter().copied(), FINDINGS_WINDOW)
+            .ok()?
+            .into_iter()
+            .collect()
+    } else {
+        std::collections::BTreeMap::default()
+    };
+    Some(HistoryExtract {
+        window: FINDINGS_WINDOW,
+        runs: history.run_count().ok()?,
+        flaky,
+        durations,
+    })
 }
 
 /// What the history says about this run's tests: flaky across runs, and
 /// (with `[run] slow-threshold`) slow tests without the slow marker and
 /// marked ones that are fast.
-pub(crate) fn history_findings(out: &mut Printer, history: &HistoryExtract, results: &[TestResult], options: &proctor_config::ProctorOptions) -> Result<()> {
+pub(crate) fn history_findings(
+    out: &mut Printer,
+    history: &HistoryExtract,
+    results: &[TestResult],
+    options: &proctor_config::ProctorOptions,
+) -> Result<()> {
     for test in &history.flaky {
         writeln!(
             out,
@@ -52,12 +79,26 @@ pub(crate) fn history_findings(out: &mut Printer, history: &HistoryExtract, resu
         return Ok(());
     };
     let marker = options.run.slow_marker.as_deref().unwrap_or("slow");
-    let marked_slow: HashSet<String> = results.iter().filter(|r| r.markers.iter().any(|m| m == marker)).map(|r| r.nodeid.clone()).collect();
-    let durations: HashMap<String, f64> = history.durations.iter().map(|(n, d)| (n.clone(), *d)).collect();
+    let marked_slow: HashSet<String> = results
+        .iter()
+        .filter(|r| r.markers.iter().any(|m| m == marker))
+        .map(|r| r.nodeid.clone())
+        .collect();
+    let durations: HashMap<String, f64> = history
+        .durations
+        .iter()
+        .map(|(n, d)| (n.clone(), *d))
+        .collect();
     for finding in proctor_history::slow_findings(&durations, &marked_slow, threshold) {
         match finding {
-            proctor_history::SlowFinding::Unmarked { nodeid, median } => writeln!(out, "SLOW {nodeid} — {median:.1}s median, over {threshold}s, but not marked `{marker}`")?,
-            proctor_history::SlowFinding::NotSlow { nodeid, median } => writeln!(out, "NOT SLOW {nodeid} — marked `{marker}` but {median:.2}s median")?,
+            proctor_history::SlowFinding::Unmarked { nodeid, median } => writeln!(
+                out,
+                "SLOW {nodeid} — {median:.1}s median, over {threshold}s, but not marked `{marker}`"
+            )?,
+            proctor_history::SlowFinding::NotSlow { nodeid, median } => writeln!(
+                out,
+                "NOT SLOW {nodeid} — marked `{marker}` but {median:.2}s median"
+            )?,
         }
     }
     Ok(())
@@ -112,7 +153,14 @@ pub(crate) fn print_summary(
     Ok(())
 }
 
-pub(crate) fn write_reports(args: &RunArgs, results: &[TestResult], summary: &RunSummary, started_at: &str, selection: &str, extras: &ReportExtras) -> Result<()> {
+pub(crate) fn write_reports(
+    args: &RunArgs,
+    results: &[TestResult],
+    summary: &RunSummary,
+    started_at: &str,
+    selection: &str,
+    extras: &ReportExtras,
+) -> Result<()> {
     let meta = proctor_report::ReportMeta {
         proctor_version: env!("CARGO_PKG_VERSION").to_owned(),
         started_at: started_at.to_owned(),
@@ -128,11 +176,18 @@ pub(crate) fn write_reports(args: &RunArgs, results: &[TestResult], summary: &Ru
         write_file(path, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
     }
     if let Some(path) = &args.junit_xml {
-        let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").map_or_else(|_| "localhost".to_owned(), |h| h.trim().to_owned());
-        write_file(path, &proctor_report::junit_xml(results, summary, "proctor", started_at, &hostname))?;
+        let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map_or_else(|_| "localhost".to_owned(), |h| h.trim().to_owned());
+        write_file(
+            path,
+            &proctor_report::junit_xml(results, summary, "proctor", started_at, &hostname),
+        )?;
     }
     if let Some(path) = &args.html {
-        write_file(path, &proctor_report::html_report(results, summary, &meta, extras))?;
+        write_file(
+            path,
+            &proctor_report::html_report(results, summary, &meta, extras),
+        )?;
     }
     Ok(())
 }
@@ -145,10 +200,20 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<()> {
 /// What the JSON and HTML reports show beyond the results: the tier axis,
 /// the run's tests per tier that each configured job selects (planned with
 /// `proctor plan`'s code over the run's static items), and `history`.
-pub(crate) fn report_extras(suite: &Suite, collection: &Collection, effectives: &[Effective], results: &[TestResult], history: Option<HistoryExtract>) -> Result<ReportExtras> {
+pub(crate) fn report_extras(
+    suite: &Suite,
+    collection: &Collection,
+    effectives: &[Effective],
+    results: &[TestResult],
+    history: Option<HistoryExtract>,
+) -> Result<ReportExtras> {
     let tier_axis = tier_axis(&suite.config.proctor.taxonomy);
     let jobs_by_tier = jobs_by_tier(suite, collection, effectives, results, tier_axis.as_ref())?;
-    Ok(ReportExtras { tier_axis, jobs_by_tier, history })
+    Ok(ReportExtras {
+        tier_axis,
+        jobs_by_tier,
+        history,
+    })
 }
 
 /// The axis named `tier`, else the first `exactly-one` axis.
@@ -156,29 +221,66 @@ fn tier_axis(taxonomy: &TaxonomyOptions) -> Option<TierAxis> {
     let axes = &taxonomy.axes;
     axes.iter()
         .find(|(name, _)| name == "tier")
-        .or_else(|| axes.iter().find(|(_, axis)| axis.cardinality == Cardinality::ExactlyOne))
-        .map(|(name, axis)| TierAxis { name: name.clone(), markers: axis.markers.clone() })
+        .or_else(|| {
+            axes.iter()
+                .find(|(_, axis)| axis.cardinality == Cardinality::ExactlyOne)
+        })
+        .map(|(name, axis)| TierAxis {
+            name: name.clone(),
+            markers: axis.markers.clone(),
+        })
 }
 
 /// For each `[jobs.<name>]`: how many of the run's tests it selects (runs
 /// or skips), per tier. A result counts through its static item (a
 /// dynamic item stands for every test of its function); results static
 /// collection does not know are left out.
-fn jobs_by_tier(suite: &Suite, collection: &Collection, effectives: &[Effective], results: &[TestResult], axis: Option<&TierAxis>) -> Result<Vec<JobTiers>> {
+fn jobs_by_tier(
+    suite: &Suite,
+    collection: &Collection,
+    effectives: &[Effective],
+    results: &[TestResult],
+    axis: Option<&TierAxis>,
+) -> Result<Vec<JobTiers>> {
     let jobs = machine::job_setups(suite, None)?;
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
     let options = &suite.config.proctor;
-    let planned = plan_jobs(&collection.items, effectives, &jobs, &options.plan, &options.taxonomy)?;
-    let by_id: HashMap<&str, usize> = collection.items.iter().enumerate().map(|(i, item)| (item.nodeid.as_str(), i)).collect();
-    let dynamic: HashMap<&str, usize> =
-        collection.items.iter().enumerate().filter(|(_, item)| item.dynamic.is_some()).map(|(i, item)| (function_nodeid(&item.nodeid), i)).collect();
+    let planned = plan_jobs(
+        &collection.items,
+        effectives,
+        &jobs,
+        &options.plan,
+        &options.taxonomy,
+    )?;
+    let by_id: HashMap<&str, usize> = collection
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (item.nodeid.as_str(), i))
+        .collect();
+    let dynamic: HashMap<&str, usize> = collection
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.dynamic.is_some())
+        .map(|(i, item)| (function_nodeid(&item.nodeid), i))
+        .collect();
     let columns = axis.map_or_else(|| vec![NO_TIER], TierAxis::columns);
-    let mut rows: Vec<JobTiers> =
-        jobs.iter().map(|job| JobTiers { name: job.name.clone(), selected: 0, tiers: columns.iter().map(|c| ((*c).to_owned(), 0)).collect() }).collect();
+    let mut rows: Vec<JobTiers> = jobs
+        .iter()
+        .map(|job| JobTiers {
+            name: job.name.clone(),
+            selected: 0,
+            tiers: columns.iter().map(|c| ((*c).to_owned(), 0)).collect(),
+        })
+        .collect();
     for result in results {
-        let Some(&at) = by_id.get(result.nodeid.as_str()).or_else(|| dynamic.get(function_nodeid(&result.nodeid))) else {
+        let Some(&at) = by_id
+            .get(result.nodeid.as_str())
+            .or_else(|| dynamic.get(function_nodeid(&result.nodeid)))
+        else {
             continue;
         };
         let tier = axis.map_or(NO_TIER, |axis| axis.tier_of(result));
@@ -200,7 +302,9 @@ fn jobs_by_tier(suite: &Suite, collection: &Collection, effectives: &[Effective]
 
 /// `time` as ISO-8601 in UTC (`2026-11-30T01:50:19Z`).
 pub(crate) fn utc(time: SystemTime) -> String {
-    let secs = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let days = i64::try_from(secs / 86_400).unwrap_or(0);
     let rest = secs % 86_400;
     // Howard Hinnant's civil_from_days.
@@ -213,5 +317,10 @@ pub(crate) fn utc(time: SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3_600, rest % 3_600 / 60, rest % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60
+    )
 }

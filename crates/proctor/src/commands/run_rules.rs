@@ -53,7 +53,8 @@ impl Rules<'_> {
     }
 
     fn verdict_with(&self, item: &Item, effective: &Effective) -> Result<(Verdict, Vec<String>)> {
-        let verdict = proctor_plan::decide(item, effective, &self.selection, self.plan, &self.facts)?;
+        let verdict =
+            proctor_plan::decide(item, effective, &self.selection, self.plan, &self.facts)?;
         let mut names: Vec<String> = Vec::new();
         for name in effective.names() {
             if !names.iter().any(|n| n == name) {
@@ -65,10 +66,18 @@ impl Rules<'_> {
 
     /// The static verdict with the marker names and the started services
     /// the item needs.
-    pub(crate) fn static_verdict(&self, item: &Item, effective: &Effective) -> Result<StaticVerdict> {
+    pub(crate) fn static_verdict(
+        &self,
+        item: &Item,
+        effective: &Effective,
+    ) -> Result<StaticVerdict> {
         let (verdict, names) = self.verdict_with(item, effective)?;
         let services = self.started_needs(item, effective);
-        Ok(StaticVerdict { verdict, names, services })
+        Ok(StaticVerdict {
+            verdict,
+            names,
+            services,
+        })
     }
 
     /// The services proctor starts that an item pytest collected needs.
@@ -85,7 +94,11 @@ impl Rules<'_> {
         proctor_plan::needs(item, effective, self.plan)
             .into_iter()
             .filter_map(|need| match need.requirement {
-                proctor_plan::Requirement::Service { name } if self.started_services.contains(&name) => Some(name),
+                proctor_plan::Requirement::Service { name }
+                    if self.started_services.contains(&name) =>
+                {
+                    Some(name)
+                }
                 _ => None,
             })
             .collect()
@@ -96,7 +109,13 @@ impl Rules<'_> {
         if self.phases.is_empty() {
             return None;
         }
-        Some(self.phases.iter().find(|p| names.contains(p)).cloned().unwrap_or_else(|| proctor_plan::NO_PHASE_MARKER.to_owned()))
+        Some(
+            self.phases
+                .iter()
+                .find(|p| names.contains(p))
+                .cloned()
+                .unwrap_or_else(|| proctor_plan::NO_PHASE_MARKER.to_owned()),
+        )
     }
 
     /// Whether `--lf` keeps the item (every item without `--lf`).
@@ -119,7 +138,13 @@ impl Rules<'_> {
 }
 
 /// proctor's answer to pytest's collection.
-pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &HashMap<&str, &Item>, markers_of: &RefCell<HashMap<String, Vec<String>>>, phase: Option<&String>) -> Decisions {
+pub(crate) fn decide(
+    items: &[CollectedItem],
+    rules: &Rules<'_>,
+    static_by_id: &HashMap<&str, &Item>,
+    markers_of: &RefCell<HashMap<String, Vec<String>>>,
+    phase: Option<&String>,
+) -> Decisions {
     let mut decisions = Decisions::default();
     let mut kept: Vec<String> = Vec::with_capacity(items.len());
     // pytest waits for the answer: the map grows once, not by doubling.
@@ -128,7 +153,9 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
     // function's calls): converted once.
     let mut converted: HashMap<*const (), Vec<Arc<Marker>>> = HashMap::new();
     for collected in items {
-        let markers = converted.entry(Arc::as_ptr(&collected.markers).cast::<()>()).or_insert_with(|| runtime_markers(collected));
+        let markers = converted
+            .entry(Arc::as_ptr(&collected.markers).cast::<()>())
+            .or_insert_with(|| runtime_markers(collected));
         let item = runtime_item(collected, markers.clone(), static_by_id);
         let (verdict, names) = match rules.verdict(&item) {
             Ok(found) => found,
@@ -136,7 +163,10 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
             // item is deselected, as a failing expression selects nothing.
             Err(_) => (Verdict::Deselected { by: String::new() }, Vec::new()),
         };
-        let in_shard = rules.in_shard(&collected.nodeid, static_by_id.contains_key(collected.nodeid.as_str()));
+        let in_shard = rules.in_shard(
+            &collected.nodeid,
+            static_by_id.contains_key(collected.nodeid.as_str()),
+        );
         let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
         match verdict {
             Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
@@ -152,11 +182,15 @@ pub(crate) fn decide(items: &[CollectedItem], rules: &Rules<'_>, static_by_id: &
         if names.iter().any(|n| rules.no_network.contains(n)) {
             decisions.no_network.push(collected.nodeid.clone());
         }
-        markers_of.borrow_mut().insert(collected.nodeid.clone(), names);
+        markers_of
+            .borrow_mut()
+            .insert(collected.nodeid.clone(), names);
     }
     if rules.order != Order::Pytest {
         let markers = markers_of.borrow();
-        decisions.order = run_order::order(&kept, &rules.order, &|nodeid| markers.get(nodeid).cloned().unwrap_or_default());
+        decisions.order = run_order::order(&kept, &rules.order, &|nodeid| {
+            markers.get(nodeid).cloned().unwrap_or_default()
+        });
     }
     // `--ff`: the failures first, each part in the order it had.
     if let Some(failed) = rules.last_failed.as_ref().filter(|f| !f.only) {
@@ -175,20 +209,51 @@ fn runtime_markers(collected: &CollectedItem) -> Vec<Arc<Marker>> {
     collected
         .markers
         .iter()
-        .map(|m| Arc::new(Marker { name: m.name.clone(), args: m.args.clone(), kwargs: m.kwargs.clone(), source: MarkerSource::Function, location: None }))
+        .map(|m| {
+            Arc::new(Marker {
+                name: m.name.clone(),
+                args: m.args.clone(),
+                kwargs: m.kwargs.clone(),
+                source: MarkerSource::Function,
+                location: None,
+            })
+        })
         .collect()
 }
 
 /// An item as pytest has it, with the helper calls the static model saw
 /// on the same test (they are needs, and pytest does not keep them).
-fn runtime_item(collected: &CollectedItem, markers: Vec<Arc<Marker>>, static_by_id: &HashMap<&str, &Item>) -> Item {
+fn runtime_item(
+    collected: &CollectedItem,
+    markers: Vec<Arc<Marker>>,
+    static_by_id: &HashMap<&str, &Item>,
+) -> Item {
     let function = function_nodeid(&collected.nodeid);
-    let known = static_by_id.get(collected.nodeid.as_str()).or_else(|| static_by_id.get(function));
-    let decorators = known.map(|item| item.decorators.clone()).unwrap_or_default();
+    let known = static_by_id
+        .get(collected.nodeid.as_str())
+        .or_else(|| static_by_id.get(function));
+    let decorators = known
+        .map(|item| item.decorators.clone())
+        .unwrap_or_default();
     // Where it is defined matters to no rule; the static model says when it
     // knows the item.
-    let (file, line) = known.map_or_else(|| (proctor_python::collected_file(&collected.nodeid).to_owned(), 0), |item| (item.file.clone(), item.line));
-    Item { nodeid: collected.nodeid.clone(), file, line, markers, dynamic: None, decorators }
+    let (file, line) = known.map_or_else(
+        || {
+            (
+                proctor_python::collected_file(&collected.nodeid).to_owned(),
+                0,
+            )
+        },
+        |item| (item.file.clone(), item.line),
+    );
+    Item {
+        nodeid: collected.nodeid.clone(),
+        file,
+        line,
+        markers,
+        dynamic: None,
+        decorators,
+    }
 }
 
 /// FNV-1a: the same shard for the same node id everywhere.
@@ -200,7 +265,6 @@ fn stable_hash(text: &str) -> usize {
     }
     usize::try_from(hash % 1_000_003).unwrap_or(0)
 }
-
 
 /// Whether pytest skips the item's whole module while importing it: a
 /// module-level `pytest.importorskip` of a package this machine lacks.
@@ -215,6 +279,12 @@ pub(crate) fn skipped_at_import(item: &Item, facts: &Facts) -> bool {
                 .args
                 .first()
                 .and_then(serde_json::Value::as_str)
-                .is_some_and(|name| proctor_plan::Requirement::Package { name: name.to_owned() }.unmet(facts).is_some())
+                .is_some_and(|name| {
+                    proctor_plan::Requirement::Package {
+                        name: name.to_owned(),
+                    }
+                    .unmet(facts)
+                    .is_some()
+                })
     })
 }

@@ -66,8 +66,20 @@ pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
             version: 1,
             markers: selecting.selection.markers_text(),
             keywords: selecting.selection.keywords_text(),
-            selected: selected.iter().map(|i| JsonItem { nodeid: &i.nodeid, dynamic: i.dynamic.as_deref() }).collect(),
-            deselected: deselected.iter().map(|(i, by)| JsonDeselected { nodeid: &i.nodeid, by: *by }).collect(),
+            selected: selected
+                .iter()
+                .map(|i| JsonItem {
+                    nodeid: &i.nodeid,
+                    dynamic: i.dynamic.as_deref(),
+                })
+                .collect(),
+            deselected: deselected
+                .iter()
+                .map(|(i, by)| JsonDeselected {
+                    nodeid: &i.nodeid,
+                    by: *by,
+                })
+                .collect(),
         };
         serde_json::to_writer(&mut out, &doc)?;
         writeln!(out)?;
@@ -77,9 +89,16 @@ pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
         }
     }
     let dynamic = selected.iter().filter(|i| i.dynamic.is_some()).count();
-    let mut summary = format!("{} selected, {} deselected", selected.len(), deselected.len());
+    let mut summary = format!(
+        "{} selected, {} deselected",
+        selected.len(),
+        deselected.len()
+    );
     if dynamic > 0 {
-        let _ = write!(summary, " ({dynamic} dynamic: their parameters are known only at run time)");
+        let _ = write!(
+            summary,
+            " ({dynamic} dynamic: their parameters are known only at run time)"
+        );
     }
     writeln!(out.err(), "{summary}")?;
     if selected.is_empty() {

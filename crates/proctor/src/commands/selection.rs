@@ -13,7 +13,10 @@ use crate::commands::suite::Suite;
 /// The default selection: `[select] default`, else the `-m` of pytest's
 /// `addopts`, so that proctor selects what bare pytest would.
 pub(crate) fn default_selection(suite: &Suite) -> Option<(&str, Origin)> {
-    match (&suite.config.proctor.select.default, &suite.config.pytest.addopts_parsed.markexpr) {
+    match (
+        &suite.config.proctor.select.default,
+        &suite.config.pytest.addopts_parsed.markexpr,
+    ) {
         (Some(default), _) => Some((default.as_str(), Origin::ConfigDefault)),
         (None, Some(markexpr)) => Some((markexpr.as_str(), Origin::Addopts)),
         (None, None) => None,
@@ -53,7 +56,10 @@ impl Selecting {
                 if known.is_empty() {
                     bail!("unknown profile `{name}`: no [profiles] are configured");
                 }
-                bail!("unknown profile `{name}` (configured: {})", known.join(", "));
+                bail!(
+                    "unknown profile `{name}` (configured: {})",
+                    known.join(", ")
+                );
             };
             use_default &= profile.use_default.unwrap_or(true);
             let origin = Origin::Profile { name: name.clone() };
@@ -75,7 +81,10 @@ impl Selecting {
         if let Some(keywords) = &args.keywords {
             selection.add_keywords(keywords, Origin::CommandLine)?;
         }
-        Ok(Selecting { taxonomy, selection })
+        Ok(Selecting {
+            taxonomy,
+            selection,
+        })
     }
 
     /// The effective expressions, for the `selecting:` line.

@@ -57,7 +57,13 @@ impl SuiteArgs {
     /// The suite at `paths` with the given configuration and pytest's
     /// defaults for the rest.
     pub(crate) fn with(config: &ConfigArgs, paths: Vec<String>) -> SuiteArgs {
-        SuiteArgs { paths, config: config.clone(), ignore: Vec::new(), ignore_glob: Vec::new(), threads: None }
+        SuiteArgs {
+            paths,
+            config: config.clone(),
+            ignore: Vec::new(),
+            ignore_glob: Vec::new(),
+            threads: None,
+        }
     }
 }
 
@@ -79,7 +85,9 @@ impl Suite {
         let mut collect = CollectSettings::new(pytest.rootdir.clone());
         collect.python_files.clone_from(&pytest.python_files);
         collect.python_classes.clone_from(&pytest.python_classes);
-        collect.python_functions.clone_from(&pytest.python_functions);
+        collect
+            .python_functions
+            .clone_from(&pytest.python_functions);
         collect.norecursedirs.clone_from(&pytest.norecursedirs);
         let addopts = &pytest.addopts_parsed;
         // pytest resolves --ignore relative to the invocation directory.
@@ -89,7 +97,12 @@ impl Suite {
             .chain(&args.ignore)
             .map(|p| absolute(&cwd, p))
             .collect();
-        collect.ignore_glob = addopts.ignore_glob.iter().chain(&args.ignore_glob).cloned().collect();
+        collect.ignore_glob = addopts
+            .ignore_glob
+            .iter()
+            .chain(&args.ignore_glob)
+            .cloned()
+            .collect();
         if let Some(value) = pytest.other.get("pythonpath") {
             if let Ok(paths) = value.as_args("pythonpath") {
                 collect.pythonpath = paths.iter().map(|p| absolute(&pytest.rootdir, p)).collect();
@@ -105,16 +118,27 @@ impl Suite {
                 collect.empty_parameter_set_mark = s;
             }
         }
-        if let Some(value) = pytest.other.get("disable_test_id_escaping_and_forfeit_all_rights_to_community_support") {
+        if let Some(value) = pytest
+            .other
+            .get("disable_test_id_escaping_and_forfeit_all_rights_to_community_support")
+        {
             collect.ids.disable_escaping = value.as_bool("").unwrap_or(false);
         }
         if let Some(value) = pytest.other.get("parametrize_long_str_id_strategy") {
             collect.ids.long_str_strategy = value.as_string("").ok();
         }
-        let mut filters: Vec<String> = pytest.other.get("filterwarnings").and_then(|v| v.as_linelist("filterwarnings").ok()).unwrap_or_default();
-        filters.extend(all_option_values(&pytest.addopts, &["-W", "--pythonwarnings"]));
+        let mut filters: Vec<String> = pytest
+            .other
+            .get("filterwarnings")
+            .and_then(|v| v.as_linelist("filterwarnings").ok())
+            .unwrap_or_default();
+        filters.extend(all_option_values(
+            &pytest.addopts,
+            &["-W", "--pythonwarnings"],
+        ));
         collect.deprecations_are_errors = proctor_python::deprecation_is_error(&filters);
-        let interpreter = proctor_caps::find_interpreter(None, config.proctor.python.as_deref(), &pytest.rootdir);
+        let interpreter =
+            proctor_caps::find_interpreter(None, config.proctor.python.as_deref(), &pytest.rootdir);
         read_interpreter(&mut collect, interpreter.as_deref(), &pytest.addopts);
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
@@ -130,14 +154,30 @@ impl Suite {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         collect.threads = threads(args.threads.or(config.proctor.collect.threads), cores);
         let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
-        collect.opt_in = proctor_python::OptInSettings::under(&pytest.rootdir, &examples.paths, examples.comment(), &notebooks.paths, notebooks.metadata_key());
+        collect.opt_in = proctor_python::OptInSettings::under(
+            &pytest.rootdir,
+            &examples.paths,
+            examples.comment(),
+            &notebooks.paths,
+            notebooks.metadata_key(),
+        );
         let mut positional: Vec<String> = addopts.paths.clone();
         positional.extend(args.paths.iter().cloned());
-        Ok(Suite { cwd, config, collect, args: positional })
+        Ok(Suite {
+            cwd,
+            config,
+            collect,
+            args: positional,
+        })
     }
 
     pub(crate) fn collect(&self) -> proctor_python::Collection {
-        proctor_python::collect(&self.collect, &self.args, &self.cwd, &self.config.pytest.testpaths)
+        proctor_python::collect(
+            &self.collect,
+            &self.args,
+            &self.cwd,
+            &self.config.pytest.testpaths,
+        )
     }
 
     /// Reads the suite for `python` (`--python`) instead of the
@@ -151,8 +191,14 @@ impl Suite {
     /// The source files of the target interpreter's installed pytest
     /// plugins (`pytest11` entry points), read without running it.
     pub(crate) fn plugin_files(&self) -> Vec<PathBuf> {
-        let python = proctor_caps::find_interpreter(None, self.config.proctor.python.as_deref(), &self.config.pytest.rootdir);
-        python.map_or_else(Vec::new, |python| proctor_config::declared_options::plugin_files(&proctor_caps::site_packages(&python)))
+        let python = proctor_caps::find_interpreter(
+            None,
+            self.config.proctor.python.as_deref(),
+            &self.config.pytest.rootdir,
+        );
+        python.map_or_else(Vec::new, |python| {
+            proctor_config::declared_options::plugin_files(&proctor_caps::site_packages(&python))
+        })
     }
 
     /// The collection of the whole suite, for the commands that look at
@@ -162,7 +208,12 @@ impl Suite {
     pub(crate) fn collect_whole(&self) -> proctor_python::Collection {
         let mut settings = self.collect.clone();
         settings.opt_in.whole_suite = true;
-        proctor_python::collect(&settings, &self.args, &self.cwd, &self.config.pytest.testpaths)
+        proctor_python::collect(
+            &settings,
+            &self.args,
+            &self.cwd,
+            &self.config.pytest.testpaths,
+        )
     }
 }
 
@@ -214,9 +265,14 @@ fn absolute(base: &Path, path: &str) -> PathBuf {
 /// running it: its import path (module skips, import errors) and its
 /// plugins that mark items.
 fn read_interpreter(collect: &mut CollectSettings, interpreter: Option<&Path>, addopts: &[String]) {
-    collect.module_path = interpreter.and_then(proctor_caps::module_search_path).map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
-    collect.hypothesis_plugin =
-        collect.module_path.as_ref().is_some_and(|path| path.tops.contains("_hypothesis_pytestplugin")) && plugin_loads(addopts, "hypothesispytest");
+    collect.module_path = interpreter
+        .and_then(proctor_caps::module_search_path)
+        .map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
+    collect.hypothesis_plugin = collect
+        .module_path
+        .as_ref()
+        .is_some_and(|path| path.tops.contains("_hypothesis_pytestplugin"))
+        && plugin_loads(addopts, "hypothesispytest");
 }
 
 /// Whether pytest loads the entry-point plugin `name`: not blocked with
@@ -227,7 +283,8 @@ fn plugin_loads(addopts: &[String], name: &str) -> bool {
     if plugins.iter().any(|p| p.strip_prefix("no:") == Some(name)) {
         return false;
     }
-    std::env::var_os("PYTEST_DISABLE_PLUGIN_AUTOLOAD").is_none_or(|v| v.is_empty()) || plugins.iter().any(|p| p == name)
+    std::env::var_os("PYTEST_DISABLE_PLUGIN_AUTOLOAD").is_none_or(|v| v.is_empty())
+        || plugins.iter().any(|p| p == name)
 }
 
 fn all_option_values(addopts: &[String], names: &[&str]) -> Vec<String> {

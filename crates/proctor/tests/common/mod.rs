@@ -6,7 +6,11 @@ use std::process::Command;
 
 /// What a command printed, stdout then stderr, for assertion messages.
 pub(crate) fn text(output: &std::process::Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
 }
 
 /// Writes `text` to `path` under `dir`, creating directories.
@@ -18,7 +22,10 @@ pub(crate) fn write(dir: &Path, path: &str, text: &str) {
 
 /// Runs proctor in `dir` and renders exit code, stdout and stderr, with the
 /// temporary directory replaced by `[ROOT]`.
-#[allow(dead_code, reason = "used by some of the test binaries that include this module")]
+#[allow(
+    dead_code,
+    reason = "used by some of the test binaries that include this module"
+)]
 pub(crate) fn run(dir: &Path, args: &[&str]) -> String {
     run_env(dir, args, &[])
 }
@@ -27,7 +34,10 @@ pub(crate) fn run(dir: &Path, args: &[&str]) -> String {
 /// (`None`) for the run.
 pub(crate) fn run_env(dir: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
-    command.args(args).current_dir(dir).env_remove("PYTEST_ADDOPTS");
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS");
     for (name, value) in env {
         match value {
             Some(value) => command.env(name, value),
@@ -51,12 +61,17 @@ pub(crate) fn run_env(dir: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -
 
 /// Replaces durations at the end of summary lines (`... in 0.01s`) with
 /// `[TIME]`: they vary from run to run.
-#[allow(dead_code, reason = "used by some of the test binaries that include this module")]
+#[allow(
+    dead_code,
+    reason = "used by some of the test binaries that include this module"
+)]
 pub(crate) fn without_timings(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         match line.rsplit_once(" in ") {
-            Some((head, tail)) if tail.ends_with('s') && tail[..tail.len() - 1].parse::<f64>().is_ok() => {
+            Some((head, tail))
+                if tail.ends_with('s') && tail[..tail.len() - 1].parse::<f64>().is_ok() =>
+            {
                 out.push_str(head);
                 out.push_str(" in [TIME]");
             }
@@ -70,7 +85,10 @@ pub(crate) fn without_timings(text: &str) -> String {
 /// A copy of the directory `from` in a new temporary directory, without
 /// hidden entries and `__pycache__` (a run's `.proctor/`, caches), so a
 /// test can run a committed suite without writing into the repository.
-#[allow(dead_code, reason = "used by some of the test binaries that include this module")]
+#[allow(
+    dead_code,
+    reason = "used by some of the test binaries that include this module"
+)]
 pub(crate) fn copy_of(from: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut stack = vec![from.to_path_buf()];
@@ -101,7 +119,12 @@ pub(crate) fn inline_markers(mut doc: serde_json::Value) -> serde_json::Value {
     if let Some(items) = doc["items"].as_array_mut() {
         for item in items {
             let refs = item["markers"].as_array().cloned().unwrap_or_default();
-            item["markers"] = refs.iter().map(|index| table[usize::try_from(index.as_u64().expect("a marker index")).unwrap()].clone()).collect();
+            item["markers"] = refs
+                .iter()
+                .map(|index| {
+                    table[usize::try_from(index.as_u64().expect("a marker index")).unwrap()].clone()
+                })
+                .collect();
         }
     }
     doc

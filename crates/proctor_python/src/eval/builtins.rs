@@ -10,12 +10,18 @@ use super::{text, Evaluator, MAX_ELEMENTS};
 use crate::value::{ContainerKind, PyValue};
 
 fn list(elements: Vec<PyValue>) -> PyValue {
-    PyValue::Container { kind: ContainerKind::List, elements: elements.into() }
+    PyValue::Container {
+        kind: ContainerKind::List,
+        elements: elements.into(),
+    }
 }
 
 /// An iterator, range or view.
 fn lazy(elements: Vec<PyValue>) -> PyValue {
-    PyValue::Container { kind: ContainerKind::Lazy, elements: elements.into() }
+    PyValue::Container {
+        kind: ContainerKind::Lazy,
+        elements: elements.into(),
+    }
 }
 
 /// A list made lazy (the result of `islice`).
@@ -27,7 +33,10 @@ fn relabel(value: PyValue) -> PyValue {
 }
 
 fn tuple(elements: Vec<PyValue>) -> PyValue {
-    PyValue::Container { kind: ContainerKind::Tuple, elements: elements.into() }
+    PyValue::Container {
+        kind: ContainerKind::Tuple,
+        elements: elements.into(),
+    }
 }
 
 fn unknown(what: &str) -> PyValue {
@@ -35,7 +44,10 @@ fn unknown(what: &str) -> PyValue {
 }
 
 fn keyword<'v>(args: &'v Args, name: &str) -> Option<&'v PyValue> {
-    args.keywords.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    args.keywords
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
 }
 
 /// Fails with the first unknown argument's reason, so that the reason a
@@ -52,7 +64,10 @@ fn first_unknown(args: &Args) -> Option<PyValue> {
 /// (`sorted()`, `min()`, `set()`, `sum()` of ints): a set's items too.
 fn items_unordered(value: &PyValue) -> Result<Vec<PyValue>, String> {
     match value {
-        PyValue::Container { kind: ContainerKind::Set, elements } => Ok(elements.to_vec()),
+        PyValue::Container {
+            kind: ContainerKind::Set,
+            elements,
+        } => Ok(elements.to_vec()),
         other => iterate(other),
     }
 }
@@ -62,14 +77,22 @@ fn result(value: Result<PyValue, String>) -> PyValue {
 }
 
 fn range(args: &[PyValue]) -> Result<PyValue, String> {
-    let ints: Vec<i128> = args.iter().map(int).collect::<Option<_>>().ok_or("range() of values that are not integers")?;
+    let ints: Vec<i128> = args
+        .iter()
+        .map(int)
+        .collect::<Option<_>>()
+        .ok_or("range() of values that are not integers")?;
     let (first, end, stride) = match ints.as_slice() {
         [end] => (0, *end, 1),
         [first, end] => (*first, *end, 1),
         [first, end, stride] if *stride != 0 => (*first, *end, *stride),
         _ => return Err("range() with these arguments".to_owned()),
     };
-    let len = if stride > 0 { (end - first + stride - 1) / stride } else { (first - end - stride - 1) / -stride };
+    let len = if stride > 0 {
+        (end - first + stride - 1) / stride
+    } else {
+        (first - end - stride - 1) / -stride
+    };
     if len > i128::try_from(MAX_ELEMENTS).unwrap_or(i128::MAX) {
         return Err("a range too large to expand statically".to_owned());
     }
@@ -83,10 +106,18 @@ fn range(args: &[PyValue]) -> Result<PyValue, String> {
 }
 
 /// Sorts by `key` (a callable or `None`), stably, as `sorted()`.
-fn sort(ev: &Evaluator<'_, '_>, items: &[PyValue], key: Option<&PyValue>, reverse: bool) -> Result<Vec<PyValue>, String> {
+fn sort(
+    ev: &Evaluator<'_, '_>,
+    items: &[PyValue],
+    key: Option<&PyValue>,
+    reverse: bool,
+) -> Result<Vec<PyValue>, String> {
     let keys: Vec<PyValue> = match key {
         None | Some(PyValue::None) => items.to_vec(),
-        Some(key) => items.iter().map(|item| ev.call1(key, item.clone())).collect(),
+        Some(key) => items
+            .iter()
+            .map(|item| ev.call1(key, item.clone()))
+            .collect(),
     };
     if let Some(PyValue::Unknown(reason)) = keys.iter().find(|k| matches!(k, PyValue::Unknown(_))) {
         return Err(reason.clone());
@@ -114,37 +145,56 @@ fn extreme(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> Result<PyValue, S
         many => many.to_vec(),
     };
     if items.is_empty() {
-        return keyword(args, "default").cloned().ok_or_else(|| format!("{name}() of an empty sequence"));
+        return keyword(args, "default")
+            .cloned()
+            .ok_or_else(|| format!("{name}() of an empty sequence"));
     }
     let sorted = sort(ev, &items, keyword(args, "key"), false)?;
-    let value = if name == "min" { sorted.first() } else {
+    let value = if name == "min" {
+        sorted.first()
+    } else {
         // max() returns the first of equal maxima.
         let last = sorted.last().cloned();
-        let first_max = sorted.iter().find(|v| last.as_ref().is_some_and(|l| ops::equal(v, l) == Some(true))).cloned();
+        let first_max = sorted
+            .iter()
+            .find(|v| {
+                last.as_ref()
+                    .is_some_and(|l| ops::equal(v, l) == Some(true))
+            })
+            .cloned();
         return first_max.ok_or_else(|| "max() of an empty sequence".to_owned());
     };
-    value.cloned().ok_or_else(|| format!("{name}() of an empty sequence"))
+    value
+        .cloned()
+        .ok_or_else(|| format!("{name}() of an empty sequence"))
 }
 
 fn to_int(value: &PyValue, base: Option<&PyValue>) -> Result<PyValue, String> {
     match (value, base) {
-        (PyValue::Int(_) | PyValue::Bool(_), None) => Ok(int_value(int(value).ok_or("int() of a large integer")?)),
+        (PyValue::Int(_) | PyValue::Bool(_), None) => {
+            Ok(int_value(int(value).ok_or("int() of a large integer")?))
+        }
         (PyValue::Float(f), None) if f.is_finite() && f.abs() < 1e36 => {
-            #[expect(clippy::cast_possible_truncation, reason = "int() truncates toward zero; the range is checked")]
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "int() truncates toward zero; the range is checked"
+            )]
             let n = f.trunc() as i128;
             Ok(int_value(n))
         }
         (PyValue::Str(s), base) => {
             let base = match base {
                 None => 10,
-                Some(b) => u32::try_from(int(b).ok_or("int() with a base that is not an integer")?).map_err(|_| "int() base")?,
+                Some(b) => u32::try_from(int(b).ok_or("int() with a base that is not an integer")?)
+                    .map_err(|_| "int() base")?,
             };
             let text = s.trim().replace('_', "");
             let (negative, digits) = match text.strip_prefix('-') {
                 Some(rest) => (true, rest),
                 None => (false, text.strip_prefix('+').unwrap_or(&text)),
             };
-            let n = i128::from_str_radix(digits, base).map_err(|_| format!("int() of {s:?} (ValueError)"))?;
+            let n = i128::from_str_radix(digits, base)
+                .map_err(|_| format!("int() of {s:?} (ValueError)"))?;
             Ok(int_value(if negative { -n } else { n }))
         }
         (PyValue::Unknown(reason), _) => Err(reason.clone()),
@@ -155,7 +205,11 @@ fn to_int(value: &PyValue, base: Option<&PyValue>) -> Result<PyValue, String> {
 fn to_float(value: &PyValue) -> Result<PyValue, String> {
     match value {
         PyValue::Float(f) => Ok(PyValue::Float(*f)),
-        PyValue::Int(_) | PyValue::Bool(_) => value.scalar_str().and_then(|s| s.parse().ok()).map(PyValue::Float).ok_or_else(|| "float() of a large integer".to_owned()),
+        PyValue::Int(_) | PyValue::Bool(_) => value
+            .scalar_str()
+            .and_then(|s| s.parse().ok())
+            .map(PyValue::Float)
+            .ok_or_else(|| "float() of a large integer".to_owned()),
         PyValue::Str(s) => {
             let text = s.trim().to_ascii_lowercase().replace('_', "");
             let parsed = match text.trim_start_matches(['+', '-']) {
@@ -185,11 +239,18 @@ fn length(value: &PyValue) -> Result<PyValue, String> {
 fn to_dict(args: &Args) -> Result<PyValue, String> {
     let mut pairs = match args.positional.as_slice() {
         [] => Vec::new(),
-        [PyValue::Container { kind: ContainerKind::Dict, elements }] => elements.to_vec(),
+        [PyValue::Container {
+            kind: ContainerKind::Dict,
+            elements,
+        }] => elements.to_vec(),
         [other] => iterate(other)?,
         _ => return Err("dict() with several positional arguments".to_owned()),
     };
-    pairs.extend(args.keywords.iter().map(|(k, v)| tuple(vec![PyValue::Str(k.clone()), v.clone()])));
+    pairs.extend(
+        args.keywords
+            .iter()
+            .map(|(k, v)| tuple(vec![PyValue::Str(k.clone()), v.clone()])),
+    );
     Ok(ops::make_dict(pairs))
 }
 
@@ -206,14 +267,29 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
         ("list", [it]) => result(iterate(it).map(list)),
         ("tuple", [it]) => result(iterate(it).map(tuple)),
         ("set" | "frozenset", []) => ops::make_set(Vec::new()),
-        ("set" | "frozenset", [PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements }]) => ops::make_set(elements.to_vec()),
+        (
+            "set" | "frozenset",
+            [PyValue::Container {
+                kind: ContainerKind::Set | ContainerKind::Keys,
+                elements,
+            }],
+        ) => ops::make_set(elements.to_vec()),
         ("set" | "frozenset", [it]) => result(items_unordered(it).map(ops::make_set)),
         ("dict", _) => result(to_dict(args)),
         ("enumerate", [it, rest @ ..]) => {
-            let start = rest.first().or_else(|| keyword(args, "start")).map_or(Some(0), int);
+            let start = rest
+                .first()
+                .or_else(|| keyword(args, "start"))
+                .map_or(Some(0), int);
             match (iterate(it), start) {
                 (Ok(items), Some(start)) => lazy(
-                    items.into_iter().enumerate().map(|(i, v)| tuple(vec![int_value(start + i128::try_from(i).unwrap_or(0)), v])).collect(),
+                    items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, v)| {
+                            tuple(vec![int_value(start + i128::try_from(i).unwrap_or(0)), v])
+                        })
+                        .collect(),
                 ),
                 (Err(reason), _) => PyValue::Unknown(reason),
                 _ => unknown(name),
@@ -224,10 +300,18 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             match iterables {
                 Ok(iterables) => {
                     let n = iterables.iter().map(Vec::len).min().unwrap_or(0);
-                    if keyword(args, "strict").is_some_and(|s| truth(s) == Ok(true)) && iterables.iter().any(|i| i.len() != n) {
-                        return PyValue::Unknown("zip(strict=True) of unequal lengths (ValueError)".to_owned());
+                    if keyword(args, "strict").is_some_and(|s| truth(s) == Ok(true))
+                        && iterables.iter().any(|i| i.len() != n)
+                    {
+                        return PyValue::Unknown(
+                            "zip(strict=True) of unequal lengths (ValueError)".to_owned(),
+                        );
                     }
-                    lazy((0..n).map(|i| tuple(iterables.iter().map(|it| it[i].clone()).collect())).collect())
+                    lazy(
+                        (0..n)
+                            .map(|i| tuple(iterables.iter().map(|it| it[i].clone()).collect()))
+                            .collect(),
+                    )
                 }
                 Err(reason) => PyValue::Unknown(reason),
             }
@@ -235,22 +319,35 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
         ("sorted", [it]) => {
             let reverse = keyword(args, "reverse").map_or(Ok(false), truth);
             match (items_unordered(it), reverse) {
-                (Ok(items), Ok(reverse)) => result(sort(ev, &items, keyword(args, "key"), reverse).map(list)),
+                (Ok(items), Ok(reverse)) => {
+                    result(sort(ev, &items, keyword(args, "key"), reverse).map(list))
+                }
                 (Err(reason), _) | (_, Err(reason)) => PyValue::Unknown(reason),
             }
         }
-        ("reversed", [it @ (PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, .. } | PyValue::Str(_))]) => {
-            result(iterate(it).map(|mut items| {
-                items.reverse();
-                lazy(items)
-            }))
-        }
+        (
+            "reversed",
+            [it @ (PyValue::Container {
+                kind: ContainerKind::List | ContainerKind::Tuple,
+                ..
+            }
+            | PyValue::Str(_))],
+        ) => result(iterate(it).map(|mut items| {
+            items.reverse();
+            lazy(items)
+        })),
         ("len", [value]) => result(length(value)),
         ("min" | "max", _) if !p.is_empty() => result(extreme(ev, name, args)),
         ("sum", [it, rest @ ..]) => {
-            let start = rest.first().or_else(|| keyword(args, "start")).cloned().unwrap_or_else(|| int_value(0));
+            let start = rest
+                .first()
+                .or_else(|| keyword(args, "start"))
+                .cloned()
+                .unwrap_or_else(|| int_value(0));
             match iterate(it) {
-                Ok(items) => items.iter().fold(start, |acc, v| ops::binary(ruff_python_ast::Operator::Add, &acc, v)),
+                Ok(items) => items.iter().fold(start, |acc, v| {
+                    ops::binary(ruff_python_ast::Operator::Add, &acc, v)
+                }),
                 Err(reason) => PyValue::Unknown(reason),
             }
         }
@@ -258,7 +355,11 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             Ok(items) => {
                 let truths: Result<Vec<bool>, String> = items.iter().map(truth).collect();
                 match truths {
-                    Ok(t) => PyValue::Bool(if name == "any" { t.into_iter().any(|b| b) } else { t.into_iter().all(|b| b) }),
+                    Ok(t) => PyValue::Bool(if name == "any" {
+                        t.into_iter().any(|b| b)
+                    } else {
+                        t.into_iter().all(|b| b)
+                    }),
                     Err(reason) => PyValue::Unknown(reason),
                 }
             }
@@ -266,10 +367,19 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
         },
         ("str", []) => PyValue::Str(String::new()),
         ("str", [value]) => result(text::str_of(value).map(PyValue::Str)),
-        ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(&PyValue::Bytes(b.clone()), "decode", &Args { positional: vec![encoding.clone()], keywords: Vec::new() }),
+        ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(
+            &PyValue::Bytes(b.clone()),
+            "decode",
+            &Args {
+                positional: vec![encoding.clone()],
+                keywords: Vec::new(),
+            },
+        ),
         ("repr", [value]) => result(text::repr(value).map(PyValue::Str)),
         ("format", [value]) => result(text::format_value(value, "").map(PyValue::Str)),
-        ("format", [value, PyValue::Str(spec)]) => result(text::format_value(value, spec).map(PyValue::Str)),
+        ("format", [value, PyValue::Str(spec)]) => {
+            result(text::format_value(value, spec).map(PyValue::Str))
+        }
         ("int", []) => int_value(0),
         ("int", [value]) => result(to_int(value, keyword(args, "base"))),
         ("int", [value, base]) => result(to_int(value, Some(base))),
@@ -287,11 +397,20 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             int_value(n)
         }
         ("round", [v]) if int(v).is_some() => int(v).map_or_else(|| unknown(name), int_value),
-        ("chr", [v]) => int(v).and_then(|n| u32::try_from(n).ok()).and_then(char::from_u32).map_or_else(|| unknown(name), |c| PyValue::Str(c.to_string())),
-        ("ord", [PyValue::Str(s)]) if s.chars().count() == 1 => int_value(i128::from(s.chars().next().map_or(0, |c| c as u32))),
+        ("chr", [v]) => int(v)
+            .and_then(|n| u32::try_from(n).ok())
+            .and_then(char::from_u32)
+            .map_or_else(|| unknown(name), |c| PyValue::Str(c.to_string())),
+        ("ord", [PyValue::Str(s)]) if s.chars().count() == 1 => {
+            int_value(i128::from(s.chars().next().map_or(0, |c| c as u32)))
+        }
         ("hex" | "oct" | "bin", [v]) if int(v).is_some() => {
             let n = int(v).unwrap_or(0);
-            let spec = match name { "hex" => "#x", "oct" => "#o", _ => "#b" };
+            let spec = match name {
+                "hex" => "#x",
+                "oct" => "#o",
+                _ => "#b",
+            };
             result(text::format_value(&int_value(n), spec).map(PyValue::Str))
         }
         ("map", [f, iterables @ ..]) if !iterables.is_empty() => {
@@ -299,8 +418,19 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             match lists {
                 Ok(lists) => {
                     let n = lists.iter().map(Vec::len).min().unwrap_or(0);
-                    let out: Vec<PyValue> = (0..n).map(|i| ev.call_value(f, lists.iter().map(|l| l[i].clone()).collect(), Vec::new())).collect();
-                    out.iter().find(|v| matches!(v, PyValue::Unknown(_))).cloned().unwrap_or_else(|| lazy(out))
+                    let out: Vec<PyValue> = (0..n)
+                        .map(|i| {
+                            ev.call_value(
+                                f,
+                                lists.iter().map(|l| l[i].clone()).collect(),
+                                Vec::new(),
+                            )
+                        })
+                        .collect();
+                    out.iter()
+                        .find(|v| matches!(v, PyValue::Unknown(_)))
+                        .cloned()
+                        .unwrap_or_else(|| lazy(out))
                 }
                 Err(reason) => PyValue::Unknown(reason),
             }
@@ -309,7 +439,11 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             Ok(items) => {
                 let mut out = Vec::new();
                 for item in items {
-                    let keep = if matches!(f, PyValue::None) { truth(&item) } else { truth(&ev.call1(f, item.clone())) };
+                    let keep = if matches!(f, PyValue::None) {
+                        truth(&item)
+                    } else {
+                        truth(&ev.call1(f, item.clone()))
+                    };
                     match keep {
                         Ok(true) => out.push(item),
                         Ok(false) => {}
@@ -321,7 +455,9 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             Err(reason) => PyValue::Unknown(reason),
         },
         ("object", []) => PyValue::Object,
-        (n, _) if n.ends_with("Error") || n.ends_with("Exception") || n.ends_with("Warning") => PyValue::Object,
+        (n, _) if n.ends_with("Error") || n.ends_with("Exception") || n.ends_with("Warning") => {
+            PyValue::Object
+        }
         _ => unknown(name),
     }
 }
@@ -330,18 +466,66 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
 /// knows.
 pub(super) fn is_method(value: &PyValue, name: &str) -> bool {
     const STR: &[&str] = &[
-        "join", "split", "rsplit", "strip", "lstrip", "rstrip", "upper", "lower", "replace", "startswith", "endswith",
-        "format", "zfill", "ljust", "rjust", "center", "count", "find", "rfind", "index", "splitlines", "encode",
-        "removeprefix", "removesuffix", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace", "partition",
-        "rpartition", "capitalize",
+        "join",
+        "split",
+        "rsplit",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "upper",
+        "lower",
+        "replace",
+        "startswith",
+        "endswith",
+        "format",
+        "zfill",
+        "ljust",
+        "rjust",
+        "center",
+        "count",
+        "find",
+        "rfind",
+        "index",
+        "splitlines",
+        "encode",
+        "removeprefix",
+        "removesuffix",
+        "isdigit",
+        "isalpha",
+        "isalnum",
+        "isupper",
+        "islower",
+        "isspace",
+        "partition",
+        "rpartition",
+        "capitalize",
     ];
     match value {
         PyValue::Str(_) => STR.contains(&name),
         PyValue::Bytes(_) => matches!(name, "decode" | "startswith" | "endswith" | "count"),
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, .. } => matches!(name, "index" | "count" | "copy"),
-        PyValue::Container { kind: ContainerKind::Dict, .. } => matches!(name, "keys" | "values" | "items" | "get" | "copy"),
-        PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, .. } => {
-            matches!(name, "union" | "intersection" | "difference" | "symmetric_difference" | "copy" | "issubset" | "issuperset" | "isdisjoint")
+        PyValue::Container {
+            kind: ContainerKind::List | ContainerKind::Tuple,
+            ..
+        } => matches!(name, "index" | "count" | "copy"),
+        PyValue::Container {
+            kind: ContainerKind::Dict,
+            ..
+        } => matches!(name, "keys" | "values" | "items" | "get" | "copy"),
+        PyValue::Container {
+            kind: ContainerKind::Set | ContainerKind::Keys,
+            ..
+        } => {
+            matches!(
+                name,
+                "union"
+                    | "intersection"
+                    | "difference"
+                    | "symmetric_difference"
+                    | "copy"
+                    | "issubset"
+                    | "issuperset"
+                    | "isdisjoint"
+            )
         }
         _ => false,
     }
@@ -399,14 +583,20 @@ fn split(s: &str, sep: Option<&str>, maxsplit: i128, from_right: bool) -> Vec<Py
 }
 
 fn justify(s: &str, args: &Args, how: char) -> Result<PyValue, String> {
-    let width = args.positional.first().and_then(int).ok_or("a width that is not an integer")?;
+    let width = args
+        .positional
+        .first()
+        .and_then(int)
+        .ok_or("a width that is not an integer")?;
     let fill = match args.positional.get(1) {
         None => ' ',
         Some(PyValue::Str(f)) if f.chars().count() == 1 => f.chars().next().unwrap_or(' '),
         Some(_) => return Err("a fill that is not one character".to_owned()),
     };
     let len = i128::try_from(s.chars().count()).unwrap_or(i128::MAX);
-    let missing = usize::try_from((width - len).max(0)).unwrap_or(0).min(super::MAX_TEXT);
+    let missing = usize::try_from((width - len).max(0))
+        .unwrap_or(0)
+        .min(super::MAX_TEXT);
     let fill_n = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
     Ok(PyValue::Str(match how {
         '<' => format!("{s}{}", fill_n(missing)),
@@ -429,49 +619,118 @@ pub(super) fn call_method(receiver: &PyValue, name: &str, args: &Args) -> PyValu
         (PyValue::Str(s), _) => str_method(s, name, args),
         (PyValue::Bytes(b), "decode") => {
             let encoding = str_arg(args, 0).map_or_else(
-                || keyword(args, "encoding").and_then(|v| if let PyValue::Str(e) = v { Some(e.to_ascii_lowercase()) } else { None }),
+                || {
+                    keyword(args, "encoding").and_then(|v| {
+                        if let PyValue::Str(e) = v {
+                            Some(e.to_ascii_lowercase())
+                        } else {
+                            None
+                        }
+                    })
+                },
                 |e| Some(e.to_ascii_lowercase()),
             );
-            match encoding.as_deref().unwrap_or("utf-8").replace('_', "-").as_str() {
-                "utf-8" | "utf8" => String::from_utf8(b.clone()).map(PyValue::Str).map_err(|_| "bytes that are not UTF-8 (UnicodeDecodeError)".to_owned()),
-                "ascii" if b.is_ascii() => Ok(PyValue::Str(b.iter().map(|&c| char::from(c)).collect())),
-                "latin-1" | "latin1" | "iso-8859-1" => Ok(PyValue::Str(b.iter().map(|&c| char::from(c)).collect())),
+            match encoding
+                .as_deref()
+                .unwrap_or("utf-8")
+                .replace('_', "-")
+                .as_str()
+            {
+                "utf-8" | "utf8" => String::from_utf8(b.clone())
+                    .map(PyValue::Str)
+                    .map_err(|_| "bytes that are not UTF-8 (UnicodeDecodeError)".to_owned()),
+                "ascii" if b.is_ascii() => {
+                    Ok(PyValue::Str(b.iter().map(|&c| char::from(c)).collect()))
+                }
+                "latin-1" | "latin1" | "iso-8859-1" => {
+                    Ok(PyValue::Str(b.iter().map(|&c| char::from(c)).collect()))
+                }
                 other => Err(format!("decoding bytes as {other}")),
             }
         }
         (PyValue::Bytes(b), "startswith" | "endswith") => match args.positional.first() {
-            Some(PyValue::Bytes(x)) => Ok(PyValue::Bool(if name == "startswith" { b.starts_with(x) } else { b.ends_with(x) })),
+            Some(PyValue::Bytes(x)) => Ok(PyValue::Bool(if name == "startswith" {
+                b.starts_with(x)
+            } else {
+                b.ends_with(x)
+            })),
             _ => Err(format!("bytes.{name} of this value")),
         },
         (PyValue::Container { elements, .. }, "index" | "count") => match args.positional.first() {
             Some(x) => {
-                let hits: Vec<usize> = elements.iter().enumerate().filter(|(_, e)| ops::equal(e, x) == Some(true)).map(|(i, _)| i).collect();
+                let hits: Vec<usize> = elements
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| ops::equal(e, x) == Some(true))
+                    .map(|(i, _)| i)
+                    .collect();
                 if name == "count" {
                     Ok(int_value(i128::try_from(hits.len()).unwrap_or(0)))
                 } else {
-                    hits.first().map(|&i| int_value(i128::try_from(i).unwrap_or(0))).ok_or_else(|| "a value not in the list (ValueError)".to_owned())
+                    hits.first()
+                        .map(|&i| int_value(i128::try_from(i).unwrap_or(0)))
+                        .ok_or_else(|| "a value not in the list (ValueError)".to_owned())
                 }
             }
             None => Err(format!("{name}() without an argument")),
         },
         (PyValue::Container { .. }, "copy") => Ok(receiver.clone()),
-        (PyValue::Container { kind: ContainerKind::Dict, elements }, "keys") => Ok(PyValue::Container {
+        (
+            PyValue::Container {
+                kind: ContainerKind::Dict,
+                elements,
+            },
+            "keys",
+        ) => Ok(PyValue::Container {
             kind: ContainerKind::Keys,
-            elements: elements.iter().filter_map(|e| ops::pair(e.clone()).map(|(k, _)| k)).collect(),
+            elements: elements
+                .iter()
+                .filter_map(|e| ops::pair(e.clone()).map(|(k, _)| k))
+                .collect(),
         }),
-        (PyValue::Container { kind: ContainerKind::Dict, elements }, "values") => {
-            Ok(lazy(elements.iter().filter_map(|e| ops::pair(e.clone()).map(|(_, v)| v)).collect()))
-        }
-        (PyValue::Container { kind: ContainerKind::Dict, elements }, "items") => Ok(lazy(elements.to_vec())),
-        (PyValue::Container { kind: ContainerKind::Dict, .. }, "get") => match args.positional.as_slice() {
+        (
+            PyValue::Container {
+                kind: ContainerKind::Dict,
+                elements,
+            },
+            "values",
+        ) => Ok(lazy(
+            elements
+                .iter()
+                .filter_map(|e| ops::pair(e.clone()).map(|(_, v)| v))
+                .collect(),
+        )),
+        (
+            PyValue::Container {
+                kind: ContainerKind::Dict,
+                elements,
+            },
+            "items",
+        ) => Ok(lazy(elements.to_vec())),
+        (
+            PyValue::Container {
+                kind: ContainerKind::Dict,
+                ..
+            },
+            "get",
+        ) => match args.positional.as_slice() {
             [key, rest @ ..] => match ops::subscript(receiver, key) {
-                PyValue::Unknown(reason) if reason.contains("KeyError") => Ok(rest.first().cloned().unwrap_or(PyValue::None)),
+                PyValue::Unknown(reason) if reason.contains("KeyError") => {
+                    Ok(rest.first().cloned().unwrap_or(PyValue::None))
+                }
                 value => Ok(value),
             },
             [] => Err("dict.get() without a key".to_owned()),
         },
-        (PyValue::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements }, _) => {
-            let others: Result<Vec<Vec<PyValue>>, String> = args.positional.iter().map(iterate).collect();
+        (
+            PyValue::Container {
+                kind: ContainerKind::Set | ContainerKind::Keys,
+                elements,
+            },
+            _,
+        ) => {
+            let others: Result<Vec<Vec<PyValue>>, String> =
+                args.positional.iter().map(iterate).collect();
             others.and_then(|others| {
                 let op = match name {
                     "union" => ruff_python_ast::Operator::BitOr,
@@ -522,34 +781,62 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
                 Some(PyValue::Str(sep)) if !sep.is_empty() => Some(sep.as_str()),
                 Some(_) => return Err("split() with this separator".to_owned()),
             };
-            let maxsplit = p.get(1).or_else(|| keyword(args, "maxsplit")).map_or(Some(-1), int).ok_or("split() maxsplit")?;
+            let maxsplit = p
+                .get(1)
+                .or_else(|| keyword(args, "maxsplit"))
+                .map_or(Some(-1), int)
+                .ok_or("split() maxsplit")?;
             list(split(s, sep, maxsplit, name == "rsplit"))
         }
         "strip" | "lstrip" | "rstrip" => {
             let chars = strip_chars(args)?;
-            let is_stripped = |c: char| chars.as_ref().map_or(c.is_whitespace(), |set| set.contains(&c));
-            PyValue::Str(match name {
-                "strip" => s.trim_matches(is_stripped),
-                "lstrip" => s.trim_start_matches(is_stripped),
-                _ => s.trim_end_matches(is_stripped),
-            }.to_owned())
+            let is_stripped = |c: char| {
+                chars
+                    .as_ref()
+                    .map_or(c.is_whitespace(), |set| set.contains(&c))
+            };
+            PyValue::Str(
+                match name {
+                    "strip" => s.trim_matches(is_stripped),
+                    "lstrip" => s.trim_start_matches(is_stripped),
+                    _ => s.trim_end_matches(is_stripped),
+                }
+                .to_owned(),
+            )
         }
         "upper" => PyValue::Str(s.to_uppercase()),
         "lower" => PyValue::Str(s.to_lowercase()),
         "capitalize" if s.is_ascii() => {
             let mut chars = s.chars();
-            PyValue::Str(chars.next().map_or_else(String::new, |first| format!("{}{}", first.to_ascii_uppercase(), chars.as_str().to_ascii_lowercase())))
+            PyValue::Str(chars.next().map_or_else(String::new, |first| {
+                format!(
+                    "{}{}",
+                    first.to_ascii_uppercase(),
+                    chars.as_str().to_ascii_lowercase()
+                )
+            }))
         }
         "replace" => match (str_arg(args, 0), str_arg(args, 1), p.get(2).map(int)) {
             (Some(old), Some(new), None) => PyValue::Str(s.replace(old, new)),
-            (Some(old), Some(new), Some(Some(n))) if n >= 0 => PyValue::Str(s.replacen(old, new, usize::try_from(n).unwrap_or(usize::MAX))),
+            (Some(old), Some(new), Some(Some(n))) if n >= 0 => {
+                PyValue::Str(s.replacen(old, new, usize::try_from(n).unwrap_or(usize::MAX)))
+            }
             _ => return Err("replace() with these arguments".to_owned()),
         },
         "startswith" | "endswith" => {
-            let check = |prefix: &str| if name == "startswith" { s.starts_with(prefix) } else { s.ends_with(prefix) };
+            let check = |prefix: &str| {
+                if name == "startswith" {
+                    s.starts_with(prefix)
+                } else {
+                    s.ends_with(prefix)
+                }
+            };
             match p.first() {
                 Some(PyValue::Str(x)) if p.len() == 1 => PyValue::Bool(check(x)),
-                Some(PyValue::Container { kind: ContainerKind::Tuple, elements }) if p.len() == 1 => {
+                Some(PyValue::Container {
+                    kind: ContainerKind::Tuple,
+                    elements,
+                }) if p.len() == 1 => {
                     let mut any = false;
                     for element in elements {
                         match element {
@@ -564,12 +851,18 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
         }
         "format" => PyValue::Str(text::str_format(s, p, &args.keywords)?),
         "zfill" => {
-            let width = usize::try_from(p.first().and_then(int).ok_or("zfill() width")?.max(0)).unwrap_or(0).min(super::MAX_TEXT);
+            let width = usize::try_from(p.first().and_then(int).ok_or("zfill() width")?.max(0))
+                .unwrap_or(0)
+                .min(super::MAX_TEXT);
             let len = s.chars().count();
             if len >= width {
                 PyValue::Str(s.to_owned())
             } else {
-                let (sign, rest) = if s.starts_with(['-', '+']) { s.split_at(1) } else { ("", s) };
+                let (sign, rest) = if s.starts_with(['-', '+']) {
+                    s.split_at(1)
+                } else {
+                    ("", s)
+                };
                 PyValue::Str(format!("{sign}{}{rest}", "0".repeat(width - len)))
             }
         }
@@ -577,39 +870,70 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
         "rjust" => justify(s, args, '>')?,
         "center" => justify(s, args, '^')?,
         "count" => match str_arg(args, 0) {
-            Some(x) if !x.is_empty() && p.len() == 1 => int_value(i128::try_from(s.matches(x).count()).unwrap_or(0)),
+            Some(x) if !x.is_empty() && p.len() == 1 => {
+                int_value(i128::try_from(s.matches(x).count()).unwrap_or(0))
+            }
             _ => return Err("count() with these arguments".to_owned()),
         },
         "find" | "rfind" | "index" => match str_arg(args, 0) {
             Some(x) if p.len() == 1 => {
-                let at = if name == "rfind" { s.rfind(x) } else { s.find(x) };
+                let at = if name == "rfind" {
+                    s.rfind(x)
+                } else {
+                    s.find(x)
+                };
                 match at {
                     Some(byte) => int_value(i128::try_from(s[..byte].chars().count()).unwrap_or(0)),
-                    None if name == "index" => return Err("a substring not found (ValueError)".to_owned()),
+                    None if name == "index" => {
+                        return Err("a substring not found (ValueError)".to_owned())
+                    }
                     None => int_value(-1),
                 }
             }
             _ => return Err(format!("{name}() with these arguments")),
         },
-        "splitlines" if p.is_empty() && args.keywords.is_empty() && s.is_ascii() => {
-            list(s.lines().map(|line| PyValue::Str(line.strip_suffix('\r').unwrap_or(line).to_owned())).collect())
-        }
-        "encode" => match str_arg(args, 0).map(str::to_ascii_lowercase).as_deref().unwrap_or("utf-8") {
+        "splitlines" if p.is_empty() && args.keywords.is_empty() && s.is_ascii() => list(
+            s.lines()
+                .map(|line| PyValue::Str(line.strip_suffix('\r').unwrap_or(line).to_owned()))
+                .collect(),
+        ),
+        "encode" => match str_arg(args, 0)
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+            .unwrap_or("utf-8")
+        {
             "utf-8" | "utf8" => PyValue::Bytes(s.as_bytes().to_vec()),
             "ascii" if s.is_ascii() => PyValue::Bytes(s.as_bytes().to_vec()),
             other => return Err(format!("encoding a string as {other}")),
         },
-        "removeprefix" => PyValue::Str(str_arg(args, 0).map_or(s, |x| s.strip_prefix(x).unwrap_or(s)).to_owned()),
-        "removesuffix" => PyValue::Str(str_arg(args, 0).map_or(s, |x| s.strip_suffix(x).unwrap_or(s)).to_owned()),
+        "removeprefix" => PyValue::Str(
+            str_arg(args, 0)
+                .map_or(s, |x| s.strip_prefix(x).unwrap_or(s))
+                .to_owned(),
+        ),
+        "removesuffix" => PyValue::Str(
+            str_arg(args, 0)
+                .map_or(s, |x| s.strip_suffix(x).unwrap_or(s))
+                .to_owned(),
+        ),
         "partition" | "rpartition" => match str_arg(args, 0) {
             Some(sep) if !sep.is_empty() => {
-                let found = if name == "partition" { s.split_once(sep) } else { s.rsplit_once(sep) };
+                let found = if name == "partition" {
+                    s.split_once(sep)
+                } else {
+                    s.rsplit_once(sep)
+                };
                 let parts = match found {
                     Some((a, b)) => [a, sep, b],
                     None if name == "partition" => [s, "", ""],
                     None => ["", "", s],
                 };
-                tuple(parts.iter().map(|p| PyValue::Str((*p).to_owned())).collect())
+                tuple(
+                    parts
+                        .iter()
+                        .map(|p| PyValue::Str((*p).to_owned()))
+                        .collect(),
+                )
             }
             _ => return Err(format!("{name}() with these arguments")),
         },
@@ -622,7 +946,11 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
                 return Err(format!("str.{name} of a non-ASCII string"));
             }
             let cased = s.chars().any(|c| c.is_ascii_alphabetic());
-            let all = if name == "isupper" { !s.chars().any(|c| c.is_ascii_lowercase()) } else { !s.chars().any(|c| c.is_ascii_uppercase()) };
+            let all = if name == "isupper" {
+                !s.chars().any(|c| c.is_ascii_lowercase())
+            } else {
+                !s.chars().any(|c| c.is_ascii_uppercase())
+            };
             PyValue::Bool(cased && all)
         }
         _ => return Err(format!("str.{name} with these arguments")),
@@ -632,9 +960,37 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
 /// Standard-library module attributes whose value is a function or class
 /// (so its id is the attribute's name).
 const NAMED_MODULES: &[&str] = &[
-    "operator", "math", "itertools", "functools", "textwrap", "json", "copy", "os.path", "posixpath", "datetime",
-    "decimal", "fractions", "pathlib", "collections", "string", "re", "uuid", "random", "statistics", "pickle",
-    "base64", "binascii", "hashlib", "zlib", "struct", "shlex", "fnmatch", "glob", "html", "keyword", "unicodedata",
+    "operator",
+    "math",
+    "itertools",
+    "functools",
+    "textwrap",
+    "json",
+    "copy",
+    "os.path",
+    "posixpath",
+    "datetime",
+    "decimal",
+    "fractions",
+    "pathlib",
+    "collections",
+    "string",
+    "re",
+    "uuid",
+    "random",
+    "statistics",
+    "pickle",
+    "base64",
+    "binascii",
+    "hashlib",
+    "zlib",
+    "struct",
+    "shlex",
+    "fnmatch",
+    "glob",
+    "html",
+    "keyword",
+    "unicodedata",
 ];
 
 /// The value of a dotted name outside the suite that proctor knows.
@@ -646,13 +1002,17 @@ pub(super) fn external_value(path: &str) -> PyValue {
         "math.inf" => Some(PyValue::Float(f64::INFINITY)),
         "math.nan" => Some(PyValue::Float(f64::NAN)),
         "sys.maxsize" => Some(int_value(i128::from(i64::MAX))),
-        "string.ascii_letters" => Some(PyValue::Str("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned())),
+        "string.ascii_letters" => Some(PyValue::Str(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned(),
+        )),
         "string.ascii_lowercase" => Some(PyValue::Str("abcdefghijklmnopqrstuvwxyz".to_owned())),
         "string.ascii_uppercase" => Some(PyValue::Str("ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned())),
         "string.digits" => Some(PyValue::Str("0123456789".to_owned())),
         "string.hexdigits" => Some(PyValue::Str("0123456789abcdefABCDEF".to_owned())),
         "string.octdigits" => Some(PyValue::Str("01234567".to_owned())),
-        "string.punctuation" => Some(PyValue::Str("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".to_owned())),
+        "string.punctuation" => Some(PyValue::Str(
+            "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".to_owned(),
+        )),
         "string.whitespace" => Some(PyValue::Str(" \t\n\r\u{b}\u{c}".to_owned())),
         "logging.CRITICAL" | "logging.FATAL" => Some(int_value(50)),
         "logging.ERROR" => Some(int_value(40)),
@@ -686,24 +1046,64 @@ pub(super) fn external_value(path: &str) -> PyValue {
 /// argument name and index (they are not `str`, numbers, enums or
 /// patterns, and have no `__name__`).
 const OBJECT_CLASSES: &[&str] = &[
-    "datetime.date", "datetime.datetime", "datetime.time", "datetime.timedelta", "datetime.timezone",
-    "decimal.Decimal", "fractions.Fraction", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
-    "pathlib.PurePosixPath", "pathlib.PureWindowsPath", "uuid.UUID", "collections.OrderedDict",
-    "collections.defaultdict", "collections.Counter", "collections.deque", "types.SimpleNamespace",
-    "argparse.Namespace", "io.StringIO", "io.BytesIO", "functools.partial", "ipaddress.ip_address",
-    "ipaddress.ip_network", "ipaddress.IPv4Address", "ipaddress.IPv6Address", "ipaddress.IPv4Network",
-    "ipaddress.IPv6Network", "array.array", "unittest.mock.Mock", "unittest.mock.MagicMock", "mock.Mock",
-    "mock.MagicMock", "object",
+    "datetime.date",
+    "datetime.datetime",
+    "datetime.time",
+    "datetime.timedelta",
+    "datetime.timezone",
+    "decimal.Decimal",
+    "fractions.Fraction",
+    "pathlib.Path",
+    "pathlib.PurePath",
+    "pathlib.PosixPath",
+    "pathlib.PurePosixPath",
+    "pathlib.PureWindowsPath",
+    "uuid.UUID",
+    "collections.OrderedDict",
+    "collections.defaultdict",
+    "collections.Counter",
+    "collections.deque",
+    "types.SimpleNamespace",
+    "argparse.Namespace",
+    "io.StringIO",
+    "io.BytesIO",
+    "functools.partial",
+    "ipaddress.ip_address",
+    "ipaddress.ip_network",
+    "ipaddress.IPv4Address",
+    "ipaddress.IPv6Address",
+    "ipaddress.IPv4Network",
+    "ipaddress.IPv6Network",
+    "array.array",
+    "unittest.mock.Mock",
+    "unittest.mock.MagicMock",
+    "mock.Mock",
+    "mock.MagicMock",
+    "object",
 ];
 
-fn combinations(items: &[PyValue], r: usize, replacement: bool, out: &mut Vec<PyValue>, current: &mut Vec<PyValue>, start: usize) -> bool {
+fn combinations(
+    items: &[PyValue],
+    r: usize,
+    replacement: bool,
+    out: &mut Vec<PyValue>,
+    current: &mut Vec<PyValue>,
+    start: usize,
+) -> bool {
     if current.len() == r {
         out.push(tuple(current.clone()));
         return out.len() <= MAX_ELEMENTS;
     }
     for i in start..items.len() {
         current.push(items[i].clone());
-        let ok = combinations(items, r, replacement, out, current, if replacement { i } else { i + 1 });
+        let ok = combinations(
+            items,
+            r,
+            replacement,
+            out,
+            current,
+            if replacement { i } else { i + 1 },
+        );
         current.pop();
         if !ok {
             return false;
@@ -712,7 +1112,12 @@ fn combinations(items: &[PyValue], r: usize, replacement: bool, out: &mut Vec<Py
     true
 }
 
-fn permutations(items: &[PyValue], r: usize, out: &mut Vec<PyValue>, current: &mut Vec<usize>) -> bool {
+fn permutations(
+    items: &[PyValue],
+    r: usize,
+    out: &mut Vec<PyValue>,
+    current: &mut Vec<usize>,
+) -> bool {
     if current.len() == r {
         out.push(tuple(current.iter().map(|&i| items[i].clone()).collect()));
         return out.len() <= MAX_ELEMENTS;
@@ -732,17 +1137,25 @@ fn permutations(items: &[PyValue], r: usize, out: &mut Vec<PyValue>, current: &m
 }
 
 fn product(lists: &[Vec<PyValue>]) -> Result<Vec<PyValue>, String> {
-    let total = lists.iter().try_fold(1usize, |acc, l| acc.checked_mul(l.len())).unwrap_or(usize::MAX);
+    let total = lists
+        .iter()
+        .try_fold(1usize, |acc, l| acc.checked_mul(l.len()))
+        .unwrap_or(usize::MAX);
     if total > MAX_ELEMENTS {
         return Err("a product too large to expand statically".to_owned());
     }
     let mut out: Vec<Vec<PyValue>> = vec![Vec::new()];
     for l in lists {
-        out = out.into_iter().flat_map(|prefix| l.iter().map(move |v| {
-            let mut next = prefix.clone();
-            next.push(v.clone());
-            next
-        })).collect();
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                l.iter().map(move |v| {
+                    let mut next = prefix.clone();
+                    next.push(v.clone());
+                    next
+                })
+            })
+            .collect();
     }
     Ok(out.into_iter().map(tuple).collect())
 }
@@ -751,7 +1164,16 @@ fn product(lists: &[Vec<PyValue>]) -> Result<Vec<PyValue>, String> {
 /// whitespace every other line starts with is removed.
 fn dedent(text: &str) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
-    let cleaned: Vec<&str> = lines.iter().map(|l| if l.chars().all(|c| c == ' ' || c == '\t') { "" } else { *l }).collect();
+    let cleaned: Vec<&str> = lines
+        .iter()
+        .map(|l| {
+            if l.chars().all(|c| c == ' ' || c == '\t') {
+                ""
+            } else {
+                *l
+            }
+        })
+        .collect();
     let mut margin: Option<&str> = None;
     for line in &cleaned {
         if line.is_empty() {
@@ -763,13 +1185,21 @@ fn dedent(text: &str) -> String {
             Some(m) if indent.starts_with(m) => m,
             Some(m) if m.starts_with(indent) => indent,
             Some(m) => {
-                let common = m.bytes().zip(indent.bytes()).take_while(|(a, b)| a == b).count();
+                let common = m
+                    .bytes()
+                    .zip(indent.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
                 &m[..common]
             }
         });
     }
     let margin = margin.unwrap_or("");
-    cleaned.iter().map(|l| l.strip_prefix(margin).unwrap_or(l)).collect::<Vec<_>>().join("\n")
+    cleaned
+        .iter()
+        .map(|l| l.strip_prefix(margin).unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A call of a standard-library function or class proctor knows.
@@ -780,22 +1210,37 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
     let p = &args.positional;
     let outcome: Result<PyValue, String> = match path {
         "itertools.product" => {
-            let repeat = keyword(args, "repeat").map_or(Some(1), int).and_then(|r| usize::try_from(r).ok());
-            p.iter().map(iterate).collect::<Result<Vec<_>, _>>().and_then(|lists| {
-                let repeat = repeat.ok_or("product() repeat")?;
-                let all: Vec<Vec<PyValue>> = std::iter::repeat_n(lists, repeat).flatten().collect();
-                product(&all).map(list)
-            })
+            let repeat = keyword(args, "repeat")
+                .map_or(Some(1), int)
+                .and_then(|r| usize::try_from(r).ok());
+            p.iter()
+                .map(iterate)
+                .collect::<Result<Vec<_>, _>>()
+                .and_then(|lists| {
+                    let repeat = repeat.ok_or("product() repeat")?;
+                    let all: Vec<Vec<PyValue>> =
+                        std::iter::repeat_n(lists, repeat).flatten().collect();
+                    product(&all).map(list)
+                })
         }
-        "itertools.chain" => p.iter().map(iterate).collect::<Result<Vec<_>, _>>().map(|lists| lazy(lists.concat())),
+        "itertools.chain" => p
+            .iter()
+            .map(iterate)
+            .collect::<Result<Vec<_>, _>>()
+            .map(|lists| lazy(lists.concat())),
         "itertools.chain.from_iterable" => p
             .first()
             .ok_or_else(|| "chain.from_iterable() without an argument".to_owned())
             .and_then(iterate)
             .and_then(|outer| outer.iter().map(iterate).collect::<Result<Vec<_>, _>>())
             .map(|lists| lazy(lists.concat())),
-        "itertools.combinations" | "itertools.combinations_with_replacement" | "itertools.permutations" => {
-            match (p.first().map(iterate), p.get(1).or_else(|| keyword(args, "r")).map(int)) {
+        "itertools.combinations"
+        | "itertools.combinations_with_replacement"
+        | "itertools.permutations" => {
+            match (
+                p.first().map(iterate),
+                p.get(1).or_else(|| keyword(args, "r")).map(int),
+            ) {
                 (Some(Ok(items)), r) => {
                     let r = match r {
                         None if path.ends_with("permutations") => Some(items.len()),
@@ -808,9 +1253,20 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
                             let complete = if path.ends_with("permutations") {
                                 permutations(&items, r, &mut out, &mut Vec::new())
                             } else {
-                                combinations(&items, r, path.ends_with("replacement"), &mut out, &mut Vec::new(), 0)
+                                combinations(
+                                    &items,
+                                    r,
+                                    path.ends_with("replacement"),
+                                    &mut out,
+                                    &mut Vec::new(),
+                                    0,
+                                )
                             };
-                            if complete { Ok(lazy(out)) } else { Err("too many combinations to expand statically".to_owned()) }
+                            if complete {
+                                Ok(lazy(out))
+                            } else {
+                                Err("too many combinations to expand statically".to_owned())
+                            }
                         }
                         None => Err(format!("`{path}` with this length")),
                     }
@@ -820,14 +1276,25 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
             }
         }
         "itertools.islice" => match p.as_slice() {
-            [it, stop] => iterate(it).map(|items| relabel(ops::slice(&list(items), None, Some(stop), None))),
-            [it, start, stop, rest @ ..] if rest.len() <= 1 => {
-                iterate(it).map(|items| relabel(ops::slice(&list(items), Some(start), Some(stop), rest.first())))
+            [it, stop] => {
+                iterate(it).map(|items| relabel(ops::slice(&list(items), None, Some(stop), None)))
             }
+            [it, start, stop, rest @ ..] if rest.len() <= 1 => iterate(it).map(|items| {
+                relabel(ops::slice(
+                    &list(items),
+                    Some(start),
+                    Some(stop),
+                    rest.first(),
+                ))
+            }),
             _ => Err("islice() with these arguments".to_owned()),
         },
         "itertools.repeat" => match p.as_slice() {
-            [value, times] => int(times).and_then(|n| usize::try_from(n).ok()).filter(|n| *n <= MAX_ELEMENTS).map(|n| lazy(vec![value.clone(); n])).ok_or_else(|| "repeat() times".to_owned()),
+            [value, times] => int(times)
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| *n <= MAX_ELEMENTS)
+                .map(|n| lazy(vec![value.clone(); n]))
+                .ok_or_else(|| "repeat() times".to_owned()),
             _ => Err("an endless itertools.repeat()".to_owned()),
         },
         "re.compile" => match p.first() {
@@ -841,7 +1308,11 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
         "os.path.join" | "posixpath.join" => {
             let mut out = String::new();
             for part in p {
-                let PyValue::Str(part) = part else { return PyValue::Unknown("os.path.join() of values that are not strings".to_owned()) };
+                let PyValue::Str(part) = part else {
+                    return PyValue::Unknown(
+                        "os.path.join() of values that are not strings".to_owned(),
+                    );
+                };
                 if part.starts_with('/') || out.is_empty() {
                     out.clone_from(part);
                 } else if out.ends_with('/') {
@@ -853,21 +1324,40 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
             Ok(PyValue::Str(out))
         }
         "os.path.basename" | "posixpath.basename" => match p.as_slice() {
-            [PyValue::Str(s)] => Ok(PyValue::Str(s.rsplit_once('/').map_or(s.as_str(), |(_, b)| b).to_owned())),
+            [PyValue::Str(s)] => Ok(PyValue::Str(
+                s.rsplit_once('/').map_or(s.as_str(), |(_, b)| b).to_owned(),
+            )),
             _ => Err("basename() of this value".to_owned()),
         },
-        "operator.add" | "operator.sub" | "operator.mul" | "operator.truediv" | "operator.floordiv" | "operator.mod" | "operator.pow" => match p.as_slice() {
+        "operator.add" | "operator.sub" | "operator.mul" | "operator.truediv"
+        | "operator.floordiv" | "operator.mod" | "operator.pow" => match p.as_slice() {
             [a, b] => {
                 use ruff_python_ast::Operator as O;
-                let op = match path { "operator.add" => O::Add, "operator.sub" => O::Sub, "operator.mul" => O::Mult, "operator.truediv" => O::Div, "operator.floordiv" => O::FloorDiv, "operator.mod" => O::Mod, _ => O::Pow };
+                let op = match path {
+                    "operator.add" => O::Add,
+                    "operator.sub" => O::Sub,
+                    "operator.mul" => O::Mult,
+                    "operator.truediv" => O::Div,
+                    "operator.floordiv" => O::FloorDiv,
+                    "operator.mod" => O::Mod,
+                    _ => O::Pow,
+                };
                 Ok(ops::binary(op, a, b))
             }
             _ => Err(format!("`{path}` with these arguments")),
         },
-        "operator.eq" | "operator.ne" | "operator.lt" | "operator.le" | "operator.gt" | "operator.ge" => match p.as_slice() {
+        "operator.eq" | "operator.ne" | "operator.lt" | "operator.le" | "operator.gt"
+        | "operator.ge" => match p.as_slice() {
             [a, b] => {
                 use ruff_python_ast::CmpOp as C;
-                let op = match path { "operator.eq" => C::Eq, "operator.ne" => C::NotEq, "operator.lt" => C::Lt, "operator.le" => C::LtE, "operator.gt" => C::Gt, _ => C::GtE };
+                let op = match path {
+                    "operator.eq" => C::Eq,
+                    "operator.ne" => C::NotEq,
+                    "operator.lt" => C::Lt,
+                    "operator.le" => C::LtE,
+                    "operator.gt" => C::Gt,
+                    _ => C::GtE,
+                };
                 ops::compare(op, a, b).map(PyValue::Bool)
             }
             _ => Err(format!("`{path}` with these arguments")),
@@ -875,17 +1365,23 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
         "math.floor" | "math.ceil" => match p.as_slice() {
             [PyValue::Float(f)] if f.is_finite() && f.abs() < 1e30 => {
                 #[expect(clippy::cast_possible_truncation, reason = "integral and in range")]
-                let n = if path == "math.floor" { f.floor() } else { f.ceil() } as i128;
+                let n = if path == "math.floor" {
+                    f.floor()
+                } else {
+                    f.ceil()
+                } as i128;
                 Ok(int_value(n))
             }
             [v] if int(v).is_some() => Ok(int_value(int(v).unwrap_or(0))),
             _ => Err(format!("`{path}` of this value")),
         },
         "math.sqrt" => match p.as_slice() {
-            [v] => match super::ops::binary(ruff_python_ast::Operator::Mult, v, &PyValue::Float(1.0)) {
-                PyValue::Float(f) if f >= 0.0 => Ok(PyValue::Float(f.sqrt())),
-                _ => Err("math.sqrt() of this value".to_owned()),
-            },
+            [v] => {
+                match super::ops::binary(ruff_python_ast::Operator::Mult, v, &PyValue::Float(1.0)) {
+                    PyValue::Float(f) if f >= 0.0 => Ok(PyValue::Float(f.sqrt())),
+                    _ => Err("math.sqrt() of this value".to_owned()),
+                }
+            }
             _ => Err("math.sqrt() with these arguments".to_owned()),
         },
         _ if OBJECT_CLASSES.contains(&path) => Ok(PyValue::Object),

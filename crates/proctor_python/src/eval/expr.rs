@@ -8,7 +8,7 @@ use ruff_python_ast::{self as ast, Expr, UnaryOp};
 use super::ops::{self, truth};
 use super::{Callable, Evaluator, Scope, MAX_CALL_DEPTH, MAX_ELEMENTS, MAX_EXPR_DEPTH};
 use crate::namespace::Binding;
-use crate::project::{number_value, EnumKind, Entity};
+use crate::project::{number_value, Entity, EnumKind};
 use crate::value::{ContainerKind, MarkValue, ParamValue, PyValue};
 
 /// Arguments of a call, evaluated.
@@ -36,7 +36,15 @@ impl<'a> Evaluator<'_, 'a> {
 
     fn expr_inner(&self, module: usize, scope: Option<&Rc<Scope>>, expr: &'a Expr) -> PyValue {
         if self.literal_only
-            && matches!(expr, Expr::Call(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) | Expr::Lambda(_))
+            && matches!(
+                expr,
+                Expr::Call(_)
+                    | Expr::ListComp(_)
+                    | Expr::SetComp(_)
+                    | Expr::DictComp(_)
+                    | Expr::Generator(_)
+                    | Expr::Lambda(_)
+            )
         {
             return PyValue::Unknown("a computed value".to_owned());
         }
@@ -56,16 +64,27 @@ impl<'a> Evaluator<'_, 'a> {
                 },
                 (op, operand) => ops::unary(op, &self.expr(module, scope, operand)),
             },
-            Expr::List(ast::ExprList { elts, .. }) => self.sequence(module, scope, ContainerKind::List, elts),
-            Expr::Tuple(ast::ExprTuple { elts, .. }) => self.sequence(module, scope, ContainerKind::Tuple, elts),
-            Expr::Set(ast::ExprSet { elts, .. }) => match self.sequence(module, scope, ContainerKind::List, elts) {
-                PyValue::Container { elements, .. } => ops::make_set(elements.into_vec()),
-                other => other,
-            },
-            Expr::Dict(dict) => self.dict(module, scope, dict),
-            Expr::Lambda(lambda) => {
-                self.register(Callable::Lambda { module, lambda, scope: scope.cloned() }, "<lambda>".to_owned())
+            Expr::List(ast::ExprList { elts, .. }) => {
+                self.sequence(module, scope, ContainerKind::List, elts)
             }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+                self.sequence(module, scope, ContainerKind::Tuple, elts)
+            }
+            Expr::Set(ast::ExprSet { elts, .. }) => {
+                match self.sequence(module, scope, ContainerKind::List, elts) {
+                    PyValue::Container { elements, .. } => ops::make_set(elements.into_vec()),
+                    other => other,
+                }
+            }
+            Expr::Dict(dict) => self.dict(module, scope, dict),
+            Expr::Lambda(lambda) => self.register(
+                Callable::Lambda {
+                    module,
+                    lambda,
+                    scope: scope.cloned(),
+                },
+                "<lambda>".to_owned(),
+            ),
             Expr::FString(f) => self.fstring(module, scope, f),
             Expr::Name(name) => match scope.and_then(|s| s.get(name.id.as_str())) {
                 Some(value) => value,
@@ -116,32 +135,49 @@ impl<'a> Evaluator<'_, 'a> {
             Expr::Subscript(subscript) => {
                 let value = self.expr(module, scope, &subscript.value);
                 if let Expr::Slice(slice) = subscript.slice.as_ref() {
-                    let bound = |e: &'a Option<Box<Expr>>| e.as_deref().map(|e| self.expr(module, scope, e));
-                    let (lower, upper, step) = (bound(&slice.lower), bound(&slice.upper), bound(&slice.step));
+                    let bound = |e: &'a Option<Box<Expr>>| {
+                        e.as_deref().map(|e| self.expr(module, scope, e))
+                    };
+                    let (lower, upper, step) =
+                        (bound(&slice.lower), bound(&slice.upper), bound(&slice.step));
                     return ops::slice(&value, lower.as_ref(), upper.as_ref(), step.as_ref());
                 }
                 let index = self.expr(module, scope, &subscript.slice);
                 ops::subscript(&value, &index)
             }
-            Expr::ListComp(comp) => self.comprehension(module, scope, &comp.generators, &mut |s| {
-                Some(self.expr(module, Some(s), &comp.elt))
-            })
-            .map_or_else(PyValue::Unknown, |elements| PyValue::Container { kind: ContainerKind::List, elements: elements.into() }),
-            Expr::Generator(comp) => self.comprehension(module, scope, &comp.generators, &mut |s| {
-                Some(self.expr(module, Some(s), &comp.elt))
-            })
-            // A generator is consumed once, as a list would be iterated.
-            .map_or_else(PyValue::Unknown, |elements| PyValue::Container { kind: ContainerKind::Lazy, elements: elements.into() }),
+            Expr::ListComp(comp) => self
+                .comprehension(module, scope, &comp.generators, &mut |s| {
+                    Some(self.expr(module, Some(s), &comp.elt))
+                })
+                .map_or_else(PyValue::Unknown, |elements| PyValue::Container {
+                    kind: ContainerKind::List,
+                    elements: elements.into(),
+                }),
+            Expr::Generator(comp) => self
+                .comprehension(module, scope, &comp.generators, &mut |s| {
+                    Some(self.expr(module, Some(s), &comp.elt))
+                })
+                // A generator is consumed once, as a list would be iterated.
+                .map_or_else(PyValue::Unknown, |elements| PyValue::Container {
+                    kind: ContainerKind::Lazy,
+                    elements: elements.into(),
+                }),
             Expr::SetComp(comp) => self
-                .comprehension(module, scope, &comp.generators, &mut |s| Some(self.expr(module, Some(s), &comp.elt)))
+                .comprehension(module, scope, &comp.generators, &mut |s| {
+                    Some(self.expr(module, Some(s), &comp.elt))
+                })
                 .map_or_else(PyValue::Unknown, ops::make_set),
             Expr::DictComp(comp) => {
                 let pairs = self.comprehension(module, scope, &comp.generators, &mut |s| {
-                    let key = comp.key.as_deref().map_or(PyValue::Unknown("`**` in a dict comprehension".to_owned()), |k| {
-                        self.expr(module, Some(s), k)
-                    });
+                    let key = comp.key.as_deref().map_or(
+                        PyValue::Unknown("`**` in a dict comprehension".to_owned()),
+                        |k| self.expr(module, Some(s), k),
+                    );
                     let value = self.expr(module, Some(s), &comp.value);
-                    Some(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value].into() })
+                    Some(PyValue::Container {
+                        kind: ContainerKind::Tuple,
+                        elements: vec![key, value].into(),
+                    })
                 });
                 pairs.map_or_else(PyValue::Unknown, ops::make_dict)
             }
@@ -152,7 +188,9 @@ impl<'a> Evaluator<'_, 'a> {
                         scope.set(name.id.as_str(), value.clone());
                         value
                     }
-                    _ => PyValue::Unknown("an assignment expression outside a local scope".to_owned()),
+                    _ => PyValue::Unknown(
+                        "an assignment expression outside a local scope".to_owned(),
+                    ),
                 }
             }
             Expr::Starred(_) => PyValue::Unknown("`*` unpacking here".to_owned()),
@@ -161,7 +199,13 @@ impl<'a> Evaluator<'_, 'a> {
     }
 
     /// The elements of a list, tuple or set display, with `*` unpacking.
-    fn sequence(&self, module: usize, scope: Option<&Rc<Scope>>, kind: ContainerKind, elts: &'a [Expr]) -> PyValue {
+    fn sequence(
+        &self,
+        module: usize,
+        scope: Option<&Rc<Scope>>,
+        kind: ContainerKind,
+        elts: &'a [Expr],
+    ) -> PyValue {
         let mut elements = Vec::with_capacity(elts.len());
         for elt in elts {
             if let Expr::Starred(starred) = elt {
@@ -176,7 +220,10 @@ impl<'a> Evaluator<'_, 'a> {
                 return ops::too_large();
             }
         }
-        PyValue::Container { kind, elements: elements.into() }
+        PyValue::Container {
+            kind,
+            elements: elements.into(),
+        }
     }
 
     fn dict(&self, module: usize, scope: Option<&Rc<Scope>>, dict: &'a ast::ExprDict) -> PyValue {
@@ -185,10 +232,17 @@ impl<'a> Evaluator<'_, 'a> {
             match &item.key {
                 Some(key) => pairs.push(PyValue::Container {
                     kind: ContainerKind::Tuple,
-                    elements: vec![self.expr(module, scope, key), self.expr(module, scope, &item.value)].into(),
+                    elements: vec![
+                        self.expr(module, scope, key),
+                        self.expr(module, scope, &item.value),
+                    ]
+                    .into(),
                 }),
                 None => match self.expr(module, scope, &item.value) {
-                    PyValue::Container { kind: ContainerKind::Dict, elements } => pairs.extend(elements),
+                    PyValue::Container {
+                        kind: ContainerKind::Dict,
+                        elements,
+                    } => pairs.extend(elements),
                     PyValue::Unknown(reason) => return PyValue::Unknown(reason),
                     _ => return PyValue::Unknown("`**` of a value that is not a dict".to_owned()),
                 },
@@ -269,7 +323,11 @@ impl<'a> Evaluator<'_, 'a> {
                         }
                         Ok(())
                     }
-                    None => Err(format!("cannot unpack {} values into {} names", items.len(), elts.len())),
+                    None => Err(format!(
+                        "cannot unpack {} values into {} names",
+                        items.len(),
+                        elts.len()
+                    )),
                     Some(at) if items.len() + 1 >= elts.len() => {
                         let after = elts.len() - at - 1;
                         let mut items = items;
@@ -279,7 +337,14 @@ impl<'a> Evaluator<'_, 'a> {
                             Self::bind(scope, elt, item)?;
                         }
                         if let Expr::Starred(starred) = &elts[at] {
-                            Self::bind(scope, &starred.value, PyValue::Container { kind: ContainerKind::List, elements: middle.into() })?;
+                            Self::bind(
+                                scope,
+                                &starred.value,
+                                PyValue::Container {
+                                    kind: ContainerKind::List,
+                                    elements: middle.into(),
+                                },
+                            )?;
                         }
                         for (elt, item) in elts[at + 1..].iter().zip(tail) {
                             Self::bind(scope, elt, item)?;
@@ -293,7 +358,12 @@ impl<'a> Evaluator<'_, 'a> {
         }
     }
 
-    fn fstring(&self, module: usize, scope: Option<&Rc<Scope>>, f: &'a ast::ExprFString) -> PyValue {
+    fn fstring(
+        &self,
+        module: usize,
+        scope: Option<&Rc<Scope>>,
+        f: &'a ast::ExprFString,
+    ) -> PyValue {
         let mut text = String::new();
         for part in &f.value {
             match part {
@@ -327,7 +397,9 @@ impl<'a> Evaluator<'_, 'a> {
                         ast::ConversionFlag::None => value,
                         ast::ConversionFlag::Str => PyValue::Str(super::text::str_of(&value)?),
                         ast::ConversionFlag::Repr => PyValue::Str(super::text::repr(&value)?),
-                        ast::ConversionFlag::Ascii => return Err("an f-string with `!a`".to_owned()),
+                        ast::ConversionFlag::Ascii => {
+                            return Err("an f-string with `!a`".to_owned())
+                        }
                     };
                     let mut spec = String::new();
                     if let Some(format_spec) = &inner.format_spec {
@@ -345,7 +417,13 @@ impl<'a> Evaluator<'_, 'a> {
 
     /// `base.name` where `base` is a local value, else a reference resolved
     /// through the module's names and imports.
-    fn attribute(&self, module: usize, scope: Option<&Rc<Scope>>, expr: &'a Expr, attr: &'a ast::ExprAttribute) -> PyValue {
+    fn attribute(
+        &self,
+        module: usize,
+        scope: Option<&Rc<Scope>>,
+        expr: &'a Expr,
+        attr: &'a ast::ExprAttribute,
+    ) -> PyValue {
         let name = attr.attr.id.as_str();
         if let Some(base) = self.local_base(scope, &attr.value) {
             return self.attribute_of(base, name);
@@ -371,13 +449,22 @@ impl<'a> Evaluator<'_, 'a> {
             PyValue::Unknown(_) => base,
             PyValue::Str(_) | PyValue::Bytes(_) | PyValue::Container { .. } => {
                 if super::builtins::is_method(&base, name) {
-                    self.register(Callable::Method { receiver: base, name: name.to_owned() }, name.to_owned())
+                    self.register(
+                        Callable::Method {
+                            receiver: base,
+                            name: name.to_owned(),
+                        },
+                        name.to_owned(),
+                    )
                 } else {
                     PyValue::Unknown(format!("attribute `{name}` of a value"))
                 }
             }
             PyValue::Param(param) => match name {
-                "values" => PyValue::Container { kind: ContainerKind::Tuple, elements: param.values.clone().into() },
+                "values" => PyValue::Container {
+                    kind: ContainerKind::Tuple,
+                    elements: param.values.clone().into(),
+                },
                 "id" => param.id.clone().unwrap_or(PyValue::None),
                 _ => PyValue::Unknown(format!("attribute `{name}` of a pytest.param")),
             },
@@ -392,17 +479,30 @@ impl<'a> Evaluator<'_, 'a> {
     }
 
     /// A name or attribute chain resolved through the module's names.
-    fn reference(&self, module: usize, expr: &'a Expr, attr: Option<&'a ast::ExprAttribute>) -> PyValue {
+    fn reference(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+        attr: Option<&'a ast::ExprAttribute>,
+    ) -> PyValue {
         // An enum member: `Color.RED` where `Color` is an Enum of the suite.
         if let Some(attr) = attr {
-            if let Entity::Class { module: cm, def } = self.project.resolve_expr(module, &attr.value, 0) {
+            if let Entity::Class { module: cm, def } =
+                self.project.resolve_expr(module, &attr.value, 0)
+            {
                 if let Some(kind) = self.project.enum_kind(cm, def, 0) {
                     let member = attr.attr.id.as_str();
-                    if let Some(Binding::Value { expr: value, .. }) = self.project.class_ns(def).get(member) {
+                    if let Some(Binding::Value { expr: value, .. }) =
+                        self.project.class_ns(def).get(member)
+                    {
                         return match kind {
-                            EnumKind::Plain => PyValue::EnumMember { display: format!("{}.{member}", def.name.id.as_str()) },
+                            EnumKind::Plain => PyValue::EnumMember {
+                                display: format!("{}.{member}", def.name.id.as_str()),
+                            },
                             EnumKind::ValueStr => match self.expr(cm, None, value) {
-                                PyValue::Int(display) | PyValue::Str(display) => PyValue::EnumMember { display },
+                                PyValue::Int(display) | PyValue::Str(display) => {
+                                    PyValue::EnumMember { display }
+                                }
                                 _ => PyValue::Unknown(format!("value of enum member `{member}`")),
                             },
                             EnumKind::MixedStr => match self.expr(cm, None, value) {
@@ -429,14 +529,23 @@ impl<'a> Evaluator<'_, 'a> {
     fn entity_value(&self, entity: Entity<'a>) -> PyValue {
         match entity {
             Entity::Func { module: fm, def } => self.register(
-                Callable::Function { module: fm, def, scope: None },
+                Callable::Function {
+                    module: fm,
+                    def,
+                    scope: None,
+                },
                 def.name.id.as_str().to_owned(),
             ),
             Entity::Class { def, .. } => PyValue::Named(def.name.id.as_str().to_owned()),
-            Entity::Value { module: vm, expr: value } => {
+            Entity::Value {
+                module: vm,
+                expr: value,
+            } => {
                 let key = std::ptr::from_ref(value) as usize;
                 match self.project.module(vm).ns.mutated_by_expr.get(&key) {
-                    Some(_) if self.literal_only => PyValue::Unknown("a value built by module code".to_owned()),
+                    Some(_) if self.literal_only => {
+                        PyValue::Unknown("a value built by module code".to_owned())
+                    }
                     // A name built by module code (`CASES.append(...)`).
                     Some(name) => self.module_value(vm, name),
                     None => self.expr(vm, None, value),
@@ -444,7 +553,11 @@ impl<'a> Evaluator<'_, 'a> {
             }
             Entity::Builtin(name) => PyValue::Named(name),
             Entity::External(path) => match crate::project::mark_name(&path) {
-                Some(name) => PyValue::Mark(Box::new(MarkValue { name: name.to_owned(), args: Vec::new(), kwargs: Vec::new() })),
+                Some(name) => PyValue::Mark(Box::new(MarkValue {
+                    name: name.to_owned(),
+                    args: Vec::new(),
+                    kwargs: Vec::new(),
+                })),
                 None => super::builtins::external_value(&path),
             },
             Entity::SuiteModule(_) => PyValue::Unknown("a module object".to_owned()),
@@ -453,7 +566,12 @@ impl<'a> Evaluator<'_, 'a> {
     }
 
     /// Evaluates the arguments of a call (with `*` and `**` unpacking).
-    pub(super) fn args(&self, module: usize, scope: Option<&Rc<Scope>>, arguments: &'a ast::Arguments) -> Result<Args, String> {
+    pub(super) fn args(
+        &self,
+        module: usize,
+        scope: Option<&Rc<Scope>>,
+        arguments: &'a ast::Arguments,
+    ) -> Result<Args, String> {
         let mut positional = Vec::with_capacity(arguments.args.len());
         for arg in &arguments.args {
             if let Expr::Starred(starred) = arg {
@@ -469,7 +587,10 @@ impl<'a> Evaluator<'_, 'a> {
             match &keyword.arg {
                 Some(name) => keywords.push((name.id.as_str().to_owned(), value)),
                 None => match value {
-                    PyValue::Container { kind: ContainerKind::Dict, elements } => {
+                    PyValue::Container {
+                        kind: ContainerKind::Dict,
+                        elements,
+                    } => {
                         for pair in elements {
                             match ops::pair(pair) {
                                 Some((PyValue::Str(k), v)) => keywords.push((k, v)),
@@ -482,7 +603,10 @@ impl<'a> Evaluator<'_, 'a> {
                 },
             }
         }
-        Ok(Args { positional, keywords })
+        Ok(Args {
+            positional,
+            keywords,
+        })
     }
 
     fn call(&self, module: usize, scope: Option<&Rc<Scope>>, call: &'a ast::ExprCall) -> PyValue {
@@ -563,7 +687,12 @@ impl<'a> Evaluator<'_, 'a> {
 
     /// Calls a value: a lambda, a suite function, a bound method, a mark or
     /// a builtin known by name.
-    pub(super) fn call_value(&self, callee: &PyValue, positional: Vec<PyValue>, keywords: Vec<(String, PyValue)>) -> PyValue {
+    pub(super) fn call_value(
+        &self,
+        callee: &PyValue,
+        positional: Vec<PyValue>,
+        keywords: Vec<(String, PyValue)>,
+    ) -> PyValue {
         if let PyValue::Mark(existing) = callee {
             // `mark(func)` would apply it; with values it adds arguments.
             let mut value = (**existing).clone();
@@ -578,13 +707,26 @@ impl<'a> Evaluator<'_, 'a> {
             return PyValue::Unknown(reason.clone());
         }
         let Some(callable) = self.callable(callee) else {
-            return PyValue::Unknown("a call of a value that is not known to be callable".to_owned());
+            return PyValue::Unknown(
+                "a call of a value that is not known to be callable".to_owned(),
+            );
         };
-        let args = Args { positional, keywords };
+        let args = Args {
+            positional,
+            keywords,
+        };
         match callable {
-            Callable::Lambda { module, lambda, scope } => self.call_lambda(module, lambda, scope.as_ref(), args),
-            Callable::Function { module, def, scope } => self.call_function(module, def, scope.as_ref(), args),
-            Callable::Method { receiver, name } => super::builtins::call_method(&receiver, &name, &args),
+            Callable::Lambda {
+                module,
+                lambda,
+                scope,
+            } => self.call_lambda(module, lambda, scope.as_ref(), args),
+            Callable::Function { module, def, scope } => {
+                self.call_function(module, def, scope.as_ref(), args)
+            }
+            Callable::Method { receiver, name } => {
+                super::builtins::call_method(&receiver, &name, &args)
+            }
             Callable::Named(name) => {
                 if crate::namespace::BUILTIN_CALLABLES.contains(&name.as_str()) {
                     super::builtins::call_builtin(self, &name, &args)
@@ -595,13 +737,21 @@ impl<'a> Evaluator<'_, 'a> {
         }
     }
 
-    fn call_lambda(&self, module: usize, lambda: &'a ast::ExprLambda, scope: Option<&Rc<Scope>>, args: Args) -> PyValue {
+    fn call_lambda(
+        &self,
+        module: usize,
+        lambda: &'a ast::ExprLambda,
+        scope: Option<&Rc<Scope>>,
+        args: Args,
+    ) -> PyValue {
         let calls = self.calls.get();
         if calls >= MAX_CALL_DEPTH {
             return PyValue::Unknown("calls nested too deeply".to_owned());
         }
         let local = Scope::child(scope);
-        if let Err(reason) = self.bind_parameters(module, &local, lambda.parameters.as_deref(), args) {
+        if let Err(reason) =
+            self.bind_parameters(module, &local, lambda.parameters.as_deref(), args)
+        {
             return PyValue::Unknown(reason);
         }
         self.calls.set(calls + 1);
@@ -626,7 +776,11 @@ impl<'a> Evaluator<'_, 'a> {
                 Err("too many arguments for a call".to_owned())
             };
         };
-        let named: Vec<&'a ast::ParameterWithDefault> = parameters.posonlyargs.iter().chain(parameters.args.iter()).collect();
+        let named: Vec<&'a ast::ParameterWithDefault> = parameters
+            .posonlyargs
+            .iter()
+            .chain(parameters.args.iter())
+            .collect();
         let mut positional = args.positional.into_iter();
         let mut bound: Vec<Option<PyValue>> = vec![None; named.len()];
         for slot in &mut bound {
@@ -637,28 +791,56 @@ impl<'a> Evaluator<'_, 'a> {
         }
         let rest: Vec<PyValue> = positional.collect();
         match &parameters.vararg {
-            Some(vararg) => local.set(vararg.name.id.as_str(), PyValue::Container { kind: ContainerKind::Tuple, elements: rest.into() }),
-            None if !rest.is_empty() => return Err("too many positional arguments for a call".to_owned()),
+            Some(vararg) => local.set(
+                vararg.name.id.as_str(),
+                PyValue::Container {
+                    kind: ContainerKind::Tuple,
+                    elements: rest.into(),
+                },
+            ),
+            None if !rest.is_empty() => {
+                return Err("too many positional arguments for a call".to_owned())
+            }
             None => {}
         }
         let mut extra = Vec::new();
         let mut kwonly: Vec<Option<PyValue>> = vec![None; parameters.kwonlyargs.len()];
         for (name, value) in args.keywords {
-            if let Some(i) = named.iter().position(|p| p.parameter.name.id.as_str() == name) {
+            if let Some(i) = named
+                .iter()
+                .position(|p| p.parameter.name.id.as_str() == name)
+            {
                 bound[i] = Some(value);
-            } else if let Some(i) = parameters.kwonlyargs.iter().position(|p| p.parameter.name.id.as_str() == name) {
+            } else if let Some(i) = parameters
+                .kwonlyargs
+                .iter()
+                .position(|p| p.parameter.name.id.as_str() == name)
+            {
                 kwonly[i] = Some(value);
             } else if parameters.kwarg.is_some() {
-                extra.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![PyValue::Str(name), value].into() });
+                extra.push(PyValue::Container {
+                    kind: ContainerKind::Tuple,
+                    elements: vec![PyValue::Str(name), value].into(),
+                });
             } else {
                 return Err(format!("unexpected keyword argument `{name}`"));
             }
         }
-        for (parameter, value) in named.iter().copied().zip(bound).chain(parameters.kwonlyargs.iter().zip(kwonly)) {
+        for (parameter, value) in named
+            .iter()
+            .copied()
+            .zip(bound)
+            .chain(parameters.kwonlyargs.iter().zip(kwonly))
+        {
             let value = match (value, &parameter.default) {
                 (Some(value), _) => value,
                 (None, Some(default)) => self.expr(module, None, default),
-                (None, None) => return Err(format!("missing argument `{}`", parameter.parameter.name.id.as_str())),
+                (None, None) => {
+                    return Err(format!(
+                        "missing argument `{}`",
+                        parameter.parameter.name.id.as_str()
+                    ))
+                }
             };
             local.set(parameter.parameter.name.id.as_str(), value);
         }
@@ -671,7 +853,12 @@ impl<'a> Evaluator<'_, 'a> {
 
 /// `pytest.param(*values, id=None, marks=())`.
 fn param(args: Args) -> PyValue {
-    let mut value = ParamValue { values: args.positional, id: None, hidden: false, marks: Vec::new() };
+    let mut value = ParamValue {
+        values: args.positional,
+        id: None,
+        hidden: false,
+        marks: Vec::new(),
+    };
     for (name, v) in args.keywords {
         match name.as_str() {
             "id" => match v {
@@ -682,18 +869,27 @@ fn param(args: Args) -> PyValue {
             },
             "marks" => match v {
                 PyValue::Mark(m) => value.marks.push(*m),
-                PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => {
+                PyValue::Container {
+                    kind: ContainerKind::List | ContainerKind::Tuple,
+                    elements,
+                } => {
                     for element in elements {
                         match element {
                             PyValue::Mark(m) => value.marks.push(*m),
-                            _ => return PyValue::Unknown("pytest.param marks that are not marks".to_owned()),
+                            _ => {
+                                return PyValue::Unknown(
+                                    "pytest.param marks that are not marks".to_owned(),
+                                )
+                            }
                         }
                     }
                 }
                 PyValue::Unknown(reason) => return PyValue::Unknown(reason),
                 _ => return PyValue::Unknown("pytest.param marks that are not marks".to_owned()),
             },
-            _ => return PyValue::Unknown(format!("pytest.param got an unexpected keyword `{name}`")),
+            _ => {
+                return PyValue::Unknown(format!("pytest.param got an unexpected keyword `{name}`"))
+            }
         }
     }
     PyValue::Param(Box::new(value))
@@ -701,5 +897,9 @@ fn param(args: Args) -> PyValue {
 
 /// `pytest.mark.NAME(*args, **kwargs)`.
 fn mark(name: &str, args: Args) -> PyValue {
-    PyValue::Mark(Box::new(MarkValue { name: name.to_owned(), args: args.positional, kwargs: args.keywords }))
+    PyValue::Mark(Box::new(MarkValue {
+        name: name.to_owned(),
+        args: args.positional,
+        kwargs: args.keywords,
+    }))
 }

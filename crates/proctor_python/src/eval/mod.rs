@@ -56,8 +56,16 @@ static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
 /// [`PyValue::Function`]'s slot.
 #[derive(Clone)]
 enum Callable<'a> {
-    Lambda { module: usize, lambda: &'a ast::ExprLambda, scope: Option<Rc<Scope>> },
-    Function { module: usize, def: &'a ast::StmtFunctionDef, scope: Option<Rc<Scope>> },
+    Lambda {
+        module: usize,
+        lambda: &'a ast::ExprLambda,
+        scope: Option<Rc<Scope>>,
+    },
+    Function {
+        module: usize,
+        def: &'a ast::StmtFunctionDef,
+        scope: Option<Rc<Scope>>,
+    },
     /// A method bound to its receiver (`", ".join`, `"{}".format`).
     Method { receiver: PyValue, name: String },
     /// A builtin or standard-library function known by name (`str`,
@@ -101,7 +109,10 @@ impl<'p, 'a> Evaluator<'p, 'a> {
     /// An evaluator of literal values only (see
     /// [`crate::project::Project::eval_literal`]).
     pub(crate) fn literal(project: Project<'p, 'a>) -> Self {
-        Evaluator { literal_only: true, ..Self::new(project) }
+        Evaluator {
+            literal_only: true,
+            ..Self::new(project)
+        }
     }
 
     /// The value of `expr`, written in module `module` (at module level).
@@ -130,7 +141,11 @@ impl<'p, 'a> Evaluator<'p, 'a> {
         let mut callables = self.callables.borrow_mut();
         let slot = u32::try_from(callables.len()).unwrap_or(u32::MAX);
         callables.push(callable);
-        PyValue::Function { name, owner: self.owner, slot }
+        PyValue::Function {
+            name,
+            owner: self.owner,
+            slot,
+        }
     }
 
     fn callable(&self, value: &PyValue) -> Option<Callable<'a>> {
@@ -143,4 +158,3 @@ impl<'p, 'a> Evaluator<'p, 'a> {
         }
     }
 }
-

@@ -63,10 +63,17 @@ impl<'a> Evaluator<'_, 'a> {
             if !mentions(stmt, name) {
                 continue;
             }
-            if let Err(reason) = self.block(module, &scope, std::slice::from_ref(stmt), None, true) {
-                return PyValue::Unknown(format!("`{name}` is built by module code proctor cannot follow: {reason}"));
+            if let Err(reason) = self.block(module, &scope, std::slice::from_ref(stmt), None, true)
+            {
+                return PyValue::Unknown(format!(
+                    "`{name}` is built by module code proctor cannot follow: {reason}"
+                ));
             }
         }
-        scope.get(name).unwrap_or_else(|| PyValue::Unknown(format!("`{name}` is bound in a way proctor does not follow")))
+        scope.get(name).unwrap_or_else(|| {
+            PyValue::Unknown(format!(
+                "`{name}` is bound in a way proctor does not follow"
+            ))
+        })
     }
 }

@@ -27,7 +27,10 @@ pub(super) fn int(value: &PyValue) -> Option<i128> {
 fn float(value: &PyValue) -> Option<f64> {
     match value {
         PyValue::Float(f) => Some(*f),
-        #[expect(clippy::cast_precision_loss, reason = "Python converts int to float the same way for these sizes")]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "Python converts int to float the same way for these sizes"
+        )]
         other => int(other).map(|i| i as f64),
     }
 }
@@ -46,7 +49,11 @@ pub(super) fn truth(value: &PyValue) -> Result<bool, String> {
         PyValue::Str(s) => !s.is_empty(),
         PyValue::Bytes(b) => !b.is_empty(),
         PyValue::Container { elements, .. } => !elements.is_empty(),
-        PyValue::Named(_) | PyValue::Function { .. } | PyValue::Param(_) | PyValue::Mark(_) | PyValue::Pattern(_) => true,
+        PyValue::Named(_)
+        | PyValue::Function { .. }
+        | PyValue::Param(_)
+        | PyValue::Mark(_)
+        | PyValue::Pattern(_) => true,
         PyValue::Unknown(reason) => return Err(reason.clone()),
         _ => return Err("the truth of a value proctor cannot know statically".to_owned()),
     })
@@ -59,14 +66,20 @@ pub(super) fn hash_key(value: &PyValue) -> Option<String> {
         PyValue::None => "n".to_owned(),
         PyValue::Bool(_) | PyValue::Int(_) => format!("i{}", int(value)?),
         PyValue::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e30 => {
-            #[expect(clippy::cast_possible_truncation, reason = "integral and in range, checked above")]
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "integral and in range, checked above"
+            )]
             let n = *f as i128;
             format!("i{n}")
         }
         PyValue::Float(f) => format!("f{}", crate::value::float_repr(*f)),
         PyValue::Str(s) => format!("s{s}"),
         PyValue::Bytes(b) => format!("b{b:?}"),
-        PyValue::Container { kind: ContainerKind::Tuple, elements } => {
+        PyValue::Container {
+            kind: ContainerKind::Tuple,
+            elements,
+        } => {
             let mut key = String::from("t(");
             for element in elements {
                 key.push_str(&hash_key(element)?);
@@ -93,13 +106,19 @@ pub(super) fn make_set(elements: Vec<PyValue>) -> PyValue {
             out.push(element);
         }
     }
-    PyValue::Container { kind: ContainerKind::Set, elements: out.into() }
+    PyValue::Container {
+        kind: ContainerKind::Set,
+        elements: out.into(),
+    }
 }
 
 /// The key and value of a dict entry.
 pub(super) fn pair(entry: PyValue) -> Option<(PyValue, PyValue)> {
     match entry {
-        PyValue::Container { kind: ContainerKind::Tuple | ContainerKind::List, elements } if elements.len() == 2 => {
+        PyValue::Container {
+            kind: ContainerKind::Tuple | ContainerKind::List,
+            elements,
+        } if elements.len() == 2 => {
             let mut elements = elements.into_iter();
             Some((elements.next()?, elements.next()?))
         }
@@ -129,29 +148,52 @@ pub(super) fn make_dict(pairs: Vec<PyValue>) -> PyValue {
             }
         } else {
             index.insert(hashed, out.len());
-            out.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key, value].into() });
+            out.push(PyValue::Container {
+                kind: ContainerKind::Tuple,
+                elements: vec![key, value].into(),
+            });
         }
     }
-    PyValue::Container { kind: ContainerKind::Dict, elements: out.into() }
+    PyValue::Container {
+        kind: ContainerKind::Dict,
+        elements: out.into(),
+    }
 }
 
 /// The items `for x in value` visits.
 pub(super) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
     match value {
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple | ContainerKind::Keys | ContainerKind::Lazy, elements } => Ok(elements.to_vec()),
-        PyValue::Container { kind: ContainerKind::Dict, elements } => {
-            Ok(elements.iter().filter_map(|e| pair(e.clone()).map(|(k, _)| k)).collect())
-        }
-        PyValue::Container { kind: ContainerKind::Set, elements } => {
+        PyValue::Container {
+            kind:
+                ContainerKind::List | ContainerKind::Tuple | ContainerKind::Keys | ContainerKind::Lazy,
+            elements,
+        } => Ok(elements.to_vec()),
+        PyValue::Container {
+            kind: ContainerKind::Dict,
+            elements,
+        } => Ok(elements
+            .iter()
+            .filter_map(|e| pair(e.clone()).map(|(k, _)| k))
+            .collect()),
+        PyValue::Container {
+            kind: ContainerKind::Set,
+            elements,
+        } => {
             // Small non-negative ints sit in their own slots: ascending.
-            let small: Option<Vec<i128>> = elements.iter().map(|e| int(e).filter(|n| (0..8).contains(n))).collect();
+            let small: Option<Vec<i128>> = elements
+                .iter()
+                .map(|e| int(e).filter(|n| (0..8).contains(n)))
+                .collect();
             match small {
                 Some(mut ints) if elements.iter().all(|e| matches!(e, PyValue::Int(_))) => {
                     ints.sort_unstable();
                     Ok(ints.into_iter().map(int_value).collect())
                 }
                 _ if elements.len() <= 1 => Ok(elements.to_vec()),
-                _ => Err("iterating a set, whose order is Python's hash order (known only at run time)".to_owned()),
+                _ => Err(
+                    "iterating a set, whose order is Python's hash order (known only at run time)"
+                        .to_owned(),
+                ),
             }
         }
         PyValue::Str(s) => Ok(s.chars().map(|c| PyValue::Str(c.to_string())).collect()),
@@ -167,14 +209,27 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
     Some(match (a, b) {
         (V::Unknown(_), _) | (_, V::Unknown(_)) => return None,
         (V::None, V::None) => true,
-        (V::Str(x), V::Str(y)) | (V::EnumMember { display: x }, V::EnumMember { display: y }) => x == y,
+        (V::Str(x), V::Str(y)) | (V::EnumMember { display: x }, V::EnumMember { display: y }) => {
+            x == y
+        }
         (V::Bytes(x), V::Bytes(y)) => x == y,
-        (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => match (int(a), int(b)) {
-            (Some(x), Some(y)) => x == y,
-            #[expect(clippy::float_cmp, reason = "Python's == on floats is exact")]
-            _ => float(a)? == float(b)?,
-        },
-        (V::Container { kind: ka, elements: ea }, V::Container { kind: kb, elements: eb }) => {
+        (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => {
+            match (int(a), int(b)) {
+                (Some(x), Some(y)) => x == y,
+                #[expect(clippy::float_cmp, reason = "Python's == on floats is exact")]
+                _ => float(a)? == float(b)?,
+            }
+        }
+        (
+            V::Container {
+                kind: ka,
+                elements: ea,
+            },
+            V::Container {
+                kind: kb,
+                elements: eb,
+            },
+        ) => {
             use ContainerKind as K;
             match (ka, kb) {
                 (K::List, K::List) | (K::Tuple, K::Tuple) => {
@@ -190,7 +245,8 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
                 }
                 (K::Set | K::Keys, K::Set | K::Keys) | (K::Dict, K::Dict) => {
                     let keys = |e: &[PyValue]| -> Option<Vec<String>> {
-                        let mut keys: Vec<String> = e.iter().map(hash_key).collect::<Option<_>>()?;
+                        let mut keys: Vec<String> =
+                            e.iter().map(hash_key).collect::<Option<_>>()?;
                         keys.sort();
                         Some(keys)
                     };
@@ -199,10 +255,13 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
                 _ => false,
             }
         }
-        (V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }, _) | (_, V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }) => {
+        (V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }, _)
+        | (_, V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }) => {
             // Different builtin types compare unequal, unless one side is
             // an object whose `__eq__` proctor cannot see.
-            if matches!(a, V::Object | V::EnumMember { .. }) || matches!(b, V::Object | V::EnumMember { .. }) {
+            if matches!(a, V::Object | V::EnumMember { .. })
+                || matches!(b, V::Object | V::EnumMember { .. })
+            {
                 return None;
             }
             false
@@ -215,16 +274,26 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
 pub(super) fn order(a: &PyValue, b: &PyValue) -> Result<Ordering, String> {
     use PyValue as V;
     match (a, b) {
-        (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => if let (Some(x), Some(y)) = (int(a), int(b)) { Ok(x.cmp(&y)) } else {
-            let (x, y) = (float(a).unwrap_or(f64::NAN), float(b).unwrap_or(f64::NAN));
-            x.partial_cmp(&y).ok_or_else(|| "comparing nan".to_owned())
-        },
+        (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => {
+            if let (Some(x), Some(y)) = (int(a), int(b)) {
+                Ok(x.cmp(&y))
+            } else {
+                let (x, y) = (float(a).unwrap_or(f64::NAN), float(b).unwrap_or(f64::NAN));
+                x.partial_cmp(&y).ok_or_else(|| "comparing nan".to_owned())
+            }
+        }
         // Code point order; UTF-8 byte order is the same.
         (V::Str(x), V::Str(y)) => Ok(x.cmp(y)),
         (V::Bytes(x), V::Bytes(y)) => Ok(x.cmp(y)),
         (
-            V::Container { kind: ka @ (ContainerKind::List | ContainerKind::Tuple), elements: ea },
-            V::Container { kind: kb, elements: eb },
+            V::Container {
+                kind: ka @ (ContainerKind::List | ContainerKind::Tuple),
+                elements: ea,
+            },
+            V::Container {
+                kind: kb,
+                elements: eb,
+            },
         ) if ka == kb => {
             for (x, y) in ea.iter().zip(eb) {
                 if equal(x, y) == Some(true) {
@@ -243,19 +312,37 @@ pub(super) fn order(a: &PyValue, b: &PyValue) -> Result<Ordering, String> {
 fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
     match (container, item) {
         (PyValue::Str(haystack), PyValue::Str(needle)) => Ok(haystack.contains(needle.as_str())),
-        (PyValue::Bytes(haystack), PyValue::Bytes(needle)) => {
-            Ok(needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle.as_slice()))
-        }
-        (PyValue::Container { kind: ContainerKind::Dict, elements }, _) => {
-            let keys: Vec<PyValue> = elements.iter().filter_map(|e| pair(e.clone()).map(|(k, _)| k)).collect();
-            contains(&PyValue::Container { kind: ContainerKind::List, elements: keys.into() }, item)
+        (PyValue::Bytes(haystack), PyValue::Bytes(needle)) => Ok(needle.is_empty()
+            || haystack
+                .windows(needle.len())
+                .any(|w| w == needle.as_slice())),
+        (
+            PyValue::Container {
+                kind: ContainerKind::Dict,
+                elements,
+            },
+            _,
+        ) => {
+            let keys: Vec<PyValue> = elements
+                .iter()
+                .filter_map(|e| pair(e.clone()).map(|(k, _)| k))
+                .collect();
+            contains(
+                &PyValue::Container {
+                    kind: ContainerKind::List,
+                    elements: keys.into(),
+                },
+                item,
+            )
         }
         (PyValue::Container { elements, .. }, _) => {
             for element in elements {
                 match equal(element, item) {
                     Some(true) => return Ok(true),
                     Some(false) => {}
-                    None => return Err("a membership test proctor cannot decide statically".to_owned()),
+                    None => {
+                        return Err("a membership test proctor cannot decide statically".to_owned())
+                    }
                 }
             }
             Ok(false)
@@ -282,7 +369,8 @@ pub(super) fn compare(op: CmpOp, a: &PyValue, b: &PyValue) -> Result<bool, Strin
             let same = match (a, b) {
                 (PyValue::None, PyValue::None) => true,
                 (PyValue::Bool(x), PyValue::Bool(y)) => x == y,
-                (PyValue::None | PyValue::Bool(_), other) | (other, PyValue::None | PyValue::Bool(_))
+                (PyValue::None | PyValue::Bool(_), other)
+                | (other, PyValue::None | PyValue::Bool(_))
                     if !matches!(other, PyValue::Unknown(_) | PyValue::Object) =>
                 {
                     false
@@ -299,9 +387,13 @@ pub(super) fn unary(op: UnaryOp, value: &PyValue) -> PyValue {
         (_, PyValue::Unknown(reason)) => PyValue::Unknown(reason.clone()),
         (UnaryOp::USub, PyValue::Float(f)) => PyValue::Float(-f),
         (UnaryOp::UAdd, PyValue::Float(f)) => PyValue::Float(*f),
-        (UnaryOp::USub, v) if int(v).is_some() => int(v).and_then(i128::checked_neg).map_or_else(too_large, int_value),
+        (UnaryOp::USub, v) if int(v).is_some() => int(v)
+            .and_then(i128::checked_neg)
+            .map_or_else(too_large, int_value),
         (UnaryOp::UAdd, v) if int(v).is_some() => int(v).map_or_else(too_large, int_value),
-        (UnaryOp::Invert, v) if int(v).is_some() => int(v).map_or_else(too_large, |n| int_value(!n)),
+        (UnaryOp::Invert, v) if int(v).is_some() => {
+            int(v).map_or_else(too_large, |n| int_value(!n))
+        }
         (UnaryOp::USub, PyValue::Imag(f)) => PyValue::NegImag(*f),
         (UnaryOp::UAdd, PyValue::Imag(f)) => PyValue::Imag(*f),
         _ => PyValue::Unknown("a unary operation proctor cannot compute statically".to_owned()),
@@ -310,12 +402,20 @@ pub(super) fn unary(op: UnaryOp, value: &PyValue) -> PyValue {
 
 fn floor_div(x: i128, y: i128) -> Option<i128> {
     let q = x.checked_div(y)?;
-    Some(if (x % y != 0) && ((x < 0) != (y < 0)) { q - 1 } else { q })
+    Some(if (x % y != 0) && ((x < 0) != (y < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 fn floor_mod(x: i128, y: i128) -> Option<i128> {
     let r = x.checked_rem(y)?;
-    Some(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r })
+    Some(if r != 0 && ((r < 0) != (y < 0)) {
+        r + y
+    } else {
+        r
+    })
 }
 
 fn repeat(elements: &[PyValue], times: i128) -> PyValue {
@@ -323,7 +423,15 @@ fn repeat(elements: &[PyValue], times: i128) -> PyValue {
     if elements.len().saturating_mul(times) > MAX_ELEMENTS {
         return too_large();
     }
-    PyValue::Container { kind: ContainerKind::List, elements: elements.iter().cloned().cycle().take(elements.len() * times).collect() }
+    PyValue::Container {
+        kind: ContainerKind::List,
+        elements: elements
+            .iter()
+            .cloned()
+            .cycle()
+            .take(elements.len() * times)
+            .collect(),
+    }
 }
 
 /// A binary operator.
@@ -347,11 +455,19 @@ pub(super) fn binary(op: Operator, a: &PyValue, b: &PyValue) -> PyValue {
             Operator::BitOr if !matches!((a, b), (V::Bool(_), V::Bool(_))) => Some(x | y),
             Operator::BitOr => return V::Bool(x | y != 0),
             Operator::BitXor => Some(x ^ y),
-            Operator::LShift => u32::try_from(y).ok().and_then(|s| x.checked_shl(s)).filter(|r| r >> y.min(127) == x),
+            Operator::LShift => u32::try_from(y)
+                .ok()
+                .and_then(|s| x.checked_shl(s))
+                .filter(|r| r >> y.min(127) == x),
             Operator::RShift => u32::try_from(y).ok().map(|s| x >> s.min(127)),
-            #[expect(clippy::cast_precision_loss, reason = "true division converts to float as Python does")]
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "true division converts to float as Python does"
+            )]
             Operator::Div if y != 0 => return V::Float(x as f64 / y as f64),
-            Operator::Pow => return V::Float(float(a).unwrap_or(0.0).powf(float(b).unwrap_or(0.0))),
+            Operator::Pow => {
+                return V::Float(float(a).unwrap_or(0.0).powf(float(b).unwrap_or(0.0)))
+            }
             _ => None,
         };
         return result.map_or_else(
@@ -369,10 +485,18 @@ pub(super) fn binary(op: Operator, a: &PyValue, b: &PyValue) -> PyValue {
                 Operator::FloorDiv if y != 0.0 => (x / y).floor(),
                 Operator::Mod if y != 0.0 => {
                     let r = x % y;
-                    if r != 0.0 && ((r < 0.0) != (y < 0.0)) { r + y } else { r }
+                    if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                        r + y
+                    } else {
+                        r
+                    }
                 }
                 Operator::Pow => x.powf(y),
-                _ => return V::Unknown("a float operation proctor cannot compute statically".to_owned()),
+                _ => {
+                    return V::Unknown(
+                        "a float operation proctor cannot compute statically".to_owned(),
+                    )
+                }
             };
             return V::Float(result);
         }
@@ -385,13 +509,24 @@ pub(super) fn binary(op: Operator, a: &PyValue, b: &PyValue) -> PyValue {
             V::Str(format!("{x}{y}"))
         }
         (Operator::Add, V::Bytes(x), V::Bytes(y)) => V::Bytes([x.as_slice(), y].concat()),
-        (Operator::Add, V::Container { kind: ka, elements: x }, V::Container { kind: kb, elements: y })
-            if ka == kb && matches!(ka, ContainerKind::List | ContainerKind::Tuple) =>
-        {
+        (
+            Operator::Add,
+            V::Container {
+                kind: ka,
+                elements: x,
+            },
+            V::Container {
+                kind: kb,
+                elements: y,
+            },
+        ) if ka == kb && matches!(ka, ContainerKind::List | ContainerKind::Tuple) => {
             if x.len() + y.len() > MAX_ELEMENTS {
                 return too_large();
             }
-            V::Container { kind: *ka, elements: x.iter().chain(y).cloned().collect() }
+            V::Container {
+                kind: *ka,
+                elements: x.iter().chain(y).cloned().collect(),
+            }
         }
         (Operator::Mult, V::Str(s), n) | (Operator::Mult, n, V::Str(s)) if int(n).is_some() => {
             let times = usize::try_from(int(n).unwrap_or(0).max(0)).unwrap_or(usize::MAX);
@@ -407,24 +542,53 @@ pub(super) fn binary(op: Operator, a: &PyValue, b: &PyValue) -> PyValue {
             }
             V::Bytes(s.repeat(times))
         }
-        (Operator::Mult, V::Container { kind: kind @ (ContainerKind::List | ContainerKind::Tuple), elements }, n)
-        | (Operator::Mult, n, V::Container { kind: kind @ (ContainerKind::List | ContainerKind::Tuple), elements })
-            if int(n).is_some() =>
-        {
-            match repeat(elements, int(n).unwrap_or(0)) {
-                V::Container { elements, .. } => V::Container { kind: *kind, elements },
-                other => other,
-            }
+        (
+            Operator::Mult,
+            V::Container {
+                kind: kind @ (ContainerKind::List | ContainerKind::Tuple),
+                elements,
+            },
+            n,
+        )
+        | (
+            Operator::Mult,
+            n,
+            V::Container {
+                kind: kind @ (ContainerKind::List | ContainerKind::Tuple),
+                elements,
+            },
+        ) if int(n).is_some() => match repeat(elements, int(n).unwrap_or(0)) {
+            V::Container { elements, .. } => V::Container {
+                kind: *kind,
+                elements,
+            },
+            other => other,
+        },
+        (Operator::Mod, V::Str(format), args) => {
+            super::text::percent(format, args).unwrap_or_else(V::Unknown)
         }
-        (Operator::Mod, V::Str(format), args) => super::text::percent(format, args).unwrap_or_else(V::Unknown),
         (
             Operator::Sub | Operator::BitAnd | Operator::BitOr | Operator::BitXor,
-            V::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements: x },
-            V::Container { kind: ContainerKind::Set | ContainerKind::Keys, elements: y },
+            V::Container {
+                kind: ContainerKind::Set | ContainerKind::Keys,
+                elements: x,
+            },
+            V::Container {
+                kind: ContainerKind::Set | ContainerKind::Keys,
+                elements: y,
+            },
         ) => set_operation(op, x, y),
-        (Operator::BitOr, V::Container { kind: ContainerKind::Dict, elements: x }, V::Container { kind: ContainerKind::Dict, elements: y }) => {
-            make_dict(x.iter().chain(y).cloned().collect())
-        }
+        (
+            Operator::BitOr,
+            V::Container {
+                kind: ContainerKind::Dict,
+                elements: x,
+            },
+            V::Container {
+                kind: ContainerKind::Dict,
+                elements: y,
+            },
+        ) => make_dict(x.iter().chain(y).cloned().collect()),
         _ => V::Unknown("an operation proctor cannot compute statically".to_owned()),
     }
 }
@@ -437,15 +601,30 @@ fn set_operation(op: Operator, x: &[PyValue], y: &[PyValue]) -> PyValue {
     let in_y: HashSet<&str> = ky.iter().map(String::as_str).collect();
     let in_x: HashSet<&str> = kx.iter().map(String::as_str).collect();
     let elements: Vec<PyValue> = match op {
-        Operator::Sub => x.iter().zip(&kx).filter(|(_, k)| !in_y.contains(k.as_str())).map(|(v, _)| v.clone()).collect(),
-        Operator::BitAnd => x.iter().zip(&kx).filter(|(_, k)| in_y.contains(k.as_str())).map(|(v, _)| v.clone()).collect(),
+        Operator::Sub => x
+            .iter()
+            .zip(&kx)
+            .filter(|(_, k)| !in_y.contains(k.as_str()))
+            .map(|(v, _)| v.clone())
+            .collect(),
+        Operator::BitAnd => x
+            .iter()
+            .zip(&kx)
+            .filter(|(_, k)| in_y.contains(k.as_str()))
+            .map(|(v, _)| v.clone())
+            .collect(),
         Operator::BitOr => x.iter().chain(y).cloned().collect(),
         _ => x
             .iter()
             .zip(&kx)
             .filter(|(_, k)| !in_y.contains(k.as_str()))
             .map(|(v, _)| v.clone())
-            .chain(y.iter().zip(&ky).filter(|(_, k)| !in_x.contains(k.as_str())).map(|(v, _)| v.clone()))
+            .chain(
+                y.iter()
+                    .zip(&ky)
+                    .filter(|(_, k)| !in_x.contains(k.as_str()))
+                    .map(|(v, _)| v.clone()),
+            )
             .collect(),
     };
     make_set(elements)
@@ -457,24 +636,44 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
         let i = int(index)?;
         let len = i128::try_from(len).ok()?;
         let i = if i < 0 { i + len } else { i };
-        (0..len).contains(&i).then(|| usize::try_from(i).ok()).flatten()
+        (0..len)
+            .contains(&i)
+            .then(|| usize::try_from(i).ok())
+            .flatten()
     };
     match value {
-        PyValue::Container { kind: ContainerKind::List | ContainerKind::Tuple, elements } => {
-            position(elements.len()).map_or_else(|| PyValue::Unknown("an index out of range".to_owned()), |i| elements[i].clone())
-        }
+        PyValue::Container {
+            kind: ContainerKind::List | ContainerKind::Tuple,
+            elements,
+        } => position(elements.len()).map_or_else(
+            || PyValue::Unknown("an index out of range".to_owned()),
+            |i| elements[i].clone(),
+        ),
         PyValue::Str(s) => {
             let chars: Vec<char> = s.chars().collect();
-            position(chars.len()).map_or_else(|| PyValue::Unknown("an index out of range".to_owned()), |i| PyValue::Str(chars[i].to_string()))
+            position(chars.len()).map_or_else(
+                || PyValue::Unknown("an index out of range".to_owned()),
+                |i| PyValue::Str(chars[i].to_string()),
+            )
         }
-        PyValue::Bytes(b) => position(b.len()).map_or_else(|| PyValue::Unknown("an index out of range".to_owned()), |i| int_value(i128::from(b[i]))),
-        PyValue::Container { kind: ContainerKind::Dict, elements } => {
+        PyValue::Bytes(b) => position(b.len()).map_or_else(
+            || PyValue::Unknown("an index out of range".to_owned()),
+            |i| int_value(i128::from(b[i])),
+        ),
+        PyValue::Container {
+            kind: ContainerKind::Dict,
+            elements,
+        } => {
             for entry in elements {
                 if let Some((key, v)) = pair(entry.clone()) {
                     match equal(&key, index) {
                         Some(true) => return v,
                         Some(false) => {}
-                        None => return PyValue::Unknown("a dict lookup proctor cannot decide statically".to_owned()),
+                        None => {
+                            return PyValue::Unknown(
+                                "a dict lookup proctor cannot decide statically".to_owned(),
+                            )
+                        }
                     }
                 }
             }
@@ -486,7 +685,12 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
 }
 
 /// `value[lower:upper:step]`.
-pub(super) fn slice(value: &PyValue, lower: Option<&PyValue>, upper: Option<&PyValue>, step: Option<&PyValue>) -> PyValue {
+pub(super) fn slice(
+    value: &PyValue,
+    lower: Option<&PyValue>,
+    upper: Option<&PyValue>,
+    step: Option<&PyValue>,
+) -> PyValue {
     let bound = |v: Option<&PyValue>| -> Result<Option<i128>, ()> {
         match v {
             None | Some(PyValue::None) => Ok(None),
@@ -494,7 +698,9 @@ pub(super) fn slice(value: &PyValue, lower: Option<&PyValue>, upper: Option<&PyV
         }
     };
     let (Ok(lower), Ok(upper), Ok(step)) = (bound(lower), bound(upper), bound(step)) else {
-        return PyValue::Unknown("a slice with bounds proctor cannot compute statically".to_owned());
+        return PyValue::Unknown(
+            "a slice with bounds proctor cannot compute statically".to_owned(),
+        );
     };
     let step = step.unwrap_or(1);
     if step == 0 {
@@ -509,7 +715,11 @@ pub(super) fn slice(value: &PyValue, lower: Option<&PyValue>, upper: Option<&PyV
                 Some(v) => v.min(if step < 0 { len - 1 } else { len }),
             }
         };
-        let (from, to) = if step > 0 { (clamp(lower, 0), clamp(upper, len)) } else { (clamp(lower, len - 1), clamp(upper, -1)) };
+        let (from, to) = if step > 0 {
+            (clamp(lower, 0), clamp(upper, len))
+        } else {
+            (clamp(lower, len - 1), clamp(upper, -1))
+        };
         let mut out = Vec::new();
         let mut i = from;
         while (step > 0 && i < to) || (step < 0 && i > to) {
@@ -521,9 +731,16 @@ pub(super) fn slice(value: &PyValue, lower: Option<&PyValue>, upper: Option<&PyV
         out
     };
     match value {
-        PyValue::Container { kind: kind @ (ContainerKind::List | ContainerKind::Tuple), elements } => {
-            PyValue::Container { kind: *kind, elements: pick(elements.len()).into_iter().map(|i| elements[i].clone()).collect() }
-        }
+        PyValue::Container {
+            kind: kind @ (ContainerKind::List | ContainerKind::Tuple),
+            elements,
+        } => PyValue::Container {
+            kind: *kind,
+            elements: pick(elements.len())
+                .into_iter()
+                .map(|i| elements[i].clone())
+                .collect(),
+        },
         PyValue::Str(s) => {
             let chars: Vec<char> = s.chars().collect();
             PyValue::Str(pick(chars.len()).into_iter().map(|i| chars[i]).collect())

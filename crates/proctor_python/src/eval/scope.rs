@@ -19,7 +19,10 @@ pub(crate) struct Scope {
 impl Scope {
     /// A new scope inside `parent`.
     pub(crate) fn child(parent: Option<&Rc<Scope>>) -> Rc<Scope> {
-        Rc::new(Scope { vars: RefCell::new(HashMap::default()), parent: parent.cloned() })
+        Rc::new(Scope {
+            vars: RefCell::new(HashMap::default()),
+            parent: parent.cloned(),
+        })
     }
 
     /// The value `name` has in this scope or an enclosing one.
@@ -42,6 +45,8 @@ impl Scope {
             change(value);
             return true;
         }
-        self.parent.as_ref().is_some_and(|parent| parent.update(name, change))
+        self.parent
+            .as_ref()
+            .is_some_and(|parent| parent.update(name, change))
     }
 }

@@ -25,24 +25,77 @@ pub(super) enum Flow {
 }
 
 /// Methods that change a list, set or dict in place.
-pub(crate) const MUTATING_METHODS: &[&str] = &["append", "extend", "insert", "add", "update", "clear", "sort", "reverse", "remove", "discard", "setdefault", "pop"];
+pub(crate) const MUTATING_METHODS: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "add",
+    "update",
+    "clear",
+    "sort",
+    "reverse",
+    "remove",
+    "discard",
+    "setdefault",
+    "pop",
+];
 
 /// Changes `value` in place as `value.method(*args)` would.
 fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> {
-    let arg = |i: usize| args.positional.get(i).ok_or_else(|| format!("{method}() without its argument"));
+    let arg = |i: usize| {
+        args.positional
+            .get(i)
+            .ok_or_else(|| format!("{method}() without its argument"))
+    };
     match (value, method) {
-        (PyValue::Container { kind: ContainerKind::List, elements }, "append") => elements.push(arg(0)?.clone()),
-        (PyValue::Container { kind: ContainerKind::List, elements }, "extend") => elements.extend(iterate(arg(0)?)?),
-        (PyValue::Container { kind: ContainerKind::List, elements }, "insert") => {
+        (
+            PyValue::Container {
+                kind: ContainerKind::List,
+                elements,
+            },
+            "append",
+        ) => elements.push(arg(0)?.clone()),
+        (
+            PyValue::Container {
+                kind: ContainerKind::List,
+                elements,
+            },
+            "extend",
+        ) => elements.extend(iterate(arg(0)?)?),
+        (
+            PyValue::Container {
+                kind: ContainerKind::List,
+                elements,
+            },
+            "insert",
+        ) => {
             let len = i128::try_from(elements.len()).unwrap_or(i128::MAX);
             let at = ops::int(arg(0)?).ok_or("insert() at a position that is not an integer")?;
-            let at = if at < 0 { (at + len).max(0) } else { at.min(len) };
+            let at = if at < 0 {
+                (at + len).max(0)
+            } else {
+                at.min(len)
+            };
             elements.insert(usize::try_from(at).unwrap_or(0), arg(1)?.clone());
         }
-        (PyValue::Container { kind: ContainerKind::List, elements }, "reverse") => elements.reverse(),
+        (
+            PyValue::Container {
+                kind: ContainerKind::List,
+                elements,
+            },
+            "reverse",
+        ) => elements.reverse(),
         (PyValue::Container { elements, .. }, "clear") => elements.clear(),
-        (set @ PyValue::Container { kind: ContainerKind::Set, .. }, "add" | "update") => {
-            let PyValue::Container { elements, .. } = &*set else { unreachable!("matched a set") };
+        (
+            set @ PyValue::Container {
+                kind: ContainerKind::Set,
+                ..
+            },
+            "add" | "update",
+        ) => {
+            let PyValue::Container { elements, .. } = &*set else {
+                unreachable!("matched a set")
+            };
             let mut all = elements.to_vec();
             if method == "add" {
                 all.push(arg(0)?.clone());
@@ -53,26 +106,46 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
             }
             *set = ops::make_set(all);
         }
-        (dict @ PyValue::Container { kind: ContainerKind::Dict, .. }, "update") => {
-            let PyValue::Container { elements, .. } = &*dict else { unreachable!("matched a dict") };
+        (
+            dict @ PyValue::Container {
+                kind: ContainerKind::Dict,
+                ..
+            },
+            "update",
+        ) => {
+            let PyValue::Container { elements, .. } = &*dict else {
+                unreachable!("matched a dict")
+            };
             let mut pairs = elements.to_vec();
             match args.positional.first() {
-                Some(PyValue::Container { kind: ContainerKind::Dict, elements }) => pairs.extend(elements.iter().cloned()),
+                Some(PyValue::Container {
+                    kind: ContainerKind::Dict,
+                    elements,
+                }) => pairs.extend(elements.iter().cloned()),
                 Some(other) => pairs.extend(iterate(other)?),
                 None => {}
             }
-            pairs.extend(args.keywords.iter().map(|(k, v)| PyValue::Container { kind: ContainerKind::Tuple, elements: vec![PyValue::Str(k.clone()), v.clone()].into() }));
+            pairs.extend(args.keywords.iter().map(|(k, v)| PyValue::Container {
+                kind: ContainerKind::Tuple,
+                elements: vec![PyValue::Str(k.clone()), v.clone()].into(),
+            }));
             *dict = ops::make_dict(pairs);
         }
         (PyValue::Unknown(reason), _) => return Err(reason.clone()),
-        (_, method) => return Err(format!("`.{method}()` changing a value in a way proctor does not follow")),
+        (_, method) => {
+            return Err(format!(
+                "`.{method}()` changing a value in a way proctor does not follow"
+            ))
+        }
     }
     Ok(())
 }
 
 fn check_size(value: &PyValue) -> Result<(), String> {
     match value {
-        PyValue::Container { elements, .. } if elements.len() > MAX_ELEMENTS => Err("a value too large to compute statically".to_owned()),
+        PyValue::Container { elements, .. } if elements.len() > MAX_ELEMENTS => {
+            Err("a value too large to compute statically".to_owned())
+        }
         _ => Ok(()),
     }
 }
@@ -80,15 +153,29 @@ fn check_size(value: &PyValue) -> Result<(), String> {
 impl<'a> Evaluator<'_, 'a> {
     /// Calls a suite function: its parameters bound, its body run. A
     /// generator's yields become a list (pytest iterates it once).
-    pub(super) fn call_function(&self, module: usize, def: &'a ast::StmtFunctionDef, scope: Option<&Rc<Scope>>, args: Args) -> PyValue {
+    pub(super) fn call_function(
+        &self,
+        module: usize,
+        def: &'a ast::StmtFunctionDef,
+        scope: Option<&Rc<Scope>>,
+        args: Args,
+    ) -> PyValue {
         let name = def.name.id.as_str();
         if def.is_async {
             return PyValue::Unknown(format!("`{name}` is a coroutine function"));
         }
         let transparent = |d: &ast::Decorator| {
-            let path = self.project.external_path(module, match &d.expression { Expr::Call(call) => &call.func, other => other });
-            matches!(path.as_deref(), Some("functools.cache" | "functools.lru_cache" | "staticmethod" | "classmethod"))
-                || matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod")
+            let path = self.project.external_path(
+                module,
+                match &d.expression {
+                    Expr::Call(call) => &call.func,
+                    other => other,
+                },
+            );
+            matches!(
+                path.as_deref(),
+                Some("functools.cache" | "functools.lru_cache" | "staticmethod" | "classmethod")
+            ) || matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod")
         };
         if !def.decorator_list.iter().all(transparent) {
             return PyValue::Unknown(format!("`{name}` is decorated"));
@@ -109,7 +196,10 @@ impl<'a> Evaluator<'_, 'a> {
             // The innermost call names itself; outer calls add nothing.
             (Err(reason), _) if reason.starts_with("calling `") => PyValue::Unknown(reason),
             (Err(reason), _) => PyValue::Unknown(format!("calling `{name}`: {reason}")),
-            (Ok(_), Some(yields)) => PyValue::Container { kind: ContainerKind::List, elements: yields.into_inner().into() },
+            (Ok(_), Some(yields)) => PyValue::Container {
+                kind: ContainerKind::List,
+                elements: yields.into_inner().into(),
+            },
             (Ok(Flow::Return(value)), None) => value,
             (Ok(_), None) => PyValue::None,
         }
@@ -152,7 +242,10 @@ impl<'a> Evaluator<'_, 'a> {
         scope.get(name).unwrap_or_else(|| self.global(module, name))
     }
 
-    #[expect(clippy::too_many_lines, reason = "one arm per statement kind reads best in one place")]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one arm per statement kind reads best in one place"
+    )]
     fn statement(
         &self,
         module: usize,
@@ -178,7 +271,10 @@ impl<'a> Evaluator<'_, 'a> {
                 }
                 Expr::YieldFrom(y) => {
                     let items = iterate(&self.value(module, scope, &y.value)?)?;
-                    yields.ok_or("`yield from` outside a generator")?.borrow_mut().extend(items);
+                    yields
+                        .ok_or("`yield from` outside a generator")?
+                        .borrow_mut()
+                        .extend(items);
                 }
                 Expr::Call(call) => {
                     if let Expr::Attribute(attr) = call.func.as_ref() {
@@ -189,12 +285,16 @@ impl<'a> Evaluator<'_, 'a> {
                                 let name = target.id.as_str();
                                 let mut failure = None;
                                 let mut change = |value: &mut PyValue| {
-                                    if let Err(reason) = mutate(value, method, &args).and_then(|()| check_size(value)) {
+                                    if let Err(reason) = mutate(value, method, &args)
+                                        .and_then(|()| check_size(value))
+                                    {
                                         failure = Some(reason);
                                     }
                                 };
                                 if !scope.update(name, &mut change) {
-                                    return Err(format!("`{name}.{method}(...)` on a name that is not local"));
+                                    return Err(format!(
+                                        "`{name}.{method}(...)` on a name that is not local"
+                                    ));
                                 }
                                 return failure.map_or(Ok(Flow::Normal), Err);
                             }
@@ -227,10 +327,19 @@ impl<'a> Evaluator<'_, 'a> {
                 let right = self.value(module, scope, &assign.value)?;
                 let new = match (&current, assign.op) {
                     // `items += iterable` extends the list in place.
-                    (PyValue::Container { kind: ContainerKind::List, elements }, ast::Operator::Add) => {
+                    (
+                        PyValue::Container {
+                            kind: ContainerKind::List,
+                            elements,
+                        },
+                        ast::Operator::Add,
+                    ) => {
                         let mut elements = elements.clone();
                         elements.extend(iterate(&right)?);
-                        PyValue::Container { kind: ContainerKind::List, elements }
+                        PyValue::Container {
+                            kind: ContainerKind::List,
+                            elements,
+                        }
                     }
                     _ => ops::binary(assign.op, &current, &right),
                 };
@@ -282,25 +391,30 @@ impl<'a> Evaluator<'_, 'a> {
                     return self.block(module, scope, &stmt_for.orelse, yields, module_level);
                 }
             }
-            Stmt::While(stmt_while) => {
-                loop {
-                    if !truth(&self.value(module, scope, &stmt_while.test)?)? {
-                        return self.block(module, scope, &stmt_while.orelse, yields, module_level);
-                    }
-                    if !self.step() {
-                        return Err("a loop that takes too many steps to run statically".to_owned());
-                    }
-                    match self.block(module, scope, &stmt_while.body, yields, module_level)? {
-                        Flow::Break => break,
-                        Flow::Return(value) => return Ok(Flow::Return(value)),
-                        Flow::Normal | Flow::Continue => {}
-                    }
+            Stmt::While(stmt_while) => loop {
+                if !truth(&self.value(module, scope, &stmt_while.test)?)? {
+                    return self.block(module, scope, &stmt_while.orelse, yields, module_level);
                 }
-            }
+                if !self.step() {
+                    return Err("a loop that takes too many steps to run statically".to_owned());
+                }
+                match self.block(module, scope, &stmt_while.body, yields, module_level)? {
+                    Flow::Break => break,
+                    Flow::Return(value) => return Ok(Flow::Return(value)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            },
             Stmt::Break(_) => return Ok(Flow::Break),
             Stmt::Continue(_) => return Ok(Flow::Continue),
             Stmt::FunctionDef(def) if !module_level => {
-                let value = self.register(Callable::Function { module, def, scope: Some(scope.clone()) }, def.name.id.as_str().to_owned());
+                let value = self.register(
+                    Callable::Function {
+                        module,
+                        def,
+                        scope: Some(scope.clone()),
+                    },
+                    def.name.id.as_str().to_owned(),
+                );
                 scope.set(def.name.id.as_str(), value);
             }
             Stmt::Assert(assert) => {
@@ -309,18 +423,29 @@ impl<'a> Evaluator<'_, 'a> {
                     return Err("an assertion that fails".to_owned());
                 }
             }
-            Stmt::FunctionDef(_) | Stmt::ClassDef(_) | Stmt::Import(_) | Stmt::ImportFrom(_) if module_level => {}
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) | Stmt::Import(_) | Stmt::ImportFrom(_)
+                if module_level => {}
             Stmt::Raise(_) => return Err("code that raises an exception".to_owned()),
             Stmt::Try(_) => return Err("a `try` statement".to_owned()),
             Stmt::With(_) => return Err("a `with` statement".to_owned()),
-            Stmt::Import(_) | Stmt::ImportFrom(_) => return Err("an import inside a function".to_owned()),
-            Stmt::Global(_) | Stmt::Nonlocal(_) => return Err("a `global` or `nonlocal` statement".to_owned()),
+            Stmt::Import(_) | Stmt::ImportFrom(_) => {
+                return Err("an import inside a function".to_owned())
+            }
+            Stmt::Global(_) | Stmt::Nonlocal(_) => {
+                return Err("a `global` or `nonlocal` statement".to_owned())
+            }
             _ => return Err("a statement proctor does not run statically".to_owned()),
         }
         Ok(Flow::Normal)
     }
 
-    fn assign(&self, module: usize, scope: &Rc<Scope>, target: &'a Expr, value: PyValue) -> Result<(), String> {
+    fn assign(
+        &self,
+        module: usize,
+        scope: &Rc<Scope>,
+        target: &'a Expr,
+        value: PyValue,
+    ) -> Result<(), String> {
         match target {
             Expr::Subscript(subscript) => {
                 let Expr::Name(name) = subscript.value.as_ref() else {
@@ -329,17 +454,29 @@ impl<'a> Evaluator<'_, 'a> {
                 let key = self.value(module, scope, &subscript.slice)?;
                 let mut failure = None;
                 let mut change = |container: &mut PyValue| match container {
-                    PyValue::Container { kind: ContainerKind::Dict, elements } => {
+                    PyValue::Container {
+                        kind: ContainerKind::Dict,
+                        elements,
+                    } => {
                         let mut pairs = std::mem::take(elements).into_vec();
-                        pairs.push(PyValue::Container { kind: ContainerKind::Tuple, elements: vec![key.clone(), value.clone()].into() });
+                        pairs.push(PyValue::Container {
+                            kind: ContainerKind::Tuple,
+                            elements: vec![key.clone(), value.clone()].into(),
+                        });
                         *container = ops::make_dict(pairs);
                         if let PyValue::Unknown(reason) = container {
                             failure = Some(reason.clone());
                         }
                     }
-                    PyValue::Container { kind: ContainerKind::List, elements } => {
+                    PyValue::Container {
+                        kind: ContainerKind::List,
+                        elements,
+                    } => {
                         let len = i128::try_from(elements.len()).unwrap_or(i128::MAX);
-                        match ops::int(&key).map(|i| if i < 0 { i + len } else { i }).and_then(|i| usize::try_from(i).ok()) {
+                        match ops::int(&key)
+                            .map(|i| if i < 0 { i + len } else { i })
+                            .and_then(|i| usize::try_from(i).ok())
+                        {
                             Some(i) if i < elements.len() => elements[i] = value.clone(),
                             _ => failure = Some("a list index out of range".to_owned()),
                         }

@@ -32,7 +32,9 @@ pub(super) fn repr(value: &PyValue) -> Result<String, String> {
     Ok(match value {
         PyValue::None => "None".to_owned(),
         PyValue::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
-        PyValue::Int(_) | PyValue::Float(_) | PyValue::Imag(_) | PyValue::NegImag(_) => value.scalar_str().unwrap_or_default(),
+        PyValue::Int(_) | PyValue::Float(_) | PyValue::Imag(_) | PyValue::NegImag(_) => {
+            value.scalar_str().unwrap_or_default()
+        }
         PyValue::Str(s) => {
             if !s.is_ascii() {
                 return Err("repr() of a non-ASCII string (Python's printable table)".to_owned());
@@ -88,7 +90,12 @@ pub(super) fn repr(value: &PyValue) -> Result<String, String> {
             }
         }
         PyValue::Unknown(reason) => return Err(reason.clone()),
-        _ => return Err("repr() of an object (it shows the object's address or a custom __repr__)".to_owned()),
+        _ => {
+            return Err(
+                "repr() of an object (it shows the object's address or a custom __repr__)"
+                    .to_owned(),
+            )
+        }
     })
 }
 
@@ -108,7 +115,10 @@ struct Spec {
 
 fn parse_spec(spec: &str) -> Result<Spec, String> {
     let chars: Vec<char> = spec.chars().collect();
-    let mut out = Spec { fill: ' ', ..Spec::default() };
+    let mut out = Spec {
+        fill: ' ',
+        ..Spec::default()
+    };
     let mut i = 0;
     let is_align = |c: char| matches!(c, '<' | '>' | '^' | '=');
     if chars.len() >= 2 && is_align(chars[1]) {
@@ -138,7 +148,11 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
     while chars.get(i).is_some_and(char::is_ascii_digit) {
         i += 1;
     }
-    out.width = chars[start..i].iter().collect::<String>().parse().unwrap_or(0);
+    out.width = chars[start..i]
+        .iter()
+        .collect::<String>()
+        .parse()
+        .unwrap_or(0);
     if let Some(&c) = chars.get(i).filter(|c| matches!(c, ',' | '_')) {
         out.grouping = Some(c);
         i += 1;
@@ -149,7 +163,13 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
         while chars.get(i).is_some_and(char::is_ascii_digit) {
             i += 1;
         }
-        out.precision = Some(chars[start..i].iter().collect::<String>().parse().map_err(|_| "a format precision".to_owned())?);
+        out.precision = Some(
+            chars[start..i]
+                .iter()
+                .collect::<String>()
+                .parse()
+                .map_err(|_| "a format precision".to_owned())?,
+        );
     }
     if let Some(&c) = chars.get(i) {
         out.kind = Some(c);
@@ -178,11 +198,19 @@ fn pad(body: &str, sign: &str, spec: &Spec, default_align: char) -> String {
         return format!("{sign}{body}");
     }
     let missing = spec.width - len;
-    let (fill, align) = if spec.zero && spec.align.is_none() { ('0', '=') } else { (spec.fill, spec.align.unwrap_or(default_align)) };
+    let (fill, align) = if spec.zero && spec.align.is_none() {
+        ('0', '=')
+    } else {
+        (spec.fill, spec.align.unwrap_or(default_align))
+    };
     let fill_n = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
     match align {
         '<' => format!("{sign}{body}{}", fill_n(missing)),
-        '^' => format!("{}{sign}{body}{}", fill_n(missing / 2), fill_n(missing - missing / 2)),
+        '^' => format!(
+            "{}{sign}{body}{}",
+            fill_n(missing / 2),
+            fill_n(missing - missing / 2)
+        ),
         '=' => format!("{sign}{}{body}", fill_n(missing)),
         _ => format!("{}{sign}{body}", fill_n(missing)),
     }
@@ -211,7 +239,9 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
             };
             Ok(pad(&body, "", &parsed, '<'))
         }
-        PyValue::Int(_) | PyValue::Bool(_) if matches!(parsed.kind, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'n')) => {
+        PyValue::Int(_) | PyValue::Bool(_)
+            if matches!(parsed.kind, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'n')) =>
+        {
             if matches!(value, PyValue::Bool(_)) && parsed.kind.is_none() {
                 return Ok(pad(&str_of(value)?, "", &parsed, '<'));
             }
@@ -231,13 +261,25 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
                     return Err("grouping in a non-decimal format".to_owned());
                 }
             }
-            let sign = format!("{}{}", sign_of(n < 0, &parsed), if parsed.alternate { prefix } else { "" });
+            let sign = format!(
+                "{}{}",
+                sign_of(n < 0, &parsed),
+                if parsed.alternate { prefix } else { "" }
+            );
             Ok(pad(&digits, &sign, &parsed, '>'))
         }
-        PyValue::Int(_) | PyValue::Float(_) if matches!(parsed.kind, Some('f' | 'F' | '%' | 'e' | 'E')) || (matches!(value, PyValue::Float(_)) && parsed.kind.is_none() && parsed.precision.is_none()) => {
+        PyValue::Int(_) | PyValue::Float(_)
+            if matches!(parsed.kind, Some('f' | 'F' | '%' | 'e' | 'E'))
+                || (matches!(value, PyValue::Float(_))
+                    && parsed.kind.is_none()
+                    && parsed.precision.is_none()) =>
+        {
             let f = match value {
                 PyValue::Float(f) => *f,
-                other => other.scalar_str().and_then(|s| s.parse().ok()).ok_or("a number too large to format statically")?,
+                other => other
+                    .scalar_str()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or("a number too large to format statically")?,
             };
             if !f.is_finite() {
                 return Err("formatting a non-finite float".to_owned());
@@ -250,20 +292,38 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
                     let text = format!("{:.precision$e}", f.abs());
                     let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
                     let exponent: i32 = exponent.parse().unwrap_or(0);
-                    let text = format!("{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.unsigned_abs());
-                    (if parsed.kind == Some('E') { text.to_uppercase() } else { text }, "")
+                    let text = format!(
+                        "{mantissa}e{}{:02}",
+                        if exponent < 0 { '-' } else { '+' },
+                        exponent.unsigned_abs()
+                    );
+                    (
+                        if parsed.kind == Some('E') {
+                            text.to_uppercase()
+                        } else {
+                            text
+                        },
+                        "",
+                    )
                 }
                 _ => (format!("{:.precision$}", f.abs()), ""),
             };
             let body = match parsed.grouping {
                 Some(separator) => {
-                    let (whole, fraction) = body.split_once('.').map_or((body.as_str(), None), |(w, f)| (w, Some(f)));
+                    let (whole, fraction) = body
+                        .split_once('.')
+                        .map_or((body.as_str(), None), |(w, f)| (w, Some(f)));
                     let grouped = group(whole, separator);
                     fraction.map_or(grouped.clone(), |f| format!("{grouped}.{f}"))
                 }
                 None => body,
             };
-            Ok(pad(&format!("{body}{suffix}"), sign_of(f.is_sign_negative(), &parsed), &parsed, '>'))
+            Ok(pad(
+                &format!("{body}{suffix}"),
+                sign_of(f.is_sign_negative(), &parsed),
+                &parsed,
+                '>',
+            ))
         }
         PyValue::Unknown(reason) => Err(reason.clone()),
         _ => Err(format!("formatting a value with `{spec}`")),
@@ -271,7 +331,11 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
 }
 
 /// `template.format(*positional, **keywords)`.
-pub(super) fn str_format(template: &str, positional: &[PyValue], keywords: &[(String, PyValue)]) -> Result<String, String> {
+pub(super) fn str_format(
+    template: &str,
+    positional: &[PyValue],
+    keywords: &[(String, PyValue)],
+) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
     let mut chars = template.chars().peekable();
     let mut auto = 0usize;
@@ -296,26 +360,48 @@ pub(super) fn str_format(template: &str, positional: &[PyValue], keywords: &[(St
                         None => return Err("an unclosed field in a format string".to_owned()),
                     }
                 }
-                let (name_part, spec) = field.split_once(':').map_or((field.as_str(), ""), |(n, s)| (n, s));
-                let (name, conversion) = name_part.split_once('!').map_or((name_part, None), |(n, c)| (n, Some(c)));
+                let (name_part, spec) = field
+                    .split_once(':')
+                    .map_or((field.as_str(), ""), |(n, s)| (n, s));
+                let (name, conversion) = name_part
+                    .split_once('!')
+                    .map_or((name_part, None), |(n, c)| (n, Some(c)));
                 let (base, index) = match name.split_once('[') {
-                    Some((base, rest)) => (base, Some(rest.strip_suffix(']').ok_or("a malformed index in a format field")?)),
+                    Some((base, rest)) => (
+                        base,
+                        Some(
+                            rest.strip_suffix(']')
+                                .ok_or("a malformed index in a format field")?,
+                        ),
+                    ),
                     None => (name, None),
                 };
                 if base.contains('.') {
                     return Err("an attribute in a format field".to_owned());
                 }
                 let mut value = if base.is_empty() {
-                    let value = positional.get(auto).cloned().ok_or("too few arguments for str.format")?;
+                    let value = positional
+                        .get(auto)
+                        .cloned()
+                        .ok_or("too few arguments for str.format")?;
                     auto += 1;
                     value
                 } else if let Ok(i) = base.parse::<usize>() {
-                    positional.get(i).cloned().ok_or("too few arguments for str.format")?
+                    positional
+                        .get(i)
+                        .cloned()
+                        .ok_or("too few arguments for str.format")?
                 } else {
-                    keywords.iter().find(|(k, _)| k == base).map(|(_, v)| v.clone()).ok_or("a missing keyword for str.format")?
+                    keywords
+                        .iter()
+                        .find(|(k, _)| k == base)
+                        .map(|(_, v)| v.clone())
+                        .ok_or("a missing keyword for str.format")?
                 };
                 if let Some(index) = index {
-                    let key = index.parse::<i128>().map_or_else(|_| PyValue::Str(index.to_owned()), ops::int_value);
+                    let key = index
+                        .parse::<i128>()
+                        .map_or_else(|_| PyValue::Str(index.to_owned()), ops::int_value);
                     value = ops::subscript(&value, &key);
                 }
                 let value = match conversion {
@@ -338,8 +424,14 @@ pub(super) fn str_format(template: &str, positional: &[PyValue], keywords: &[(St
 /// `format % args`.
 pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
     let (positional, mapping): (Vec<PyValue>, Option<&[PyValue]>) = match args {
-        PyValue::Container { kind: ContainerKind::Tuple, elements } => (elements.to_vec(), None),
-        PyValue::Container { kind: ContainerKind::Dict, elements } => (vec![args.clone()], Some(elements)),
+        PyValue::Container {
+            kind: ContainerKind::Tuple,
+            elements,
+        } => (elements.to_vec(), None),
+        PyValue::Container {
+            kind: ContainerKind::Dict,
+            elements,
+        } => (vec![args.clone()], Some(elements)),
         PyValue::Unknown(reason) => return Err(reason.clone()),
         other => (vec![other.clone()], None),
     };
@@ -386,10 +478,23 @@ pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
             Some(v) => v,
             None => next.next().ok_or("not enough arguments for % formatting")?,
         };
-        let (flags, rest) = spec.split_at(spec.find(|c: char| !matches!(c, '-' | '+' | ' ' | '0' | '#')).unwrap_or(spec.len()));
+        let (flags, rest) = spec.split_at(
+            spec.find(|c: char| !matches!(c, '-' | '+' | ' ' | '0' | '#'))
+                .unwrap_or(spec.len()),
+        );
         let align = if flags.contains('-') { "<" } else { "" };
-        let zero = if flags.contains('0') && !flags.contains('-') { "0" } else { "" };
-        let sign = if flags.contains('+') { "+" } else if flags.contains(' ') { " " } else { "" };
+        let zero = if flags.contains('0') && !flags.contains('-') {
+            "0"
+        } else {
+            ""
+        };
+        let sign = if flags.contains('+') {
+            "+"
+        } else if flags.contains(' ') {
+            " "
+        } else {
+            ""
+        };
         let alternate = if flags.contains('#') { "#" } else { "" };
         let text = match kind {
             's' => format_value(&PyValue::Str(str_of(&value)?), &format!("{align}{rest}"))?,
@@ -397,7 +502,10 @@ pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
             'd' | 'i' | 'u' => {
                 let n = match &value {
                     PyValue::Float(f) if f.is_finite() => {
-                        #[expect(clippy::cast_possible_truncation, reason = "%d truncates toward zero, as Python does")]
+                        #[expect(
+                            clippy::cast_possible_truncation,
+                            reason = "%d truncates toward zero, as Python does"
+                        )]
                         let n = f.trunc() as i128;
                         ops::int_value(n)
                     }
@@ -405,8 +513,13 @@ pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
                 };
                 format_value(&n, &format!("{align}{sign}{alternate}{zero}{rest}d"))?
             }
-            'x' | 'X' | 'o' => format_value(&value, &format!("{align}{sign}{alternate}{zero}{rest}{kind}"))?,
-            'f' | 'F' | 'e' | 'E' => format_value(&value, &format!("{align}{sign}{zero}{rest}{kind}"))?,
+            'x' | 'X' | 'o' => format_value(
+                &value,
+                &format!("{align}{sign}{alternate}{zero}{rest}{kind}"),
+            )?,
+            'f' | 'F' | 'e' | 'E' => {
+                format_value(&value, &format!("{align}{sign}{zero}{rest}{kind}"))?
+            }
             _ => return Err(format!("the % format `%{kind}`")),
         };
         out.push_str(&text);

@@ -32,10 +32,25 @@ pub(crate) fn results() -> Vec<TestResult> {
     failed.output.push_str("hello from test_fail\n");
     failed.duration = 0.5;
     failed.markers = vec!["unit".to_owned()];
-    let mut llama = with_reason(result("tests/integration/test_ollama.py::test_generate[llama3]", Outcome::Skipped), OLLAMA);
+    let mut llama = with_reason(
+        result(
+            "tests/integration/test_ollama.py::test_generate[llama3]",
+            Outcome::Skipped,
+        ),
+        OLLAMA,
+    );
     llama.markers = vec!["integration".to_owned(), "ollama".to_owned()];
-    let qwen = with_reason(result("tests/integration/test_ollama.py::test_generate[qwen2.5]", Outcome::Skipped), OLLAMA);
-    let openai = with_reason(result("tests/e2e/test_openai.py::test_chat", Outcome::Skipped), "OPENAI_API_KEY not set");
+    let qwen = with_reason(
+        result(
+            "tests/integration/test_ollama.py::test_generate[qwen2.5]",
+            Outcome::Skipped,
+        ),
+        OLLAMA,
+    );
+    let openai = with_reason(
+        result("tests/e2e/test_openai.py::test_chat", Outcome::Skipped),
+        "OPENAI_API_KEY not set",
+    );
     let mut flaky = result("tests/unit/test_b.py::test_flaky", Outcome::Passed);
     flaky.flaky = true;
     flaky.attempts = 2;
@@ -52,9 +67,17 @@ pub(crate) fn results() -> Vec<TestResult> {
         result("tests/unit/test_b.py::test_db", Outcome::Error),
         "    @pytest.fixture\n    def db():\n>       raise ConnectionError(\"db down\")\nE       ConnectionError: db down\n",
     );
-    let xfailed = with_reason(result("tests/unit/test_b.py::test_known_bug", Outcome::Xfailed), "bug #12");
-    let xpassed = with_reason(result("tests/unit/test_b.py::test_fixed", Outcome::Xpassed), "bug #13");
-    vec![ok, failed, llama, qwen, openai, flaky, crashed, timed_out, error, xfailed, xpassed]
+    let xfailed = with_reason(
+        result("tests/unit/test_b.py::test_known_bug", Outcome::Xfailed),
+        "bug #12",
+    );
+    let xpassed = with_reason(
+        result("tests/unit/test_b.py::test_fixed", Outcome::Xpassed),
+        "bug #13",
+    );
+    vec![
+        ok, failed, llama, qwen, openai, flaky, crashed, timed_out, error, xfailed, xpassed,
+    ]
 }
 
 /// The summary of [`results`]: two deselected, 1.2 seconds.

@@ -9,7 +9,12 @@ fn meta(seed: Option<u64>) -> ReportMeta {
     ReportMeta {
         proctor_version: "0.1.0".to_owned(),
         started_at: "2025-01-31T12:00:00Z".to_owned(),
-        command: vec!["proctor".to_owned(), "run".to_owned(), "-m".to_owned(), "unit".to_owned()],
+        command: vec![
+            "proctor".to_owned(),
+            "run".to_owned(),
+            "-m".to_owned(),
+            "unit".to_owned(),
+        ],
         selection: Some("-m unit".to_owned()),
         seed,
     }
@@ -19,7 +24,12 @@ fn meta(seed: Option<u64>) -> ReportMeta {
 fn report_has_version_meta_summary_tests_and_skips() {
     let results = fixture::results();
     let summary = fixture::summary(&results);
-    let report = json_report(&results, &summary, &meta(Some(42)), &ReportExtras::default());
+    let report = json_report(
+        &results,
+        &summary,
+        &meta(Some(42)),
+        &ReportExtras::default(),
+    );
     assert_eq!(report["version"], json!(JSON_REPORT_VERSION));
     assert_eq!(report["version"], json!(1));
     assert_eq!(
@@ -45,7 +55,10 @@ fn report_has_version_meta_summary_tests_and_skips() {
     );
     let tests = report["tests"].as_array().unwrap();
     assert_eq!(tests.len(), results.len());
-    assert_eq!(tests[1]["nodeid"], "tests/unit/test_a.py::TestX::test_fail[1]");
+    assert_eq!(
+        tests[1]["nodeid"],
+        "tests/unit/test_a.py::TestX::test_fail[1]"
+    );
     assert_eq!(tests[1]["outcome"], "failed");
     assert_eq!(tests[1]["output"], "hello from test_fail\n");
     assert_eq!(tests[7]["outcome"], "timed-out");
@@ -65,7 +78,12 @@ fn report_has_version_meta_summary_tests_and_skips() {
             {"reason": "OPENAI_API_KEY not set", "count": 1, "tests": ["tests/e2e/test_openai.py::test_chat"]},
         ])
     );
-    let keys: Vec<&str> = report.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(keys, ["version", "meta", "summary", "tests", "skips"]);
 }
 
@@ -73,7 +91,12 @@ fn report_has_version_meta_summary_tests_and_skips() {
 fn optional_meta_fields_are_left_out() {
     let mut meta = meta(None);
     meta.selection = None;
-    let report = json_report(&[], &proctor_run::RunSummary::of(&[], 0, 0.0, false), &meta, &ReportExtras::default());
+    let report = json_report(
+        &[],
+        &proctor_run::RunSummary::of(&[], 0, 0.0, false),
+        &meta,
+        &ReportExtras::default(),
+    );
     let fields = report["meta"].as_object().unwrap();
     assert!(!fields.contains_key("seed"));
     assert!(!fields.contains_key("selection"));

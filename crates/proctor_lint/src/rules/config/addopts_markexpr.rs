@@ -39,13 +39,20 @@ explicit `-m`).
 
 pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
     let pytest = &suite.settings.pytest;
-    let (Some(markexpr), Some(location), Some(file)) = (&pytest.addopts_parsed.markexpr, pytest.key_locations.get("addopts"), suite.inifile()) else {
+    let (Some(markexpr), Some(location), Some(file)) = (
+        &pytest.addopts_parsed.markexpr,
+        pytest.key_locations.get("addopts"),
+        suite.inifile(),
+    ) else {
         return;
     };
     let span = suite
         .find(&file, markexpr, location.line)
         .filter(|found| found.line() <= location.line + 20)
-        .map_or_else(|| suite.at(&file, location.line, location.column), |found| suite.line_span(&file, found.line()));
+        .map_or_else(
+            || suite.at(&file, location.line, location.column),
+            |found| suite.line_span(&file, found.line()),
+        );
     sink.report(
         span,
         format!("`addopts` selects with `-m {markexpr:?}`, which an explicit `-m` replaces under bare pytest"),

@@ -49,7 +49,11 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
         }
         let name = cx.test_name();
         if name.contains("_and_") {
-            sink.report(cx.def_span(), format!("`{name}` makes more than one claim (`_and_`)"), Some("split it into one test per claim".to_owned()));
+            sink.report(
+                cx.def_span(),
+                format!("`{name}` makes more than one claim (`_and_`)"),
+                Some("split it into one test per claim".to_owned()),
+            );
         }
     });
 }

@@ -37,13 +37,19 @@ tests/store/test_jsonl.py
 );
 
 pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
-    let Some(pattern) = &suite.settings.proctor.check.file_name else { return };
-    let Ok(glob) = globset::Glob::new(pattern) else { return };
+    let Some(pattern) = &suite.settings.proctor.check.file_name else {
+        return;
+    };
+    let Ok(glob) = globset::Glob::new(pattern) else {
+        return;
+    };
     let matcher = glob.compile_matcher();
     let mut files: BTreeSet<&str> = BTreeSet::new();
     let opt_in = suite.opt_in_files();
     for item in suite.items {
-        if item.dynamic.is_some() && !item.nodeid.contains("::") || opt_in.contains(item.file.as_str()) {
+        if item.dynamic.is_some() && !item.nodeid.contains("::")
+            || opt_in.contains(item.file.as_str())
+        {
             continue;
         }
         files.insert(proctor_python::collected_file(&item.nodeid));

@@ -52,12 +52,23 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
         if pattern.matches(name) {
             return;
         }
-        let parts: Vec<String> = pattern.placeholders.iter().map(|p| format!("<{p}>")).collect();
-        let after = if pattern.prefix.is_empty() { String::new() } else { format!(" after `{}_`", pattern.prefix.join("_")) };
+        let parts: Vec<String> = pattern
+            .placeholders
+            .iter()
+            .map(|p| format!("<{p}>"))
+            .collect();
+        let after = if pattern.prefix.is_empty() {
+            String::new()
+        } else {
+            format!(" after `{}_`", pattern.prefix.join("_"))
+        };
         sink.report(
             cx.def_span(),
             format!("`{name}` does not have the shape `{}`", pattern.text),
-            Some(format!("write one or more words{after} for each of {}", listed(&parts, "and"))),
+            Some(format!(
+                "write one or more words{after} for each of {}",
+                listed(&parts, "and")
+            )),
         );
     });
 }

@@ -52,23 +52,40 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
             continue;
         }
         seen.push(&item.file);
-        let Some(relative) = item.file.strip_prefix(tests).and_then(|rest| rest.strip_prefix('/')) else {
+        let Some(relative) = item
+            .file
+            .strip_prefix(tests)
+            .and_then(|rest| rest.strip_prefix('/'))
+        else {
             continue;
         };
-        let (dir, file) = relative.rsplit_once('/').map_or(("", relative), |(dir, file)| (dir, file));
+        let (dir, file) = relative
+            .rsplit_once('/')
+            .map_or(("", relative), |(dir, file)| (dir, file));
         let stem = file.strip_suffix(".py").unwrap_or(file);
-        let Some(subject) = stem.strip_prefix("test_").or_else(|| stem.strip_suffix("_test")) else {
+        let Some(subject) = stem
+            .strip_prefix("test_")
+            .or_else(|| stem.strip_suffix("_test"))
+        else {
             continue;
         };
-        let base = if dir.is_empty() { format!("{source}/{subject}") } else { format!("{source}/{dir}/{subject}") };
+        let base = if dir.is_empty() {
+            format!("{source}/{subject}")
+        } else {
+            format!("{source}/{dir}/{subject}")
+        };
         let module = format!("{base}.py");
-        if rootdir.join(&module).is_file() || rootdir.join(Path::new(&base).join("__init__.py")).is_file() {
+        if rootdir.join(&module).is_file()
+            || rootdir.join(Path::new(&base).join("__init__.py")).is_file()
+        {
             continue;
         }
         sink.report(
             suite.line_span(&item.file, 1),
             format!("`{}` mirrors `{module}`, which does not exist", item.file),
-            Some(format!("move or rename the test file to mirror its module under `{source}`")),
+            Some(format!(
+                "move or rename the test file to mirror its module under `{source}`"
+            )),
         );
     }
 }

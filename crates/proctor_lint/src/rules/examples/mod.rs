@@ -16,7 +16,13 @@ pub(crate) fn problem_span(problem: &OptInProblem) -> Span {
     let l = &problem.location;
     Span {
         file: l.file.clone(),
-        start: proctor_source::LineColumn { line: l.line, column: l.column },
-        end: proctor_source::LineColumn { line: l.end_line, column: l.end_column },
+        start: proctor_source::LineColumn {
+            line: l.line,
+            column: l.column,
+        },
+        end: proctor_source::LineColumn {
+            line: l.end_line,
+            column: l.end_column,
+        },
     }
 }

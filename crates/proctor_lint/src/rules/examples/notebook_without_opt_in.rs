@@ -38,7 +38,11 @@ every run: it never runs anywhere until someone adds the block.
 
 pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
     let key = suite.settings.proctor.notebooks.metadata_key();
-    for file in suite.opt_in.iter().filter(|f| f.kind == OptInKind::Notebook) {
+    for file in suite
+        .opt_in
+        .iter()
+        .filter(|f| f.kind == OptInKind::Notebook)
+    {
         for problem in &file.problems {
             sink.report(
                 problem_span(problem),

@@ -40,18 +40,42 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
     let known = suite.known();
     let proctor = &suite.settings.proctor;
     let mut expressions: Vec<(String, &str, Option<String>, usize)> = Vec::new();
-    let proctor_file = suite.settings.proctor_file.as_deref().map(|p| suite.relative(p));
+    let proctor_file = suite
+        .settings
+        .proctor_file
+        .as_deref()
+        .map(|p| suite.relative(p));
     if let Some(default) = &proctor.select.default {
-        expressions.push(("`[select] default`".to_owned(), default, proctor_file.clone(), 1));
+        expressions.push((
+            "`[select] default`".to_owned(),
+            default,
+            proctor_file.clone(),
+            1,
+        ));
     }
     for (name, profile) in &proctor.profiles {
         if let Some(markers) = &profile.markers {
-            expressions.push((format!("`[profiles.{name}] markers`"), markers, proctor_file.clone(), 1));
+            expressions.push((
+                format!("`[profiles.{name}] markers`"),
+                markers,
+                proctor_file.clone(),
+                1,
+            ));
         }
     }
     if let Some(markexpr) = &suite.settings.pytest.addopts_parsed.markexpr {
-        let from = suite.settings.pytest.key_locations.get("addopts").map_or(1, |l| l.line);
-        expressions.push(("`-m` in `addopts`".to_owned(), markexpr, suite.inifile(), from));
+        let from = suite
+            .settings
+            .pytest
+            .key_locations
+            .get("addopts")
+            .map_or(1, |l| l.line);
+        expressions.push((
+            "`-m` in `addopts`".to_owned(),
+            markexpr,
+            suite.inifile(),
+            from,
+        ));
     }
     for (what, text, file, from) in expressions {
         let Ok(expression) = Expression::parse(text) else {

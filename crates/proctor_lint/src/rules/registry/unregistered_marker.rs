@@ -54,7 +54,10 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
             sink.report(
                 cx.marker_span(marker),
                 format!("`{}` is not registered with pytest", marker.name),
-                Some("add it to `markers` in pytest's configuration, or declare it in the taxonomy".to_owned()),
+                Some(
+                    "add it to `markers` in pytest's configuration, or declare it in the taxonomy"
+                        .to_owned(),
+                ),
             );
         }
     });

@@ -37,17 +37,40 @@ runs on machines that cannot run the tests, silently.
 );
 
 pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
-    let Some(file) = suite.settings.proctor_file.as_deref().map(|p| suite.relative(p)) else {
+    let Some(file) = suite
+        .settings
+        .proctor_file
+        .as_deref()
+        .map(|p| suite.relative(p))
+    else {
         return;
     };
-    let used: HashSet<&str> = suite.items.iter().flat_map(|item| item.decorators.iter().map(|d| d.path.as_str())).collect();
+    let used: HashSet<&str> = suite
+        .items
+        .iter()
+        .flat_map(|item| item.decorators.iter().map(|d| d.path.as_str()))
+        .collect();
     let options = &suite.settings.proctor;
-    let entries = options.plan.helpers.iter().map(|(path, _)| ("helpers", path)).chain(options.taxonomy.decorators.iter().map(|(path, _)| ("decorators", path)));
+    let entries = options
+        .plan
+        .helpers
+        .iter()
+        .map(|(path, _)| ("helpers", path))
+        .chain(
+            options
+                .taxonomy
+                .decorators
+                .iter()
+                .map(|(path, _)| ("decorators", path)),
+        );
     for (table, path) in entries {
         if used.contains(path.as_str()) {
             continue;
         }
-        let span = suite.find(&file, &format!("\"{path}\""), 1).or_else(|| suite.find(&file, path, 1)).unwrap_or_else(|| suite.line_span(&file, 1));
+        let span = suite
+            .find(&file, &format!("\"{path}\""), 1)
+            .or_else(|| suite.find(&file, path, 1))
+            .unwrap_or_else(|| suite.line_span(&file, 1));
         sink.report(
             span,
             format!("no test's decorators or `pytestmark` calls resolve to `{path}` (`[{table}]`)"),

@@ -52,8 +52,15 @@ pub(crate) fn check(suite: &SuiteContext<'_>, sink: &mut Sink<'_>) {
                 found.end.column = found.start.column + name.chars().count();
                 found
             }
-            None => from.map_or_else(|| suite.line_span(file, 1), |l| suite.at(file, l.line, l.column)),
+            None => from.map_or_else(
+                || suite.line_span(file, 1),
+                |l| suite.at(file, l.line, l.column),
+            ),
         };
-        sink.report(span, format!("`{name}` is registered but no test uses it"), Some("remove it from `markers`, or fix its spelling".to_owned()));
+        sink.report(
+            span,
+            format!("`{name}` is registered but no test uses it"),
+            Some("remove it from `markers`, or fix its spelling".to_owned()),
+        );
     }
 }

@@ -56,8 +56,22 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
             reported.push((name, other));
-            let span = if cx.written_as(name).is_some() || cx.written_as(other).is_none() { cx.name_span(name) } else { cx.name_span(other) };
-            sink.report(span, format!("{} conflicts with {}", cx.describe(name), cx.describe(other)), Some(format!("a test cannot be both `{name}` and `{other}`; remove one")));
+            let span = if cx.written_as(name).is_some() || cx.written_as(other).is_none() {
+                cx.name_span(name)
+            } else {
+                cx.name_span(other)
+            };
+            sink.report(
+                span,
+                format!(
+                    "{} conflicts with {}",
+                    cx.describe(name),
+                    cx.describe(other)
+                ),
+                Some(format!(
+                    "a test cannot be both `{name}` and `{other}`; remove one"
+                )),
+            );
         }
     }
 }

@@ -59,9 +59,18 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
         }
         let diagnostic = sink.report(
             cx.marker_span(marker),
-            format!("`{}` is the default of axis `{}` and is not written explicitly", marker.name, axis.name),
-            Some(format!("remove it: `{}` is applied to every test without a marker of axis `{}`", effective.name, axis.name)),
+            format!(
+                "`{}` is the default of axis `{}` and is not written explicitly",
+                marker.name, axis.name
+            ),
+            Some(format!(
+                "remove it: `{}` is applied to every test without a marker of axis `{}`",
+                effective.name, axis.name
+            )),
         );
-        diagnostic.fix = cx.delete_decorator_edit(marker).map(|edit| Fix { description: format!("Remove `@pytest.mark.{}`", marker.name), edits: vec![edit] });
+        diagnostic.fix = cx.delete_decorator_edit(marker).map(|edit| Fix {
+            description: format!("Remove `@pytest.mark.{}`", marker.name),
+            edits: vec![edit],
+        });
     }
 }

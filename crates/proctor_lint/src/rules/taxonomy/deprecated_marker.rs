@@ -58,10 +58,17 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
                     format!("`{}` is a deprecated alias of `{target}`", marker.name),
                     Some(format!("write `{target}` instead")),
                 );
-                diagnostic.fix = cx.rename_edit(marker, target).map(|edit| Fix { description: format!("Replace `{}` with `{target}`", marker.name), edits: vec![edit] });
+                diagnostic.fix = cx.rename_edit(marker, target).map(|edit| Fix {
+                    description: format!("Replace `{}` with `{target}`", marker.name),
+                    edits: vec![edit],
+                });
             }
             None => {
-                sink.report(cx.marker_span(marker), format!("`{}` is deprecated", marker.name), None);
+                sink.report(
+                    cx.marker_span(marker),
+                    format!("`{}` is deprecated", marker.name),
+                    None,
+                );
             }
         }
     }

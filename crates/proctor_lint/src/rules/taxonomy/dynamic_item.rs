@@ -36,6 +36,10 @@ Where the values really are dynamic, keep them and ignore this code
 
 pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
     if let Some(reason) = &cx.item.dynamic {
-        sink.report(cx.def_span(), format!("`{}` is dynamic: {reason}", cx.test_name()), None);
+        sink.report(
+            cx.def_span(),
+            format!("`{}` is dynamic: {reason}", cx.test_name()),
+            None,
+        );
     }
 }

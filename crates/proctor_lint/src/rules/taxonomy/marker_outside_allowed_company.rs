@@ -46,7 +46,11 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
         if !allowed.iter().any(|a| cx.effective.has(a)) {
             sink.report(
                 cx.name_span(name),
-                format!("{} is only allowed on tests marked {}", cx.describe(name), listed(allowed, "or")),
+                format!(
+                    "{} is only allowed on tests marked {}",
+                    cx.describe(name),
+                    listed(allowed, "or")
+                ),
                 Some(format!("remove `{name}`, or add {}", listed(allowed, "or"))),
             );
         }

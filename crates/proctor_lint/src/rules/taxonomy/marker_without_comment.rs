@@ -37,7 +37,10 @@ pytestmark = pytest.mark.llm
 
 pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
     for (marker, effective) in cx.written() {
-        if cx.rule_of(marker, effective).is_none_or(|r| r.needs_comment != Some(true)) {
+        if cx
+            .rule_of(marker, effective)
+            .is_none_or(|r| r.needs_comment != Some(true))
+        {
             continue;
         }
         let Some(location) = &marker.location else {
@@ -46,12 +49,20 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
         let Some(source) = cx.sources.get(&location.file) else {
             continue;
         };
-        let above = location.line.checked_sub(1).filter(|&l| l >= 1).map_or("", |l| source.line(l));
-        let justified = is_comment(above.trim_start()) || trailing_comment(source.line(location.line)).is_some_and(is_comment);
+        let above = location
+            .line
+            .checked_sub(1)
+            .filter(|&l| l >= 1)
+            .map_or("", |l| source.line(l));
+        let justified = is_comment(above.trim_start())
+            || trailing_comment(source.line(location.line)).is_some_and(is_comment);
         if !justified {
             sink.report(
                 cx.marker_span(marker),
-                format!("`{}` needs a comment that says why it is there", marker.name),
+                format!(
+                    "`{}` needs a comment that says why it is there",
+                    marker.name
+                ),
                 Some("add a comment on the line above or at the end of the line".to_owned()),
             );
         }

@@ -47,7 +47,11 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
         if !required.iter().any(|r| cx.effective.has(r)) {
             sink.report(
                 cx.name_span(name),
-                format!("{} requires {} on the same test", cx.describe(name), listed(required, "or")),
+                format!(
+                    "{} requires {} on the same test",
+                    cx.describe(name),
+                    listed(required, "or")
+                ),
                 Some(format!("add {}", listed(required, "or"))),
             );
         }

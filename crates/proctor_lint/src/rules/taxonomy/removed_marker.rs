@@ -55,9 +55,16 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
         let Some(message) = &rule.removed else {
             continue;
         };
-        let diagnostic = sink.report(cx.marker_span(marker), format!("`{}` was removed", marker.name), Some(message.clone()));
+        let diagnostic = sink.report(
+            cx.marker_span(marker),
+            format!("`{}` was removed", marker.name),
+            Some(message.clone()),
+        );
         if let Some(replacement) = &rule.replaced_by {
-            diagnostic.fix = cx.rename_edit(marker, replacement).map(|edit| Fix { description: format!("Replace `{}` with `{replacement}`", marker.name), edits: vec![edit] });
+            diagnostic.fix = cx.rename_edit(marker, replacement).map(|edit| Fix {
+                description: format!("Replace `{}` with `{replacement}`", marker.name),
+                edits: vec![edit],
+            });
         }
     }
 }

@@ -55,17 +55,29 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
             Cardinality::AtMostOne => "at most one",
             Cardinality::Any => continue,
         };
-        let present: Vec<String> = cx.names().iter().filter(|n| axis.markers.iter().any(|m| m == *n)).map(|n| (*n).to_owned()).collect();
+        let present: Vec<String> = cx
+            .names()
+            .iter()
+            .filter(|n| axis.markers.iter().any(|m| m == *n))
+            .map(|n| (*n).to_owned())
+            .collect();
         if present.len() < 2 {
             continue;
         }
         // Point at the innermost written one (a function's marker before its
         // class's or module's): it is the one that adds to the others, and a
         // class or module that carries two is then reported once.
-        let span = present.iter().find_map(|n| cx.written_as(n)).map_or_else(|| cx.def_span(), |m| cx.marker_span(m));
+        let span = present
+            .iter()
+            .find_map(|n| cx.written_as(n))
+            .map_or_else(|| cx.def_span(), |m| cx.marker_span(m));
         sink.report(
             span,
-            format!("too many markers of axis `{}`: {}", axis.name, listed(&present, "and")),
+            format!(
+                "too many markers of axis `{}`: {}",
+                axis.name,
+                listed(&present, "and")
+            ),
             Some(format!("axis `{}` allows {limit}; keep one", axis.name)),
         );
     }

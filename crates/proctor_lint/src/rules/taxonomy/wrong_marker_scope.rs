@@ -55,11 +55,22 @@ pub(crate) fn check(cx: &ItemContext<'_>, sink: &mut Sink<'_>) {
             MarkerSource::Param => MarkerScope::Param,
         };
         if !scopes.contains(&scope) {
-            let allowed: Vec<String> = scopes.iter().map(|s| format!("`{}`", scope_name(*s))).collect();
+            let allowed: Vec<String> = scopes
+                .iter()
+                .map(|s| format!("`{}`", scope_name(*s)))
+                .collect();
             sink.report(
                 cx.marker_span(marker),
-                format!("`{}` is written on the {}, but its scope is {}", marker.name, where_written(scope), allowed.join(", ")),
-                Some(format!("write it on the {} instead", where_written(scopes[0]))),
+                format!(
+                    "`{}` is written on the {}, but its scope is {}",
+                    marker.name,
+                    where_written(scope),
+                    allowed.join(", ")
+                ),
+                Some(format!(
+                    "write it on the {} instead",
+                    where_written(scopes[0])
+                )),
             );
         }
     }
