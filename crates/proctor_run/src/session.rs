@@ -803,7 +803,7 @@ enum Accepted {
 /// (conftests, entry-point plugins) runs, so what comes before it is the
 /// interpreter's own start-up, which a loaded machine slows far beyond a
 /// test's timeout. The steps after it are bounded by the timeout itself.
-const STARTUP: Duration = Duration::from_secs(60);
+const STARTUP: Duration = Duration::from_mins(1);
 
 /// Waits for the plugin to connect, or for the process to end, Ctrl-C or
 /// the timeout (at least [`STARTUP`]) first.
