@@ -310,10 +310,7 @@ fn bless(page: &Path, text: &str, mut blessed: Vec<(usize, usize, Vec<String>)>)
 
 #[test]
 fn every_console_example_in_the_docs_prints_what_the_page_shows() {
-    let Some(python) = std::env::var_os("PROCTOR_TEST_PYTHON").map(PathBuf::from) else {
-        eprintln!("skipped: PROCTOR_TEST_PYTHON is not set");
-        return;
-    };
+    let python = common::test_python();
     let mut problems = Vec::new();
     let mut count = 0;
     for page in pages() {

@@ -129,3 +129,11 @@ pub(crate) fn inline_markers(mut doc: serde_json::Value) -> serde_json::Value {
     }
     doc
 }
+
+/// The Python with the pinned pytest that the tests run (scripts/test
+/// sets `PROCTOR_TEST_PYTHON`).
+pub(crate) fn test_python() -> std::path::PathBuf {
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
+}
