@@ -26,6 +26,8 @@
 
 mod common;
 
+use common::repo;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -46,10 +48,6 @@ struct Step {
     output: Vec<String>,
     /// The page's line index (0-based) of the first output line.
     first: usize,
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn pages() -> Vec<PathBuf> {

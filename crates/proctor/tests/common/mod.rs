@@ -137,3 +137,11 @@ pub(crate) fn test_python() -> std::path::PathBuf {
         .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
         .into()
 }
+
+/// The repository's root directory.
+pub(crate) fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
