@@ -567,12 +567,19 @@ fn serve(
             exited = true;
             continue;
         }
+        // Until the plugin says hello (as pytest goes to load the conftests),
+        // pytest is loading its entry-point plugins: start-up, not the suite.
         if let Some(limit) = options
             .timeout
+            .map(|limit| if trusted { limit } else { limit.max(STARTUP) })
             .filter(|limit| !report.interrupted && since.elapsed() > *limit)
         {
             kill(child);
             let limit = limit.as_secs_f64();
+            if !trusted {
+                report.problems.push(format!("pytest did not start within {limit:.1}s (a plugin that hangs when imported?); its process was killed"));
+                return report;
+            }
             match (running(&report.kept, finished), &report.kept, &collecting) {
                 (Some(nodeid), _, _) => report.interrupted_test = Some((nodeid, since, Outcome::TimedOut)),
                 (None, None, Some(collector)) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout while collecting {collector}; its process was killed")),
@@ -657,6 +664,7 @@ fn serve(
             match message {
                 Message::Hello { token: given } => {
                     trusted = given == token;
+                    since = Instant::now();
                     if trusted && lines.answer(setup.as_bytes()).is_err() {
                         break 'process;
                     }
@@ -799,10 +807,11 @@ enum Accepted {
 }
 
 /// The least time Python and pytest are given to start, with a timeout:
-/// the plugin connects as pytest imports it, before any of the suite's code
-/// (conftests, entry-point plugins) runs, so what comes before it is the
-/// interpreter's own start-up, which a loaded machine slows far beyond a
-/// test's timeout. The steps after it are bounded by the timeout itself.
+/// the plugin connects as pytest imports it and says hello as pytest goes
+/// to load the conftests, so what comes before is the interpreter's and
+/// the installed plugins' start-up (nbmake's Jupyter imports take seconds),
+/// which a loaded machine slows far beyond a test's timeout. The suite's
+/// own steps after it are bounded by the timeout itself.
 const STARTUP: Duration = Duration::from_mins(1);
 
 /// Waits for the plugin to connect, or for the process to end, Ctrl-C or

@@ -578,3 +578,25 @@ fn a_conftest_that_hangs_at_import_is_stopped_by_the_timeout() {
         "{outcome:?}"
     );
 }
+
+/// An installed plugin that takes longer to import than the timeout (a
+/// Jupyter stack on a loaded machine): start-up, before the plugin says
+/// hello, is not held to the timeout, which bounds the suite's own steps.
+#[test]
+fn a_plugin_slower_to_import_than_the_timeout_is_start_up_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "slow_plugin.py", "import time\n\ntime.sleep(2)\n");
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    let mut options = options(root);
+    options.timeout = Some(Duration::from_secs(1));
+    options
+        .extra_args
+        .extend(["-p".into(), "slow_plugin".into()]);
+    let outcome = run_bounded(options);
+    assert_eq!(
+        outcomes(&outcome.results),
+        BTreeMap::from([("test_a.py::test_ok".to_owned(), Outcome::Passed)]),
+        "{outcome:?}"
+    );
+}

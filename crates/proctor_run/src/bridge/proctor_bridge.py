@@ -212,10 +212,9 @@ def _marker(mark):
 
 def _connect():
     """Connects to proctor as this module is imported (`-p proctor_bridge`
-    imports it before pytest loads entry-point plugins and conftests), so
-    that only Python's and pytest's own start-up come before the connection:
-    proctor's per-step timeout then bounds every step of the suite's code,
-    and never the interpreter starting on a loaded machine."""
+    imports it before pytest loads entry-point plugins and conftests):
+    proctor then knows pytest is starting, and bounds the suite's steps
+    from the hello on."""
     global _connection, _reader
     address = os.environ.get("PROCTOR_BRIDGE")
     if not address or _connection is not None:
@@ -226,7 +225,15 @@ def _connect():
     # A process a test forks must not hold proctor's stream open (proctor
     # reads it to its end once pytest exits) nor write into it.
     os.register_at_fork(after_in_child=_forget_connection)
-    _send({"event": "hello", "token": os.environ.get("PROCTOR_BRIDGE_TOKEN", ""), "pid": os.getpid()})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Hello as pytest goes to load the conftests: what came before is
+    start-up (Python, pytest, the installed plugins), what comes after is
+    the suite's own code, which proctor's timeout bounds."""
+    if _connection is not None:
+        _send({"event": "hello", "token": os.environ.get("PROCTOR_BRIDGE_TOKEN", ""), "pid": os.getpid()})
 
 
 def _forget_connection():
