@@ -11,8 +11,9 @@ mod protocol;
 mod services;
 mod session;
 
-pub use model::{Event, Outcome, RunSummary, TestResult};
+pub use model::Event;
 pub use process::{kill_registered_groups, signal_name};
+pub use proctor_outcome::{Outcome, RunSummary, TestResult};
 pub use protocol::{CollectedItem, CollectedMarker, Decisions};
 pub use services::{RunningService, ServiceError};
 pub use session::{
