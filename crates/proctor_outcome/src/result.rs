@@ -69,4 +69,20 @@ impl TestResult {
             location: None,
         }
     }
+
+    /// Folds a rerun's `attempt` into this result: one more attempt, its
+    /// time added; a pass makes the test `passed` and flaky, anything
+    /// else becomes the test's outcome, with its message and output.
+    pub fn absorb_rerun(&mut self, attempt: &TestResult) {
+        self.attempts += 1;
+        self.duration += attempt.duration;
+        if attempt.outcome == Outcome::Passed {
+            self.outcome = Outcome::Passed;
+            self.flaky = true;
+        } else {
+            self.outcome = attempt.outcome;
+            self.message.clone_from(&attempt.message);
+            self.output.clone_from(&attempt.output);
+        }
+    }
 }

@@ -16,6 +16,14 @@ pub enum Event {
         /// The command line, for `--verbose`.
         command: Vec<String>,
     },
+    /// A pytest process exited (after its session, or in the middle of
+    /// one).
+    ProcessExited {
+        /// Its exit status, when it exited on its own.
+        status: Option<i32>,
+        /// The signal that ended it, if one did.
+        signal: Option<i32>,
+    },
     /// pytest collected, proctor decided: how many run, skip, deselect.
     Collected {
         /// Items pytest collected in this process.

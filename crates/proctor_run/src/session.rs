@@ -388,6 +388,12 @@ pub fn run_phase(
             } else {
                 reap(&mut child, options.interrupt.as_deref(), Some(EXIT_GRACE))
             };
+        if let Some(status) = status {
+            on_event(&Event::ProcessExited {
+                status: status.code(),
+                signal: std::os::unix::process::ExitStatusExt::signal(&status),
+            });
+        }
         if let Some(kept) = process.kept {
             if expected.is_none() {
                 expected = Some(kept);
