@@ -207,3 +207,75 @@ impl RunReporter for Results {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proctor_outcome::Outcome;
+
+    use super::*;
+
+    #[test]
+    fn results_hold_static_skips_then_tests_with_their_reruns_folded_in() {
+        let plan = RunPlan {
+            static_skips: vec![TestResult::new("t.py::gated", Outcome::Skipped)],
+            ..RunPlan::default()
+        };
+        let mut results = Results::default();
+        let at = Duration::ZERO;
+        let flaky = TestResult::new("t.py::flaky", Outcome::Failed);
+        let broken = TestResult::new("t.py::broken", Outcome::Failed);
+        let passed = TestResult {
+            duration: 0.5,
+            ..TestResult::new("t.py::flaky", Outcome::Passed)
+        };
+        let again = TestResult {
+            message: Some("still broken".to_owned()),
+            ..TestResult::new("t.py::broken", Outcome::Error)
+        };
+        for event in [
+            RunEvent::RunStarted { plan: &plan },
+            RunEvent::TestFinished {
+                result: &flaky,
+                rerun: false,
+            },
+            RunEvent::TestFinished {
+                result: &broken,
+                rerun: false,
+            },
+            RunEvent::Rerun {
+                round: 1,
+                tests: 2,
+                delay: 0.0,
+            },
+            RunEvent::TestFinished {
+                result: &passed,
+                rerun: true,
+            },
+            RunEvent::TestFinished {
+                result: &again,
+                rerun: true,
+            },
+            RunEvent::Drift {
+                message: "pytest collected t.py::new",
+            },
+        ] {
+            results.event(at, &event);
+        }
+        let got: Vec<(&str, Outcome, u32, bool)> = results
+            .results
+            .iter()
+            .map(|r| (r.nodeid.as_str(), r.outcome, r.attempts, r.flaky))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("t.py::gated", Outcome::Skipped, 1, false),
+                ("t.py::flaky", Outcome::Passed, 2, true),
+                ("t.py::broken", Outcome::Error, 2, false),
+            ]
+        );
+        assert!((results.results[1].duration - 0.5).abs() < 1e-12);
+        assert_eq!(results.results[2].message.as_deref(), Some("still broken"));
+        assert_eq!(results.drift, ["pytest collected t.py::new"]);
+    }
+}

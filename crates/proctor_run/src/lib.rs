@@ -20,7 +20,7 @@ mod session;
 
 pub use events::{Reporters, Results, RunEnd, RunEvent, RunReporter};
 pub use model::Event;
-pub use plan::{PhasePlan, PlannedItem, RunPlan};
+pub use plan::{ItemPlan, PhasePlan, PlannedItem, RunPlan};
 pub use process::{kill_registered_groups, signal_name};
 pub use proctor_outcome::{Outcome, RunSummary, TestResult};
 pub use protocol::{CollectedItem, CollectedMarker, Decisions};

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::{Facts, Verdict};
 use proctor_python::{collected_file, Collection, Item};
-use proctor_run::{Outcome, PhaseOptions, PhasePlan, PlannedItem, RunPlan, Started, TestResult};
+use proctor_run::{ItemPlan, Outcome, PhaseOptions, RunPlan, Started, TestResult};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
 use crate::args::RunArgs;
@@ -295,54 +295,41 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
     } else {
         None
     };
-    let phase_order: Vec<Option<String>> = if rules.phases.is_empty() {
-        vec![None]
-    } else {
-        rules.phases.iter().cloned().map(Some).collect()
-    };
-    let mut phases: Vec<PhasePlan> = phase_order
+    let mut in_phases = HashSet::new();
+    let items: Vec<ItemPlan> = collection
+        .items
         .iter()
-        .map(|name| PhasePlan {
-            name: name.clone(),
-            ..PhasePlan::default()
+        .zip(&statics)
+        .map(|(item, info)| {
+            let runs = (info.verdict.runs()
+                && rules.in_shard(&item.nodeid, true)
+                && rules.last_failed_keeps(&item.nodeid))
+                || (item.dynamic.is_some()
+                    && rules
+                        .last_failed
+                        .as_ref()
+                        .is_none_or(|f| !f.only || f.may_contain_function(&item.nodeid)));
+            if runs {
+                in_phases.insert(item.nodeid.clone());
+            }
+            let skip = match &info.verdict {
+                Verdict::Skipped { reason }
+                    if rules.shard.is_none() && rules.last_failed_keeps(&item.nodeid) =>
+                {
+                    Some(skipped(item, reason, &info.names))
+                }
+                _ => None,
+            };
+            ItemPlan {
+                nodeid: item.nodeid.clone(),
+                dynamic: item.dynamic.is_some(),
+                runs,
+                phase: rules.phase_of(&info.names),
+                services: info.services.clone(),
+                skip,
+            }
         })
         .collect();
-    let mut needed_set: HashSet<String> = HashSet::new();
-    let mut in_phases = HashSet::new();
-    for (item, info) in collection.items.iter().zip(&statics) {
-        let runs_here = (info.verdict.runs()
-            && rules.in_shard(&item.nodeid, true)
-            && rules.last_failed_keeps(&item.nodeid))
-            || (item.dynamic.is_some()
-                && rules
-                    .last_failed
-                    .as_ref()
-                    .is_none_or(|f| !f.only || f.may_contain_function(&item.nodeid)));
-        if !runs_here {
-            continue;
-        }
-        let at = phase_order
-            .iter()
-            .position(|p| *p == rules.phase_of(&info.names))
-            .unwrap_or(0);
-        let phase = &mut phases[at];
-        let file = collected_file(&item.nodeid).to_owned();
-        if !phase.files.contains(&file) {
-            phase.files.push(file.clone());
-        }
-        phase.items.push(PlannedItem {
-            nodeid: item.nodeid.clone(),
-            file: file.clone(),
-            dynamic: item.dynamic.is_some(),
-        });
-        in_phases.insert(item.nodeid.clone());
-        for service in &info.services {
-            if !phase.services.contains(service) {
-                phase.services.push(service.clone());
-            }
-        }
-        needed_set.insert(file);
-    }
     // pytest must see the files that fail to collect, to report them, and
     // those it skips as a whole while importing them, to count their one
     // skip with its reason (it collects none of their tests).
@@ -358,52 +345,14 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
         .map(|e| e.file.clone())
         .chain(at_import.map(str::to_owned))
         .collect();
-    for file in whole_files {
-        if needed_set.insert(file.clone()) {
-            phases[0].files.push(file);
-        }
-    }
-    let mut static_skips: Vec<TestResult> = Vec::new();
-    let mut deselected = 0;
-    for (item, info) in collection.items.iter().zip(&statics) {
-        if needed_set.contains(collected_file(&item.nodeid)) {
-            continue;
-        }
-        match &info.verdict {
-            Verdict::Skipped { reason }
-                if rules.shard.is_none() && rules.last_failed_keeps(&item.nodeid) =>
-            {
-                static_skips.push(skipped(item, reason, &info.names));
-            }
-            _ => deselected += 1,
-        }
-    }
-    let mut all_files: Vec<String> = collection
-        .items
-        .iter()
-        .map(|i| collected_file(&i.nodeid).to_owned())
-        .collect();
-    all_files.sort_unstable();
-    all_files.dedup();
     let plan = RunPlan {
-        phases,
-        all_files,
-        files_to_import: needed_set.len(),
         files_in_suite: count_files(collection),
-        static_skips,
-        deselected,
-        static_ids: collection.items.iter().map(|i| i.nodeid.clone()).collect(),
-        dynamic_functions: collection
-            .items
-            .iter()
-            .filter(|i| i.dynamic.is_some())
-            .map(|i| proctor_python::function_nodeid(&i.nodeid).to_owned())
-            .collect(),
         shard: shard_spec.as_ref().map(ToString::to_string),
         seed: match rules.order {
             Order::Random(seed) => Some(seed),
             _ => None,
         },
+        ..RunPlan::new(&rules.phases, items, whole_files)
     };
     Ok(Planned {
         plan,
