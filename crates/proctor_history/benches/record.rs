@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use proctor_history::{History, RunRecord};
-use proctor_run::{Outcome, TestResult};
+use proctor_outcome::{Outcome, TestResult};
 
 const MODULES: usize = 200;
 const TESTS: usize = 20;

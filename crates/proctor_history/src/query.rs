@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use proctor_run::Outcome;
+use proctor_outcome::Outcome;
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
@@ -39,7 +39,7 @@ impl FlakyTest {
     }
 }
 
-/// One stored result: exactly what the history keeps of a [`proctor_run::TestResult`].
+/// One stored result: exactly what the history keeps of a [`proctor_outcome::TestResult`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredResult {
     /// The node id.
@@ -252,10 +252,11 @@ impl History {
         let mut results = Vec::new();
         for row in rows {
             let (nodeid, code, duration, attempts, flaky, phase) = row.map_err(read_err)?;
-            let outcome = outcome::parse(&code).ok_or_else(|| HistoryError::UnknownOutcome {
-                path: self.path.clone(),
-                outcome: code,
-            })?;
+            let outcome =
+                Outcome::from_code(&code).ok_or_else(|| HistoryError::UnknownOutcome {
+                    path: self.path.clone(),
+                    outcome: code,
+                })?;
             results.push(StoredResult {
                 nodeid,
                 outcome,
@@ -283,7 +284,7 @@ fn window(last_runs: usize) -> i64 {
 #[cfg(test)]
 #[expect(clippy::float_cmp, reason = "the expected values are exact")]
 mod tests {
-    use proctor_run::{Outcome, TestResult};
+    use proctor_outcome::{Outcome, TestResult};
 
     use super::*;
     use crate::store::tests::{result, run};

@@ -11,12 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use proctor_run::TestResult;
+use proctor_outcome::TestResult;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
 use crate::error::HistoryError;
-use crate::outcome;
 use crate::redact::{redact_args, redact_text};
 use crate::schema::{current_version, MIGRATIONS};
 use crate::shard::ShardSpec;
@@ -247,7 +246,7 @@ impl History {
                     .execute(params![
                         run_id,
                         test_id,
-                        outcome::code(result.outcome),
+                        result.outcome.code(),
                         duration,
                         result.attempts,
                         result.flaky,
@@ -305,7 +304,7 @@ fn unix_millis(time: SystemTime) -> i64 {
 pub(crate) mod tests {
     use std::process::Command;
 
-    use proctor_run::Outcome;
+    use proctor_outcome::Outcome;
 
     use super::*;
 

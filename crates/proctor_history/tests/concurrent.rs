@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, UNIX_EPOCH};
 
 use proctor_history::{History, RunRecord, ShardSpec};
-use proctor_run::{Outcome, TestResult};
+use proctor_outcome::{Outcome, TestResult};
 
 const WRITERS: usize = 4;
 const RUNS_PER_WRITER: usize = 50;

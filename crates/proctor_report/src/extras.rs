@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use proctor_history::FlakyTest;
-use proctor_run::TestResult;
+use proctor_outcome::TestResult;
 use serde::{Deserialize, Serialize};
 
 /// The tier shown for a test with no marker of the tier axis, and the

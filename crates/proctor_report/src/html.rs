@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use proctor_run::{Outcome, RunSummary, TestResult};
+use proctor_outcome::{Outcome, RunSummary, TestResult};
 use serde::Serialize;
 
 use crate::extras::{ReportExtras, TierAxis, NO_TIER};

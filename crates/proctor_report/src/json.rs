@@ -3,7 +3,7 @@
 //! the skips grouped by reason, plus the optional [`ReportExtras`]; and
 //! the same document read back ([`SavedReport`]) for `proctor report`.
 
-use proctor_run::{RunSummary, TestResult};
+use proctor_outcome::{RunSummary, TestResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

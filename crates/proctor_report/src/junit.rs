@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use proctor_run::{Outcome, RunSummary, TestResult};
+use proctor_outcome::{Outcome, RunSummary, TestResult};
 
 use crate::message::crash_line;
 use crate::skips::skip_reason;

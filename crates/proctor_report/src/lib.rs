@@ -1,6 +1,6 @@
 //! Reporters of `proctor run`: pure functions that turn the runner's
-//! [`TestResult`](proctor_run::TestResult)s and
-//! [`RunSummary`](proctor_run::RunSummary) into the terminal summary, the
+//! [`TestResult`](proctor_outcome::TestResult)s and
+//! [`RunSummary`](proctor_outcome::RunSummary) into the terminal summary, the
 //! versioned JSON report, pytest-compatible `JUnit` XML and a
 //! self-contained HTML page. Nothing here prints or touches files: the
 //! binary decides where each text goes.

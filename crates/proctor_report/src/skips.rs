@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use proctor_run::{Outcome, TestResult};
+use proctor_outcome::{Outcome, TestResult};
 
 /// The reason shown for a skip that carries none.
 pub const NO_REASON: &str = "no reason given";

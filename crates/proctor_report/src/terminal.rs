@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use proctor_run::{Outcome, RunSummary, TestResult};
+use proctor_outcome::{Outcome, RunSummary, TestResult};
 
 use crate::ansi::{paint, rule, Style};
 use crate::message::crash_line;

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
+use proctor_outcome::{Outcome, RunSummary, TestResult};
 use proctor_report::junit_xml;
-use proctor_run::{Outcome, RunSummary, TestResult};
 use roxmltree::Document;
 
 const SUITE: &str = r#"import pytest

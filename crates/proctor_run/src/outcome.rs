@@ -1,8 +1,8 @@
 //! One test's reports (setup, call, teardown) folded into its
 //! [`TestResult`], the way pytest's terminal summary counts them.
 
-use crate::model::{Outcome, TestResult};
 use crate::protocol::Report;
+use proctor_outcome::{Outcome, TestResult};
 
 /// The result of a test from its reports, in the order pytest sent them.
 pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {

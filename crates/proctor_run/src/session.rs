@@ -16,7 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::model::{Event, Outcome, TestResult};
+use proctor_outcome::{Outcome, TestResult};
+
+use crate::model::Event;
 use crate::outcome::fold;
 use crate::process::{
     describe_exit, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
@@ -386,6 +388,12 @@ pub fn run_phase(
             } else {
                 reap(&mut child, options.interrupt.as_deref(), Some(EXIT_GRACE))
             };
+        if let Some(status) = status {
+            on_event(&Event::ProcessExited {
+                status: status.code(),
+                signal: std::os::unix::process::ExitStatusExt::signal(&status),
+            });
+        }
         if let Some(kept) = process.kept {
             if expected.is_none() {
                 expected = Some(kept);

@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use proctor_run::{Outcome, RunEvent, RunReporter, TestResult};
+
 /// How often the progress is written out at most.
 const REFRESH: Duration = Duration::from_millis(100);
-
-use proctor_run::{Event, Outcome};
 
 /// Prints events as they come.
 pub(crate) struct Progress {
@@ -56,90 +56,139 @@ impl Progress {
         }
     }
 
-    pub(crate) fn event(&mut self, event: &Event) {
-        let mut out = std::io::stdout().lock();
-        // Written out now, not at the next refresh: a failure, a note, the
-        // end of a line.
-        let mut now = false;
-        match event {
-            Event::Collected {
+    /// Shows one event: a test's letter, line or status, a note.
+    fn show(&mut self, event: &RunEvent<'_>) {
+        match *event {
+            RunEvent::Collected {
                 collected,
                 deselected,
                 ..
             } => {
-                self.total = (self.done + collected.saturating_sub(*deselected)).max(self.total);
+                self.total = (self.done + collected.saturating_sub(deselected)).max(self.total);
+                self.written(false);
             }
-            Event::TestFinished(result) => {
-                self.done += 1;
-                *self.counts.entry(result.outcome).or_insert(0) += 1;
-                self.total = self.total.max(self.done);
-                now = result.outcome.is_failure();
-                if self.verbose >= 2 {
-                    let reason = result
-                        .reason
-                        .as_deref()
-                        .filter(|r| !r.is_empty())
-                        .map(|r| format!(" ({r})"))
-                        .unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "{} {}{reason} [{:.2}s]",
-                        result.nodeid,
-                        result.outcome.word().to_uppercase(),
-                        result.duration
-                    );
-                } else if self.verbose == 1 {
-                    let _ = writeln!(
-                        out,
-                        "{} {}",
-                        result.nodeid,
-                        result.outcome.word().to_uppercase()
-                    );
-                } else if self.silent {
-                    // `-qq`: failures are in the summary.
-                } else if self.live {
-                    if result.outcome.is_failure() {
-                        self.clear(&mut out);
-                        let _ = writeln!(
-                            out,
-                            "{} {}",
-                            result.outcome.word().to_uppercase(),
-                            result.nodeid
-                        );
-                    }
-                    // The status line is redrawn at each refresh only.
-                    if now || self.flushed.elapsed() >= REFRESH {
-                        self.status(&mut out);
-                        now = true;
-                    }
+            RunEvent::TestFinished { result, .. } => self.test_finished(result),
+            RunEvent::Note { message } | RunEvent::ServiceFailed { message, .. } => {
+                self.note(message);
+            }
+            RunEvent::PhaseStarted {
+                name: Some(name),
+                tests,
+                files,
+            } => self.note(&format!("phase {name}: {tests} test(s) in {files} file(s)")),
+            RunEvent::ServiceReady {
+                name,
+                address,
+                unstoppable,
+            } => {
+                self.note(&format!("service {name} ready at {address}"));
+                if unstoppable {
+                    self.note(&format!("service {name}: its start command exited and left a daemon that proctor cannot stop (add `stop = \"<command>\"` to [services.{name}])"));
+                }
+            }
+            RunEvent::ServiceHookFailed { module, message } => {
+                self.note(&format!("before {module}: {message}"));
+            }
+            RunEvent::ServiceStopFailed { name, message } => {
+                self.note(&format!("service {name}: {message}"));
+            }
+            RunEvent::Rerun {
+                round,
+                tests,
+                delay,
+            } => self.note(&format!(
+                "rerun {round}: {tests} failed test(s) a rerun rule covers{}",
+                if delay > 0.0 {
+                    format!(", after {delay}s")
                 } else {
-                    let _ = write!(out, "{}", letter(result.outcome));
-                    self.printed += 1;
-                    if self.printed == 80 {
-                        let _ = writeln!(out);
-                        self.printed = 0;
-                        now = true;
-                    }
+                    String::new()
                 }
-            }
-            Event::Note { message } => {
-                self.clear(&mut out);
-                if self.printed > 0 {
-                    let _ = writeln!(out);
-                    self.printed = 0;
-                }
-                let _ = writeln!(out, "note: {message}");
-                if self.live && self.done > 0 {
-                    self.status(&mut out);
-                }
-                now = true;
-            }
-            _ => {}
+            )),
+            RunEvent::LateExit(late) => self.note(&late.to_string()),
+            RunEvent::RunFinished(_) => self.finish(),
+            _ => self.written(false),
         }
+    }
+
+    /// Writes the output out now (a failure, a note, the end of a line),
+    /// or when the refresh is due.
+    fn written(&mut self, now: bool) {
         if now || self.flushed.elapsed() >= REFRESH {
-            let _ = out.flush();
+            let _ = std::io::stdout().lock().flush();
             self.flushed = Instant::now();
         }
+    }
+
+    fn test_finished(&mut self, result: &TestResult) {
+        let mut out = std::io::stdout().lock();
+        self.done += 1;
+        *self.counts.entry(result.outcome).or_insert(0) += 1;
+        self.total = self.total.max(self.done);
+        let mut now = result.outcome.is_failure();
+        if self.verbose >= 2 {
+            let reason = result
+                .reason
+                .as_deref()
+                .filter(|r| !r.is_empty())
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{} {}{reason} [{:.2}s]",
+                result.nodeid,
+                result.outcome.word().to_uppercase(),
+                result.duration
+            );
+        } else if self.verbose == 1 {
+            let _ = writeln!(
+                out,
+                "{} {}",
+                result.nodeid,
+                result.outcome.word().to_uppercase()
+            );
+        } else if self.silent {
+            // `-qq`: failures are in the summary.
+        } else if self.live {
+            if result.outcome.is_failure() {
+                self.clear(&mut out);
+                let _ = writeln!(
+                    out,
+                    "{} {}",
+                    result.outcome.word().to_uppercase(),
+                    result.nodeid
+                );
+            }
+            // The status line is redrawn at each refresh only.
+            if now || self.flushed.elapsed() >= REFRESH {
+                self.status(&mut out);
+                now = true;
+            }
+        } else {
+            let _ = write!(out, "{}", letter(result.outcome));
+            self.printed += 1;
+            if self.printed == 80 {
+                let _ = writeln!(out);
+                self.printed = 0;
+                now = true;
+            }
+        }
+        drop(out);
+        self.written(now);
+    }
+
+    fn note(&mut self, message: &str) {
+        let mut out = std::io::stdout().lock();
+        self.clear(&mut out);
+        if self.printed > 0 {
+            let _ = writeln!(out);
+            self.printed = 0;
+        }
+        let _ = writeln!(out, "note: {message}");
+        if self.live && self.done > 0 {
+            self.status(&mut out);
+        }
+        drop(out);
+        self.written(true);
     }
 
     /// Ends the progress output, leaving the last status on screen.
@@ -167,6 +216,12 @@ impl Progress {
             let _ = write!(out, "\r\x1b[2K");
             self.status_shown = false;
         }
+    }
+}
+
+impl RunReporter for Progress {
+    fn event(&mut self, _: Duration, event: &RunEvent<'_>) {
+        self.show(event);
     }
 }
 

@@ -1,19 +1,20 @@
 //! What `proctor run` prints and writes after the tests: the summary (with
 //! drift between static and real collection), the JSON, `JUnit` and HTML
 //! reports with what they show beyond the results (tier axis, jobs × tiers,
-//! history), and the history's findings (flaky across runs, slow tests).
+//! history), and the history's findings (flaky across runs, slow tests):
+//! [`Finish`], a consumer of the run's events.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use proctor_config::{Cardinality, TaxonomyOptions};
 use proctor_plan::{plan_jobs, Verdict};
 use proctor_python::{function_nodeid, Collection};
 use proctor_report::{HistoryExtract, JobTiers, ReportExtras, TierAxis, NO_TIER};
-use proctor_run::{RunSummary, TestResult};
+use proctor_run::{Results, RunEnd, RunEvent, RunReporter, RunSummary, TestResult};
 use proctor_taxonomy::Effective;
 
 use crate::args::RunArgs;
@@ -323,4 +324,173 @@ pub(crate) fn utc(time: SystemTime) -> String {
         rest % 3_600 / 60,
         rest % 60
     )
+}
+
+/// What `proctor run` does once the tests are done, as a consumer of the
+/// run's events: it keeps the results as they come ([`Results`]), then at
+/// [`RunEvent::RunFinished`] prints the summary, records the run in the
+/// history, writes the JSON, `JUnit` and HTML reports and prints the
+/// history's findings.
+pub(crate) struct Finish<'a> {
+    pub(crate) out: Printer,
+    pub(crate) args: &'a RunArgs,
+    pub(crate) suite: &'a Suite,
+    pub(crate) collection: &'a Collection,
+    pub(crate) effectives: &'a [Effective],
+    /// The run's selection, as the header says it.
+    pub(crate) selection: String,
+    pub(crate) started_at: SystemTime,
+    pub(crate) shard: Option<proctor_history::ShardSpec>,
+    pub(crate) history_path: std::path::PathBuf,
+    pub(crate) results: Results,
+    /// A report that could not be written.
+    pub(crate) error: Option<anyhow::Error>,
+}
+
+impl RunReporter for Finish<'_> {
+    fn event(&mut self, elapsed: Duration, event: &RunEvent<'_>) {
+        self.results.event(elapsed, event);
+        if let RunEvent::RunFinished(end) = event {
+            if let Err(err) = self.finished(end) {
+                self.error = Some(err);
+            }
+        }
+    }
+}
+
+impl Finish<'_> {
+    fn finished(&mut self, end: &RunEnd) -> Result<()> {
+        let results = &self.results.results;
+        let args = self.args;
+        let options = &self.suite.config.proctor;
+        let out = &mut self.out;
+        // The terminal may be gone (a closed terminal sends `SIGHUP`, and
+        // writes to it then fail; a closed pipe): the history and the reports
+        // are still written, and the run's status stands.
+        let mut printed = (|| -> Result<()> {
+            if end.interrupted {
+                let by = end
+                    .signal
+                    .and_then(proctor_run::signal_name)
+                    .map(|name| format!(" by {name}"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "interrupted{by}: the report holds the {} test(s) that finished",
+                    results.len()
+                )?;
+            }
+            for problem in &end.problems {
+                writeln!(out, "error: {problem}")?;
+            }
+            if let Some((why, not_run)) = &end.not_run {
+                let why = why
+                    .as_deref()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "pytest ended its session{why} before running {} selected test(s):",
+                    not_run.len()
+                )?;
+                for nodeid in not_run {
+                    writeln!(out, "NOT RUN {nodeid}")?;
+                }
+            }
+            let look = SummaryLook {
+                chars: crate::commands::run_flags::report_chars(
+                    &self.suite.config.pytest.addopts,
+                    args,
+                ),
+                quiet: args.quiet > 0,
+            };
+            print_summary(
+                out,
+                results,
+                &end.summary,
+                &self.results.drift,
+                end.failed_to_start.as_deref(),
+                &look,
+            )
+        })();
+        // The run is recorded first, so that the reports' history includes it.
+        let mut history = None;
+        if !args.no_history && !results.is_empty() {
+            let record = proctor_history::RunRecord {
+                started_at: self.started_at,
+                finished_at: SystemTime::now(),
+                command: std::env::args().collect(),
+                selection: Some(self.selection.clone()),
+                exit_code: end.exit_code,
+                shard: self.shard.take(),
+            };
+            match proctor_history::History::open(&self.history_path)
+                .and_then(|mut history| history.record_run(&record, results).map(|_| history))
+            {
+                Ok(mut recorded) => {
+                    if let Err(err) = recorded.prune(options.run.history_runs()) {
+                        let _ = writeln!(
+                            out.err(),
+                            "warning: older runs were not dropped from the history: {err}"
+                        );
+                    }
+                    // Medians cost an index lookup per test of the run: only
+                    // for the reports and the slow findings.
+                    let medians = args.json.is_some()
+                        || args.html.is_some()
+                        || options.run.slow_threshold.is_some();
+                    history = history_extract(&recorded, results, medians);
+                }
+                Err(err) => {
+                    let _ = writeln!(
+                        out.err(),
+                        "warning: the run was not recorded in the history: {err}"
+                    );
+                }
+            }
+        }
+        let mut extras = ReportExtras::default();
+        if args.json.is_some() || args.html.is_some() {
+            match report_extras(
+                self.suite,
+                self.collection,
+                self.effectives,
+                results,
+                history.clone(),
+            ) {
+                Ok(computed) => extras = computed,
+                Err(err) => {
+                    let _ = writeln!(
+                        out.err(),
+                        "warning: the reports have no jobs × tiers matrix: {err:#}"
+                    );
+                    extras.history.clone_from(&history);
+                }
+            }
+        }
+        // The reports record the run's exit status (pytest's internal error,
+        // `pytest.exit(returncode=...)`), not only the one its counts give.
+        let summary = RunSummary {
+            exit_code: end.exit_code,
+            ..end.summary.clone()
+        };
+        write_reports(
+            args,
+            results,
+            &summary,
+            &utc(self.started_at),
+            &self.selection,
+            &extras,
+        )?;
+        if let Some(history) = &history {
+            printed = printed.and_then(|()| history_findings(out, history, results, options));
+        }
+        if let Err(err) = printed.and_then(|()| Ok(out.flush()?)) {
+            let _ = writeln!(
+                out.err(),
+                "warning: the output was not written whole: {err:#}"
+            );
+        }
+        Ok(())
+    }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use proctor_plan::{Facts, Verdict};
 use proctor_python::{function_nodeid, Item, Marker, MarkerSource};
-use proctor_run::{CollectedItem, Decisions};
+use proctor_run::{CollectedItem, Decider, Decisions};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
 use crate::commands::run_flags::LastFailed;
@@ -137,13 +137,51 @@ impl Rules<'_> {
     }
 }
 
+/// The runner's [`Decider`]: the rules over pytest's items, with what the
+/// static model knows of them, keeping each item's effective marker names.
+pub(crate) struct RunDecider<'r> {
+    rules: &'r Rules<'r>,
+    static_by_id: HashMap<&'r str, &'r Item>,
+    markers_of: RefCell<HashMap<String, Vec<String>>>,
+}
+
+impl<'r> RunDecider<'r> {
+    pub(crate) fn new(rules: &'r Rules<'r>, items: &'r [Item]) -> Self {
+        RunDecider {
+            rules,
+            static_by_id: items.iter().map(|i| (i.nodeid.as_str(), i)).collect(),
+            markers_of: RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+impl Decider for RunDecider<'_> {
+    fn decide(&self, items: &[CollectedItem], phase: Option<&str>) -> Decisions {
+        decide(
+            items,
+            self.rules,
+            &self.static_by_id,
+            &self.markers_of,
+            phase,
+        )
+    }
+
+    fn started_services_of(&self, item: &CollectedItem) -> Vec<String> {
+        self.rules.started_services_of(item, &self.static_by_id)
+    }
+
+    fn markers_of(&self, nodeid: &str) -> Option<Vec<String>> {
+        self.markers_of.borrow().get(nodeid).cloned()
+    }
+}
+
 /// proctor's answer to pytest's collection.
-pub(crate) fn decide(
+fn decide(
     items: &[CollectedItem],
     rules: &Rules<'_>,
     static_by_id: &HashMap<&str, &Item>,
     markers_of: &RefCell<HashMap<String, Vec<String>>>,
-    phase: Option<&String>,
+    phase: Option<&str>,
 ) -> Decisions {
     let mut decisions = Decisions::default();
     let mut kept: Vec<String> = Vec::with_capacity(items.len());
@@ -167,7 +205,7 @@ pub(crate) fn decide(
             &collected.nodeid,
             static_by_id.contains_key(collected.nodeid.as_str()),
         );
-        let in_phase = phase.is_none() || rules.phase_of(&names).as_ref() == phase;
+        let in_phase = phase.is_none() || rules.phase_of(&names).as_deref() == phase;
         match verdict {
             Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
             _ if !in_shard || !in_phase || !rules.last_failed_keeps(&collected.nodeid) => {

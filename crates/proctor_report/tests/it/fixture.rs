@@ -1,6 +1,6 @@
 //! A run with every outcome, flaky and grouped skips, shared by the tests.
 
-use proctor_run::{Outcome, RunSummary, TestResult};
+use proctor_outcome::{Outcome, RunSummary, TestResult};
 
 /// A result with no reason, message, output or marker.
 pub(crate) fn result(nodeid: &str, outcome: Outcome) -> TestResult {

@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 
 use proctor_history::FlakyTest;
+use proctor_outcome::{Outcome, RunSummary};
 use proctor_report::{
     html_report, json_report, HistoryExtract, JobTiers, ReportExtras, ReportMeta, SavedReport,
     TierAxis, HTML_DATA_ID,
 };
-use proctor_run::{Outcome, RunSummary};
 
 use crate::fixture::{self, result};
 

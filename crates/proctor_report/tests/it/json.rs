@@ -66,7 +66,7 @@ fn report_has_version_meta_summary_tests_and_skips() {
     assert_eq!(tests[5]["attempts"], 2);
     assert_eq!(tests[5]["phase"], "unit");
     // Each test is the runner's own serialization, so it reads back as is.
-    let back: proctor_run::TestResult = serde_json::from_value(tests[1].clone()).unwrap();
+    let back: proctor_outcome::TestResult = serde_json::from_value(tests[1].clone()).unwrap();
     assert_eq!(back, results[1]);
     assert_eq!(
         report["skips"],
@@ -93,7 +93,7 @@ fn optional_meta_fields_are_left_out() {
     meta.selection = None;
     let report = json_report(
         &[],
-        &proctor_run::RunSummary::of(&[], 0, 0.0, false),
+        &proctor_outcome::RunSummary::of(&[], 0, 0.0, false),
         &meta,
         &ReportExtras::default(),
     );

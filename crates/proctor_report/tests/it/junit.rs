@@ -1,8 +1,8 @@
 //! `JUnit` XML: parsed back to prove it well-formed, counted, named and
 //! escaped as pytest writes it.
 
+use proctor_outcome::{Outcome, RunSummary, TestResult};
 use proctor_report::{junit_names, junit_xml};
-use proctor_run::{Outcome, RunSummary, TestResult};
 use roxmltree::{Document, Node};
 
 use crate::fixture::{self, result, OLLAMA};

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use proctor_outcome::{Outcome, RunSummary};
 use proctor_report::{progress_line, summary, SummaryOptions};
-use proctor_run::{Outcome, RunSummary};
 
 use crate::fixture::{self, result};
 

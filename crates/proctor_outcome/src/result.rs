@@ -1,0 +1,88 @@
+//! One test's [`TestResult`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::Outcome;
+
+/// One test's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// The node id, as pytest prints it.
+    pub nodeid: String,
+    /// How it ended (after reruns: the last attempt's outcome, except that
+    /// a test that passes on a rerun is `passed` and `flaky`).
+    pub outcome: Outcome,
+    /// Wall time of setup, call and teardown, in seconds (all attempts).
+    pub duration: f64,
+    /// The phase it ran in, when the run has phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// The skip reason, or the xfail reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The failure's text (pytest's `longrepr`), the crash's or the
+    /// timeout's explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Captured output of the failing phase (stdout, stderr, log).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    /// Attempts made (1 without reruns).
+    pub attempts: u32,
+    /// Failed at first, passed on a rerun.
+    #[serde(default)]
+    pub flaky: bool,
+    /// The item's markers (names), for reports grouped by tier.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<String>,
+    /// Where a skip happened, as pytest's `-rs` summary shows it
+    /// (`tests/test_x.py:12`, or just the file for a skip marker, which
+    /// pytest folds per file); for the terminal only, not in the reports.
+    #[serde(skip)]
+    pub location: Option<String>,
+}
+
+impl TestResult {
+    /// Whether this is a collector pytest skipped whole while importing it
+    /// (a module-level `pytest.importorskip`): its node id names a file,
+    /// and pytest counts it a skip but not a collected test.
+    #[must_use]
+    pub fn is_collector_skip(&self) -> bool {
+        self.outcome == Outcome::Skipped && !self.nodeid.contains("::")
+    }
+
+    /// A result of one attempt, with no duration, reason, message, output
+    /// or marker yet.
+    #[must_use]
+    pub fn new(nodeid: impl Into<String>, outcome: Outcome) -> TestResult {
+        TestResult {
+            nodeid: nodeid.into(),
+            outcome,
+            duration: 0.0,
+            phase: None,
+            reason: None,
+            message: None,
+            output: String::new(),
+            attempts: 1,
+            flaky: false,
+            markers: Vec::new(),
+            location: None,
+        }
+    }
+
+    /// Folds a rerun's `attempt` into this result: one more attempt, its
+    /// time added; a pass makes the test `passed` and flaky, anything
+    /// else becomes the test's outcome, with its message and output.
+    pub fn absorb_rerun(&mut self, attempt: &TestResult) {
+        self.attempts += 1;
+        self.duration += attempt.duration;
+        if attempt.outcome == Outcome::Passed {
+            self.outcome = Outcome::Passed;
+            self.flaky = true;
+        } else {
+            self.outcome = attempt.outcome;
+            self.message.clone_from(&attempt.message);
+            self.output.clone_from(&attempt.output);
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! The run's typed events, from [`RunEvent::RunStarted`] (with its plan)
+//! to [`RunEvent::RunFinished`] (with its summary), each with the time
+//! since the run started; every reporter (the live progress, the terminal
+//! summary, the history, the JSON, `JUnit` and HTML reports) consumes this
+//! one stream through [`RunReporter`], aggregating what it needs (the
+//! model is cargo-nextest's `nextest-runner/src/reporter/events.rs`).
+
+use std::time::Duration;
+
+use proctor_outcome::{RunSummary, TestResult};
+
+use crate::plan::RunPlan;
+use crate::session::LateExit;
+
+/// One thing that happened in a run, in the order it happened.
+#[derive(Debug, Clone, Copy)]
+pub enum RunEvent<'a> {
+    /// The run starts, with everything decided before any process starts.
+    RunStarted {
+        /// The plan.
+        plan: &'a RunPlan,
+    },
+    /// A phase starts (the one phase of a run without phases too).
+    PhaseStarted {
+        /// Its name, when the run has phases.
+        name: Option<&'a str>,
+        /// The static items it runs.
+        tests: usize,
+        /// The files pytest imports in it.
+        files: usize,
+    },
+    /// A phase ended: its tests, reruns and services are done.
+    PhaseFinished {
+        /// Its name, when the run has phases.
+        name: Option<&'a str>,
+    },
+    /// A service proctor starts is ready.
+    ServiceReady {
+        /// The service.
+        name: &'a str,
+        /// Where the tests reach it.
+        address: &'a str,
+        /// Its start command exited and left a daemon proctor cannot stop
+        /// (no `stop` command is configured).
+        unstoppable: bool,
+    },
+    /// A service did not become ready: the tests that need it are errors.
+    ServiceFailed {
+        /// The service.
+        name: &'a str,
+        /// Why, as the error says it.
+        message: &'a str,
+    },
+    /// A service's hook between modules failed; the run goes on.
+    ServiceHookFailed {
+        /// The module about to start.
+        module: &'a str,
+        /// Why.
+        message: &'a str,
+    },
+    /// A service would not stop.
+    ServiceStopFailed {
+        /// The service.
+        name: &'a str,
+        /// Why.
+        message: &'a str,
+    },
+    /// A pytest process started (one per phase, again after a crash, and
+    /// one per rerun).
+    ProcessStarted {
+        /// The phase, when the run has phases.
+        phase: Option<&'a str>,
+        /// Its command line.
+        command: &'a [String],
+    },
+    /// A pytest process exited.
+    ProcessExited {
+        /// Its exit status, when it exited on its own.
+        status: Option<i32>,
+        /// The signal that ended it, if one did.
+        signal: Option<i32>,
+    },
+    /// A process whose session had ended exited otherwise than its session
+    /// said (a crash in an atexit hook): the run fails.
+    LateExit(&'a LateExit),
+    /// pytest collected, proctor decided.
+    Collected {
+        /// Items pytest collected in this process.
+        collected: usize,
+        /// Items proctor deselected.
+        deselected: usize,
+        /// Items proctor marked skipped.
+        skipped: usize,
+    },
+    /// A test starts.
+    TestStarted {
+        /// Its node id.
+        nodeid: &'a str,
+    },
+    /// A test ended (a first attempt, or one of its reruns).
+    TestFinished {
+        /// The attempt's result, with the test's effective markers.
+        result: &'a TestResult,
+        /// Whether this is a rerun of a test that failed before: its
+        /// result is then folded into the earlier one
+        /// ([`TestResult::absorb_rerun`]).
+        rerun: bool,
+    },
+    /// Failed tests that a rerun rule covers run again.
+    Rerun {
+        /// The round, from 1.
+        round: u32,
+        /// How many tests.
+        tests: usize,
+        /// The seconds waited first.
+        delay: f64,
+    },
+    /// Static collection and pytest disagree on an item.
+    Drift {
+        /// What differs.
+        message: &'a str,
+    },
+    /// Something else the user should know (a restarted process, a line
+    /// the bridge could not read).
+    Note {
+        /// The message.
+        message: &'a str,
+    },
+    /// The run ended.
+    RunFinished(&'a RunEnd),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Default)]
+pub struct RunEnd {
+    /// The totals, with the exit code their counts give.
+    pub summary: RunSummary,
+    /// The run's exit status (pytest's own when it chose one, 128 + the
+    /// signal that interrupted it), before a late exit is known.
+    pub exit_code: i32,
+    /// A signal or Ctrl-C interrupted the run.
+    pub interrupted: bool,
+    /// The signal, if one did.
+    pub signal: Option<i32>,
+    /// pytest never reached collection: the tail of its output.
+    pub failed_to_start: Option<String>,
+    /// What went wrong with no test to blame.
+    pub problems: Vec<String>,
+    /// pytest ended its session before running these selected tests, and
+    /// why when it said.
+    pub not_run: Option<(Option<String>, Vec<String>)>,
+}
+
+/// A consumer of the run's events.
+pub trait RunReporter {
+    /// Handles one event, `elapsed` after the run started.
+    fn event(&mut self, elapsed: Duration, event: &RunEvent<'_>);
+}
+
+/// Several reporters as one: every event to each in turn.
+pub struct Reporters<'a>(pub Vec<&'a mut dyn RunReporter>);
+
+impl RunReporter for Reporters<'_> {
+    fn event(&mut self, elapsed: Duration, event: &RunEvent<'_>) {
+        for reporter in &mut self.0 {
+            reporter.event(elapsed, event);
+        }
+    }
+}
+
+/// The results of a run, as its events give them: the plan's static
+/// skips, then each test as it finished, its reruns folded in. What the
+/// terminal summary, the history and the reports are built from.
+#[derive(Debug, Default)]
+pub struct Results {
+    /// One result per test.
+    pub results: Vec<TestResult>,
+    /// What static collection and pytest disagree on.
+    pub drift: Vec<String>,
+}
+
+impl RunReporter for Results {
+    fn event(&mut self, _: Duration, event: &RunEvent<'_>) {
+        match *event {
+            RunEvent::RunStarted { plan } => {
+                self.results.extend(plan.static_skips.iter().cloned());
+            }
+            RunEvent::TestFinished {
+                result,
+                rerun: false,
+            } => self.results.push(result.clone()),
+            RunEvent::TestFinished {
+                result,
+                rerun: true,
+            } => {
+                if let Some(previous) = self
+                    .results
+                    .iter_mut()
+                    .rev()
+                    .find(|r| r.nodeid == result.nodeid)
+                {
+                    previous.absorb_rerun(result);
+                }
+            }
+            RunEvent::Drift { message } => self.drift.push(message.to_owned()),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proctor_outcome::Outcome;
+
+    use super::*;
+
+    #[test]
+    fn results_hold_static_skips_then_tests_with_their_reruns_folded_in() {
+        let plan = RunPlan {
+            static_skips: vec![TestResult::new("t.py::gated", Outcome::Skipped)],
+            ..RunPlan::default()
+        };
+        let mut results = Results::default();
+        let at = Duration::ZERO;
+        let flaky = TestResult::new("t.py::flaky", Outcome::Failed);
+        let broken = TestResult::new("t.py::broken", Outcome::Failed);
+        let passed = TestResult {
+            duration: 0.5,
+            ..TestResult::new("t.py::flaky", Outcome::Passed)
+        };
+        let again = TestResult {
+            message: Some("still broken".to_owned()),
+            ..TestResult::new("t.py::broken", Outcome::Error)
+        };
+        for event in [
+            RunEvent::RunStarted { plan: &plan },
+            RunEvent::TestFinished {
+                result: &flaky,
+                rerun: false,
+            },
+            RunEvent::TestFinished {
+                result: &broken,
+                rerun: false,
+            },
+            RunEvent::Rerun {
+                round: 1,
+                tests: 2,
+                delay: 0.0,
+            },
+            RunEvent::TestFinished {
+                result: &passed,
+                rerun: true,
+            },
+            RunEvent::TestFinished {
+                result: &again,
+                rerun: true,
+            },
+            RunEvent::Drift {
+                message: "pytest collected t.py::new",
+            },
+        ] {
+            results.event(at, &event);
+        }
+        let got: Vec<(&str, Outcome, u32, bool)> = results
+            .results
+            .iter()
+            .map(|r| (r.nodeid.as_str(), r.outcome, r.attempts, r.flaky))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("t.py::gated", Outcome::Skipped, 1, false),
+                ("t.py::flaky", Outcome::Passed, 2, true),
+                ("t.py::broken", Outcome::Error, 2, false),
+            ]
+        );
+        assert!((results.results[1].duration - 0.5).abs() < 1e-12);
+        assert_eq!(results.results[2].message.as_deref(), Some("still broken"));
+        assert_eq!(results.drift, ["pytest collected t.py::new"]);
+    }
+}
