@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
+    printer::init_color(cli.color);
     let result = match &cli.command {
         args::Command::Collect(collect) => commands::collect::run(collect),
         args::Command::Select(select) => commands::select::run(select),
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         args::Command::Caps(caps) => commands::caps::run(caps),
         args::Command::Coverage(coverage) => commands::coverage::run(coverage),
         args::Command::Report(report) => commands::report::run(report),
+        args::Command::Completions(completions) => commands::completions::run(completions),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {
@@ -55,8 +57,8 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::from(exit::OK);
             }
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "proctor: error: {err}");
+            let mut stderr = printer::stderr();
+            let _ = printer::error(&mut stderr, &err.to_string());
             for cause in err.chain().skip(1) {
                 let _ = writeln!(stderr, "  caused by: {cause}");
             }

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use proctor_source::{Diagnostic, LineColumn, Severity, CONFIG_ERROR, CONFIG_WARNING};
+
 /// A 1-based line and column (counted in characters) in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
@@ -82,6 +84,53 @@ impl ConfigError {
     }
 }
 
+impl ConfigError {
+    /// The error as a [`Diagnostic`] (code `config-error`), so that it is
+    /// rendered in every output format like a lint finding. `file` is how
+    /// the path is shown (relative to the working directory, say).
+    #[must_use]
+    pub fn to_diagnostic(&self, file: String) -> Diagnostic {
+        point(
+            CONFIG_ERROR,
+            Severity::Error,
+            &self.message,
+            file,
+            self.location(),
+        )
+    }
+}
+
+impl ConfigWarning {
+    /// The warning as a [`Diagnostic`] (code `config-warning`).
+    #[must_use]
+    pub fn to_diagnostic(&self, file: String) -> Diagnostic {
+        let at = Location {
+            line: self.line,
+            column: self.column,
+        };
+        point(CONFIG_WARNING, Severity::Warning, &self.message, file, at)
+    }
+}
+
+/// A diagnostic at one character.
+fn point(
+    code: &'static str,
+    severity: Severity,
+    message: &str,
+    file: String,
+    at: Location,
+) -> Diagnostic {
+    let start = LineColumn {
+        line: at.line,
+        column: at.column,
+    };
+    let end = LineColumn {
+        line: at.line,
+        column: at.column + 1,
+    };
+    Diagnostic::new(code, severity, message.to_owned(), file, start, end)
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -156,6 +205,52 @@ mod tests {
             error.to_string(),
             "pytest.ini:12:3: unexpected line: 'x'\n   |\n12 | \tab x\n   | \t ^"
         );
+    }
+
+    #[test]
+    fn errors_render_in_every_format_with_their_position() {
+        use proctor_source::{render, Format, Sources};
+        let text = "[check]\nselect = 1\n\n[axes.tier]\nmarkers = 2\ncolor = 3\n";
+        let mut sources = Sources::default();
+        sources.insert("proctor.toml", text.to_owned());
+        let at = |line, column, message: &str| {
+            ConfigError::at(
+                Path::new("proctor.toml"),
+                Location { line, column },
+                message,
+                None,
+            )
+            .to_diagnostic("proctor.toml".to_owned())
+        };
+        let errors = [
+            at(2, 10, "invalid type: integer `1`, expected a sequence"),
+            at(5, 11, "invalid type: integer `2`, expected a sequence"),
+            at(6, 1, "unknown field `color`"),
+        ];
+        for format in [
+            Format::Full,
+            Format::Concise,
+            Format::Json,
+            Format::Github,
+            Format::Sarif,
+        ] {
+            let out = render(format, &errors, &sources);
+            for (line, column) in [(2, 10), (5, 11), (6, 1)] {
+                let needle = match format {
+                    Format::Full | Format::Concise => {
+                        format!("proctor.toml:{line}:{column}: config-error")
+                    }
+                    Format::Json => format!("\"line\": {line},\n      \"column\": {column}"),
+                    Format::Github => format!("file=proctor.toml,line={line},col={column},"),
+                    Format::Sarif => format!(
+                        "\"startLine\": {line},\n                  \"startColumn\": {column}"
+                    ),
+                };
+                assert!(out.contains(&needle), "{format:?} lacks {needle}:\n{out}");
+            }
+        }
+        let full = render(Format::Full, &errors[2..], &sources);
+        assert!(full.contains("6 | color = 3\n  | ^ config-error"), "{full}");
     }
 
     #[test]

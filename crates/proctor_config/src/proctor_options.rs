@@ -65,11 +65,15 @@ pub struct ProctorOptions {
     pub notebooks: NotebookOptions,
 }
 
-/// Opt-in conventions for `proctor check` (`[check]`); each is off until
-/// its key is set.
+/// Which rules `proctor check` runs, and opt-in conventions it enforces
+/// (`[check]`); each convention is off until its key is set.
 ///
 /// ```toml
 /// [check]
+/// select = ["PRC0", "PRC1"]
+/// extend-select = ["PRC302"]
+/// ignore = ["PRC003"]
+/// per-file-ignores = { "tests/legacy/**" = ["PRC302"] }
 /// mirror = { tests = "tests/unit", source = "src/pkg" }
 /// test-name = "test_<subject>_<scenario>"
 /// one-claim = true
@@ -78,6 +82,17 @@ pub struct ProctorOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CheckOptions {
+    /// The rules that run, as codes or code prefixes (`select`; default:
+    /// every rule). `--select` replaces it.
+    pub select: Vec<String>,
+    /// Rules added to `select` (`extend-select`).
+    pub extend_select: Vec<String>,
+    /// Rules that do not run (`ignore`); `--extend-ignore` adds to it.
+    pub ignore: Vec<String>,
+    /// Rules that do not apply to the files a glob matches
+    /// (`per-file-ignores`): a rootdir-relative glob, or a file name when
+    /// it has no `/`.
+    pub per_file_ignores: std::collections::BTreeMap<String, Vec<String>>,
     /// Test files under `tests` mirror modules under `source` (`mirror`, PRC301).
     pub mirror: Option<MirrorOptions>,
     /// The shape of test function names (`test-name`, PRC302).

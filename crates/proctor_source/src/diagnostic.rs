@@ -34,6 +34,9 @@ impl ByteRange {
 /// The code of diagnostics that report a configuration proctor or pytest
 /// refuses (they are not lint rules: they cannot be selected or ignored).
 pub const CONFIG_ERROR: &str = "config-error";
+/// The code of diagnostics that report a configuration that works but
+/// probably not as meant.
+pub const CONFIG_WARNING: &str = "config-warning";
 /// The code of diagnostics that report a file static collection could not
 /// read or parse.
 pub const COLLECT_ERROR: &str = "collect-error";

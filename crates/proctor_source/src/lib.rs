@@ -11,7 +11,9 @@ mod fix;
 mod render;
 mod sources;
 
-pub use diagnostic::{ByteRange, Diagnostic, Edit, Fix, Severity, COLLECT_ERROR, CONFIG_ERROR};
+pub use diagnostic::{
+    ByteRange, Diagnostic, Edit, Fix, Severity, COLLECT_ERROR, CONFIG_ERROR, CONFIG_WARNING,
+};
 pub use diff::unified_diff;
 pub use fix::{apply_fixes, verify_fixes, FixedFile, RejectedFix};
 pub use render::{render, render_styled, Format, RenderOptions, SarifRule};

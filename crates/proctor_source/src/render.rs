@@ -125,12 +125,16 @@ fn header(out: &mut String, d: &Diagnostic, paint: Paint) {
     } else {
         String::new()
     };
+    // Line 0: the diagnostic concerns the whole file.
+    let position = if d.start.line == 0 {
+        String::new()
+    } else {
+        format!(":{}:{}", d.start.line, d.start.column)
+    };
     let _ = writeln!(
         out,
-        "{}:{}:{}: {}{fixable} {}",
+        "{}{position}: {}{fixable} {}",
         paint.paint(Style::new().bold(), &d.file),
-        d.start.line,
-        d.start.column,
         paint.paint(Paint::severity(d.severity), d.code),
         d.message
     );
@@ -265,17 +269,17 @@ fn sarif(diagnostics: &[Diagnostic], rules: &[SarifRule<'_>]) -> String {
             if let Some(help) = &d.help {
                 let _ = write!(text, " (help: {help})");
             }
+            let mut physical = json!({ "artifactLocation": { "uri": uri(&d.file) } });
+            // SARIF lines start at 1: a whole-file diagnostic has no region.
+            if d.start.line > 0 {
+                physical["region"] = region;
+            }
             let mut result = json!({
                 "ruleId": d.code,
                 "ruleIndex": codes.binary_search(&d.code).unwrap_or(0),
                 "level": level,
                 "message": { "text": text },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": { "uri": uri(&d.file) },
-                        "region": region,
-                    }
-                }],
+                "locations": [{ "physicalLocation": physical }],
             });
             if let Some(fix) = &d.fix {
                 result["fixes"] = json!([{
@@ -341,14 +345,18 @@ fn github(out: &mut String, d: &Diagnostic) {
     if let Some(help) = &d.help {
         let _ = write!(message, " (help: {help})");
     }
+    let position = if d.start.line == 0 {
+        String::new()
+    } else {
+        format!(
+            ",line={},col={},endLine={},endColumn={}",
+            d.start.line, d.start.column, d.end.line, d.end.column
+        )
+    };
     let _ = writeln!(
         out,
-        "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+        "::{command} file={}{position},title={}::{}",
         property(&d.file),
-        d.start.line,
-        d.start.column,
-        d.end.line,
-        d.end.column,
         property(d.code),
         data(&message)
     );
