@@ -228,6 +228,10 @@ pub(crate) struct CheckArgs {
         default_value_t = OutputFormat::Full
     )]
     pub(crate) format: OutputFormat,
+    /// The same as `--output-format json`: `--json` asks every command
+    /// that prints data for JSON.
+    #[arg(long, conflicts_with = "format")]
+    pub(crate) json: bool,
     /// Only these rules: codes or code prefixes, comma-separated (`PRC00`,
     /// `PRC004`, `ALL`); replaces `[check] select`.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
@@ -548,9 +552,18 @@ pub(crate) struct CoverageArgs {
     /// Points an area may drop below the baseline before it fails.
     #[arg(long, value_name = "PTS", default_value_t = 0.0, requires = "baseline")]
     pub(crate) tolerance: f64,
-    /// How to print the result.
-    #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
+    /// How to print the result (`--format` is an alias).
+    #[arg(
+        long = "output-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t = CoverageFormat::Human
+    )]
     pub(crate) format: CoverageFormat,
+    /// The same as `--output-format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) config: ConfigArgs,
 }

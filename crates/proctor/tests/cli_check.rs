@@ -478,6 +478,13 @@ fn format_is_an_alias_of_output_format() {
         run(dir.path(), &["check", "--format", "concise"]),
         run(dir.path(), &["check", "--output-format", "concise"])
     );
+    // `--json`, as for collect, select, plan, caps and coverage.
+    let json = run(dir.path(), &["check", "--json"]);
+    assert!(json.contains("\"code\": \"PRC900\""), "{json}");
+    assert_eq!(json, run(dir.path(), &["check", "--output-format", "json"]));
+    assert!(
+        run(dir.path(), &["check", "--json", "--output-format", "sarif"]).starts_with("exit: 2\n")
+    );
 }
 
 #[test]

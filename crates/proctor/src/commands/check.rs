@@ -53,6 +53,7 @@ struct Filters {
 pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let mut out = Printer::stdout();
     let format = match args.format {
+        _ if args.json => Format::Json,
         OutputFormat::Full => Format::Full,
         OutputFormat::Concise => Format::Concise,
         OutputFormat::Json => Format::Json,
