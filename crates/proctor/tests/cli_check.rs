@@ -765,22 +765,41 @@ fn a_baseline_hides_known_findings_and_reports_new_ones() {
 #[test]
 fn config_errors_render_in_every_format() {
     let dir = project();
+    // Three mistakes: a bad value, an unknown key, a bad type.
+    write(
+        dir.path(),
+        "proctor.toml",
+        "[axes.tier]\nmarkers = [\"unit\"]\n\n[check]\nselect = \"PRC004\"\ncolour = \"red\"\n\n[collect]\nthreads = 0\n",
+    );
+    for format in ["full", "concise", "json", "github", "sarif"] {
+        let out = run(dir.path(), &["check", "--output-format", format]);
+        assert!(out.starts_with("exit: 2\n"), "{format}: {out}");
+        for (line, column) in [(5, 10), (6, 1), (9, 11)] {
+            let at = match format {
+                "full" | "concise" => format!("proctor.toml:{line}:{column}: config-error "),
+                "json" => format!("\"line\": {line},\n      \"column\": {column}\n"),
+                "github" => format!("::error file=proctor.toml,line={line},col={column},"),
+                _ => {
+                    format!("\"startLine\": {line},\n                  \"startColumn\": {column},")
+                }
+            };
+            assert!(out.contains(&at), "{format} lacks {at}: {out}");
+        }
+    }
+    insta::assert_snapshot!(run(dir.path(), &["check", "--output-format", "concise"]), @r##"
+    exit: 2
+    --- stdout
+    proctor.toml:5:10: config-error invalid type: string "PRC004", expected a sequence
+    proctor.toml:6:1: config-error unknown field `colour`, expected one of `select`, `extend-select`, `ignore`, `per-file-ignores`, `mirror`, `test-name`, `one-claim`, `file-name`
+    proctor.toml:9:11: config-error `threads` must be at least 1
+    --- stderr
+    "##);
+    // A problem serde cannot see, in the same shape.
     write(
         dir.path(),
         "proctor.toml",
         "[axes.tier]\nmarkers = [\"unit\"]\ndefault = \"none\"\n",
     );
-    for format in ["full", "concise", "json", "github", "sarif"] {
-        let out = run(dir.path(), &["check", "--output-format", format]);
-        assert!(out.starts_with("exit: 2\n"), "{format}: {out}");
-        let at = match format {
-            "full" | "concise" => "proctor.toml:3:11: config-error the default `none`",
-            "json" => "\"code\": \"config-error\"",
-            "github" => "::error file=proctor.toml,line=3,col=11,endLine=3,endColumn=12,title=config-error::the default `none`",
-            _ => "\"ruleId\": \"config-error\"",
-        };
-        assert!(out.contains(at), "{format}: {out}");
-    }
     insta::assert_snapshot!(run(dir.path(), &["check", "--output-format", "json"]), @r##"
     exit: 2
     --- stdout

@@ -42,6 +42,9 @@ pub struct ConfigError {
     pub message: String,
     /// The source line the position points into, without its line ending.
     pub excerpt: Option<String>,
+    /// The problems found after this one in the same file, in file order:
+    /// a configuration with several mistakes reports them all at once.
+    pub more: Vec<ConfigError>,
 }
 
 impl ConfigError {
@@ -58,6 +61,7 @@ impl ConfigError {
             column: location.column,
             message: message.into(),
             excerpt: excerpt.map(str::to_owned),
+            more: Vec::new(),
         }
     }
 
@@ -71,7 +75,26 @@ impl ConfigError {
             column: 1,
             message,
             excerpt: None,
+            more: Vec::new(),
         }
+    }
+
+    /// One error for `errors` (at least one): the first in file order,
+    /// with the others, without repeats, in [`ConfigError::more`].
+    pub(crate) fn all(mut errors: Vec<ConfigError>) -> ConfigError {
+        errors.sort_by_key(ConfigError::location);
+        errors.dedup_by(|a, b| a.location() == b.location() && a.message == b.message);
+        let mut rest = errors.into_iter();
+        let mut first = rest
+            .next()
+            .unwrap_or_else(|| ConfigError::whole(Path::new("?"), "an invalid configuration"));
+        first.more = rest.collect();
+        first
+    }
+
+    /// This error and the ones after it ([`ConfigError::more`]).
+    pub fn iter(&self) -> impl Iterator<Item = &ConfigError> {
+        std::iter::once(self).chain(&self.more)
     }
 
     /// The position as a [`Location`].
@@ -151,6 +174,9 @@ impl fmt::Display for ConfigError {
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
             write!(f, "\n{gutter} |\n{number} | {excerpt}\n{gutter} | {pad}^")?;
+        }
+        for more in &self.more {
+            write!(f, "\n{more}")?;
         }
         Ok(())
     }

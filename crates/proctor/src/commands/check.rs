@@ -240,8 +240,9 @@ fn split_ignore(values: &[String]) -> (Vec<String>, Vec<String>) {
     (paths, codes)
 }
 
-/// A suite whose configuration cannot be loaded: a configuration error is
-/// a diagnostic in the chosen format (exit 2); any other error goes to the
+/// A suite whose configuration cannot be loaded: each configuration error
+/// (the loader reports every problem of proctor's options at once) is a
+/// diagnostic in the chosen format (exit 2); any other error goes to the
 /// top-level handler.
 fn config_failure(err: anyhow::Error, format: Format, out: &mut Printer) -> Result<u8> {
     let Some(error) = err.chain().find_map(|c| c.downcast_ref::<ConfigError>()) else {
@@ -249,17 +250,21 @@ fn config_failure(err: anyhow::Error, format: Format, out: &mut Printer) -> Resu
     };
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut sources = Sources::new(cwd.clone());
-    let file = shown_path(&cwd, &error.path);
-    sources.load(&file);
-    let mut diagnostic = error.to_diagnostic(file);
-    if let Some(source) = sources.get(&diagnostic.file) {
-        diagnostic.locate(source);
+    let mut diagnostics = Vec::new();
+    for error in error.iter() {
+        let file = shown_path(&cwd, &error.path);
+        sources.load(&file);
+        let mut diagnostic = error.to_diagnostic(file);
+        if let Some(source) = sources.get(&diagnostic.file) {
+            diagnostic.locate(source);
+        }
+        diagnostics.push(diagnostic);
     }
     let options = RenderOptions {
         color: matches!(format, Format::Full | Format::Concise),
         rules: &[],
     };
-    out.write_all(render_styled(format, &[diagnostic], &sources, &options).as_bytes())?;
+    out.write_all(render_styled(format, &diagnostics, &sources, &options).as_bytes())?;
     out.flush()?;
     Ok(ERROR)
 }
