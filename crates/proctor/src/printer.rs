@@ -1,10 +1,13 @@
 //! Buffered output to stdout, with stderr at hand for warnings. The only
 //! place in proctor that writes to the terminal.
 //!
-//! Both streams go through anstream: text styled with anstyle keeps its
-//! colours on a terminal and loses them in a pipe, a file, or when colour
-//! is off (`--color never`, `NO_COLOR`); [`init_color`] sets the choice once
-//! for the process.
+//! [`init_color`] sets the process's colour choice once, from `--color`
+//! and the environment. Standard error goes through anstream: warnings
+//! styled with anstyle keep their colours on a terminal and lose them in a
+//! pipe, a file, or when colour is off. Standard output is written as it
+//! is (machine output can be large, and nothing there should be scanned
+//! for escapes): a command asks [`Printer::colored`] and styles its text
+//! only then.
 
 use std::io::{self, BufWriter, Stderr, StdoutLock, Write};
 
@@ -14,8 +17,9 @@ use anstyle::{AnsiColor, Style};
 use crate::args::ColorWhen;
 
 pub(crate) struct Printer {
-    out: BufWriter<AutoStream<StdoutLock<'static>>>,
+    out: BufWriter<StdoutLock<'static>>,
     err: AutoStream<Stderr>,
+    colored: bool,
 }
 
 /// Sets the process's colour choice from `--color` and the environment,
@@ -56,10 +60,18 @@ pub(crate) fn stderr() -> AutoStream<Stderr> {
 
 impl Printer {
     pub(crate) fn stdout() -> Self {
+        let stdout = io::stdout();
         Printer {
-            out: BufWriter::new(AutoStream::auto(io::stdout().lock())),
+            colored: AutoStream::choice(&stdout) != ColorChoice::Never,
+            out: BufWriter::new(stdout.lock()),
             err: stderr(),
         }
+    }
+
+    /// Whether text for standard output may carry ANSI styles: a terminal
+    /// that shows colour, or colour forced.
+    pub(crate) fn colored(&self) -> bool {
+        self.colored
     }
 
     /// Standard error, for warnings that must not mix with machine output.

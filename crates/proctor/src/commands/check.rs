@@ -185,7 +185,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
             })
             .collect();
         let options = RenderOptions {
-            color: human,
+            color: human && out.colored(),
             rules: &rules,
         };
         out.write_all(render_styled(format, &shown, &sources, &options).as_bytes())?;
@@ -261,7 +261,7 @@ fn config_failure(err: anyhow::Error, format: Format, out: &mut Printer) -> Resu
         diagnostics.push(diagnostic);
     }
     let options = RenderOptions {
-        color: matches!(format, Format::Full | Format::Concise),
+        color: matches!(format, Format::Full | Format::Concise) && out.colored(),
         rules: &[],
     };
     out.write_all(render_styled(format, &diagnostics, &sources, &options).as_bytes())?;
