@@ -9,16 +9,12 @@
 
 mod common;
 
+use common::test_python as python;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{text, write};
-
-fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON")
-        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
-        .into()
-}
 
 fn proctor(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_proctor"))

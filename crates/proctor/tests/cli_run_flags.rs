@@ -7,17 +7,13 @@
 
 mod common;
 
+use common::test_python as python;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{text, write};
-
-fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON")
-        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
-        .into()
-}
 
 fn harness() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -11,6 +11,8 @@
 
 mod common;
 
+use common::test_python as python;
+
 use std::fs::File;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -22,12 +24,6 @@ use common::write;
 /// How long a wait may take before the test fails: far above what any
 /// step takes on a loaded machine; only a hang reaches it.
 const BOUND: Duration = Duration::from_mins(2);
-
-fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON")
-        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
-        .into()
-}
 
 /// Python that writes pids to a file atomically (written, then renamed),
 /// so that a test that sees the file reads it whole.

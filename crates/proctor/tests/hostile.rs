@@ -39,10 +39,13 @@
 
 mod common;
 
+use common::repo;
+use common::test_python as python;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -51,19 +54,6 @@ use common::write;
 /// How long one run or one wait may take before the test fails: far above
 /// what a suite takes on a loaded machine; only a hang reaches it.
 const BOUND: Duration = Duration::from_mins(5);
-
-fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON")
-        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
-        .into()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -8,25 +8,15 @@
 
 mod common;
 
+use common::repo;
+use common::test_python as python;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{copy_of, text, write};
 use serde_json::Value;
-
-fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON")
-        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
-        .into()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 fn suite() -> PathBuf {
     repo().join("tests/suites/opt_in")

@@ -8,22 +8,14 @@
     reason = "a differential test reports what it compared as it goes"
 )]
 
+mod common;
+
+use common::repo;
+use common::test_python as python;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn python() -> PathBuf {
-    std::env::var_os("PROCTOR_TEST_PYTHON")
-        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
-        .into()
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// What both runs get besides the selection: pytest arguments and
 /// environment variables.

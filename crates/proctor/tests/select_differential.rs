@@ -18,17 +18,12 @@
 
 mod common;
 
+use common::repo as repo_root;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 fn python() -> String {
     std::env::var("PROCTOR_TEST_PYTHON").unwrap_or_else(|_| {

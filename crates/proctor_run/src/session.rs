@@ -529,7 +529,7 @@ fn serve(
         }
         Accepted::TimedOut(limit) => {
             kill(child);
-            report.problems.push(format!("pytest did not connect to proctor within the {limit:.1}s timeout (a conftest or plugin that hangs when imported?); its process was killed"));
+            report.problems.push(format!("pytest did not start within {limit:.1}s (Python or pytest itself hangs when imported?); its process was killed"));
             return report;
         }
     };
@@ -576,7 +576,7 @@ fn serve(
             match (running(&report.kept, finished), &report.kept, &collecting) {
                 (Some(nodeid), _, _) => report.interrupted_test = Some((nodeid, since, Outcome::TimedOut)),
                 (None, None, Some(collector)) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout while collecting {collector}; its process was killed")),
-                (None, None, None) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout before collecting; its process was killed")),
+                (None, None, None) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout before collecting (a conftest or plugin that hangs when imported?); its process was killed")),
                 (None, Some(_), _) => report.problems.push(format!("pytest ran over the {limit:.1}s timeout after its last test, before its session ended; its process was killed")),
             }
             return report;
@@ -798,8 +798,15 @@ enum Accepted {
     TimedOut(f64),
 }
 
+/// The least time Python and pytest are given to start, with a timeout:
+/// the plugin connects as pytest imports it, before any of the suite's code
+/// (conftests, entry-point plugins) runs, so what comes before it is the
+/// interpreter's own start-up, which a loaded machine slows far beyond a
+/// test's timeout. The steps after it are bounded by the timeout itself.
+const STARTUP: Duration = Duration::from_mins(1);
+
 /// Waits for the plugin to connect, or for the process to end, Ctrl-C or
-/// the timeout first.
+/// the timeout (at least [`STARTUP`]) first.
 fn accept(listener: &TcpListener, child: &mut Child, options: &PhaseOptions) -> Accepted {
     let started = Instant::now();
     loop {
@@ -822,7 +829,11 @@ fn accept(listener: &TcpListener, child: &mut Child, options: &PhaseOptions) -> 
                 {
                     return Accepted::Interrupted;
                 }
-                if let Some(limit) = options.timeout.filter(|limit| started.elapsed() > *limit) {
+                if let Some(limit) = options
+                    .timeout
+                    .map(|limit| limit.max(STARTUP))
+                    .filter(|limit| started.elapsed() > *limit)
+                {
                     return Accepted::TimedOut(limit.as_secs_f64());
                 }
                 std::thread::sleep(Duration::from_millis(1));

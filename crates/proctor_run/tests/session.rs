@@ -556,3 +556,25 @@ fn the_bridge_sends_ids_and_markers_not_parameter_values() {
     }
     assert!(lines > 25 && log.contains("collected"), "{log}");
 }
+
+/// A conftest that never finishes importing: the plugin has connected by
+/// then (pytest imports it before conftests), so the timeout bounds this
+/// step like any other, and the interpreter's own start-up is not held to
+/// it (a loaded machine may take longer than the timeout to start Python).
+#[test]
+fn a_conftest_that_hangs_at_import_is_stopped_by_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "conftest.py",
+        "import threading\n\nthreading.Event().wait()\n",
+    );
+    write(root, "test_a.py", "def test_ok():\n    pass\n");
+    let outcome = run_bounded(options(root));
+    let reason = outcome.failed_to_start.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("3.0s timeout before collecting") && reason.contains("conftest"),
+        "{outcome:?}"
+    );
+}

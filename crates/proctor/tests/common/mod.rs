@@ -129,3 +129,19 @@ pub(crate) fn inline_markers(mut doc: serde_json::Value) -> serde_json::Value {
     }
     doc
 }
+
+/// The Python with the pinned pytest that the tests run (scripts/test
+/// sets `PROCTOR_TEST_PYTHON`).
+pub(crate) fn test_python() -> std::path::PathBuf {
+    std::env::var_os("PROCTOR_TEST_PYTHON")
+        .expect("PROCTOR_TEST_PYTHON names a Python with pytest (scripts/test sets it)")
+        .into()
+}
+
+/// The repository's root directory.
+pub(crate) fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}

@@ -210,7 +210,12 @@ def _marker(mark):
     return {"name": mark.name, "args": args, "kwargs": {k: _argument(v) for k, v in mark.kwargs.items()}}
 
 
-def pytest_configure(config):
+def _connect():
+    """Connects to proctor as this module is imported (`-p proctor_bridge`
+    imports it before pytest loads entry-point plugins and conftests), so
+    that only Python's and pytest's own start-up come before the connection:
+    proctor's per-step timeout then bounds every step of the suite's code,
+    and never the interpreter starting on a loaded machine."""
     global _connection, _reader
     address = os.environ.get("PROCTOR_BRIDGE")
     if not address or _connection is not None:
@@ -879,3 +884,7 @@ class _NotebookItem(_OptInItem):
 
     def reportinfo(self):
         return self.path, 0, "notebook: %s" % self.path.name
+
+
+# Last, once everything above is defined.
+_connect()

@@ -1,0 +1,7 @@
+import pytest
+
+pytestmark = pytest.mark.llm
+
+
+def test_pipeline():
+    pass

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.openai
+def test_chat():
+    pass
