@@ -2,9 +2,9 @@
 //! findings in one of the renderers' formats. `--fix` writes the safe fixes
 //! and `--diff` shows them, both only for files that still parse once fixed.
 //!
-//! Configuration errors, configuration warnings and files that cannot be
-//! collected are diagnostics too (codes `config-error`, `config-warning`,
-//! `collect-error`), rendered in the same format as the findings. The rule
+//! Configuration errors and files that cannot be collected are diagnostics
+//! too (codes `config-error`, `collect-error`), rendered in the same format
+//! as the findings; configuration warnings are the findings of PRC201. The rule
 //! selection layers the command line over `[check]` as ruff does; findings
 //! in `per-file-ignores` and in a `--baseline` are dropped before anything
 //! else sees them; information about dynamic items (PRC900) is counted,
@@ -169,7 +169,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
             || selection.names(d.code, NAMES_A_RULE_GROUP)
     };
     let hidden_info: Vec<Diagnostic> = diagnostics.iter().filter(|d| !listed(d)).cloned().collect();
-    let mut shown: Vec<Diagnostic> = other_diagnostics(&suite, &collection, &mut sources);
+    let mut shown: Vec<Diagnostic> = other_diagnostics(&collection, &mut sources);
     shown.extend(diagnostics.iter().filter(|d| listed(d)).cloned());
     shown.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let human = matches!(format, Format::Full | Format::Concise);
@@ -277,25 +277,13 @@ fn shown_path(cwd: &Path, path: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// The configuration's warnings and the collection's errors, as
-/// diagnostics; the configuration files are added to `sources` for their
-/// code frames.
+/// The collection's errors, as diagnostics. (The configuration's warnings
+/// are PRC201 findings, selected and ignored like any rule.)
 fn other_diagnostics(
-    suite: &Suite,
     collection: &proctor_python::Collection,
     sources: &mut Sources,
 ) -> Vec<Diagnostic> {
-    let rootdir = &suite.collect.rootdir;
     let mut found = Vec::new();
-    for warning in &suite.config.warnings {
-        let file = shown_path(rootdir, &warning.path);
-        sources.load(&file);
-        let mut diagnostic = warning.to_diagnostic(file);
-        if let Some(source) = sources.get(&diagnostic.file) {
-            diagnostic.locate(source);
-        }
-        found.push(diagnostic);
-    }
     for error in &collection.errors {
         let at = LineColumn {
             line: error.line,
@@ -311,8 +299,11 @@ fn other_diagnostics(
             at,
             end,
         );
-        if let Some(source) = sources.get(&diagnostic.file).filter(|_| at.line > 0) {
-            diagnostic.locate(source);
+        if at.line > 0 {
+            sources.load(&diagnostic.file);
+            if let Some(source) = sources.get(&diagnostic.file) {
+                diagnostic.locate(source);
+            }
         }
         found.push(diagnostic);
     }
