@@ -77,7 +77,7 @@ fn usage_error(mut err: clap::Error) -> ExitCode {
         return ExitCode::from(exit::OK);
     }
     let argv: Vec<String> = std::env::args().collect();
-    let command = argv.get(1).map_or("", String::as_str);
+    let command = command_name(&argv);
     if command == "run" && err.kind() == ErrorKind::UnknownArgument {
         if let Some(ContextValue::String(unknown)) = err.get(ContextKind::InvalidArg).cloned() {
             let hint = pytest_option_hint(&argv, &unknown);
@@ -93,6 +93,20 @@ fn usage_error(mut err: clap::Error) -> ExitCode {
         "coverage" => commands::coverage::ERROR,
         _ => exit::USAGE,
     })
+}
+
+/// The command of `argv`, after the global `--color WHEN` when it comes
+/// first.
+fn command_name(argv: &[String]) -> &str {
+    let mut rest = argv.get(1..).unwrap_or_default();
+    loop {
+        match rest.first().map(String::as_str) {
+            Some("--color") => rest = rest.get(2..).unwrap_or_default(),
+            Some(flag) if flag.starts_with("--color=") => rest = &rest[1..],
+            Some(command) => return command,
+            None => return "",
+        }
+    }
 }
 
 /// `pass pytest options after --: proctor run -- --tb=short`, with the

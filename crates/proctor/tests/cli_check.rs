@@ -906,6 +906,11 @@ fn colour_follows_color_no_color_and_force_color() {
         warned.contains(&format!("{escape}1m{escape}33mwarning")),
         "{warned}"
     );
+    // A usage error after the global flag still exits 2, as check does.
+    assert!(check(&["--bogus"], &[]).starts_with("exit: 2\n"));
+    let before = run(dir.path(), &["--color", "never", "check", "--bogus"]);
+    assert!(before.starts_with("exit: 2\n"), "{before}");
+    assert!(run(dir.path(), &["--color=always", "check", "--bogus"]).starts_with("exit: 2\n"));
     // The stripped text is the plain text.
     let plain = check(&["--color", "never"], &[]);
     assert_eq!(strip_ansi(&check(&["--color", "always"], &[])), plain);
