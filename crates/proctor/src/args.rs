@@ -10,8 +10,23 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "proctor", version, about, long_about = None)]
 pub(crate) struct Cli {
+    /// When to colour the output: `auto` (on a terminal, unless `NO_COLOR`
+    /// is set; `FORCE_COLOR` forces it), `always` or `never`.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub(crate) color: ColorWhen,
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorWhen {
+    /// Colour on a terminal; `NO_COLOR` turns it off, `FORCE_COLOR` on.
+    Auto,
+    /// Always colour, even into a pipe or a file.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,6 +102,35 @@ pub(crate) enum Command {
     /// status: 0, or 4 when the JSON report cannot be read (missing, not
     /// JSON, another version) or the page cannot be written.
     Report(ReportArgs),
+    /// Print a shell completion script, or the man page.
+    ///
+    /// `proctor completions bash > ~/.local/share/bash-completion/completions/proctor`;
+    /// `proctor completions man > proctor.1`.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete in, or `man` for the man page (roff).
+    #[arg(value_enum)]
+    pub(crate) shell: CompletionTarget,
+}
+
+/// What `proctor completions` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CompletionTarget {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+    /// Elvish.
+    Elvish,
+    /// `PowerShell`.
+    Powershell,
+    /// The man page, `proctor(1)`, in roff.
+    Man,
 }
 
 #[derive(Debug, Args)]
@@ -161,23 +205,47 @@ pub(crate) enum OutputFormat {
     Json,
     /// GitHub Actions annotations.
     Github,
+    /// A SARIF 2.1.0 log, for code scanning.
+    Sarif,
 }
 
 #[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a flag users type, as ruff's are"
+)]
 pub(crate) struct CheckArgs {
     /// Files, directories or node ids to check, as for pytest.
     pub(crate) paths: Vec<String>,
     #[command(flatten)]
     pub(crate) config: ConfigArgs,
-    /// How to print findings.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
+    /// How to print findings (`--format` is an alias).
+    #[arg(
+        long = "output-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t = OutputFormat::Full
+    )]
     pub(crate) format: OutputFormat,
+    /// The same as `--output-format json`: `--json` asks every command
+    /// that prints data for JSON.
+    #[arg(long, conflicts_with = "format")]
+    pub(crate) json: bool,
     /// Only these rules: codes or code prefixes, comma-separated (`PRC00`,
-    /// `PRC004`, `ALL`).
+    /// `PRC004`, `ALL`); replaces `[check] select`.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub(crate) select: Vec<String>,
-    /// Not these rules: codes or code prefixes, comma-separated.
+    /// These rules too, on top of the selection (`[check] extend-select`).
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub(crate) extend_select: Vec<String>,
+    /// Not these rules: codes or code prefixes, comma-separated, added to
+    /// `[check] ignore`.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub(crate) extend_ignore: Vec<String>,
+    /// Ignore this path during collection (repeatable), like pytest. A
+    /// rule code here still works as `--extend-ignore`, with a warning.
+    #[arg(long, value_name = "PATH")]
     pub(crate) ignore: Vec<String>,
     /// Apply the safe fixes (marked `[*]`), then report what is left.
     #[arg(long)]
@@ -186,6 +254,25 @@ pub(crate) struct CheckArgs {
     /// nothing; exits 1 when there is something to fix.
     #[arg(long)]
     pub(crate) diff: bool,
+    /// Print a count of findings per rule instead of the findings.
+    #[arg(long)]
+    pub(crate) statistics: bool,
+    /// Exit 0 even when there are findings (2 still means the check could
+    /// not run or was incomplete).
+    #[arg(long)]
+    pub(crate) exit_zero: bool,
+    /// Print the findings and nothing else: no summary, no count of the
+    /// information left out, no warnings.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// Do not report the findings recorded in this baseline file
+    /// (`--write-baseline`); new findings are reported as usual.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Record every current finding in this baseline file, report nothing
+    /// and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "fix", "diff"])]
+    pub(crate) write_baseline: Option<PathBuf>,
     /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
@@ -465,9 +552,18 @@ pub(crate) struct CoverageArgs {
     /// Points an area may drop below the baseline before it fails.
     #[arg(long, value_name = "PTS", default_value_t = 0.0, requires = "baseline")]
     pub(crate) tolerance: f64,
-    /// How to print the result.
-    #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
+    /// How to print the result (`--format` is an alias).
+    #[arg(
+        long = "output-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t = CoverageFormat::Human
+    )]
     pub(crate) format: CoverageFormat,
+    /// The same as `--output-format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) config: ConfigArgs,
 }

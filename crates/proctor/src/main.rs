@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
+    printer::init_color(cli.color);
     let result = match &cli.command {
         args::Command::Collect(collect) => commands::collect::run(collect),
         args::Command::Select(select) => commands::select::run(select),
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         args::Command::Caps(caps) => commands::caps::run(caps),
         args::Command::Coverage(coverage) => commands::coverage::run(coverage),
         args::Command::Report(report) => commands::report::run(report),
+        args::Command::Completions(completions) => commands::completions::run(completions),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {
@@ -55,8 +57,8 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::from(exit::OK);
             }
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "proctor: error: {err}");
+            let mut stderr = printer::stderr();
+            let _ = printer::error(&mut stderr, &err.to_string());
             for cause in err.chain().skip(1) {
                 let _ = writeln!(stderr, "  caused by: {cause}");
             }
@@ -75,7 +77,7 @@ fn usage_error(mut err: clap::Error) -> ExitCode {
         return ExitCode::from(exit::OK);
     }
     let argv: Vec<String> = std::env::args().collect();
-    let command = argv.get(1).map_or("", String::as_str);
+    let command = command_name(&argv);
     if command == "run" && err.kind() == ErrorKind::UnknownArgument {
         if let Some(ContextValue::String(unknown)) = err.get(ContextKind::InvalidArg).cloned() {
             let hint = pytest_option_hint(&argv, &unknown);
@@ -91,6 +93,20 @@ fn usage_error(mut err: clap::Error) -> ExitCode {
         "coverage" => commands::coverage::ERROR,
         _ => exit::USAGE,
     })
+}
+
+/// The command of `argv`, after the global `--color WHEN` when it comes
+/// first.
+fn command_name(argv: &[String]) -> &str {
+    let mut rest = argv.get(1..).unwrap_or_default();
+    loop {
+        match rest.first().map(String::as_str) {
+            Some("--color") => rest = rest.get(2..).unwrap_or_default(),
+            Some(flag) if flag.starts_with("--color=") => rest = &rest[1..],
+            Some(command) => return command,
+            None => return "",
+        }
+    }
 }
 
 /// `pass pytest options after --: proctor run -- --tb=short`, with the

@@ -166,6 +166,12 @@ fn github_format_annotates_each_finding() {
 fn json_format_is_versioned() {
     let dir = project();
     let output = run(dir.path(), &["coverage", "--format", "json"]);
+    // One way to ask for JSON: `--json`, and `--output-format json` as for check.
+    assert_eq!(run(dir.path(), &["coverage", "--json"]), output);
+    assert_eq!(
+        run(dir.path(), &["coverage", "--output-format", "json"]),
+        output
+    );
     let (head, rest) = output.split_once("--- stdout\n").unwrap();
     assert_eq!(head, "exit: 1\n");
     let json: serde_json::Value =

@@ -301,7 +301,7 @@ fn a_notebook_timeout_shorter_than_a_cell_is_a_configuration_error() {
     assert_eq!(output.status.code(), Some(2), "{}", text(&output));
     assert!(
         text(&output).contains(
-            "pyproject.toml:5:16: the notebook timeout (900 s) is shorter than one cell's (1200 s)"
+            "pyproject.toml:5:16: config-error the notebook timeout (900 s) is shorter than one cell's (1200 s)"
         ),
         "{}",
         text(&output)

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use proctor_source::{Diagnostic, LineColumn, Severity, CONFIG_ERROR, CONFIG_WARNING};
+
 /// A 1-based line and column (counted in characters) in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
@@ -40,6 +42,9 @@ pub struct ConfigError {
     pub message: String,
     /// The source line the position points into, without its line ending.
     pub excerpt: Option<String>,
+    /// The problems found after this one in the same file, in file order:
+    /// a configuration with several mistakes reports them all at once.
+    pub more: Vec<ConfigError>,
 }
 
 impl ConfigError {
@@ -56,6 +61,7 @@ impl ConfigError {
             column: location.column,
             message: message.into(),
             excerpt: excerpt.map(str::to_owned),
+            more: Vec::new(),
         }
     }
 
@@ -69,7 +75,26 @@ impl ConfigError {
             column: 1,
             message,
             excerpt: None,
+            more: Vec::new(),
         }
+    }
+
+    /// One error for `errors` (at least one): the first in file order,
+    /// with the others, without repeats, in [`ConfigError::more`].
+    pub(crate) fn all(mut errors: Vec<ConfigError>) -> ConfigError {
+        errors.sort_by_key(ConfigError::location);
+        errors.dedup_by(|a, b| a.location() == b.location() && a.message == b.message);
+        let mut rest = errors.into_iter();
+        let mut first = rest
+            .next()
+            .unwrap_or_else(|| ConfigError::whole(Path::new("?"), "an invalid configuration"));
+        first.more = rest.collect();
+        first
+    }
+
+    /// This error and the ones after it ([`ConfigError::more`]).
+    pub fn iter(&self) -> impl Iterator<Item = &ConfigError> {
+        std::iter::once(self).chain(&self.more)
     }
 
     /// The position as a [`Location`].
@@ -80,6 +105,53 @@ impl ConfigError {
             column: self.column,
         }
     }
+}
+
+impl ConfigError {
+    /// The error as a [`Diagnostic`] (code `config-error`), so that it is
+    /// rendered in every output format like a lint finding. `file` is how
+    /// the path is shown (relative to the working directory, say).
+    #[must_use]
+    pub fn to_diagnostic(&self, file: String) -> Diagnostic {
+        point(
+            CONFIG_ERROR,
+            Severity::Error,
+            &self.message,
+            file,
+            self.location(),
+        )
+    }
+}
+
+impl ConfigWarning {
+    /// The warning as a [`Diagnostic`] (code `config-warning`).
+    #[must_use]
+    pub fn to_diagnostic(&self, file: String) -> Diagnostic {
+        let at = Location {
+            line: self.line,
+            column: self.column,
+        };
+        point(CONFIG_WARNING, Severity::Warning, &self.message, file, at)
+    }
+}
+
+/// A diagnostic at one character.
+fn point(
+    code: &'static str,
+    severity: Severity,
+    message: &str,
+    file: String,
+    at: Location,
+) -> Diagnostic {
+    let start = LineColumn {
+        line: at.line,
+        column: at.column,
+    };
+    let end = LineColumn {
+        line: at.line,
+        column: at.column + 1,
+    };
+    Diagnostic::new(code, severity, message.to_owned(), file, start, end)
 }
 
 impl fmt::Display for ConfigError {
@@ -102,6 +174,9 @@ impl fmt::Display for ConfigError {
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
             write!(f, "\n{gutter} |\n{number} | {excerpt}\n{gutter} | {pad}^")?;
+        }
+        for more in &self.more {
+            write!(f, "\n{more}")?;
         }
         Ok(())
     }
@@ -156,6 +231,52 @@ mod tests {
             error.to_string(),
             "pytest.ini:12:3: unexpected line: 'x'\n   |\n12 | \tab x\n   | \t ^"
         );
+    }
+
+    #[test]
+    fn errors_render_in_every_format_with_their_position() {
+        use proctor_source::{render, Format, Sources};
+        let text = "[check]\nselect = 1\n\n[axes.tier]\nmarkers = 2\ncolor = 3\n";
+        let mut sources = Sources::default();
+        sources.insert("proctor.toml", text.to_owned());
+        let at = |line, column, message: &str| {
+            ConfigError::at(
+                Path::new("proctor.toml"),
+                Location { line, column },
+                message,
+                None,
+            )
+            .to_diagnostic("proctor.toml".to_owned())
+        };
+        let errors = [
+            at(2, 10, "invalid type: integer `1`, expected a sequence"),
+            at(5, 11, "invalid type: integer `2`, expected a sequence"),
+            at(6, 1, "unknown field `color`"),
+        ];
+        for format in [
+            Format::Full,
+            Format::Concise,
+            Format::Json,
+            Format::Github,
+            Format::Sarif,
+        ] {
+            let out = render(format, &errors, &sources);
+            for (line, column) in [(2, 10), (5, 11), (6, 1)] {
+                let needle = match format {
+                    Format::Full | Format::Concise => {
+                        format!("proctor.toml:{line}:{column}: config-error")
+                    }
+                    Format::Json => format!("\"line\": {line},\n      \"column\": {column}"),
+                    Format::Github => format!("file=proctor.toml,line={line},col={column},"),
+                    Format::Sarif => format!(
+                        "\"startLine\": {line},\n                  \"startColumn\": {column}"
+                    ),
+                };
+                assert!(out.contains(&needle), "{format:?} lacks {needle}:\n{out}");
+            }
+        }
+        let full = render(Format::Full, &errors[2..], &sources);
+        assert!(full.contains("6 | color = 3\n  | ^ config-error"), "{full}");
     }
 
     #[test]

@@ -65,11 +65,15 @@ pub struct ProctorOptions {
     pub notebooks: NotebookOptions,
 }
 
-/// Opt-in conventions for `proctor check` (`[check]`); each is off until
-/// its key is set.
+/// Which rules `proctor check` runs, and opt-in conventions it enforces
+/// (`[check]`); each convention is off until its key is set.
 ///
 /// ```toml
 /// [check]
+/// select = ["PRC0", "PRC1"]
+/// extend-select = ["PRC302"]
+/// ignore = ["PRC003"]
+/// per-file-ignores = { "tests/legacy/**" = ["PRC302"] }
 /// mirror = { tests = "tests/unit", source = "src/pkg" }
 /// test-name = "test_<subject>_<scenario>"
 /// one-claim = true
@@ -78,6 +82,17 @@ pub struct ProctorOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CheckOptions {
+    /// The rules that run, as codes or code prefixes (`select`; default:
+    /// every rule). `--select` replaces it.
+    pub select: Vec<String>,
+    /// Rules added to `select` (`extend-select`).
+    pub extend_select: Vec<String>,
+    /// Rules that do not run (`ignore`); `--extend-ignore` adds to it.
+    pub ignore: Vec<String>,
+    /// Rules that do not apply to the files a glob matches
+    /// (`per-file-ignores`): a rootdir-relative glob, or a file name when
+    /// it has no `/`.
+    pub per_file_ignores: std::collections::BTreeMap<String, Vec<String>>,
     /// Test files under `tests` mirror modules under `source` (`mirror`, PRC301).
     pub mirror: Option<MirrorOptions>,
     /// The shape of test function names (`test-name`, PRC302).
@@ -360,14 +375,14 @@ pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, 
     Ok(None)
 }
 
-/// Checks what serde cannot: the taxonomy's consistency. Of several
-/// problems, the first in the file is reported.
+/// Checks what serde cannot: the taxonomy's consistency. Every problem is
+/// reported, in file order.
 fn validate(
     doc: &TomlDoc<'_>,
     prefix: &[&str],
     options: &ProctorOptions,
 ) -> Result<(), ConfigError> {
-    let first = options
+    let errors: Vec<ConfigError> = options
         .taxonomy
         .problems()
         .into_iter()
@@ -377,25 +392,110 @@ fn validate(
             &options.examples,
             &options.notebooks,
         ))
-        .map(|problem| (doc.locate(prefix, &problem.key), problem.message))
-        .min_by_key(|(location, _)| *location);
-    match first {
-        Some((location, message)) => Err(doc.error(location, message)),
-        None => Ok(()),
+        .map(|problem| doc.error(doc.locate(prefix, &problem.key), problem.message))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigError::all(errors))
     }
 }
 
+/// At most this many deserialization problems are reported for one file.
+const MAX_PROBLEMS: usize = 50;
+
+/// Deserializes the file, reporting every problem serde finds rather than
+/// the first: after each error, the lines of the value it points at are
+/// blanked (replaced by spaces, so that byte offsets stay those of the
+/// file) and the text is read again. It stops when the text deserializes,
+/// when the blanked text would not be TOML any more, when the error
+/// concerns a table header (blanking it would move its keys into another
+/// table and report errors that are not there), or at a missing field
+/// after the first error (the field may be one that was blanked).
 fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, ConfigError> {
-    toml::from_str(&source.text).map_err(|err| {
-        let offset = err.span().map_or(0, |span| span.start);
+    let mut text = source.text.clone();
+    let mut errors = Vec::new();
+    while errors.len() < MAX_PROBLEMS {
+        let err = match toml::from_str::<T>(&text) {
+            Ok(value) if errors.is_empty() => return Ok(value),
+            Ok(_) => break,
+            Err(err) => err,
+        };
+        let span = err.span();
+        let offset = span.as_ref().map_or(0, |span| span.start);
         let message = err.message().trim_end().replace('\n', "; ");
-        source.error_at(offset, message)
-    })
+        // A missing field after a blanked line may be the line blanked.
+        if !errors.is_empty() && message.starts_with("missing field") {
+            break;
+        }
+        errors.push(source.error_at(offset, message));
+        let Some(span) = span else { break };
+        if !blank_lines(&mut text, span) || toml::from_str::<toml::Table>(&text).is_err() {
+            break;
+        }
+    }
+    Err(ConfigError::all(errors))
+}
+
+/// Replaces the lines `span` touches with spaces; false (and nothing
+/// changed) when one of them is a table header or the span is empty.
+fn blank_lines(text: &mut String, span: std::ops::Range<usize>) -> bool {
+    let start = text[..span.start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let end = text[span.end.min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| span.end + i);
+    if start >= end
+        || text[start..end]
+            .lines()
+            .next()
+            .is_some_and(|first| first.trim_start().starts_with('['))
+    {
+        return false;
+    }
+    let blank: String = text[start..end]
+        .bytes()
+        .map(|b| if b == b'\n' { '\n' } else { ' ' })
+        .collect();
+    text.replace_range(start..end, &blank);
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_mistake_is_reported_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "proctor.toml",
+            "python = 3\n\n[check]\nselect = \"PRC004\"\none-claim = true\ncolour = \"red\"\n\n[collect]\nthreads = 0\n",
+        );
+        let error = find(dir.path()).unwrap_err();
+        let found: Vec<(usize, usize, &str)> = error
+            .iter()
+            .map(|e| (e.line, e.column, e.message.as_str()))
+            .collect();
+        assert_eq!(found.len(), 4, "{error}");
+        assert_eq!((found[0].0, found[0].1), (1, 10));
+        assert_eq!((found[1].0, found[1].1), (4, 10));
+        assert_eq!((found[2].0, found[2].1), (6, 1));
+        assert!(found[2].2.contains("unknown field `colour`"), "{error}");
+        assert_eq!((found[3].0, found[3].1), (9, 11));
+        assert!(found[3].2.contains("at least 1"), "{error}");
+        // Consistency problems found after deserialization: all of them too.
+        write(
+            dir.path(),
+            "proctor.toml",
+            "[axes.tier]\nmarkers = [\"unit\"]\ndefault = \"none\"\n\n[axes.size]\nmarkers = [\"small\"]\ndefault = \"huge\"\n",
+        );
+        let error = find(dir.path()).unwrap_err();
+        let lines: Vec<usize> = error.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [3, 7], "{error}");
+    }
 
     fn write(dir: &Path, name: &str, text: &str) {
         std::fs::write(dir.join(name), text).unwrap();

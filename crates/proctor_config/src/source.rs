@@ -10,10 +10,10 @@ use crate::error::{ConfigError, Location};
 pub(crate) struct SourceFile {
     pub(crate) path: PathBuf,
     pub(crate) text: String,
-    /// The byte offset of every line's start, computed on the first
-    /// [`SourceFile::location`]: locating each of many problems stays a
-    /// search, not a count from the start of the file.
-    line_starts: std::sync::OnceLock<Vec<usize>>,
+    /// The line index (`proctor_source`'s, shared with the lint renderers),
+    /// built on the first [`SourceFile::location`]: locating each of many
+    /// problems stays a search, not a count from the start of the file.
+    line_starts: std::sync::OnceLock<proctor_source::LineIndex>,
 }
 
 impl SourceFile {
@@ -58,17 +58,13 @@ impl SourceFile {
     /// The 1-based line and column of a byte offset.
     pub(crate) fn location(&self, offset: usize) -> Location {
         let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
-        let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
-        // The last line starting at or before `offset`.
-        let line = starts.partition_point(|&start| start <= offset);
-        let line_start = starts[line - 1];
+        let index = self
+            .line_starts
+            .get_or_init(|| proctor_source::LineIndex::new(&self.text));
+        let at = index.line_column(&self.text, u32::try_from(offset).unwrap_or(u32::MAX));
         Location {
-            line,
-            column: self.text[line_start..offset].chars().count() + 1,
+            line: at.line,
+            column: at.column,
         }
     }
 

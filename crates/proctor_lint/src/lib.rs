@@ -14,6 +14,7 @@
 //! collection and the configuration once. [`check_suite`] runs both kinds;
 //! [`check`] only the item rules, for callers without a configuration.
 
+mod baseline;
 mod context;
 mod error;
 mod fix_safety;
@@ -32,9 +33,10 @@ use proctor_source::{Diagnostic, LineColumn, Sources};
 use proctor_taxonomy::Taxonomy;
 use rayon::prelude::*;
 
+pub use baseline::{Baseline, BASELINE_VERSION};
 pub use error::LintError;
 pub use registry::{rule, Rule, RULES};
-pub use selection::RuleSelection;
+pub use selection::{PerFileIgnores, RuleSelection, SelectorLayer};
 
 use context::{ItemContext, Sink, SuiteContext};
 use registry::Check;
@@ -224,6 +226,12 @@ fn run(
     let mut diagnostics: Vec<Diagnostic> = unique
         .into_par_iter()
         .filter(|d| !suppression::suppressed(d, sources))
+        .map(|mut d| {
+            if let Some(source) = sources.get(&d.file) {
+                d.locate(source);
+            }
+            d
+        })
         .collect();
     diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     // Every item's effective markers are freed on the pool's threads: on

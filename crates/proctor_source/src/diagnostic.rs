@@ -1,10 +1,45 @@
-//! The one diagnostic type every check produces, with the fixes it may
-//! carry. Locations are 1-based lines and columns, as users see them; the
-//! renderers in [`crate::render`] turn a list of diagnostics into text.
+//! The one diagnostic type every check produces (lint findings, config
+//! errors, collection errors), with the fixes it may carry. A diagnostic
+//! keeps the byte range of its file it is about, when the file's text is
+//! known, and the 1-based lines and columns users see; the renderers in
+//! [`crate::render`] turn a list of diagnostics into text.
 
 use serde::Serialize;
 
-use crate::LineColumn;
+use crate::{LineColumn, SourceFile};
+
+/// A half-open range of bytes in one file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ByteRange {
+    /// The first byte.
+    pub start: u32,
+    /// The byte after the last one.
+    pub end: u32,
+}
+
+impl ByteRange {
+    /// The number of bytes.
+    #[must_use]
+    pub fn len(self) -> u32 {
+        self.end.saturating_sub(self.start)
+    }
+
+    /// Whether the range is empty.
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The code of diagnostics that report a configuration proctor or pytest
+/// refuses (they are not lint rules: they cannot be selected or ignored).
+pub const CONFIG_ERROR: &str = "config-error";
+/// The code of diagnostics that report a configuration that works but
+/// probably not as meant.
+pub const CONFIG_WARNING: &str = "config-warning";
+/// The code of diagnostics that report a file static collection could not
+/// read or parse.
+pub const COLLECT_ERROR: &str = "collect-error";
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -43,6 +78,8 @@ pub struct Diagnostic {
     pub start: LineColumn,
     /// Where the range ends (exclusive column).
     pub end: LineColumn,
+    /// The same range in bytes of the file's text, when the text is known.
+    pub range: Option<ByteRange>,
     /// How serious it is.
     pub severity: Severity,
     /// What to do about it, when there is more to say than the message.
@@ -68,6 +105,7 @@ impl Diagnostic {
             file,
             start,
             end,
+            range: None,
             severity,
             help: None,
             fix: None,
@@ -79,6 +117,37 @@ impl Diagnostic {
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    /// A diagnostic at the byte range `start..end` of `source` (the text
+    /// of `file`), with lines and columns computed from it.
+    #[must_use]
+    pub fn at_range(
+        code: &'static str,
+        severity: Severity,
+        message: String,
+        file: String,
+        source: &SourceFile,
+        range: ByteRange,
+    ) -> Self {
+        let start = source.index.line_column(&source.text, range.start);
+        let end = source.index.line_column(&source.text, range.end);
+        let mut diagnostic = Diagnostic::new(code, severity, message, file, start, end);
+        diagnostic.range = Some(range);
+        diagnostic
+    }
+
+    /// Fills in [`Diagnostic::range`] from the lines and columns, given the
+    /// text of the diagnostic's file.
+    pub fn locate(&mut self, source: &SourceFile) {
+        let offset = |position| {
+            u32::try_from(source.index.offset(&source.text, position)).unwrap_or(u32::MAX)
+        };
+        let start = offset(self.start);
+        self.range = Some(ByteRange {
+            start,
+            end: offset(self.end).max(start),
+        });
     }
 
     /// The key diagnostics are sorted by: file, position, code.

@@ -11,10 +11,12 @@ mod fix;
 mod render;
 mod sources;
 
-pub use diagnostic::{Diagnostic, Edit, Fix, Severity};
+pub use diagnostic::{
+    ByteRange, Diagnostic, Edit, Fix, Severity, COLLECT_ERROR, CONFIG_ERROR, CONFIG_WARNING,
+};
 pub use diff::unified_diff;
 pub use fix::{apply_fixes, verify_fixes, FixedFile, RejectedFix};
-pub use render::{render, Format};
+pub use render::{render, render_styled, Format, RenderOptions, SarifRule};
 pub use sources::{SourceFile, Sources};
 
 /// Maps byte offsets of one source text to 1-based lines and columns.

@@ -54,7 +54,12 @@ pub(crate) fn run(args: &CoverageArgs) -> Result<u8> {
     };
     let baseline_shown = args.baseline.as_ref().map(|path| shown(&cwd.join(path)));
     let mut out = Printer::stdout();
-    match args.format {
+    let format = if args.json {
+        CoverageFormat::Json
+    } else {
+        args.format
+    };
+    match format {
         CoverageFormat::Human => {
             let text = proctor_coverage::render_human(
                 &evaluation,

@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub(crate) mod ci;
 pub(crate) mod ci_github;
 pub(crate) mod collect;
+pub(crate) mod completions;
 pub(crate) mod coverage;
 pub(crate) mod explain;
 pub(crate) mod machine;

@@ -49,7 +49,8 @@ fn load_config_overriding(
         inifile: config.config_file.clone(),
         env_addopts,
     };
-    let settings = proctor_config::load(&options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The error keeps its type, so that `check` can render it as a diagnostic.
+    let settings = proctor_config::load(&options).map_err(anyhow::Error::new)?;
     Ok((cwd, settings))
 }
 

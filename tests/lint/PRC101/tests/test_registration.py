@@ -41,3 +41,8 @@ def test_suppressed():
 @pytest.mark.needs_db  # OK: registered by conftest.py
 def test_registered_in_conftest():
     pass
+
+
+@pytest.mark.slwo  # Error: a typo of the registered `slow`
+def test_typo_of_a_registered_marker():
+    pass
