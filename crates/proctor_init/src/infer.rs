@@ -114,8 +114,8 @@ fn registered_markers(inputs: &Inputs, draft: &mut Draft) {
                     rule.deprecated = deprecated;
                     rule.from.push(format!("its registration: \"{description}\""));
                     draft.inferred.push(format!(
-                        "`{name}` is {}an alias of `{target}`, from its registration",
-                        if deprecated { "a deprecated " } else { "" }
+                        "`{name}` is {} of `{target}`, from its registration",
+                        if deprecated { "a deprecated alias" } else { "an alias" }
                     ));
                 }
                 break;

@@ -7,6 +7,7 @@ pub(crate) mod ci_github;
 pub(crate) mod collect;
 pub(crate) mod coverage;
 pub(crate) mod explain;
+pub(crate) mod init;
 pub(crate) mod machine;
 pub(crate) mod plan;
 pub(crate) mod report;
