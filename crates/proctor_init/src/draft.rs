@@ -147,27 +147,35 @@ pub struct Draft {
 impl Draft {
     /// The rules of marker `name`, created when missing.
     pub fn marker(&mut self, name: &str) -> &mut MarkerDraft {
-        if let Some(at) = self.markers.iter().position(|m| m.name == name) {
-            return &mut self.markers[at];
-        }
-        self.markers.push(MarkerDraft {
-            name: name.to_owned(),
-            ..MarkerDraft::default()
-        });
-        self.markers.last_mut().expect("just pushed")
+        let at = self
+            .markers
+            .iter()
+            .position(|m| m.name == name)
+            .unwrap_or_else(|| {
+                self.markers.push(MarkerDraft {
+                    name: name.to_owned(),
+                    ..MarkerDraft::default()
+                });
+                self.markers.len() - 1
+            });
+        &mut self.markers[at]
     }
 
     /// The gate of marker `name`, created when missing.
     pub fn gate(&mut self, name: &str, from: &str) -> &mut GateDraft {
-        if let Some(at) = self.gates.iter().position(|g| g.marker == name) {
-            return &mut self.gates[at];
-        }
-        self.gates.push(GateDraft {
-            marker: name.to_owned(),
-            from: from.to_owned(),
-            ..GateDraft::default()
-        });
-        self.gates.last_mut().expect("just pushed")
+        let at = self
+            .gates
+            .iter()
+            .position(|g| g.marker == name)
+            .unwrap_or_else(|| {
+                self.gates.push(GateDraft {
+                    marker: name.to_owned(),
+                    from: from.to_owned(),
+                    ..GateDraft::default()
+                });
+                self.gates.len() - 1
+            });
+        &mut self.gates[at]
     }
 
     /// Adds service `service` unless one of that name is known; fills in

@@ -134,7 +134,9 @@ fn string_literals(text: &str) -> Vec<String> {
 fn is_env_name(text: &str) -> bool {
     text.len() >= 3
         && text.contains('_')
-        && text.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         && text.starts_with(|c: char| c.is_ascii_uppercase())
 }
 

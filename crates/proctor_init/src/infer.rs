@@ -57,9 +57,9 @@ pub fn infer(inputs: &Inputs) -> Draft {
     if let Some(expr) = &inputs.addopts_markexpr {
         let file = inputs.config_file.as_deref().unwrap_or("pytest's config");
         draft.default_select = Some((expr.clone(), format!("the `-m` of `addopts` in {file}")));
-        draft
-            .inferred
-            .push(format!("default selection `{expr}`, from `addopts` in {file}"));
+        draft.inferred.push(format!(
+            "default selection `{expr}`, from `addopts` in {file}"
+        ));
     }
     let written = written_markers(&inputs.items);
     for (file, hooks) in &inputs.conftests {
@@ -75,6 +75,7 @@ pub fn infer(inputs: &Inputs) -> Draft {
             add_job(&mut draft, job, file);
         }
     }
+    notebooks(inputs, &mut draft);
     helpers(inputs, &written, &mut draft);
     usage_axes(inputs, &mut draft);
     if inputs.workflows.is_empty() {
@@ -112,10 +113,15 @@ fn registered_markers(inputs: &Inputs, draft: &mut Draft) {
                     let rule = draft.marker(name);
                     rule.alias_of = Some(target.clone());
                     rule.deprecated = deprecated;
-                    rule.from.push(format!("its registration: \"{description}\""));
+                    rule.from
+                        .push(format!("its registration: \"{description}\""));
                     draft.inferred.push(format!(
                         "`{name}` is {} of `{target}`, from its registration",
-                        if deprecated { "a deprecated alias" } else { "an alias" }
+                        if deprecated {
+                            "a deprecated alias"
+                        } else {
+                            "an alias"
+                        }
                     ));
                 }
                 break;
@@ -155,9 +161,7 @@ fn conftest_rules(
     draft: &mut Draft,
 ) {
     if let Some(error) = &hooks.error {
-        draft
-            .unknown
-            .push(format!("{file}: not read ({error})"));
+        draft.unknown.push(format!("{file}: not read ({error})"));
         return;
     }
     let dir = conftest_dir(file);
@@ -354,7 +358,12 @@ fn tier_axis(
             .unwrap_or(usize::MAX)
     };
     markers.sort_by_key(|m| (m != default, order(m)));
-    let resolve = |name: &str| aliases.get(name).cloned().unwrap_or_else(|| name.to_owned());
+    let resolve = |name: &str| {
+        aliases
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_owned())
+    };
     let overlap = inputs.items.iter().any(|item| {
         let on: BTreeSet<String> = item
             .markers
@@ -364,10 +373,12 @@ fn tier_axis(
             .collect();
         on.len() > 1
     });
-    let name = if markers
-        .iter()
-        .any(|m| matches!(m.as_str(), "unit" | "integration" | "e2e" | "functional" | "system"))
-    {
+    let name = if markers.iter().any(|m| {
+        matches!(
+            m.as_str(),
+            "unit" | "integration" | "e2e" | "functional" | "system"
+        )
+    }) {
         "tier".to_owned()
     } else {
         format!("{default}-family")
@@ -435,8 +446,34 @@ fn add_job(draft: &mut Draft, mut job: JobDraft, file: &str) {
     for note in &job.notes {
         draft.unknown.push(format!("job `{}`: {note}", job.name));
     }
-    draft.inferred.push(format!("job `{}`, from {}", job.name, job.from));
+    draft
+        .inferred
+        .push(format!("job `{}`, from {}", job.name, job.from));
     draft.jobs.push(job);
+}
+
+/// Jobs that run notebooks (`pytest --nbmake DIR`): proctor collects them
+/// only under `[notebooks] paths`, with the metadata block they opt in by.
+fn notebooks(inputs: &Inputs, draft: &mut Draft) {
+    let Some(rootdir) = inputs.search.first() else {
+        return;
+    };
+    let mut seen = BTreeSet::new();
+    for job in &draft.jobs {
+        for path in &job.paths {
+            let has_notebooks = std::fs::read_dir(rootdir.join(path)).is_ok_and(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .any(|e| e.path().extension().is_some_and(|x| x == "ipynb"))
+            });
+            if has_notebooks && seen.insert(path.clone()) {
+                draft.unknown.push(format!(
+                    "job `{}` runs the notebooks of `{path}`: proctor plans them only with `[notebooks] paths = [\"{path}\"]` and the metadata key they opt in with (docs/examples.md)",
+                    job.name
+                ));
+            }
+        }
+    }
 }
 
 /// Helpers and decorators tests use: what each one needs, from its name
@@ -447,7 +484,10 @@ fn helpers(inputs: &Inputs, written: &BTreeSet<String>, draft: &mut Draft) {
         for decorator in &item.decorators {
             let numeric = decorator.kwargs.contains_key("min_vram_gb")
                 || decorator.kwargs.contains_key("min_gb")
-                || decorator.args.first().is_some_and(serde_json::Value::is_number);
+                || decorator
+                    .args
+                    .first()
+                    .is_some_and(serde_json::Value::is_number);
             let entry = seen.entry(decorator.path.clone()).or_insert((0, false));
             entry.0 += 1;
             entry.1 |= numeric;
@@ -465,10 +505,7 @@ fn helpers(inputs: &Inputs, written: &BTreeSet<String>, draft: &mut Draft) {
         let name = path.rsplit('.').next().unwrap_or(&path).to_owned();
         let lower = name.to_lowercase();
         let source = helper_source::find(&inputs.search, &path);
-        let from = format!(
-            "{uses} use{} in tests",
-            if uses == 1 { "" } else { "s" }
-        );
+        let from = format!("{uses} use{} in tests", if uses == 1 { "" } else { "s" });
         if registered.contains(&name) || written.contains(&name) || lower == "slow" {
             draft
                 .decorators
@@ -486,9 +523,9 @@ fn helpers(inputs: &Inputs, written: &BTreeSet<String>, draft: &mut Draft) {
                 let gate = draft.gate(&name, &at);
                 gate.run_if_env.insert(var.clone(), "1".to_owned());
                 gate.reason.clone_from(reason);
-                draft.inferred.push(format!(
-                    "gate: `{name}` runs only with {var}=1, from {at}"
-                ));
+                draft
+                    .inferred
+                    .push(format!("gate: `{name}` runs only with {var}=1, from {at}"));
             }
             continue;
         }

@@ -105,7 +105,11 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
     }
     for axis in &draft.axes {
         let mut table = String::new();
-        let _ = writeln!(table, "{}", layout.table(&format!("axes.{}", key(&axis.name))));
+        let _ = writeln!(
+            table,
+            "{}",
+            layout.table(&format!("axes.{}", key(&axis.name)))
+        );
         let _ = writeln!(table, "markers = {}", list(&axis.markers));
         let _ = writeln!(table, "cardinality = {}", quote(&axis.cardinality));
         if let Some(default) = &axis.default {
@@ -133,7 +137,11 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
     }
     for marker in &draft.markers {
         comment(&mut out, &format!("From {}.", marker.from.join("; ")));
-        let _ = writeln!(out, "{}", layout.table(&format!("markers.{}", key(&marker.name))));
+        let _ = writeln!(
+            out,
+            "{}",
+            layout.table(&format!("markers.{}", key(&marker.name)))
+        );
         if let Some(alias) = &marker.alias_of {
             let _ = writeln!(out, "alias-of = {}", quote(alias));
             if marker.deprecated {
@@ -195,7 +203,11 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
     }
     for gate in &draft.gates {
         comment(&mut out, &format!("From {}.", gate.from));
-        let _ = writeln!(out, "{}", layout.table(&format!("gates.{}", key(&gate.marker))));
+        let _ = writeln!(
+            out,
+            "{}",
+            layout.table(&format!("gates.{}", key(&gate.marker)))
+        );
         if !gate.skip_if_env.is_empty() {
             let _ = writeln!(out, "skip-if-env = {}", inline(&gate.skip_if_env));
         }
@@ -215,7 +227,11 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
             continue;
         };
         comment(&mut out, &format!("From {}.", service.from));
-        let _ = writeln!(out, "{}", layout.table(&format!("services.{}", key(&service.name))));
+        let _ = writeln!(
+            out,
+            "{}",
+            layout.table(&format!("services.{}", key(&service.name)))
+        );
         if let Some(env) = &service.address_env {
             let _ = writeln!(out, "address-env = {}", quote(env));
         }

@@ -25,7 +25,12 @@ pub struct WorkflowJobs {
 #[must_use]
 pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
     let mut out = WorkflowJobs::default();
-    let docs = match YamlLoader::load_from_str(text) {
+    // GitHub (and PyYAML) accept a flow collection closed at its key's
+    // indentation (`name: [` ... `]`), which YAML 1.2 parsers refuse: the
+    // closing lines are indented once more and the file read again.
+    let docs = match YamlLoader::load_from_str(text)
+        .or_else(|err| YamlLoader::load_from_str(&indent_closers(text)).map_err(|_| err))
+    {
         Ok(docs) => docs,
         Err(err) => {
             out.unknown
@@ -42,12 +47,6 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
         out.unknown.push(format!("{file}: no `jobs:`"));
         return out;
     };
-    let stem = file
-        .rsplit('/')
-        .next()
-        .unwrap_or(file)
-        .trim_end_matches(".yml")
-        .trim_end_matches(".yaml");
     for (id, job) in jobs {
         let Some(id) = id.as_str() else { continue };
         let mut env = workflow_env.clone();
@@ -69,15 +68,14 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                 services.push(name.to_owned());
                 out.services.push(ServiceDraft {
                     name: name.to_owned(),
-                    default_address: first_port(container)
-                        .map(|port| format!("127.0.0.1:{port}")),
+                    default_address: first_port(container).map(|port| format!("127.0.0.1:{port}")),
                     address_env: None,
                     from: format!("{file}: job `{id}`'s service container"),
                 });
             }
         }
-        let environment = scalar(&job["environment"])
-            .or_else(|| scalar(&job["environment"]["name"]));
+        let environment =
+            scalar(&job["environment"]).or_else(|| scalar(&job["environment"]["name"]));
         let advisory = matches!(job["continue-on-error"], Yaml::Boolean(true));
         let mut invocations = Vec::new();
         if let Some(steps) = job["steps"].as_vec() {
@@ -123,9 +121,9 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                         job.env.insert(key.clone(), v.clone());
                     }
                     EnvValue::Secret => job.assume.push(format!("env.{key}=set")),
-                    EnvValue::Expression(e) => job
-                        .notes
-                        .push(format!("`{key}` is set to `{e}`, which proctor cannot evaluate")),
+                    EnvValue::Expression(e) => job.notes.push(format!(
+                        "`{key}` is set to `{e}`, which proctor cannot evaluate"
+                    )),
                 }
             }
             job.assume.dedup();
@@ -159,14 +157,46 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
         }
     }
     if out.jobs.is_empty() {
-        out.unknown.push(format!(
-            "{file}: no job runs pytest in a `run:` step (a script or an action that runs it cannot be read)"
-        ));
+        let runner = ["tox", "nox", "make", "hatch"]
+            .into_iter()
+            .find(|tool| runs_tool(&doc["jobs"], tool));
+        out.unknown.push(match runner {
+            Some(tool) => format!(
+                "{file}: pytest runs through `{tool}`, whose commands init does not read; declare its jobs by hand"
+            ),
+            None => format!(
+                "{file}: no job runs pytest in a `run:` step (a script or an action that runs it cannot be read)"
+            ),
+        });
     }
-    for job in &mut out.jobs {
-        if job.name.is_empty() {
-            job.name = stem.to_owned();
+    out
+}
+
+/// Whether a `run:` step of `jobs` starts `tool` (`tox run`, `python -m tox`).
+fn runs_tool(jobs: &Yaml, tool: &str) -> bool {
+    jobs.as_hash().is_some_and(|jobs| {
+        jobs.values().any(|job| {
+            job["steps"].as_vec().is_some_and(|steps| {
+                steps.iter().any(|step| {
+                    step["run"].as_str().is_some_and(|run| {
+                        run.split(|c: char| c.is_whitespace() || c == ';' || c == '&')
+                            .any(|word| word == tool)
+                    })
+                })
+            })
+        })
+    })
+}
+
+/// `text` with each line that starts with `]` or `}` indented by two
+/// more spaces.
+fn indent_closers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with([']', '}']) {
+            out.push_str("  ");
         }
+        out.push_str(line);
     }
     out
 }
@@ -329,9 +359,12 @@ fn pytest_invocation(line: &str) -> Option<Invocation> {
         let before: Vec<&str> = rest[..start].iter().map(String::as_str).collect();
         let launched = before.is_empty()
             || before.last() == Some(&"-m")
-            || before
-                .iter()
-                .any(|t| matches!(*t, "run" | "exec" | "uvx" | "pipx" | "hatch" | "tox" | "nox"));
+            || before.iter().any(|t| {
+                matches!(
+                    *t,
+                    "run" | "exec" | "uvx" | "pipx" | "hatch" | "tox" | "nox"
+                )
+            });
         if !launched {
             continue;
         }
@@ -425,15 +458,31 @@ jobs:
     }
 
     #[test]
+    fn a_flow_list_closed_at_its_keys_indentation_is_read_as_github_reads_it() {
+        let text = "on: push\njobs:\n  t:\n    strategy:\n      matrix:\n        python-version: [\n          \"3.11\",\n        ]\n    steps:\n      - run: pytest tests\n";
+        let got = read_workflow("w.yml", text, &[]);
+        assert!(got.unknown.is_empty(), "{:?}", got.unknown);
+        assert_eq!(got.jobs[0].python, ["3.11"]);
+    }
+
+    #[test]
     fn broken_yaml_and_jobs_without_pytest_are_reported() {
         let got = read_workflow("a.yml", "jobs: [", &[]);
         assert!(got.jobs.is_empty());
-        assert!(got.unknown[0].contains("not valid YAML"), "{:?}", got.unknown);
+        assert!(
+            got.unknown[0].contains("not valid YAML"),
+            "{:?}",
+            got.unknown
+        );
         let got = read_workflow(
             "b.yml",
             "on: push\njobs:\n  lint:\n    steps:\n      - run: ruff check\n",
             &[],
         );
-        assert!(got.unknown[0].contains("no job runs pytest"), "{:?}", got.unknown);
+        assert!(
+            got.unknown[0].contains("no job runs pytest"),
+            "{:?}",
+            got.unknown
+        );
     }
 }

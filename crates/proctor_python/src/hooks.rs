@@ -172,7 +172,7 @@ impl Reader<'_> {
                             scope.names.push(name.id.to_string());
                         } else if is_path_expr(&compact(&value)) {
                             scope.paths.push(name.id.to_string());
-                        } else if let Some(reason) = skip_mark(&assign.value) {
+                        } else if let Some(SkipMark(reason)) = skip_mark(&assign.value) {
                             scope.skips.insert(name.id.to_string(), reason);
                         }
                     }
@@ -199,10 +199,7 @@ impl Reader<'_> {
                     for clause in &stmt_if.elif_else_clauses {
                         self.unknown_marks(
                             &clause.body,
-                            &format!(
-                                "the `elif`/`else` of `if {}`",
-                                self.text(&*stmt_if.test)
-                            ),
+                            &format!("the `elif`/`else` of `if {}`", self.text(&*stmt_if.test)),
                         );
                     }
                 }
@@ -245,7 +242,7 @@ impl Reader<'_> {
         let Some(arg) = call.arguments.args.first() else {
             return;
         };
-        let mark = if let Some(reason) = skip_mark(arg) {
+        let mark = if let Some(SkipMark(reason)) = skip_mark(arg) {
             Some(HookMarkKind::Skip { reason })
         } else if let Expr::Name(name) = arg {
             scope
@@ -265,7 +262,10 @@ impl Reader<'_> {
             }),
             None => self.out.unknown.push(HookUnknown {
                 line,
-                why: format!("`{}` adds a mark that is not `pytest.mark.NAME`", self.text(expr)),
+                why: format!(
+                    "`{}` adds a mark that is not `pytest.mark.NAME`",
+                    self.text(expr)
+                ),
             }),
         }
     }
@@ -296,19 +296,18 @@ impl Reader<'_> {
                         let needle = string(left)?;
                         let hay = self.text(right);
                         let negated = op == CmpOp::NotIn;
-                        if (is_path_expr(&compact(&hay)) || scope.paths.contains(&hay)) && !negated {
+                        if (is_path_expr(&compact(&hay)) || scope.paths.contains(&hay)) && !negated
+                        {
                             return Some(HookCondition::PathContains(needle));
                         }
                         let markers = hay.ends_with(".keywords")
-                            || scope.names.iter().any(|n| *n == hay)
+                            || scope.names.contains(&hay)
                             || compact(&hay).contains(".iter_markers()");
-                        markers.then(|| {
-                            if negated {
-                                HookCondition::LacksMarker(needle)
-                            } else {
-                                HookCondition::HasMarker(needle)
-                            }
-                        })
+                        match (markers, negated) {
+                            (false, _) => None,
+                            (true, true) => Some(HookCondition::LacksMarker(needle)),
+                            (true, false) => Some(HookCondition::HasMarker(needle)),
+                        }
                     }
                     CmpOp::Eq => {
                         let (var, value) = match (env_read(left), string(right)) {
@@ -409,16 +408,21 @@ fn env_read(expr: &Expr) -> Option<String> {
             let on = dotted(&attr.value).unwrap_or_default();
             let getter = (attr.attr.as_str() == "get" && on.ends_with("environ"))
                 || (attr.attr.as_str() == "getenv" && on == "os");
-            getter.then(|| string(call.arguments.args.first()?)).flatten()
+            getter
+                .then(|| string(call.arguments.args.first()?))
+                .flatten()
         }
         Expr::Subscript(sub) if dotted(&sub.value)?.ends_with("environ") => string(&sub.slice),
         _ => None,
     }
 }
 
-/// `pytest.mark.skip(...)`: its literal reason (`reason=` or the first
-/// argument), if any.
-fn skip_mark(expr: &Expr) -> Option<Option<String>> {
+/// A `pytest.mark.skip(...)` call, with its literal reason (`reason=` or
+/// the first argument) if it has one.
+struct SkipMark(Option<String>);
+
+/// `expr` as a `pytest.mark.skip(...)` call.
+fn skip_mark(expr: &Expr) -> Option<SkipMark> {
     let Expr::Call(call) = expr else { return None };
     if dotted(&call.func)?.rsplit('.').take(2).collect::<Vec<_>>() != ["skip", "mark"] {
         return None;
@@ -427,7 +431,7 @@ fn skip_mark(expr: &Expr) -> Option<Option<String>> {
         .arguments
         .find_argument_value("reason", 0)
         .and_then(string);
-    Some(reason)
+    Some(SkipMark(reason))
 }
 
 /// `pytest.mark.NAME` or `pytest.mark.NAME(...)`: `NAME`.
@@ -465,7 +469,9 @@ fn string_collection(expr: &Expr) -> Option<Vec<String>> {
         Expr::List(list) => &list.elts[..],
         Expr::Tuple(tuple) => &tuple.elts[..],
         Expr::Call(call)
-            if dotted(&call.func).as_deref().is_some_and(|f| f == "frozenset" || f == "set") =>
+            if dotted(&call.func)
+                .as_deref()
+                .is_some_and(|f| f == "frozenset" || f == "set") =>
         {
             return string_collection(call.arguments.args.first()?);
         }
@@ -616,7 +622,11 @@ def pytest_collection_modifyitems(config, items):
         assert!(hooks.marks.is_empty());
         assert_eq!(hooks.unknown.len(), 2);
         assert_eq!(hooks.unknown[0].line, 8);
-        assert!(hooks.unknown[0].why.contains("not up"), "{:?}", hooks.unknown);
+        assert!(
+            hooks.unknown[0].why.contains("not up"),
+            "{:?}",
+            hooks.unknown
+        );
     }
 
     #[test]

@@ -66,30 +66,26 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
     let mut out = Printer::stdout();
     // With --dry-run the configuration is stdout, the notes stderr, so
     // that `proctor init --dry-run > proctor.toml` is clean TOML.
-    let mut notes = String::new();
-    notes.push_str(&format!(
-        "Read {} test{}, {} conftest{}, {} workflow{}.\n",
+    let mut notes = vec![format!(
+        "Read {} test{}, {} conftest{}, {} workflow{}.",
         inputs.items.len(),
         plural(inputs.items.len()),
         inputs.conftests.len(),
         plural(inputs.conftests.len()),
         inputs.workflows.len(),
         plural(inputs.workflows.len()),
-    ));
-    notes.push_str("Inferred:\n");
-    for line in &draft.inferred {
-        notes.push_str(&format!("  - {line}\n"));
-    }
+    )];
+    notes.push("Inferred:".to_owned());
+    notes.extend(draft.inferred.iter().map(|line| format!("  - {line}")));
     if draft.inferred.is_empty() {
-        notes.push_str("  (nothing)\n");
+        notes.push("  (nothing)".to_owned());
     }
-    notes.push_str("Not inferred (written as comments at the end of the file):\n");
-    for line in &draft.unknown {
-        notes.push_str(&format!("  - {line}\n"));
-    }
+    notes.push("Not inferred (written as comments at the end of the file):".to_owned());
+    notes.extend(draft.unknown.iter().map(|line| format!("  - {line}")));
     if draft.unknown.is_empty() {
-        notes.push_str("  (nothing)\n");
+        notes.push("  (nothing)".to_owned());
     }
+    let notes = notes.join("\n") + "\n";
     if args.dry_run {
         write!(out.err(), "{notes}")?;
         writeln!(out, "{text}")?;
@@ -151,8 +147,9 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
         job: None,
         json: false,
     };
-    crate::commands::plan::run(&plan)
-        .context("the written configuration does not load; fix it or run `proctor init --force` again")?;
+    crate::commands::plan::run(&plan).context(
+        "the written configuration does not load; fix it or run `proctor init --force` again",
+    )?;
     Ok(exit::OK)
 }
 
@@ -198,7 +195,8 @@ fn workflows(rootdir: &Path) -> Result<Vec<(String, String)>> {
     files.sort();
     let mut out = Vec::new();
     for file in files {
-        let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+        let bytes =
+            std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
         let name = format!(
             ".github/workflows/{}",
             file.file_name().unwrap_or_default().to_string_lossy()

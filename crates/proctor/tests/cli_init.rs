@@ -1,0 +1,352 @@
+//! `proctor init` on the seed example suites: each example is copied
+//! without its hand-written proctor config, the CI workflows its seed
+//! document describes are put back (`tests/init_seeds/<name>/.github`), and
+//! `proctor init` writes a config from them and the suite's own conftest
+//! hooks. Under it, `proctor plan` must name the same unrun tests as under
+//! the hand-written config (mellea: the difference is exactly what its
+//! LSF nightly script and its notebooks config give, which no workflow and
+//! no hook says). Also: refusing to overwrite, `--force`, `--dry-run`,
+//! and a real corpus suite.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Every variable the example configurations (or their conftests) read.
+const CLEAN: &[&str] = &[
+    "CICD",
+    "RUN_SLOW",
+    "OLLAMA_HOST",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GOOGLE_API_KEY",
+    "QDRANT_URL",
+    "PGVECTOR_ADDRESS",
+    "_MELLEA_SKIP_RESOURCE_CHECKS",
+    "PROCTOR_SKIP_RESOURCE_CHECKS",
+    "PYTEST_ADDOPTS",
+];
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn proctor(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
+    command.args(args).current_dir(dir);
+    for var in CLEAN {
+        command.env_remove(var);
+    }
+    command.output().expect("proctor runs")
+}
+
+/// `pyproject.toml` without its `[tool.proctor*]` tables.
+fn without_proctor_tables(text: &str) -> String {
+    let mut out = String::new();
+    let mut skip = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            let name = trimmed.trim_start_matches('[').split(']').next().unwrap();
+            skip = name == "tool.proctor" || name.starts_with("tool.proctor.");
+        }
+        if !skip {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// The example `name` with its proctor config taken out and its seed's
+/// workflows put back.
+fn bare_example(name: &str) -> tempfile::TempDir {
+    let dir = common::copy_of(&repo().join("examples").join(name));
+    let _ = std::fs::remove_file(dir.path().join("proctor.toml"));
+    let pyproject = dir.path().join("pyproject.toml");
+    let text = std::fs::read_to_string(&pyproject).unwrap();
+    std::fs::write(&pyproject, without_proctor_tables(&text)).unwrap();
+    let github = dir.path().join(".github");
+    std::fs::create_dir_all(&github).unwrap();
+    copy_tree(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/init_seeds")
+            .join(name)
+            .join(".github"),
+        &github,
+    );
+    dir
+}
+
+fn plan(dir: &Path) -> Value {
+    let output = proctor(
+        dir,
+        &[
+            "plan",
+            "--json",
+            "--assume",
+            "python.version=3.11",
+            "--assume",
+            "gpu.count=0",
+        ],
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("plan --json: {e}\n{}", common::text(&output)))
+}
+
+fn unrun(doc: &Value) -> BTreeSet<String> {
+    doc["unrun"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["nodeid"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Runs `proctor init` in the bare example and returns (the hand-written
+/// plan, the inferred plan, init's output).
+fn init_and_plan(name: &str) -> (Value, Value, String) {
+    let hand = plan(&repo().join("examples").join(name));
+    let dir = bare_example(name);
+    let output = proctor(dir.path(), &["init"]);
+    let text = common::text(&output);
+    assert_eq!(output.status.code(), Some(0), "{name}: init\n{text}");
+    assert!(
+        text.contains("`proctor plan` under it:"),
+        "{name}: init ends with the plan\n{text}"
+    );
+    let inferred = plan(dir.path());
+    (hand, inferred, text)
+}
+
+fn assert_same_unrun(name: &str) -> String {
+    let (hand, inferred, text) = init_and_plan(name);
+    assert!(
+        !unrun(&hand).is_empty(),
+        "{name}: the hand config leaves tests unrun"
+    );
+    assert_eq!(
+        unrun(&inferred),
+        unrun(&hand),
+        "{name}: the tests no job runs, init's config vs the hand-written one\n{text}"
+    );
+    text
+}
+
+#[test]
+fn indx_init_finds_the_live_gate_the_service_helpers_and_four_workflows() {
+    let text = assert_same_unrun("indx");
+    assert!(
+        text.contains("gate: `live` runs only with `--live`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("helper `tests.helpers.requires_postgres` needs service `postgres`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn maseval_init_finds_the_implication_and_the_approval_gated_job() {
+    let text = assert_same_unrun("maseval");
+    assert!(text.contains("`credentialed` implies `live`"), "{text}");
+    assert!(text.contains("job `test-credentialed`"), "{text}");
+}
+
+#[test]
+fn nl2sql_init_turns_the_path_hook_into_path_rules_in_a_proctor_toml() {
+    let text = assert_same_unrun("nl2sql");
+    assert!(
+        text.contains("`integration` by path (`packages/nl2sql/tests/integration/**`)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Wrote proctor.toml."),
+        "pytest.ini is pytest's config: {text}"
+    );
+}
+
+#[test]
+fn transformers_init_reads_the_slow_decorator_and_its_run_slow_gate() {
+    let text = assert_same_unrun("transformers");
+    assert!(
+        text.contains("decorator `transformers.testing_utils.slow` stands for marker `slow`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gate: `slow` runs only with RUN_SLOW=1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("what runner `self-hosted,aws-g5-4xlarge-cache` offers"),
+        "{text}"
+    );
+}
+
+/// Mellea's nightly is a script on an LSF cluster and its notebooks opt in
+/// by a metadata key no workflow names: init says both, and the unrun
+/// tests differ by exactly that.
+#[test]
+fn mellea_init_differs_only_by_the_nightly_script_and_the_notebooks_config() {
+    let (hand, inferred, text) = init_and_plan("mellea");
+    assert!(
+        text.contains(
+            "axis `tier` (unit, integration, e2e), default `unit` (never written in tests)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("gate: `qualitative` skipped when CICD=1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`llm` is a deprecated alias of `e2e`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not recognised: a mark under `if not ollama`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("runs the notebooks of `docs/examples/notebooks`"),
+        "{text}"
+    );
+    let (hand_unrun, inferred_unrun) = (unrun(&hand), unrun(&inferred));
+    // The tests that, under the hand config, only the jobs no workflow
+    // holds run (the nightly script's).
+    let nightly_only: BTreeSet<String> = hand["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| {
+            let jobs = item["jobs"].as_object().unwrap();
+            let run_by = |job: &str| jobs[job]["verdict"] == "run";
+            (run_by("nightly") || run_by("nightly-notebooks"))
+                && !run_by("pr")
+                && !run_by("notebooks")
+        })
+        .map(|item| item["nodeid"].as_str().unwrap().to_owned())
+        // Without `[examples]` and `[notebooks]` (which init does not
+        // write) the scripts and notebooks under docs/ are not collected.
+        .filter(|id| !id.starts_with("docs/"))
+        .collect();
+    assert!(!nightly_only.is_empty());
+    let extra: BTreeSet<String> = inferred_unrun.difference(&hand_unrun).cloned().collect();
+    assert_eq!(
+        extra, nightly_only,
+        "unrun only under init's config\n{text}"
+    );
+    let missing: Vec<String> = hand_unrun.difference(&inferred_unrun).cloned().collect();
+    assert_eq!(
+        missing,
+        ["docs/examples/notebooks/untagged.ipynb::untagged.ipynb"],
+        "unrun only under the hand config: the notebook init does not collect"
+    );
+}
+
+#[test]
+fn init_refuses_to_overwrite_and_force_replaces_only_proctors_tables() {
+    let dir = common::copy_of(&repo().join("examples/maseval"));
+    let before = std::fs::read_to_string(dir.path().join("pyproject.toml")).unwrap();
+    let output = proctor(dir.path(), &["init"]);
+    assert_eq!(output.status.code(), Some(4), "{}", common::text(&output));
+    assert!(
+        common::text(&output).contains("already exists in")
+            && common::text(&output).contains("--force"),
+        "{}",
+        common::text(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pyproject.toml")).unwrap(),
+        before,
+        "nothing written"
+    );
+    let output = proctor(dir.path(), &["init", "--force"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::text(&output));
+    let after = std::fs::read_to_string(dir.path().join("pyproject.toml")).unwrap();
+    assert!(after.starts_with(&without_proctor_tables(&before).trim_end().to_owned()));
+    assert!(
+        !after.contains("[tool.proctor.jobs.test-core]"),
+        "the hand jobs are gone"
+    );
+    assert!(
+        after.contains("[tool.proctor.markers.credentialed]\nimplies = [\"live\"]"),
+        "{after}"
+    );
+    assert_eq!(after.matches("[tool.pytest.ini_options]").count(), 1);
+}
+
+#[test]
+fn dry_run_prints_the_config_and_writes_nothing() {
+    let dir = bare_example("nl2sql");
+    let output = proctor(dir.path(), &["init", "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stdout.contains(
+            "[[paths]]\nglob = \"packages/nl2sql/tests/realdb/**\"\nmarkers = [\"realdb\"]"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[jobs.integration]\nmarkers = \"integration and not llm\""),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("Inferred:"),
+        "the notes go to stderr: {stderr}"
+    );
+    assert!(!dir.path().join("proctor.toml").exists());
+    // The printed config is valid: proctor reads it.
+    std::fs::write(dir.path().join("proctor.toml"), stdout.as_bytes()).unwrap();
+    let output = proctor(dir.path(), &["check"]);
+    assert_ne!(output.status.code(), Some(2), "{}", common::text(&output));
+    assert_ne!(output.status.code(), Some(4), "{}", common::text(&output));
+}
+
+/// A real suite of the conformance corpus (when fetched): init neither
+/// fails nor stays silent about what it could not infer.
+#[test]
+fn a_real_suite_gets_a_config_and_the_list_of_what_was_not_inferred() {
+    let corpus = std::env::var_os("PROCTOR_CORPUS")
+        .map_or_else(|| repo().join(".corpus"), PathBuf::from)
+        .join("src/pluggy-1.5.0");
+    if !corpus.is_dir() {
+        assert!(
+            std::env::var_os("PROCTOR_REQUIRE_CORPUS").is_none_or(|v| v != "1"),
+            "the corpus is not fetched under {}",
+            corpus.display()
+        );
+        return;
+    }
+    let dir = common::copy_of(&corpus);
+    let github = dir.path().join(".github");
+    std::fs::create_dir_all(&github).unwrap();
+    copy_tree(&corpus.join(".github"), &github);
+    let output = proctor(dir.path(), &["init"]);
+    let text = common::text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("Not inferred"), "{text}");
+    assert!(text.contains("pytest runs through `tox`"), "{text}");
+    assert!(
+        dir.path().join("proctor.toml").is_file(),
+        "setup.cfg/tox.ini is pytest's config: {text}"
+    );
+}
