@@ -350,3 +350,63 @@ fn a_real_suite_gets_a_config_and_the_list_of_what_was_not_inferred() {
         "setup.cfg/tox.ini is pytest's config: {text}"
     );
 }
+
+/// The fenced blocks of a Markdown text: (info string, body).
+fn fenced_blocks(text: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        match (&mut current, line.strip_prefix("```")) {
+            (None, Some(info)) => current = Some((info.trim().to_owned(), String::new())),
+            (Some(_), Some("")) => blocks.push(current.take().unwrap()),
+            (Some((_, body)), _) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+/// docs/init.md's example: its files are written, `proctor init` runs,
+/// and what it prints and appends must be what the page shows.
+#[test]
+fn the_example_of_docs_init_md_prints_and_writes_what_the_page_shows() {
+    let page = std::fs::read_to_string(repo().join("docs/init.md")).unwrap();
+    let blocks = fenced_blocks(&page);
+    let dir = tempfile::tempdir().unwrap();
+    let mut pyproject = None;
+    for (info, body) in &blocks {
+        if let Some(path) = info
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("file="))
+        {
+            common::write(dir.path(), path, body);
+            if path == "pyproject.toml" {
+                pyproject = Some(body.clone());
+            }
+        }
+    }
+    let pyproject = pyproject.expect("the page shows a pyproject.toml");
+    let console = blocks
+        .iter()
+        .find(|(info, body)| info == "console" && body.starts_with("$ proctor init\n"))
+        .expect("the page shows a run of `proctor init`");
+    let output = proctor(dir.path(), &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::text(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        console.1["$ proctor init\n".len()..],
+        "docs/init.md: the output of `proctor init`"
+    );
+    let written = std::fs::read_to_string(dir.path().join("pyproject.toml")).unwrap();
+    let appended = written[pyproject.len()..].trim_start_matches('\n');
+    let shown = blocks
+        .iter()
+        .filter(|(info, _)| info == "toml")
+        .map(|(_, body)| body.as_str())
+        .find(|body| body.contains("[tool.proctor]"))
+        .expect("the page shows the appended tables");
+    assert_eq!(appended, shown, "docs/init.md: the tables init appends");
+}

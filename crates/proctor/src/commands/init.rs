@@ -26,7 +26,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
             );
         }
     }
-    let collection = suite.collect();
+    let mut collection = suite.collect();
     let relative = |path: &Path| -> String {
         path.strip_prefix(&rootdir)
             .unwrap_or(path)
@@ -54,13 +54,21 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
         config_file: suite.config.pytest.inifile.as_deref().map(relative),
         markers: suite.config.pytest.markers.clone(),
         addopts_markexpr: suite.config.pytest.addopts_parsed.markexpr.clone(),
-        items: collection.items,
+        items: std::mem::take(&mut collection.items),
         conftests,
         workflows: workflows(&rootdir)?,
         declared_flags,
         search,
     };
-    let draft = infer(&inputs);
+    let mut draft = infer(&inputs);
+    // What static collection could not read is said first: its tests are
+    // missing from everything inferred from usage.
+    let errors: Vec<String> = collection
+        .errors
+        .iter()
+        .map(|error| format!("{}: not collected: {}", error.file, error.message))
+        .collect();
+    draft.unknown.splice(0..0, errors);
     let text = render(&draft, layout);
 
     let mut out = Printer::stdout();
