@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use proctor_config::{JobOptions, PlanOptions, ServiceOptions, Trigger};
+use proctor_config::{JobOptions, PlanOptions, ServiceOptions, TaxonomyOptions, Trigger};
 
 use crate::args::CiRunner;
 
@@ -67,6 +67,36 @@ pub(crate) struct WorkflowOptions {
     /// Whether pytest's `addopts` carries a `-m`: a plain pytest command
     /// must then always pass its own `-m`, as the last one wins.
     pub(crate) addopts_markers: bool,
+    /// The markers proctor gives items that bare pytest does not see (axis
+    /// defaults, path rules, aliases, implications, decorators): a plain
+    /// pytest `-m` naming one would select other tests than proctor, so
+    /// such a job selects with `proctor select --args-file`.
+    pub(crate) derived_markers: BTreeSet<String>,
+}
+
+/// The file a plain-pytest job's `proctor select` writes its node ids to.
+const SELECTION_FILE: &str = "proctor-selection.txt";
+
+/// The markers proctor adds or resolves that are not written where pytest
+/// reads them: axis defaults, path-rule markers, aliases (both names),
+/// implied markers and the markers decorators stand for.
+pub(crate) fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (_, axis) in &taxonomy.axes {
+        out.extend(axis.default.iter().cloned());
+    }
+    for rule in &taxonomy.paths {
+        out.extend(rule.markers.iter().cloned());
+    }
+    for (name, marker) in &taxonomy.markers {
+        if let Some(target) = &marker.alias_of {
+            out.insert(name.clone());
+            out.insert(target.clone());
+        }
+        out.extend(marker.implies.iter().cloned());
+    }
+    out.extend(taxonomy.decorators.iter().map(|(_, marker)| marker.clone()));
+    out
 }
 
 /// The workflow for `jobs`, with services looked up in `plan`.
@@ -218,16 +248,42 @@ fn write_job(
         "          python-version: {}",
         quote("${{ matrix.python }}")
     );
-    if options.runner == CiRunner::Proctor {
+    let (command, uses_proctor) = match options.runner {
+        CiRunner::Proctor => (proctor_command(name, job, options.configured_python), true),
+        CiRunner::Pytest => match pytest_command(job, options) {
+            PytestCommand::Plain(command) => (command, false),
+            PytestCommand::Selected(command) => (command, true),
+        },
+    };
+    if uses_proctor {
         out.push_str("      - name: \"Install proctor\"\n");
         let _ = writeln!(out, "        run: {}", quote(&options.proctor_install));
     }
     out.push_str("      - name: \"Install\"\n");
     let _ = writeln!(out, "        run: {}", quote(&options.install));
     for (name, service) in &services {
+        let Some(service) = service else { continue };
+        // `proctor run` starts the services that have a `start` (and stops
+        // them): waiting for one before it would time out. Plain pytest
+        // starts nothing, so the job starts it in the background first.
+        if service.start.is_some() && options.runner == CiRunner::Proctor {
+            continue;
+        }
+        if let Some(start) = &service.start {
+            let _ = writeln!(out, "      - name: {}", quote(&format!("Start {name}")));
+            let _ = writeln!(
+                out,
+                "        run: {}",
+                quote(&format!(
+                    "nohup sh -c {} > {}.log 2>&1 &",
+                    shell_quote(start),
+                    shell_word(name)
+                ))
+            );
+        }
         // The job's env may move the service (`OLLAMA_HOST`): the step
         // waits where the tests will connect.
-        if let Some(command) = service.and_then(|s| wait_command(address_in(s, &env))) {
+        if let Some(command) = wait_command(address_in(service, &env)) {
             let _ = writeln!(out, "      - name: {}", quote(&format!("Wait for {name}")));
             let _ = writeln!(out, "        run: {}", quote(&command));
         }
@@ -254,10 +310,6 @@ fn write_job(
         );
     }
     let _ = writeln!(out, "      - name: {}", quote(&format!("Run {name}")));
-    let command = match options.runner {
-        CiRunner::Proctor => proctor_command(name, job, options.configured_python),
-        CiRunner::Pytest => pytest_command(job, options),
-    };
     let _ = writeln!(out, "        run: {}", quote(&command));
 }
 
@@ -300,8 +352,81 @@ fn relaxed_conjunction(default: &str, markers: &str) -> Option<String> {
     }
 }
 
+/// The test step of a job run by plain pytest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PytestCommand {
+    /// `pytest -m ... -k ... PATHS FLAGS`: the expressions mean the same
+    /// to pytest as to proctor.
+    Plain(String),
+    /// `proctor select ... --args-file FILE`, then `pytest @FILE FLAGS`:
+    /// the `-m` names a marker only proctor gives items.
+    Selected(String),
+}
+
+/// The job's test step under plain pytest: its `-m`, `-k`, paths and
+/// flags; when the `-m` (with the default) names a marker proctor derives,
+/// the node ids `proctor select` picks, given to pytest as `@FILE`.
+pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> PytestCommand {
+    let plain = plain_pytest_command(job, options);
+    let default = options
+        .default_markers
+        .as_deref()
+        .filter(|_| job.use_default);
+    let named: Vec<String> = [default, job.markers.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|text| proctor_expr::Expression::parse(text).ok())
+        .flat_map(|e| {
+            e.identifiers()
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .filter(|name| options.derived_markers.contains(name))
+        .collect();
+    if named.is_empty() {
+        return PytestCommand::Plain(plain);
+    }
+    let mut select = String::from("proctor select");
+    if !job.use_default {
+        select.push_str(" --no-default-select");
+    }
+    if let Some(markers) = job.markers.as_deref().filter(|m| !m.trim().is_empty()) {
+        let _ = write!(select, " -m {}", shell_quote(markers));
+    }
+    if let Some(keywords) = job.keywords.as_deref().filter(|k| !k.trim().is_empty()) {
+        let _ = write!(select, " -k {}", shell_quote(keywords));
+    }
+    for path in &job.paths {
+        select.push(' ');
+        select.push_str(&shell_word(path));
+    }
+    let _ = write!(select, " --args-file {SELECTION_FILE}");
+    // An empty file would make pytest run its whole walk: nothing
+    // selected is pytest's "no tests ran" (5) instead.
+    let mut pytest = format!(
+        "test -s {SELECTION_FILE} || {{ echo 'proctor select picked no test'; exit 5; }}\npytest @{SELECTION_FILE}"
+    );
+    // The node ids are the selection: addopts' `-m` must not filter them.
+    if options.addopts_markers {
+        pytest.push_str(" -m ''");
+    }
+    for flag in &job.flags {
+        pytest.push(' ');
+        pytest.push_str(&shell_word(flag));
+    }
+    let mut derived = named;
+    derived.sort();
+    derived.dedup();
+    PytestCommand::Selected(format!(
+        "# {} only proctor derives: bare pytest's -m would not see {}.\n{select}\n{pytest}",
+        derived.join(", "),
+        if derived.len() == 1 { "it" } else { "them" }
+    ))
+}
+
 /// A plain pytest command with the job's selection, paths and flags.
-pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
+fn plain_pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
     let mut command = String::from("pytest");
     let default = options
         .default_markers
@@ -475,6 +600,7 @@ mod tests {
             source: "proctor.toml".to_owned(),
             default_markers: None,
             addopts_markers: false,
+            derived_markers: BTreeSet::new(),
         }
     }
 
@@ -749,7 +875,7 @@ mod tests {
         options.runner = CiRunner::Pytest;
         let unit = job(|j| j.markers = Some("not integration and not realdb".to_owned()));
         assert_eq!(
-            pytest_command(&unit, &options),
+            plain_pytest_command(&unit, &options),
             "pytest -m 'not integration and not realdb'"
         );
         let full = job(|j| {
@@ -762,24 +888,24 @@ mod tests {
             j.flags = vec!["--live".to_owned()];
         });
         assert_eq!(
-            pytest_command(&full, &options),
+            plain_pytest_command(&full, &options),
             "pytest -m 'integration' -k 'not test_it'\\''s' tests/integration 'tests/a b.py::test_x[1]' --live"
         );
         // The default selection joins by `and`, unless the job opts out.
         options.default_markers = Some("not slow".to_owned());
         assert_eq!(
-            pytest_command(&unit, &options),
+            plain_pytest_command(&unit, &options),
             "pytest -m '(not slow) and (not integration and not realdb)'"
         );
         assert_eq!(
-            pytest_command(&JobOptions::default(), &options),
+            plain_pytest_command(&JobOptions::default(), &options),
             "pytest -m 'not slow'"
         );
         let nightly = job(|j| j.use_default = false);
-        assert_eq!(pytest_command(&nightly, &options), "pytest");
+        assert_eq!(plain_pytest_command(&nightly, &options), "pytest");
         // addopts' `-m` would apply to a bare pytest: an empty one replaces it.
         options.addopts_markers = true;
-        assert_eq!(pytest_command(&nightly, &options), "pytest -m ''");
+        assert_eq!(plain_pytest_command(&nightly, &options), "pytest -m ''");
     }
 
     #[test]
