@@ -582,3 +582,64 @@ fn a_workflow_waits_only_for_services_it_does_not_start() {
         ]
     );
 }
+
+/// A service with an `image` becomes a GitHub service container on its
+/// port; a job's `environment` gates it on approval; its `setup` commands
+/// run after the install, one step each, before the tests.
+#[test]
+fn service_containers_approval_environments_and_setup_steps() {
+    let config = r#"
+[services.postgres]
+address-env = "DATABASE_ADDRESS"
+default-address = "127.0.0.1:5433"
+image = "postgres:16"
+env = { POSTGRES_PASSWORD = "test" }
+
+[jobs.credentialed]
+markers = "credentialed"
+environment = "maintainers"
+setup = ["nl2sql init --demo demo-ci", "nl2sql --config demo-ci/nl2sql.yaml index"]
+services = ["postgres"]
+env = { OPENAI_API_KEY = "${{ secrets.OPENAI_API_KEY }}" }
+"#;
+    let dir = project(config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    assert!(!output.contains("start it before the tests"), "{output}");
+    let (value, _) = parse(stdout(&output));
+    let job = &value["jobs"]["credentialed"];
+    assert_eq!(job["environment"].as_str(), Some("maintainers"));
+    let postgres = &job["services"]["postgres"];
+    assert_eq!(postgres["image"].as_str(), Some("postgres:16"));
+    assert_eq!(postgres["ports"][0].as_str(), Some("5433:5433"));
+    assert_eq!(postgres["env"]["POSTGRES_PASSWORD"].as_str(), Some("test"));
+    let steps: Vec<(String, String)> = job["steps"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|s| {
+            Some((
+                s["name"].as_str()?.to_owned(),
+                s["run"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let names: Vec<&str> = steps.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Install proctor",
+            "Install",
+            "Setup 1",
+            "Setup 2",
+            "Wait for postgres",
+            "Run credentialed"
+        ]
+    );
+    assert_eq!(steps[2].1, "nl2sql init --demo demo-ci");
+    assert!(
+        steps[4].1.contains("/dev/tcp/127.0.0.1/5433"),
+        "{}",
+        steps[4].1
+    );
+}

@@ -194,7 +194,7 @@ fn transformers_init_reads_the_slow_decorator_and_its_run_slow_gate() {
         "{text}"
     );
     assert!(
-        text.contains("what runner `self-hosted,aws-g5-4xlarge-cache` offers"),
+        text.contains("what runner `aws-g5-4xlarge-cache` offers"),
         "{text}"
     );
 }
@@ -409,4 +409,35 @@ fn the_example_of_docs_init_md_prints_and_writes_what_the_page_shows() {
         .find(|body| body.contains("[tool.proctor]"))
         .expect("the page shows the appended tables");
     assert_eq!(appended, shown, "docs/init.md: the tables init appends");
+}
+
+/// What init reads from a workflow, `proctor ci github` writes back: the
+/// service containers (image, port) and the approval environment.
+#[test]
+fn init_then_ci_github_gives_back_the_service_containers_and_environments() {
+    let dir = bare_example("nl2sql");
+    let output = proctor(dir.path(), &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::text(&output));
+    let output = proctor(dir.path(), &["ci", "github"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::text(&output));
+    let workflow: serde_yaml::Value = serde_yaml::from_slice(&output.stdout).unwrap();
+    let realdb = &workflow["jobs"]["realdb"];
+    assert_eq!(
+        realdb["services"]["postgres"]["image"].as_str(),
+        Some("postgres:16")
+    );
+    assert_eq!(
+        realdb["services"]["mssql"]["ports"][0].as_str(),
+        Some("1433:1433")
+    );
+    assert_eq!(realdb["continue-on-error"].as_bool(), Some(true));
+
+    let dir = bare_example("maseval");
+    assert_eq!(proctor(dir.path(), &["init"]).status.code(), Some(0));
+    let output = proctor(dir.path(), &["ci", "github"]);
+    let workflow: serde_yaml::Value = serde_yaml::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        workflow["jobs"]["test-credentialed"]["environment"].as_str(),
+        Some("credentialed")
+    );
 }

@@ -88,6 +88,11 @@ pub struct ServiceOptions {
     /// e.g. to evict models from memory (`hook-between-modules`).
     #[serde(default)]
     pub hook_between_modules: Option<HookOptions>,
+    /// The container image `proctor ci github` runs as a GitHub service
+    /// container for the jobs that list the service (`image`, e.g.
+    /// `postgres:16`), published on `default-address`'s port with `env`.
+    #[serde(default)]
+    pub image: Option<String>,
 }
 
 impl Default for ServiceOptions {
@@ -102,6 +107,7 @@ impl Default for ServiceOptions {
             ready_timeout: default_ready_timeout(),
             stop_timeout: default_stop_timeout(),
             hook_between_modules: None,
+            image: None,
         }
     }
 }
@@ -294,6 +300,14 @@ pub struct JobOptions {
     /// The order of `proctor run --job` without `--order` (`order`:
     /// `pytest` or `random`); else `[run] order`.
     pub order: Option<crate::RunOrder>,
+    /// The GitHub environment the job runs in (`environment`): an
+    /// environment with required reviewers makes the job wait for
+    /// approval, and its secrets reach only that job.
+    pub environment: Option<String>,
+    /// Shell commands `proctor ci github` runs after the install step and
+    /// before the tests, one step each (`setup`, e.g. `["nl2sql init
+    /// --demo demo-ci"]`).
+    pub setup: Vec<String>,
 }
 
 impl Default for JobOptions {
@@ -315,6 +329,8 @@ impl Default for JobOptions {
             shards: 1,
             runs_on: None,
             order: None,
+            environment: None,
+            setup: Vec::new(),
         }
     }
 }

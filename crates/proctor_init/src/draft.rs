@@ -67,6 +67,10 @@ pub struct ServiceDraft {
     pub name: String,
     pub default_address: Option<String>,
     pub address_env: Option<String>,
+    /// A service container's image.
+    pub image: Option<String>,
+    /// A service container's environment (literal values only).
+    pub env: BTreeMap<String, String>,
     pub from: String,
 }
 
@@ -188,6 +192,10 @@ impl Draft {
                 }
                 if known.address_env.is_none() {
                     known.address_env = service.address_env;
+                }
+                if known.image.is_none() {
+                    known.image = service.image;
+                    known.env = service.env;
                 }
             }
             None => self.services.push(service),

@@ -575,6 +575,7 @@ fn helpers(inputs: &Inputs, written: &BTreeSet<String>, draft: &mut Draft) {
                         default_address: Some(address),
                         address_env: source.as_ref().and_then(|s| s.env.clone()),
                         from: format!("the source of `{path}`"),
+                        ..ServiceDraft::default()
                     });
                 }
                 Some(HelperDraft::Fixed {

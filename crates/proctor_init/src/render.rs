@@ -235,7 +235,14 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
         if let Some(env) = &service.address_env {
             let _ = writeln!(out, "address-env = {}", quote(env));
         }
-        let _ = writeln!(out, "default-address = {}\n", quote(address));
+        let _ = writeln!(out, "default-address = {}", quote(address));
+        if let Some(image) = &service.image {
+            let _ = writeln!(out, "image = {}", quote(image));
+        }
+        if !service.env.is_empty() {
+            let _ = writeln!(out, "env = {}", inline(&service.env));
+        }
+        out.push('\n');
     }
     for job in &draft.jobs {
         comment(&mut out, &format!("From {}.", job.from));
@@ -245,10 +252,10 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
                 "pytest's `-m` replaces the one of `addopts`, so this job runs its own expression only.",
             );
         }
-        if let Some(environment) = &job.environment {
+        if job.environment.is_some() {
             comment(
                 &mut out,
-                &format!("It waits for approval in the GitHub environment `{environment}`."),
+                "It runs in a GitHub environment, which may wait for approval.",
             );
         }
         if job.triggers.len() > 1 {
@@ -299,6 +306,9 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
         }
         if let Some(runner) = &job.runs_on {
             let _ = writeln!(out, "runs-on = {}", quote(runner));
+        }
+        if let Some(environment) = &job.environment {
+            let _ = writeln!(out, "environment = {}", quote(environment));
         }
         out.push('\n');
     }

@@ -52,15 +52,20 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
         let mut env = workflow_env.clone();
         env.extend(env_of(&job["env"]));
         let python = python_versions(job);
-        let runs_on = scalar(&job["runs-on"]).or_else(|| {
-            job["runs-on"].as_vec().map(|labels| {
-                labels
-                    .iter()
-                    .filter_map(scalar)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-        });
+        // proctor's `runs-on` is one label: of a list, the most specific
+        // (the last), and the rest said.
+        let labels: Vec<String> = job["runs-on"]
+            .as_vec()
+            .map(|labels| labels.iter().filter_map(scalar).collect())
+            .unwrap_or_default();
+        let runs_on = scalar(&job["runs-on"]).or_else(|| labels.last().cloned());
+        if labels.len() > 1 {
+            out.unknown.push(format!(
+                "{file}: job `{id}` runs on the labels {}; its config names only `{}`",
+                labels.join(", "),
+                labels.last().map_or("", String::as_str)
+            ));
+        }
         let mut services = Vec::new();
         if let Some(containers) = job["services"].as_hash() {
             for (name, container) in containers {
@@ -70,6 +75,14 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                     name: name.to_owned(),
                     default_address: first_port(container).map(|port| format!("127.0.0.1:{port}")),
                     address_env: None,
+                    image: scalar(&container["image"]).filter(|i| !i.contains("${{")),
+                    env: env_of(&container["env"])
+                        .into_iter()
+                        .filter_map(|(k, v)| match v {
+                            EnvValue::Literal(v) => Some((k, v)),
+                            _ => None,
+                        })
+                        .collect(),
                     from: format!("{file}: job `{id}`'s service container"),
                 });
             }
@@ -455,6 +468,7 @@ jobs:
             got.services[0].default_address.as_deref(),
             Some("127.0.0.1:5433")
         );
+        assert_eq!(got.services[0].image.as_deref(), Some("postgres:16"));
     }
 
     #[test]

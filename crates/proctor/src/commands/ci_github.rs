@@ -175,6 +175,11 @@ fn write_job(
         "    runs-on: {}",
         quote(job.runs_on.as_deref().unwrap_or(DEFAULT_RUNS_ON))
     );
+    if let Some(environment) = &job.environment {
+        // Required reviewers of the environment gate the job; its secrets
+        // reach only the jobs that name it.
+        let _ = writeln!(out, "    environment: {}", quote(environment));
+    }
     if !job.required {
         out.push_str("    continue-on-error: true\n");
     }
@@ -216,25 +221,65 @@ fn write_job(
             let _ = writeln!(out, "      {}: {}", quote(key), quote(value));
         }
     }
-    if !services.is_empty() {
-        out.push_str("    # GitHub service containers need an image, which proctor's configuration does not name yet.\n");
-        for (name, service) in &services {
-            match service {
-                Some(service) => {
-                    let _ = writeln!(
-                        out,
-                        "    # service {}: start it before the tests (address {})",
-                        comment(name),
-                        comment(address_in(service, &env))
-                    );
+    // Services with an `image` run as GitHub service containers; the
+    // others are comments: something must start them before the tests.
+    let containers: Vec<(&str, &ServiceOptions, &str)> = services
+        .iter()
+        .filter_map(|(name, service)| {
+            let service = (*service)?;
+            let image = service.image.as_deref()?;
+            Some((*name, service, image))
+        })
+        .collect();
+    if !containers.is_empty() {
+        out.push_str("    services:\n");
+        for (name, service, image) in &containers {
+            let _ = writeln!(out, "      {}:", quote(name));
+            let _ = writeln!(out, "        image: {}", quote(image));
+            if let Some((_, port)) = service.default_address.rsplit_once(':') {
+                let _ = writeln!(out, "        ports: [{}]", quote(&format!("{port}:{port}")));
+            }
+            if !service.env.is_empty() {
+                out.push_str("        env:\n");
+                for (key, value) in &service.env {
+                    let _ = writeln!(out, "          {}: {}", quote(key), quote(value));
                 }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "    # service {}: not declared in [services]",
-                        comment(name)
-                    );
-                }
+            }
+        }
+    }
+    for (name, service) in &services {
+        match service {
+            Some(service) if service.image.is_some() => {}
+            Some(service) if service.start.is_some() && options.runner == CiRunner::Proctor => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: `proctor run` starts it (address {})",
+                    comment(name),
+                    comment(address_in(service, &env))
+                );
+            }
+            Some(service) if service.start.is_some() => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: started by a step below (address {})",
+                    comment(name),
+                    comment(address_in(service, &env))
+                );
+            }
+            Some(service) => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: start it before the tests (address {}), or give it an `image`",
+                    comment(name),
+                    comment(address_in(service, &env))
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: not declared in [services]",
+                    comment(name)
+                );
             }
         }
     }
@@ -261,6 +306,14 @@ fn write_job(
     }
     out.push_str("      - name: \"Install\"\n");
     let _ = writeln!(out, "        run: {}", quote(&options.install));
+    for (index, command) in job.setup.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "      - name: {}",
+            quote(&format!("Setup {}", index + 1))
+        );
+        let _ = writeln!(out, "        run: {}", quote(command));
+    }
     for (name, service) in &services {
         let Some(service) = service else { continue };
         // `proctor run` starts the services that have a `start` (and stops
