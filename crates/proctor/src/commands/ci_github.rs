@@ -472,7 +472,7 @@ pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> Pyt
     derived.sort();
     derived.dedup();
     PytestCommand::Selected(format!(
-        "# {} only proctor derives: bare pytest's -m would not see {}.\n{select}\n{pytest}",
+        "# proctor gives tests {}; bare pytest's -m would not see {}.\n{select}\n{pytest}",
         derived.join(", "),
         if derived.len() == 1 { "it" } else { "them" }
     ))
