@@ -643,3 +643,75 @@ env = { OPENAI_API_KEY = "${{ secrets.OPENAI_API_KEY }}" }
         steps[4].1
     );
 }
+
+/// Jobs that pass pytest-cov's `--cov` each write their own data file and
+/// upload it; one more job downloads them all, combines them and, with
+/// `[[coverage.areas]]` configured, checks the areas with `proctor coverage`.
+#[test]
+fn jobs_that_collect_coverage_get_a_combine_job() {
+    let config = r#"
+[jobs.core]
+markers = "core"
+python = ["3.11", "3.12"]
+flags = ["--cov=src"]
+
+[jobs.bench]
+markers = "benchmark"
+
+[jobs.slow]
+markers = "slow"
+flags = ["--cov"]
+shards = 2
+
+[[coverage.areas]]
+name = "core"
+paths = ["src/**"]
+line = 90
+"#;
+    let dir = project(config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let (value, ids) = parse(stdout(&output));
+    assert_eq!(ids, ["core", "bench", "slow", "coverage"]);
+    let jobs = &value["jobs"];
+    assert_eq!(
+        jobs["core"]["env"]["COVERAGE_FILE"].as_str(),
+        Some(".coverage.core-${{ matrix.python }}")
+    );
+    assert_eq!(
+        jobs["slow"]["env"]["COVERAGE_FILE"].as_str(),
+        Some(".coverage.slow-${{ matrix.python }}-${{ matrix.shard }}")
+    );
+    assert!(jobs["bench"].get("env").is_none());
+    let upload = jobs["core"]["steps"]
+        .as_sequence()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(upload["uses"].as_str(), Some("actions/upload-artifact@v4"));
+    assert_eq!(
+        upload["with"]["name"].as_str(),
+        Some("coverage-core-${{ matrix.python }}")
+    );
+    let combine = &jobs["coverage"];
+    let needs: Vec<&str> = combine["needs"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(needs, ["core", "slow"]);
+    let last = combine["steps"].as_sequence().unwrap().last().unwrap()["run"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        last,
+        "coverage combine && coverage report && coverage json && proctor coverage coverage.json"
+    );
+    // No job with `--cov`, no combine job.
+    let dir = project(CONFIG);
+    let (_, ids) = parse(stdout(&run(dir.path(), &["ci", "github"])));
+    assert!(!ids.iter().any(|id| id == "coverage"), "{ids:?}");
+}

@@ -440,4 +440,22 @@ fn init_then_ci_github_gives_back_the_service_containers_and_environments() {
         workflow["jobs"]["test-credentialed"]["environment"].as_str(),
         Some("credentialed")
     );
+    // Each test job passes `--cov`: a final job combines their data.
+    let needs: Vec<&str> = workflow["jobs"]["coverage"]["needs"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        needs,
+        [
+            "test-core",
+            "test-interface",
+            "test-benchmark",
+            "test-slow",
+            "test-smoke",
+            "test-credentialed"
+        ]
+    );
 }

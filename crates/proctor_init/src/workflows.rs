@@ -157,7 +157,10 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                         .collect();
                     for token in &parsed.other {
                         let name = token.split('=').next().unwrap_or(token);
-                        if flags.iter().any(|f| f == name) {
+                        // Declared options (gates read them) and
+                        // pytest-cov's, which `proctor ci github` turns into
+                        // a coverage-combine job.
+                        if flags.iter().any(|f| f == name) || name == "--cov" {
                             job.flags.push(token.clone());
                         }
                     }

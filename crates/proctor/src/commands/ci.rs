@@ -82,6 +82,7 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
         default_markers,
         addopts_markers: addopts_markers.is_some(),
         derived_markers: derived_markers(&settings.proctor.taxonomy),
+        coverage_areas: !settings.proctor.coverage.areas.is_empty(),
     };
     let text = workflow(&jobs, plan, &options);
     match &args.output {

@@ -72,6 +72,16 @@ pub(crate) struct WorkflowOptions {
     /// pytest `-m` naming one would select other tests than proctor, so
     /// such a job selects with `proctor select --args-file`.
     pub(crate) derived_markers: BTreeSet<String>,
+    /// Whether `[[coverage.areas]]` are configured: the coverage-combine
+    /// job then checks them with `proctor coverage`.
+    pub(crate) coverage_areas: bool,
+}
+
+/// Whether a job collects coverage: it passes pytest-cov's `--cov`.
+pub(crate) fn collects_coverage(job: &JobOptions) -> bool {
+    job.flags
+        .iter()
+        .any(|flag| flag == "--cov" || flag.starts_with("--cov="))
 }
 
 /// The file a plain-pytest job's `proctor select` writes its node ids to.
@@ -115,14 +125,61 @@ pub(crate) fn workflow(
     write_on(&mut out, jobs, options);
     out.push_str("jobs:\n");
     let mut taken = BTreeSet::new();
+    let mut covered = Vec::new();
     for (index, (name, job)) in jobs.iter().enumerate() {
         if index > 0 {
             out.push('\n');
         }
         let id = unique_id(name, &mut taken);
         write_job(&mut out, &id, name, job, plan, options);
+        if collects_coverage(job) {
+            covered.push(id);
+        }
+    }
+    if !covered.is_empty() {
+        let id = unique_id("coverage", &mut taken);
+        write_coverage_job(&mut out, &id, &covered, options);
     }
     out
+}
+
+/// The job that combines the coverage data of the jobs that collect it
+/// (uploaded by each as an artifact) into one report, and checks the
+/// configured areas with `proctor coverage`.
+fn write_coverage_job(out: &mut String, id: &str, covered: &[String], options: &WorkflowOptions) {
+    out.push('\n');
+    let _ = writeln!(out, "  {id}:");
+    out.push_str("    # Combines the coverage data of the jobs that collect it.\n");
+    let needs: Vec<String> = covered.iter().map(|c| quote(c)).collect();
+    let _ = writeln!(out, "    needs: [{}]", needs.join(", "));
+    // Whenever one of them ran, passed or failed.
+    let _ = writeln!(
+        out,
+        "    if: {}",
+        quote("always() && (contains(needs.*.result, 'success') || contains(needs.*.result, 'failure'))")
+    );
+    let _ = writeln!(out, "    runs-on: {}", quote(DEFAULT_RUNS_ON));
+    out.push_str("    steps:\n");
+    out.push_str("      - uses: \"actions/checkout@v4\"\n");
+    out.push_str("      - uses: \"actions/setup-python@v5\"\n");
+    out.push_str("        with:\n");
+    let _ = writeln!(out, "          python-version: {}", quote(DEFAULT_PYTHON));
+    out.push_str("      - uses: \"actions/download-artifact@v4\"\n");
+    out.push_str("        with:\n");
+    out.push_str("          pattern: \"coverage-*\"\n");
+    out.push_str("          merge-multiple: true\n");
+    out.push_str("      - name: \"Install coverage\"\n");
+    let mut install = String::from("pip install coverage");
+    if options.coverage_areas {
+        let _ = write!(install, " && {}", options.proctor_install);
+    }
+    let _ = writeln!(out, "        run: {}", quote(&install));
+    out.push_str("      - name: \"Combine\"\n");
+    let mut combine = String::from("coverage combine && coverage report && coverage json");
+    if options.coverage_areas {
+        combine.push_str(" && proctor coverage coverage.json");
+    }
+    let _ = writeln!(out, "        run: {}", quote(&combine));
 }
 
 /// The `on:` block: only the events some job runs on, and always
@@ -215,6 +272,16 @@ fn write_job(
     }
     // The job's own values win over a service's default address.
     env.extend(job.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    // Each matrix cell writes its own data file, for the combine job.
+    let cell = if sharded {
+        format!("{id}-${{{{ matrix.python }}}}-${{{{ matrix.shard }}}}")
+    } else {
+        format!("{id}-${{{{ matrix.python }}}}")
+    };
+    let coverage_file = format!(".coverage.{cell}");
+    if collects_coverage(job) {
+        env.insert("COVERAGE_FILE", &coverage_file);
+    }
     if !env.is_empty() {
         out.push_str("    env:\n");
         for (key, value) in &env {
@@ -364,6 +431,19 @@ fn write_job(
     }
     let _ = writeln!(out, "      - name: {}", quote(&format!("Run {name}")));
     let _ = writeln!(out, "        run: {}", quote(&command));
+    if collects_coverage(job) {
+        out.push_str("      - uses: \"actions/upload-artifact@v4\"\n");
+        out.push_str("        if: \"always()\"\n");
+        out.push_str("        with:\n");
+        let _ = writeln!(
+            out,
+            "          name: {}",
+            quote(&format!("coverage-{cell}"))
+        );
+        let _ = writeln!(out, "          path: {}", quote(&coverage_file));
+        out.push_str("          include-hidden-files: true\n");
+        out.push_str("          if-no-files-found: \"ignore\"\n");
+    }
 }
 
 /// `proctor run --job NAME`, with the matrix's shard when sharded, and
@@ -654,6 +734,7 @@ mod tests {
             default_markers: None,
             addopts_markers: false,
             derived_markers: BTreeSet::new(),
+            coverage_areas: false,
         }
     }
 
