@@ -141,6 +141,8 @@ pub struct Draft {
     pub gates: Vec<GateDraft>,
     pub services: Vec<ServiceDraft>,
     pub jobs: Vec<JobDraft>,
+    /// Notebook folders and the metadata key their notebooks opt in with.
+    pub notebooks: Option<(Vec<String>, String)>,
     /// What was inferred, one sentence each (printed).
     pub inferred: Vec<String>,
     /// What could not be inferred, one sentence each (printed, and written

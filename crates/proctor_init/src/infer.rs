@@ -453,23 +453,69 @@ fn add_job(draft: &mut Draft, mut job: JobDraft, file: &str) {
 }
 
 /// Jobs that run notebooks (`pytest --nbmake DIR`): proctor collects them
-/// only under `[notebooks] paths`, with the metadata block they opt in by.
+/// under `[notebooks] paths`, opted in by a metadata block, whose key is
+/// the one the folder's notebooks carry with a `markers` list in it.
 fn notebooks(inputs: &Inputs, draft: &mut Draft) {
     let Some(rootdir) = inputs.search.first() else {
         return;
     };
-    let mut seen = BTreeSet::new();
+    let mut folders: Vec<(String, String)> = Vec::new();
+    let mut keys: BTreeMap<String, usize> = BTreeMap::new();
     for job in &draft.jobs {
         for path in &job.paths {
-            let has_notebooks = std::fs::read_dir(rootdir.join(path)).is_ok_and(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .any(|e| e.path().extension().is_some_and(|x| x == "ipynb"))
-            });
-            if has_notebooks && seen.insert(path.clone()) {
+            if folders.iter().any(|(p, _)| p == path) {
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(rootdir.join(path)) else {
+                continue;
+            };
+            let notebooks: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
+                .collect();
+            if notebooks.is_empty() {
+                continue;
+            }
+            folders.push((path.clone(), job.name.clone()));
+            for notebook in notebooks {
+                let Ok(text) = std::fs::read_to_string(&notebook) else {
+                    continue;
+                };
+                let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+                    continue;
+                };
+                if let Some(metadata) = doc["metadata"].as_object() {
+                    for (key, value) in metadata {
+                        if value
+                            .get("markers")
+                            .is_some_and(serde_json::Value::is_array)
+                        {
+                            *keys.entry(key.clone()).or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if folders.is_empty() {
+        return;
+    }
+    let paths: Vec<String> = folders.iter().map(|(p, _)| p.clone()).collect();
+    match keys.into_iter().max_by_key(|(_, n)| *n) {
+        Some((key, count)) => {
+            draft.inferred.push(format!(
+                "notebooks under {} (job `{}`), opted in by their `{key}` metadata block ({count} notebook{})",
+                paths.join(", "),
+                folders[0].1,
+                if count == 1 { "" } else { "s" }
+            ));
+            draft.notebooks = Some((paths, key));
+        }
+        None => {
+            for (path, job) in &folders {
                 draft.unknown.push(format!(
-                    "job `{}` runs the notebooks of `{path}`: proctor plans them only with `[notebooks] paths = [\"{path}\"]` and the metadata key they opt in with (docs/examples.md)",
-                    job.name
+                    "job `{job}` runs the notebooks of `{path}`, and none carries a metadata block with `markers`: proctor plans them with `[notebooks] paths = [\"{path}\"]` and such a block (docs/examples.md)"
                 ));
             }
         }

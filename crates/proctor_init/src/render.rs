@@ -244,6 +244,15 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
         }
         out.push('\n');
     }
+    if let Some((paths, key)) = &draft.notebooks {
+        comment(
+            &mut out,
+            &format!("Notebooks a workflow runs, opted in by their `{key}` metadata block."),
+        );
+        let _ = writeln!(out, "{}", layout.table("notebooks"));
+        let _ = writeln!(out, "paths = {}", list(paths));
+        let _ = writeln!(out, "metadata-key = {}\n", quote(key));
+    }
     for job in &draft.jobs {
         comment(&mut out, &format!("From {}.", job.from));
         if !job.use_default {
