@@ -451,3 +451,27 @@ fn init_then_ci_github_gives_back_the_service_containers_and_environments() {
         ]
     );
 }
+
+/// A parent directory's config is never deleted: `--force` writes the
+/// rootdir's own, which proctor reads first.
+#[test]
+fn force_leaves_a_parent_directorys_config_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "proctor.toml",
+        "[select]\ndefault = \"not slow\"\n",
+    );
+    let child = dir.path().join("child");
+    common::write(&child, "pytest.ini", "[pytest]\n");
+    common::write(&child, "tests/test_a.py", "def test_a():\n    pass\n");
+    let output = proctor(&child, &["init"]);
+    assert_eq!(output.status.code(), Some(4), "{}", common::text(&output));
+    let output = proctor(&child, &["init", "--force"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::text(&output));
+    assert!(
+        dir.path().join("proctor.toml").is_file(),
+        "the parent's config is kept"
+    );
+    assert!(child.join("proctor.toml").is_file());
+}

@@ -117,9 +117,14 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
             format!("{kept}\n{text}\n")
         }
     };
-    // A config elsewhere (a parent's, or the other file) is replaced too.
+    // With `--force`, a `proctor.toml` next to the new `[tool.proctor]`
+    // would win over it: it is replaced. A parent directory's config is
+    // left alone (the rootdir's new one comes first).
     if let Some(existing) = &suite.config.proctor_file {
-        if existing != &target && existing.file_name().is_some_and(|n| n == "proctor.toml") {
+        if existing != &target
+            && existing.parent() == Some(rootdir.as_path())
+            && existing.file_name().is_some_and(|n| n == "proctor.toml")
+        {
             std::fs::remove_file(existing)
                 .with_context(|| format!("cannot remove {}", existing.display()))?;
         }
