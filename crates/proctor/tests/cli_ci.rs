@@ -715,3 +715,33 @@ line = 90
     let (_, ids) = parse(stdout(&run(dir.path(), &["ci", "github"])));
     assert!(!ids.iter().any(|id| id == "coverage"), "{ids:?}");
 }
+
+/// `also-on` adds events to a job's `trigger`: the workflow's `on:` has
+/// them and the job's `if:` lets them through.
+#[test]
+fn a_job_runs_on_several_triggers() {
+    let config = r#"
+[jobs.realdb]
+markers = "realdb"
+also-on = ["nightly"]
+
+[jobs.unit]
+markers = "not realdb"
+"#;
+    let dir = project(config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let (value, _) = parse(stdout(&output));
+    assert_eq!(
+        keys(&value["on"]),
+        ["pull_request", "push", "schedule", "workflow_dispatch"]
+    );
+    assert_eq!(
+        value["jobs"]["realdb"]["if"].as_str(),
+        Some("github.event_name == 'pull_request' || github.event_name == 'push' || github.event_name == 'workflow_dispatch' || github.event_name == 'schedule'")
+    );
+    assert!(!value["jobs"]["unit"]["if"]
+        .as_str()
+        .unwrap()
+        .contains("schedule"));
+}

@@ -423,6 +423,12 @@ fn init_then_ci_github_gives_back_the_service_containers_and_environments() {
         Some("1433:1433")
     );
     assert_eq!(realdb["continue-on-error"].as_bool(), Some(true));
+    // On pull requests and nightly, as its workflow says.
+    let condition = realdb["if"].as_str().unwrap();
+    assert!(
+        condition.contains("'pull_request'") && condition.contains("'schedule'"),
+        "{condition}"
+    );
 
     let dir = bare_example("maseval");
     assert_eq!(proctor(dir.path(), &["init"]).status.code(), Some(0));

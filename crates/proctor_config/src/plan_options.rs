@@ -289,6 +289,10 @@ pub struct JobOptions {
     pub phases: Option<PhaseOptions>,
     /// When it runs (`trigger`: `pr`, `nightly` or `manual`).
     pub trigger: Trigger,
+    /// More events the job runs on besides `trigger` (`also-on`, e.g.
+    /// `["nightly"]` for a PR job that also runs on the schedule), for
+    /// `proctor ci github`; `proctor plan` reports the job under `trigger`.
+    pub also_on: Vec<Trigger>,
     /// Whether a failure blocks merging (`required`, default true); an
     /// advisory job sets false.
     pub required: bool,
@@ -325,6 +329,7 @@ impl Default for JobOptions {
             assume: Vec::new(),
             phases: None,
             trigger: Trigger::Pr,
+            also_on: Vec::new(),
             required: true,
             shards: 1,
             runs_on: None,

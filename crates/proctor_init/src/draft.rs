@@ -92,6 +92,8 @@ pub struct JobDraft {
     pub trigger: String,
     /// Every event of the workflow's `on:`.
     pub triggers: Vec<String>,
+    /// proctor triggers besides `trigger` that the events give.
+    pub also_on: Vec<String>,
     pub required: bool,
     pub runs_on: Option<String>,
     /// The GitHub environment the job waits on (approval).
@@ -116,6 +118,7 @@ impl Default for JobDraft {
             assume: Vec::new(),
             trigger: "pr".to_owned(),
             triggers: Vec::new(),
+            also_on: Vec::new(),
             required: true,
             runs_on: None,
             environment: None,

@@ -310,6 +310,9 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
             let _ = writeln!(out, "assume = {}", list(&job.assume));
         }
         let _ = writeln!(out, "trigger = {}", quote(&job.trigger));
+        if !job.also_on.is_empty() {
+            let _ = writeln!(out, "also-on = {}", list(&job.also_on));
+        }
         if !job.required {
             out.push_str("required = false\n");
         }

@@ -42,7 +42,30 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
         return out;
     };
     let (trigger, triggers) = triggers(&doc["on"]);
+    // Every proctor trigger runs by hand too: `manual` adds nothing then.
+    let pr_events = ["pull_request", "pull_request_target", "push", "merge_group"];
+    let also_on: Vec<String> = [
+        (
+            "pr",
+            triggers.iter().any(|e| pr_events.contains(&e.as_str())),
+        ),
+        ("nightly", triggers.iter().any(|e| e == "schedule")),
+    ]
+    .into_iter()
+    .filter(|(name, present)| *present && *name != trigger)
+    .map(|(name, _)| name.to_owned())
+    .collect();
     let workflow_env = env_of(&doc["env"]);
+    for event in ["pull_request", "push"] {
+        let filter = &doc["on"][event]["paths"];
+        if let Some(paths) = filter.as_vec() {
+            let paths: Vec<String> = paths.iter().filter_map(scalar).collect();
+            out.unknown.push(format!(
+                "{file}: runs on `{event}` only when {} change; a proctor job has no such filter (its jobs run on every {event})",
+                paths.join(", ")
+            ));
+        }
+    }
     let Some(jobs) = doc["jobs"].as_hash() else {
         out.unknown.push(format!("{file}: no `jobs:`"));
         return out;
@@ -121,6 +144,7 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                 from: format!("{file}: job `{id}`: `{}`", line.trim()),
                 trigger: trigger.to_owned(),
                 triggers: triggers.clone(),
+                also_on: also_on.clone(),
                 python: python.clone(),
                 services: services.clone(),
                 runs_on: runs_on.clone().filter(|r| r != "ubuntu-latest"),

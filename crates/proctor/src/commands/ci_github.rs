@@ -186,16 +186,34 @@ fn write_coverage_job(out: &mut String, id: &str, covered: &[String], options: &
 /// `workflow_dispatch`, so that any job can be run by hand.
 fn write_on(out: &mut String, jobs: &[(String, JobOptions)], options: &WorkflowOptions) {
     out.push_str("on:\n");
-    if jobs.iter().any(|(_, job)| job.trigger == Trigger::Pr) {
+    let runs_on = |trigger: Trigger| {
+        jobs.iter()
+            .any(|(_, job)| job.trigger == trigger || job.also_on.contains(&trigger))
+    };
+    if runs_on(Trigger::Pr) {
         out.push_str("  pull_request:\n");
         out.push_str("  push:\n");
         let _ = writeln!(out, "    branches: [{}]", quote(&options.branch));
     }
-    if jobs.iter().any(|(_, job)| job.trigger == Trigger::Nightly) {
+    if runs_on(Trigger::Nightly) {
         out.push_str("  schedule:\n");
         let _ = writeln!(out, "    - cron: {}", quote(&options.cron));
     }
     out.push_str("  workflow_dispatch:\n");
+}
+
+/// The GitHub expression that restricts a job to the events of its
+/// `trigger` and `also-on`.
+pub(crate) fn job_condition(job: &JobOptions) -> String {
+    let mut events: Vec<&str> = Vec::new();
+    for trigger in std::iter::once(&job.trigger).chain(&job.also_on) {
+        for event in trigger_condition(*trigger).split(" || ") {
+            if !events.contains(&event) {
+                events.push(event);
+            }
+        }
+    }
+    events.join(" || ")
 }
 
 /// The GitHub expression that restricts a job to its trigger's events.
@@ -226,7 +244,7 @@ fn write_job(
             let _ = writeln!(out, "    # {}", comment(line));
         }
     }
-    let _ = writeln!(out, "    if: {}", quote(trigger_condition(job.trigger)));
+    let _ = writeln!(out, "    if: {}", quote(&job_condition(job)));
     let _ = writeln!(
         out,
         "    runs-on: {}",
