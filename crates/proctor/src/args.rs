@@ -102,11 +102,33 @@ pub(crate) enum Command {
     /// status: 0, or 4 when the JSON report cannot be read (missing, not
     /// JSON, another version) or the page cannot be written.
     Report(ReportArgs),
+    /// Write a first, commented proctor configuration from what the suite
+    /// already has: pytest's markers and `addopts -m`, conftest hooks,
+    /// helpers, and the `pytest` runs of `.github/workflows/*.yml`.
+    ///
+    /// Prints what it inferred and what it could not, then `proctor plan`
+    /// under the new configuration. Exit status: 0, or 4 when a
+    /// configuration exists (without `--force`) or the suite's config
+    /// cannot be read.
+    Init(InitArgs),
     /// Print a shell completion script, or the man page.
     ///
     /// `proctor completions bash > ~/.local/share/bash-completion/completions/proctor`;
     /// `proctor completions man > proctor.1`.
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+    /// Print the configuration (stdout) and the notes (stderr); write
+    /// nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Replace an existing proctor configuration.
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
         args::Command::Coverage(coverage) => commands::coverage::run(coverage),
         args::Command::Report(report) => commands::report::run(report),
         args::Command::Completions(completions) => commands::completions::run(completions),
+        args::Command::Init(init) => commands::init::run(init),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {

@@ -383,3 +383,365 @@ fn action_installs_from_its_own_checkout() {
         assert!(status.success(), "bash -n failed on:\n{script}");
     }
 }
+
+/// A suite whose markers come partly from proctor: `unit` is the tier
+/// default, `integration` a path rule, `db` implied by `postgres`.
+const DERIVED: &str = r#"
+[axes.tier]
+markers = ["unit", "integration"]
+cardinality = "exactly-one"
+default = "unit"
+
+[[paths]]
+glob = "tests/integration/**"
+markers = ["integration"]
+
+[markers.postgres]
+implies = ["db"]
+
+[jobs.unit]
+markers = "unit"
+
+[jobs.db]
+markers = "db"
+use-default = false
+
+[jobs.slow]
+markers = "slow"
+"#;
+
+fn derived_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pytest.ini",
+        "[pytest]\ntestpaths = tests\nmarkers =\n    unit\n    integration\n    postgres\n    db\n    slow\n",
+    );
+    write(root, "proctor.toml", DERIVED);
+    write(
+        root,
+        "tests/test_core.py",
+        "import pytest\n\ndef test_parse():\n    pass\n\n@pytest.mark.slow\ndef test_big():\n    pass\n",
+    );
+    write(
+        root,
+        "tests/integration/test_store.py",
+        "import pytest\n\n@pytest.mark.postgres\ndef test_upsert():\n    pass\n\ndef test_connect():\n    pass\n",
+    );
+    dir
+}
+
+/// The node ids a listing names, each once (`proctor select` prints them
+/// before pytest's `--co -q` does).
+fn listed(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines().filter(|l| l.contains("::")) {
+        if !out.iter().any(|seen| seen == line) {
+            out.push(line.to_owned());
+        }
+    }
+    out
+}
+
+/// With `--runner pytest`, a job whose `-m` names a marker only proctor
+/// gives items (an axis default, an implication) selects with `proctor
+/// select --args-file` and runs `pytest @FILE`: the step, run as written
+/// with real pytest, collects what proctor selects, where bare pytest's
+/// `-m` would collect nothing. A job on written markers keeps plain `-m`.
+#[test]
+fn plain_pytest_jobs_on_derived_markers_select_with_proctor() {
+    let dir = derived_project();
+    let output = run(dir.path(), &["ci", "github", "--runner", "pytest"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let (value, _) = parse(stdout(&output));
+    let steps = |id: &str| value["jobs"][id]["steps"].as_sequence().unwrap().clone();
+    let last_run = |id: &str| {
+        steps(id).last().unwrap()["run"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let installs_proctor = |id: &str| {
+        steps(id)
+            .iter()
+            .any(|s| s["name"].as_str() == Some("Install proctor"))
+    };
+    assert_eq!(last_run("slow"), "pytest -m 'slow'");
+    assert!(!installs_proctor("slow"));
+    let unit = last_run("unit");
+    assert!(
+        unit.contains("proctor select -m 'unit' --args-file proctor-selection.txt\n")
+            && unit.contains("\npytest @proctor-selection.txt"),
+        "{unit}"
+    );
+    assert!(installs_proctor("unit"));
+    assert!(
+        last_run("db").contains("proctor select --no-default-select -m 'db' --args-file"),
+        "{}",
+        last_run("db")
+    );
+    let Some(python) = std::env::var_os("PROCTOR_TEST_PYTHON") else {
+        return;
+    };
+    // Run the steps as written, with `proctor` and `pytest` on PATH.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_proctor"), bin.join("proctor")).unwrap();
+    write(
+        &bin,
+        "pytest",
+        &format!(
+            "#!/bin/sh\nexec '{}' -m pytest -p no:cacheprovider \"$@\"\n",
+            python.to_string_lossy()
+        ),
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", bin.join("pytest").to_str().unwrap()])
+        .status()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |script: &str| {
+        let output = std::process::Command::new("sh")
+            .args(["-ec", script])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .env_remove("PYTEST_ADDOPTS")
+            .output()
+            .unwrap();
+        (output.status.code(), common::text(&output))
+    };
+    for (job, want) in [
+        (
+            "unit",
+            vec![
+                "tests/test_core.py::test_parse",
+                "tests/test_core.py::test_big",
+            ],
+        ),
+        ("db", vec!["tests/integration/test_store.py::test_upsert"]),
+    ] {
+        let (code, text) = sh(&format!("{} --co -q", last_run(job)));
+        assert_eq!(code, Some(0), "{job}: {text}");
+        assert_eq!(listed(&text), want, "{job}: what pytest collects\n{text}");
+        assert!(
+            text.contains(&format!("{} tests collected", want.len()))
+                || text.contains(&format!("{} test collected", want.len())),
+            "{job}: pytest collects the selection\n{text}"
+        );
+        // Bare pytest's `-m` does not see the marker: it selects nothing.
+        let marker = if job == "unit" { "unit" } else { "db" };
+        let (code, text) = sh(&format!("pytest -m {marker} --co -q"));
+        assert_eq!(code, Some(5), "{job}: bare pytest -m {marker}: {text}");
+    }
+}
+
+/// `proctor run` starts the services that have a `start`: the workflow
+/// waits only for the others. Plain pytest starts nothing, so there the
+/// job starts such a service in the background, then waits for it.
+#[test]
+fn a_workflow_waits_only_for_services_it_does_not_start() {
+    let config = format!(
+        "{CONFIG}\n[services.cache]\ndefault-address = \"127.0.0.1:6380\"\nstart = \"redis-server --port 6380\"\n\n[jobs.cached]\nservices = [\"cache\", \"postgres\"]\n"
+    );
+    let dir = project(&config);
+    let names = |runner: &str| -> Vec<String> {
+        let output = run(
+            dir.path(),
+            &["ci", "github", "--runner", runner, "--job", "cached"],
+        );
+        let (value, _) = parse(stdout(&output));
+        value["jobs"]["cached"]["steps"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(
+        names("proctor"),
+        [
+            "Install proctor",
+            "Install",
+            "Wait for postgres",
+            "Run cached"
+        ]
+    );
+    assert_eq!(
+        names("pytest"),
+        [
+            "Install",
+            "Start cache",
+            "Wait for cache",
+            "Wait for postgres",
+            "Run cached"
+        ]
+    );
+}
+
+/// A service with an `image` becomes a GitHub service container on its
+/// port; a job's `environment` gates it on approval; its `setup` commands
+/// run after the install, one step each, before the tests.
+#[test]
+fn service_containers_approval_environments_and_setup_steps() {
+    let config = r#"
+[services.postgres]
+address-env = "DATABASE_ADDRESS"
+default-address = "127.0.0.1:5433"
+image = "postgres:16"
+env = { POSTGRES_PASSWORD = "test" }
+
+[jobs.credentialed]
+markers = "credentialed"
+environment = "maintainers"
+setup = ["nl2sql init --demo demo-ci", "nl2sql --config demo-ci/nl2sql.yaml index"]
+services = ["postgres"]
+env = { OPENAI_API_KEY = "${{ secrets.OPENAI_API_KEY }}" }
+"#;
+    let dir = project(config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    assert!(!output.contains("start it before the tests"), "{output}");
+    let (value, _) = parse(stdout(&output));
+    let job = &value["jobs"]["credentialed"];
+    assert_eq!(job["environment"].as_str(), Some("maintainers"));
+    let postgres = &job["services"]["postgres"];
+    assert_eq!(postgres["image"].as_str(), Some("postgres:16"));
+    assert_eq!(postgres["ports"][0].as_str(), Some("5433:5433"));
+    assert_eq!(postgres["env"]["POSTGRES_PASSWORD"].as_str(), Some("test"));
+    let steps: Vec<(String, String)> = job["steps"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|s| {
+            Some((
+                s["name"].as_str()?.to_owned(),
+                s["run"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let names: Vec<&str> = steps.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Install proctor",
+            "Install",
+            "Setup 1",
+            "Setup 2",
+            "Wait for postgres",
+            "Run credentialed"
+        ]
+    );
+    assert_eq!(steps[2].1, "nl2sql init --demo demo-ci");
+    assert!(
+        steps[4].1.contains("/dev/tcp/127.0.0.1/5433"),
+        "{}",
+        steps[4].1
+    );
+}
+
+/// Jobs that pass pytest-cov's `--cov` each write their own data file and
+/// upload it; one more job downloads them all, combines them and, with
+/// `[[coverage.areas]]` configured, checks the areas with `proctor coverage`.
+#[test]
+fn jobs_that_collect_coverage_get_a_combine_job() {
+    let config = r#"
+[jobs.core]
+markers = "core"
+python = ["3.11", "3.12"]
+flags = ["--cov=src"]
+
+[jobs.bench]
+markers = "benchmark"
+
+[jobs.slow]
+markers = "slow"
+flags = ["--cov"]
+shards = 2
+
+[[coverage.areas]]
+name = "core"
+paths = ["src/**"]
+line = 90
+"#;
+    let dir = project(config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let (value, ids) = parse(stdout(&output));
+    assert_eq!(ids, ["core", "bench", "slow", "coverage"]);
+    let jobs = &value["jobs"];
+    assert_eq!(
+        jobs["core"]["env"]["COVERAGE_FILE"].as_str(),
+        Some(".coverage.core-${{ matrix.python }}")
+    );
+    assert_eq!(
+        jobs["slow"]["env"]["COVERAGE_FILE"].as_str(),
+        Some(".coverage.slow-${{ matrix.python }}-${{ matrix.shard }}")
+    );
+    assert!(jobs["bench"].get("env").is_none());
+    let upload = jobs["core"]["steps"]
+        .as_sequence()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(upload["uses"].as_str(), Some("actions/upload-artifact@v4"));
+    assert_eq!(
+        upload["with"]["name"].as_str(),
+        Some("coverage-core-${{ matrix.python }}")
+    );
+    let combine = &jobs["coverage"];
+    let needs: Vec<&str> = combine["needs"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(needs, ["core", "slow"]);
+    let last = combine["steps"].as_sequence().unwrap().last().unwrap()["run"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        last,
+        "coverage combine && coverage report && coverage json && proctor coverage coverage.json"
+    );
+    // No job with `--cov`, no combine job.
+    let dir = project(CONFIG);
+    let (_, ids) = parse(stdout(&run(dir.path(), &["ci", "github"])));
+    assert!(!ids.iter().any(|id| id == "coverage"), "{ids:?}");
+}
+
+/// `also-on` adds events to a job's `trigger`: the workflow's `on:` has
+/// them and the job's `if:` lets them through.
+#[test]
+fn a_job_runs_on_several_triggers() {
+    let config = r#"
+[jobs.realdb]
+markers = "realdb"
+also-on = ["nightly"]
+
+[jobs.unit]
+markers = "not realdb"
+"#;
+    let dir = project(config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let (value, _) = parse(stdout(&output));
+    assert_eq!(
+        keys(&value["on"]),
+        ["pull_request", "push", "schedule", "workflow_dispatch"]
+    );
+    assert_eq!(
+        value["jobs"]["realdb"]["if"].as_str(),
+        Some("github.event_name == 'pull_request' || github.event_name == 'push' || github.event_name == 'workflow_dispatch' || github.event_name == 'schedule'")
+    );
+    assert!(!value["jobs"]["unit"]["if"]
+        .as_str()
+        .unwrap()
+        .contains("schedule"));
+}

@@ -9,6 +9,10 @@
 //! <!-- example: tests/docs/check -->
 //! ```
 //!
+//! (`<!-- example: run by crates/proctor/tests/cli_init.rs -->` names a
+//! test that runs the example itself, after writing the files the page
+//! shows; it must read the page.)
+//!
 //! The suite is copied to a temporary directory (its hidden entries left
 //! out; `<!-- example: examples/demo at examples/demo -->` puts the copy at
 //! that path under the directory the commands start in) and each `$ ` line runs there with `bash` (`proctor` on `PATH`, the
@@ -103,6 +107,19 @@ fn examples(
             ));
             continue;
         };
+        // An example another test runs (one that writes the page's own
+        // files first): that test must exist and read this page.
+        if let Some(test) = annotation.strip_prefix("run by ") {
+            let runs_it = std::fs::read_to_string(repo().join(test))
+                .is_ok_and(|source| source.contains(page));
+            if !runs_it {
+                problems.push(format!(
+                    "{page}:{}: `{test}` does not exist or does not read {page}",
+                    start + 1
+                ));
+            }
+            continue;
+        }
         let (suite, at) = match annotation.split_once(" at ") {
             Some((suite, at)) => (suite.trim().to_owned(), Some(at.trim().to_owned())),
             None => (annotation, None),

@@ -88,6 +88,11 @@ pub struct ServiceOptions {
     /// e.g. to evict models from memory (`hook-between-modules`).
     #[serde(default)]
     pub hook_between_modules: Option<HookOptions>,
+    /// The container image `proctor ci github` runs as a GitHub service
+    /// container for the jobs that list the service (`image`, e.g.
+    /// `postgres:16`), published on `default-address`'s port with `env`.
+    #[serde(default)]
+    pub image: Option<String>,
 }
 
 impl Default for ServiceOptions {
@@ -102,6 +107,7 @@ impl Default for ServiceOptions {
             ready_timeout: default_ready_timeout(),
             stop_timeout: default_stop_timeout(),
             hook_between_modules: None,
+            image: None,
         }
     }
 }
@@ -283,6 +289,10 @@ pub struct JobOptions {
     pub phases: Option<PhaseOptions>,
     /// When it runs (`trigger`: `pr`, `nightly` or `manual`).
     pub trigger: Trigger,
+    /// More events the job runs on besides `trigger` (`also-on`, e.g.
+    /// `["nightly"]` for a PR job that also runs on the schedule), for
+    /// `proctor ci github`; `proctor plan` reports the job under `trigger`.
+    pub also_on: Vec<Trigger>,
     /// Whether a failure blocks merging (`required`, default true); an
     /// advisory job sets false.
     pub required: bool,
@@ -294,6 +304,14 @@ pub struct JobOptions {
     /// The order of `proctor run --job` without `--order` (`order`:
     /// `pytest` or `random`); else `[run] order`.
     pub order: Option<crate::RunOrder>,
+    /// The GitHub environment the job runs in (`environment`): an
+    /// environment with required reviewers makes the job wait for
+    /// approval, and its secrets reach only that job.
+    pub environment: Option<String>,
+    /// Shell commands `proctor ci github` runs after the install step and
+    /// before the tests, one step each (`setup`, e.g. `["nl2sql init
+    /// --demo demo-ci"]`).
+    pub setup: Vec<String>,
 }
 
 impl Default for JobOptions {
@@ -311,10 +329,13 @@ impl Default for JobOptions {
             assume: Vec::new(),
             phases: None,
             trigger: Trigger::Pr,
+            also_on: Vec::new(),
             required: true,
             shards: 1,
             runs_on: None,
             order: None,
+            environment: None,
+            setup: Vec::new(),
         }
     }
 }

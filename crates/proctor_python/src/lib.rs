@@ -9,6 +9,7 @@ mod discover;
 mod eval;
 mod fixtures;
 mod fnmatch;
+mod hooks;
 mod ids;
 mod imports;
 mod model;
@@ -26,6 +27,9 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use discover::normalize;
+pub use hooks::{
+    read_conftest_hooks, ConftestHooks, HookCondition, HookMark, HookMarkKind, HookUnknown,
+};
 pub use ids::IdOptions;
 pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};

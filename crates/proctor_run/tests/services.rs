@@ -85,6 +85,7 @@ impl Project {
             ready_timeout: Duration::from_secs(20),
             stop_timeout: Duration::from_secs(5),
             hook_between_modules: None,
+            image: None,
         }
     }
 

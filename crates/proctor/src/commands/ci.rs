@@ -10,7 +10,7 @@ use proctor_plan::job_selection;
 use proctor_taxonomy::Origin;
 
 use crate::args::{CiArgs, CiCommand, CiGithubArgs, SuiteArgs};
-use crate::commands::ci_github::{proctor_install, workflow, WorkflowOptions};
+use crate::commands::ci_github::{derived_markers, proctor_install, workflow, WorkflowOptions};
 use crate::commands::suite::Suite;
 use crate::exit;
 
@@ -81,6 +81,8 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
         source,
         default_markers,
         addopts_markers: addopts_markers.is_some(),
+        derived_markers: derived_markers(&settings.proctor.taxonomy),
+        coverage_areas: !settings.proctor.coverage.areas.is_empty(),
     };
     let text = workflow(&jobs, plan, &options);
     match &args.output {

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use proctor_config::{JobOptions, PlanOptions, ServiceOptions, Trigger};
+use proctor_config::{JobOptions, PlanOptions, ServiceOptions, TaxonomyOptions, Trigger};
 
 use crate::args::CiRunner;
 
@@ -67,6 +67,46 @@ pub(crate) struct WorkflowOptions {
     /// Whether pytest's `addopts` carries a `-m`: a plain pytest command
     /// must then always pass its own `-m`, as the last one wins.
     pub(crate) addopts_markers: bool,
+    /// The markers proctor gives items that bare pytest does not see (axis
+    /// defaults, path rules, aliases, implications, decorators): a plain
+    /// pytest `-m` naming one would select other tests than proctor, so
+    /// such a job selects with `proctor select --args-file`.
+    pub(crate) derived_markers: BTreeSet<String>,
+    /// Whether `[[coverage.areas]]` are configured: the coverage-combine
+    /// job then checks them with `proctor coverage`.
+    pub(crate) coverage_areas: bool,
+}
+
+/// Whether a job collects coverage: it passes pytest-cov's `--cov`.
+pub(crate) fn collects_coverage(job: &JobOptions) -> bool {
+    job.flags
+        .iter()
+        .any(|flag| flag == "--cov" || flag.starts_with("--cov="))
+}
+
+/// The file a plain-pytest job's `proctor select` writes its node ids to.
+const SELECTION_FILE: &str = "proctor-selection.txt";
+
+/// The markers proctor adds or resolves that are not written where pytest
+/// reads them: axis defaults, path-rule markers, aliases (both names),
+/// implied markers and the markers decorators stand for.
+pub(crate) fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (_, axis) in &taxonomy.axes {
+        out.extend(axis.default.iter().cloned());
+    }
+    for rule in &taxonomy.paths {
+        out.extend(rule.markers.iter().cloned());
+    }
+    for (name, marker) in &taxonomy.markers {
+        if let Some(target) = &marker.alias_of {
+            out.insert(name.clone());
+            out.insert(target.clone());
+        }
+        out.extend(marker.implies.iter().cloned());
+    }
+    out.extend(taxonomy.decorators.iter().map(|(_, marker)| marker.clone()));
+    out
 }
 
 /// The workflow for `jobs`, with services looked up in `plan`.
@@ -85,30 +125,95 @@ pub(crate) fn workflow(
     write_on(&mut out, jobs, options);
     out.push_str("jobs:\n");
     let mut taken = BTreeSet::new();
+    let mut covered = Vec::new();
     for (index, (name, job)) in jobs.iter().enumerate() {
         if index > 0 {
             out.push('\n');
         }
         let id = unique_id(name, &mut taken);
         write_job(&mut out, &id, name, job, plan, options);
+        if collects_coverage(job) {
+            covered.push(id);
+        }
+    }
+    if !covered.is_empty() {
+        let id = unique_id("coverage", &mut taken);
+        write_coverage_job(&mut out, &id, &covered, options);
     }
     out
+}
+
+/// The job that combines the coverage data of the jobs that collect it
+/// (uploaded by each as an artifact) into one report, and checks the
+/// configured areas with `proctor coverage`.
+fn write_coverage_job(out: &mut String, id: &str, covered: &[String], options: &WorkflowOptions) {
+    out.push('\n');
+    let _ = writeln!(out, "  {id}:");
+    out.push_str("    # Combines the coverage data of the jobs that collect it.\n");
+    let needs: Vec<String> = covered.iter().map(|c| quote(c)).collect();
+    let _ = writeln!(out, "    needs: [{}]", needs.join(", "));
+    // Whenever one of them ran, passed or failed.
+    let _ = writeln!(
+        out,
+        "    if: {}",
+        quote("always() && (contains(needs.*.result, 'success') || contains(needs.*.result, 'failure'))")
+    );
+    let _ = writeln!(out, "    runs-on: {}", quote(DEFAULT_RUNS_ON));
+    out.push_str("    steps:\n");
+    out.push_str("      - uses: \"actions/checkout@v4\"\n");
+    out.push_str("      - uses: \"actions/setup-python@v5\"\n");
+    out.push_str("        with:\n");
+    let _ = writeln!(out, "          python-version: {}", quote(DEFAULT_PYTHON));
+    out.push_str("      - uses: \"actions/download-artifact@v4\"\n");
+    out.push_str("        with:\n");
+    out.push_str("          pattern: \"coverage-*\"\n");
+    out.push_str("          merge-multiple: true\n");
+    out.push_str("      - name: \"Install coverage\"\n");
+    let mut install = String::from("pip install coverage");
+    if options.coverage_areas {
+        let _ = write!(install, " && {}", options.proctor_install);
+    }
+    let _ = writeln!(out, "        run: {}", quote(&install));
+    out.push_str("      - name: \"Combine\"\n");
+    let mut combine = String::from("coverage combine && coverage report && coverage json");
+    if options.coverage_areas {
+        combine.push_str(" && proctor coverage coverage.json");
+    }
+    let _ = writeln!(out, "        run: {}", quote(&combine));
 }
 
 /// The `on:` block: only the events some job runs on, and always
 /// `workflow_dispatch`, so that any job can be run by hand.
 fn write_on(out: &mut String, jobs: &[(String, JobOptions)], options: &WorkflowOptions) {
     out.push_str("on:\n");
-    if jobs.iter().any(|(_, job)| job.trigger == Trigger::Pr) {
+    let runs_on = |trigger: Trigger| {
+        jobs.iter()
+            .any(|(_, job)| job.trigger == trigger || job.also_on.contains(&trigger))
+    };
+    if runs_on(Trigger::Pr) {
         out.push_str("  pull_request:\n");
         out.push_str("  push:\n");
         let _ = writeln!(out, "    branches: [{}]", quote(&options.branch));
     }
-    if jobs.iter().any(|(_, job)| job.trigger == Trigger::Nightly) {
+    if runs_on(Trigger::Nightly) {
         out.push_str("  schedule:\n");
         let _ = writeln!(out, "    - cron: {}", quote(&options.cron));
     }
     out.push_str("  workflow_dispatch:\n");
+}
+
+/// The GitHub expression that restricts a job to the events of its
+/// `trigger` and `also-on`.
+pub(crate) fn job_condition(job: &JobOptions) -> String {
+    let mut events: Vec<&str> = Vec::new();
+    for trigger in std::iter::once(&job.trigger).chain(&job.also_on) {
+        for event in trigger_condition(*trigger).split(" || ") {
+            if !events.contains(&event) {
+                events.push(event);
+            }
+        }
+    }
+    events.join(" || ")
 }
 
 /// The GitHub expression that restricts a job to its trigger's events.
@@ -139,12 +244,17 @@ fn write_job(
             let _ = writeln!(out, "    # {}", comment(line));
         }
     }
-    let _ = writeln!(out, "    if: {}", quote(trigger_condition(job.trigger)));
+    let _ = writeln!(out, "    if: {}", quote(&job_condition(job)));
     let _ = writeln!(
         out,
         "    runs-on: {}",
         quote(job.runs_on.as_deref().unwrap_or(DEFAULT_RUNS_ON))
     );
+    if let Some(environment) = &job.environment {
+        // Required reviewers of the environment gate the job; its secrets
+        // reach only the jobs that name it.
+        let _ = writeln!(out, "    environment: {}", quote(environment));
+    }
     if !job.required {
         out.push_str("    continue-on-error: true\n");
     }
@@ -180,31 +290,81 @@ fn write_job(
     }
     // The job's own values win over a service's default address.
     env.extend(job.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    // Each matrix cell writes its own data file, for the combine job.
+    let cell = if sharded {
+        format!("{id}-${{{{ matrix.python }}}}-${{{{ matrix.shard }}}}")
+    } else {
+        format!("{id}-${{{{ matrix.python }}}}")
+    };
+    let coverage_file = format!(".coverage.{cell}");
+    if collects_coverage(job) {
+        env.insert("COVERAGE_FILE", &coverage_file);
+    }
     if !env.is_empty() {
         out.push_str("    env:\n");
         for (key, value) in &env {
             let _ = writeln!(out, "      {}: {}", quote(key), quote(value));
         }
     }
-    if !services.is_empty() {
-        out.push_str("    # GitHub service containers need an image, which proctor's configuration does not name yet.\n");
-        for (name, service) in &services {
-            match service {
-                Some(service) => {
-                    let _ = writeln!(
-                        out,
-                        "    # service {}: start it before the tests (address {})",
-                        comment(name),
-                        comment(address_in(service, &env))
-                    );
+    // Services with an `image` run as GitHub service containers; the
+    // others are comments: something must start them before the tests.
+    let containers: Vec<(&str, &ServiceOptions, &str)> = services
+        .iter()
+        .filter_map(|(name, service)| {
+            let service = (*service)?;
+            let image = service.image.as_deref()?;
+            Some((*name, service, image))
+        })
+        .collect();
+    if !containers.is_empty() {
+        out.push_str("    services:\n");
+        for (name, service, image) in &containers {
+            let _ = writeln!(out, "      {}:", quote(name));
+            let _ = writeln!(out, "        image: {}", quote(image));
+            if let Some((_, port)) = service.default_address.rsplit_once(':') {
+                let _ = writeln!(out, "        ports: [{}]", quote(&format!("{port}:{port}")));
+            }
+            if !service.env.is_empty() {
+                out.push_str("        env:\n");
+                for (key, value) in &service.env {
+                    let _ = writeln!(out, "          {}: {}", quote(key), quote(value));
                 }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "    # service {}: not declared in [services]",
-                        comment(name)
-                    );
-                }
+            }
+        }
+    }
+    for (name, service) in &services {
+        match service {
+            Some(service) if service.image.is_some() => {}
+            Some(service) if service.start.is_some() && options.runner == CiRunner::Proctor => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: `proctor run` starts it (address {})",
+                    comment(name),
+                    comment(address_in(service, &env))
+                );
+            }
+            Some(service) if service.start.is_some() => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: started by a step below (address {})",
+                    comment(name),
+                    comment(address_in(service, &env))
+                );
+            }
+            Some(service) => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: start it before the tests (address {}), or give it an `image`",
+                    comment(name),
+                    comment(address_in(service, &env))
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    # service {}: not declared in [services]",
+                    comment(name)
+                );
             }
         }
     }
@@ -218,16 +378,50 @@ fn write_job(
         "          python-version: {}",
         quote("${{ matrix.python }}")
     );
-    if options.runner == CiRunner::Proctor {
+    let (command, uses_proctor) = match options.runner {
+        CiRunner::Proctor => (proctor_command(name, job, options.configured_python), true),
+        CiRunner::Pytest => match pytest_command(job, options) {
+            PytestCommand::Plain(command) => (command, false),
+            PytestCommand::Selected(command) => (command, true),
+        },
+    };
+    if uses_proctor {
         out.push_str("      - name: \"Install proctor\"\n");
         let _ = writeln!(out, "        run: {}", quote(&options.proctor_install));
     }
     out.push_str("      - name: \"Install\"\n");
     let _ = writeln!(out, "        run: {}", quote(&options.install));
+    for (index, command) in job.setup.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "      - name: {}",
+            quote(&format!("Setup {}", index + 1))
+        );
+        let _ = writeln!(out, "        run: {}", quote(command));
+    }
     for (name, service) in &services {
+        let Some(service) = service else { continue };
+        // `proctor run` starts the services that have a `start` (and stops
+        // them): waiting for one before it would time out. Plain pytest
+        // starts nothing, so the job starts it in the background first.
+        if service.start.is_some() && options.runner == CiRunner::Proctor {
+            continue;
+        }
+        if let Some(start) = &service.start {
+            let _ = writeln!(out, "      - name: {}", quote(&format!("Start {name}")));
+            let _ = writeln!(
+                out,
+                "        run: {}",
+                quote(&format!(
+                    "nohup sh -c {} > {}.log 2>&1 &",
+                    shell_quote(start),
+                    shell_word(name)
+                ))
+            );
+        }
         // The job's env may move the service (`OLLAMA_HOST`): the step
         // waits where the tests will connect.
-        if let Some(command) = service.and_then(|s| wait_command(address_in(s, &env))) {
+        if let Some(command) = wait_command(address_in(service, &env)) {
             let _ = writeln!(out, "      - name: {}", quote(&format!("Wait for {name}")));
             let _ = writeln!(out, "        run: {}", quote(&command));
         }
@@ -254,11 +448,20 @@ fn write_job(
         );
     }
     let _ = writeln!(out, "      - name: {}", quote(&format!("Run {name}")));
-    let command = match options.runner {
-        CiRunner::Proctor => proctor_command(name, job, options.configured_python),
-        CiRunner::Pytest => pytest_command(job, options),
-    };
     let _ = writeln!(out, "        run: {}", quote(&command));
+    if collects_coverage(job) {
+        out.push_str("      - uses: \"actions/upload-artifact@v4\"\n");
+        out.push_str("        if: \"always()\"\n");
+        out.push_str("        with:\n");
+        let _ = writeln!(
+            out,
+            "          name: {}",
+            quote(&format!("coverage-{cell}"))
+        );
+        let _ = writeln!(out, "          path: {}", quote(&coverage_file));
+        out.push_str("          include-hidden-files: true\n");
+        out.push_str("          if-no-files-found: \"ignore\"\n");
+    }
 }
 
 /// `proctor run --job NAME`, with the matrix's shard when sharded, and
@@ -300,8 +503,81 @@ fn relaxed_conjunction(default: &str, markers: &str) -> Option<String> {
     }
 }
 
+/// The test step of a job run by plain pytest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PytestCommand {
+    /// `pytest -m ... -k ... PATHS FLAGS`: the expressions mean the same
+    /// to pytest as to proctor.
+    Plain(String),
+    /// `proctor select ... --args-file FILE`, then `pytest @FILE FLAGS`:
+    /// the `-m` names a marker only proctor gives items.
+    Selected(String),
+}
+
+/// The job's test step under plain pytest: its `-m`, `-k`, paths and
+/// flags; when the `-m` (with the default) names a marker proctor derives,
+/// the node ids `proctor select` picks, given to pytest as `@FILE`.
+pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> PytestCommand {
+    let plain = plain_pytest_command(job, options);
+    let default = options
+        .default_markers
+        .as_deref()
+        .filter(|_| job.use_default);
+    let named: Vec<String> = [default, job.markers.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|text| proctor_expr::Expression::parse(text).ok())
+        .flat_map(|e| {
+            e.identifiers()
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .filter(|name| options.derived_markers.contains(name))
+        .collect();
+    if named.is_empty() {
+        return PytestCommand::Plain(plain);
+    }
+    let mut select = String::from("proctor select");
+    if !job.use_default {
+        select.push_str(" --no-default-select");
+    }
+    if let Some(markers) = job.markers.as_deref().filter(|m| !m.trim().is_empty()) {
+        let _ = write!(select, " -m {}", shell_quote(markers));
+    }
+    if let Some(keywords) = job.keywords.as_deref().filter(|k| !k.trim().is_empty()) {
+        let _ = write!(select, " -k {}", shell_quote(keywords));
+    }
+    for path in &job.paths {
+        select.push(' ');
+        select.push_str(&shell_word(path));
+    }
+    let _ = write!(select, " --args-file {SELECTION_FILE}");
+    // An empty file would make pytest run its whole walk: nothing
+    // selected is pytest's "no tests ran" (5) instead.
+    let mut pytest = format!(
+        "test -s {SELECTION_FILE} || {{ echo 'proctor select picked no test'; exit 5; }}\npytest @{SELECTION_FILE}"
+    );
+    // The node ids are the selection: addopts' `-m` must not filter them.
+    if options.addopts_markers {
+        pytest.push_str(" -m ''");
+    }
+    for flag in &job.flags {
+        pytest.push(' ');
+        pytest.push_str(&shell_word(flag));
+    }
+    let mut derived = named;
+    derived.sort();
+    derived.dedup();
+    PytestCommand::Selected(format!(
+        "# proctor gives tests {}; bare pytest's -m would not see {}.\n{select}\n{pytest}",
+        derived.join(", "),
+        if derived.len() == 1 { "it" } else { "them" }
+    ))
+}
+
 /// A plain pytest command with the job's selection, paths and flags.
-pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
+fn plain_pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
     let mut command = String::from("pytest");
     let default = options
         .default_markers
@@ -475,6 +751,8 @@ mod tests {
             source: "proctor.toml".to_owned(),
             default_markers: None,
             addopts_markers: false,
+            derived_markers: BTreeSet::new(),
+            coverage_areas: false,
         }
     }
 
@@ -749,7 +1027,7 @@ mod tests {
         options.runner = CiRunner::Pytest;
         let unit = job(|j| j.markers = Some("not integration and not realdb".to_owned()));
         assert_eq!(
-            pytest_command(&unit, &options),
+            plain_pytest_command(&unit, &options),
             "pytest -m 'not integration and not realdb'"
         );
         let full = job(|j| {
@@ -762,24 +1040,24 @@ mod tests {
             j.flags = vec!["--live".to_owned()];
         });
         assert_eq!(
-            pytest_command(&full, &options),
+            plain_pytest_command(&full, &options),
             "pytest -m 'integration' -k 'not test_it'\\''s' tests/integration 'tests/a b.py::test_x[1]' --live"
         );
         // The default selection joins by `and`, unless the job opts out.
         options.default_markers = Some("not slow".to_owned());
         assert_eq!(
-            pytest_command(&unit, &options),
+            plain_pytest_command(&unit, &options),
             "pytest -m '(not slow) and (not integration and not realdb)'"
         );
         assert_eq!(
-            pytest_command(&JobOptions::default(), &options),
+            plain_pytest_command(&JobOptions::default(), &options),
             "pytest -m 'not slow'"
         );
         let nightly = job(|j| j.use_default = false);
-        assert_eq!(pytest_command(&nightly, &options), "pytest");
+        assert_eq!(plain_pytest_command(&nightly, &options), "pytest");
         // addopts' `-m` would apply to a bare pytest: an empty one replaces it.
         options.addopts_markers = true;
-        assert_eq!(pytest_command(&nightly, &options), "pytest -m ''");
+        assert_eq!(plain_pytest_command(&nightly, &options), "pytest -m ''");
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub(crate) mod collect;
 pub(crate) mod completions;
 pub(crate) mod coverage;
 pub(crate) mod explain;
+pub(crate) mod init;
 pub(crate) mod machine;
 pub(crate) mod plan;
 pub(crate) mod report;
