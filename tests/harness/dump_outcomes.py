@@ -8,9 +8,10 @@ module-level ``pytest.importorskip``, ``pytest.skip(allow_module_level=True)``)
 are one skip under their own node id, with their reason in
 ``module_skip_reasons``, as pytest counts them.
 
-A test's outcome is the most severe category among its reports: error,
-failed, xpassed, xfailed, skipped, passed (a test whose call passes and
-whose teardown fails is an error, as proctor counts it).
+A test's outcome is the most severe category among its setup and call
+reports: error, failed, xpassed, xfailed, skipped, passed. A failed
+teardown is an error pytest counts besides it (``1 passed, 1 error``):
+written as ``+error`` after the outcome (``passed+error``).
 """
 
 import json
@@ -19,6 +20,7 @@ import os
 _SEVERITY = ["passed", "skipped", "xfailed", "xpassed", "failed", "error"]
 _outcomes = {}
 _module_skip_reasons = {}
+_teardown_errors = set()
 
 
 def pytest_collectreport(report):
@@ -34,6 +36,9 @@ def pytest_collectreport(report):
 
 
 def pytest_runtest_logreport(report):
+    if report.when == "teardown" and report.failed:
+        _teardown_errors.add(report.nodeid)
+        return
     config = _config
     category, _, _ = config.hook.pytest_report_teststatus(report=report, config=config)
     if category in ("", None):
@@ -56,5 +61,6 @@ def pytest_configure(config):
 def pytest_sessionfinish(session, exitstatus):
     path = os.environ.get("PROCTOR_DUMP")
     if path:
+        outcomes = {nodeid: outcome + ("+error" if nodeid in _teardown_errors else "") for nodeid, outcome in _outcomes.items()}
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"outcomes": _outcomes, "module_skip_reasons": _module_skip_reasons, "exitstatus": int(exitstatus)}, f)
+            json.dump({"outcomes": outcomes, "module_skip_reasons": _module_skip_reasons, "exitstatus": int(exitstatus)}, f)

@@ -560,7 +560,7 @@ fn check_suite(suite: &Suite, timeout: u64) -> Vec<String> {
         results
             .entry(test["nodeid"].as_str().unwrap().to_owned())
             .or_default()
-            .push(test["outcome"].as_str().unwrap().to_owned());
+            .push(common::outcome_word(test));
     }
     let not_run = log.lines().filter(|l| l.starts_with("NOT RUN ")).count();
 

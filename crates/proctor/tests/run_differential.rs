@@ -116,7 +116,7 @@ fn proctor_outcomes(
         .map(|t| {
             (
                 t["nodeid"].as_str().unwrap().to_owned(),
-                t["outcome"].as_str().unwrap().to_owned(),
+                common::outcome_word(t),
             )
         })
         .collect();

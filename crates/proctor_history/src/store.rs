@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use proctor_outcome::TestResult;
+use proctor_outcome::{Outcome, TestResult};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
@@ -242,11 +242,18 @@ impl History {
                     Some(id) => id,
                     None => add_test.insert([&result.nodeid]).map_err(write_err)?,
                 };
+                // A failed teardown makes a test that otherwise passed (or
+                // skipped) one `--lf` reruns, as pytest's lastfailed holds it.
+                let outcome = if result.teardown_error.is_some() && !result.outcome.is_failure() {
+                    Outcome::Error
+                } else {
+                    result.outcome
+                };
                 insert
                     .execute(params![
                         run_id,
                         test_id,
-                        result.outcome.code(),
+                        outcome.code(),
                         duration,
                         result.attempts,
                         result.flaky,
@@ -304,8 +311,6 @@ fn unix_millis(time: SystemTime) -> i64 {
 pub(crate) mod tests {
     use std::process::Command;
 
-    use proctor_outcome::Outcome;
-
     use super::*;
 
     /// A result with the given facts and secret-looking output and message.
@@ -317,6 +322,7 @@ pub(crate) mod tests {
             phase: None,
             reason: Some("reason SECRET=r".into()),
             message: Some("AssertionError: token=hunter2".into()),
+            teardown_error: None,
             output: "password=hunter2\n".into(),
             attempts: 1,
             flaky: false,

@@ -24,6 +24,12 @@ pub struct TestResult {
     /// timeout's explanation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The teardown's failure (pytest's `longrepr`) of a test whose own
+    /// outcome is another: pytest counts it as an error besides that
+    /// outcome (`1 passed, 1 error`) and lists it in `ERRORS` (`ERROR at
+    /// teardown of test_x`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teardown_error: Option<String>,
     /// Captured output of the failing phase (stdout, stderr, log).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub output: String,
@@ -62,6 +68,7 @@ impl TestResult {
             phase: None,
             reason: None,
             message: None,
+            teardown_error: None,
             output: String::new(),
             attempts: 1,
             flaky: false,
@@ -76,6 +83,7 @@ impl TestResult {
     pub fn absorb_rerun(&mut self, attempt: &TestResult) {
         self.attempts += 1;
         self.duration += attempt.duration;
+        self.teardown_error.clone_from(&attempt.teardown_error);
         if attempt.outcome == Outcome::Passed {
             self.outcome = Outcome::Passed;
             self.flaky = true;

@@ -35,11 +35,18 @@ impl RunSummary {
         let mut counts = BTreeMap::new();
         for result in results {
             *counts.entry(result.outcome).or_insert(0) += 1;
+            // A failed teardown is an error of its own, as pytest counts it.
+            if result.teardown_error.is_some() {
+                *counts.entry(Outcome::Error).or_insert(0) += 1;
+            }
         }
         let flaky = results.iter().filter(|r| r.flaky).count();
         let exit_code = if interrupted {
             2
-        } else if results.iter().any(|r| r.outcome.is_failure()) {
+        } else if results
+            .iter()
+            .any(|r| r.outcome.is_failure() || r.teardown_error.is_some())
+        {
             1
         } else if results.iter().all(TestResult::is_collector_skip) {
             // A module skipped whole is not a test pytest collected.

@@ -35,7 +35,13 @@ pub fn junit_xml(
     let errors = count(&[Outcome::Error, Outcome::Crashed, Outcome::TimedOut]);
     let failures = count(&[Outcome::Failed]);
     let skipped = count(&[Outcome::Skipped, Outcome::Xfailed]);
-    let tests: usize = summary.counts.values().sum();
+    // pytest counts a test whose call and teardown both failed once less
+    // than its two reports (`cnt_double_fail_tests`).
+    let double_fails = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Failed && r.teardown_error.is_some())
+        .count();
+    let tests: usize = summary.counts.values().sum::<usize>() - double_fails;
 
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\n",
@@ -49,7 +55,20 @@ pub fn junit_xml(
         escape_attr(hostname),
     );
     for result in results {
-        write_testcase(&mut out, result);
+        let outcome = outcome_element(result);
+        let teardown = result.teardown_error.as_deref().map(teardown_element);
+        match (outcome, teardown) {
+            // A failed call and a failed teardown: two testcases, as
+            // pytest writes them to follow the JUnit schema.
+            (Some(failure), Some(error)) if result.outcome == Outcome::Failed => {
+                write_testcase(&mut out, result, &[failure], true);
+                write_testcase(&mut out, result, &[error], false);
+            }
+            (outcome, teardown) => {
+                let elements: Vec<String> = outcome.into_iter().chain(teardown).collect();
+                write_testcase(&mut out, result, &elements, true);
+            }
+        }
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
@@ -88,7 +107,10 @@ fn dotted_path(path: &str) -> String {
     }
 }
 
-fn write_testcase(out: &mut String, result: &TestResult) {
+/// One `<testcase>` with its outcome `elements`; `whole` adds the
+/// result's properties and captured output (not on the second testcase of
+/// a failed teardown).
+fn write_testcase(out: &mut String, result: &TestResult, elements: &[String], whole: bool) {
     let (classname, name) = junit_names(&result.nodeid);
     let _ = write!(
         out,
@@ -97,9 +119,13 @@ fn write_testcase(out: &mut String, result: &TestResult) {
         escape_attr(&name),
         result.duration
     );
-    let properties = properties(result);
-    let outcome = outcome_element(result);
-    if properties.is_empty() && outcome.is_none() && result.output.is_empty() {
+    let properties = if whole {
+        properties(result)
+    } else {
+        Vec::new()
+    };
+    let output = if whole { result.output.as_str() } else { "" };
+    if properties.is_empty() && elements.is_empty() && output.is_empty() {
         out.push_str("/>\n");
         return;
     }
@@ -115,16 +141,16 @@ fn write_testcase(out: &mut String, result: &TestResult) {
         }
         out.push_str("      </properties>\n");
     }
-    if let Some(element) = outcome {
+    for element in elements {
         out.push_str("      ");
-        out.push_str(&element);
+        out.push_str(element);
         out.push('\n');
     }
-    if !result.output.is_empty() {
+    if !output.is_empty() {
         let _ = writeln!(
             out,
             "      <system-out>{}</system-out>",
-            escape_text(&result.output)
+            escape_text(output)
         );
     }
     out.push_str("    </testcase>\n");
@@ -186,8 +212,8 @@ fn outcome_element(result: &TestResult) -> Option<String> {
         Outcome::Error if !result.nodeid.contains("::") => {
             ("error", "collection failure".to_owned())
         }
-        Outcome::Error if line.is_empty() => ("error", "failed on setup or teardown".to_owned()),
-        Outcome::Error => ("error", line.to_owned()),
+        Outcome::Error if line.is_empty() => ("error", "failed on setup".to_owned()),
+        Outcome::Error => ("error", format!("failed on setup with \"{line}\"")),
         Outcome::Crashed => ("error", with("crashed")),
         Outcome::TimedOut => ("error", with("timed out")),
     };
@@ -196,6 +222,21 @@ fn outcome_element(result: &TestResult) -> Option<String> {
         escape_attr(&shorten(&message)),
         escape_text(text)
     ))
+}
+
+/// pytest's `<error>` for a failed teardown.
+fn teardown_element(report: &str) -> String {
+    let line = crash_line(report);
+    let message = if line.is_empty() {
+        "failed on teardown".to_owned()
+    } else {
+        format!("failed on teardown with \"{line}\"")
+    };
+    format!(
+        "<error message=\"{}\">{}</error>",
+        escape_attr(&shorten(&message)),
+        escape_text(report)
+    )
 }
 
 fn skipped(kind: &str, reason: &str) -> String {

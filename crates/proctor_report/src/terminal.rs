@@ -130,34 +130,82 @@ fn is_collect_error(result: &TestResult) -> bool {
     result.outcome == Outcome::Error && !result.nodeid.contains("::")
 }
 
-/// pytest's `ERRORS` section for the collectors that failed: `ERROR
-/// collecting PATH` in a `_` rule, then pytest's report (the traceback).
+/// The test's name as pytest titles its sections (`report.head_line`):
+/// the node id after its file, `::` read as `.` (`TestX.test_y[1]`).
+fn head_line(nodeid: &str) -> String {
+    nodeid
+        .split_once("::")
+        .map_or(nodeid, |(_, name)| name)
+        .replace("::", ".")
+}
+
+/// The errors of the run in pytest's order and words: `ERROR collecting
+/// PATH` (a collector), `ERROR at setup of NAME`, `ERROR at teardown of
+/// NAME` (a test that also has its own outcome), each with its report.
+fn errors(results: &[TestResult]) -> Vec<(String, &TestResult, &str)> {
+    let mut errors = Vec::new();
+    for result in results {
+        if result.outcome == Outcome::Error {
+            let title = if is_collect_error(result) {
+                format!("ERROR collecting {}", result.nodeid)
+            } else {
+                format!("ERROR at setup of {}", head_line(&result.nodeid))
+            };
+            let message = result
+                .message
+                .as_deref()
+                .filter(|m| !m.trim().is_empty())
+                .unwrap_or(if is_collect_error(result) {
+                    "the collector failed"
+                } else {
+                    default_message(Outcome::Error)
+                });
+            errors.push((title, result, message));
+        }
+        if let Some(teardown) = &result.teardown_error {
+            let title = format!("ERROR at teardown of {}", head_line(&result.nodeid));
+            errors.push((title, result, teardown.as_str()));
+        }
+    }
+    errors
+}
+
+/// pytest's `ERRORS` section: each error's title in a `_` rule, then
+/// pytest's report (the traceback) and the captured output.
 fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
-    let errors: Vec<&TestResult> = results.iter().filter(|r| is_collect_error(r)).collect();
+    let errors = errors(results);
     if errors.is_empty() {
         return;
     }
     push_line(out, &rule('=', "ERRORS", options.width));
-    for result in errors {
-        let title = rule(
-            '_',
-            &format!("ERROR collecting {}", result.nodeid),
-            options.width,
-        );
+    for (title, result, message) in errors {
+        let title = rule('_', &title, options.width);
         push_line(
             out,
             &paint(&title, &[Style::Red, Style::Bold], options.color),
         );
-        push_block(
-            out,
-            result
-                .message
-                .as_deref()
-                .filter(|m| !m.trim().is_empty())
-                .unwrap_or("the collector failed"),
-        );
-        push_output(out, &result.output, options);
+        push_block(out, message);
+        if result.outcome == Outcome::Error {
+            push_output(out, &result.output, options);
+        }
     }
+}
+
+/// `ERROR nodeid - first line of the report` for each error, in the order
+/// of [`errors`].
+fn error_lines(results: &[TestResult], color: bool) -> Vec<String> {
+    errors(results)
+        .into_iter()
+        .map(|(_, result, message)| {
+            let mut line = format!("{} {}", paint("ERROR", &[Style::Red], color), result.nodeid);
+            let first = crash_line(message);
+            if !first.is_empty() && Some(message) != Some(default_message(Outcome::Error)) {
+                line.push_str(" - ");
+                line.push_str(first);
+            }
+            line
+        })
+        .collect()
 }
 
 /// One entry per test that fails the run: its node id in a `_` rule, its
@@ -165,14 +213,14 @@ fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
 fn failures_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
     let failed: Vec<&TestResult> = results
         .iter()
-        .filter(|r| r.outcome.is_failure() && !is_collect_error(r))
+        .filter(|r| r.outcome.is_failure() && r.outcome != Outcome::Error)
         .collect();
     if failed.is_empty() {
         return;
     }
     push_line(out, &rule('=', "FAILURES", options.width));
     for result in failed {
-        let title = rule('_', &result.nodeid, options.width);
+        let title = rule('_', &head_line(&result.nodeid), options.width);
         push_line(
             out,
             &paint(&title, &[Style::Red, Style::Bold], options.color),
@@ -197,7 +245,7 @@ fn passes_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
     }
     push_line(out, &rule('=', "PASSES", options.width));
     for result in passed {
-        let title = rule('_', &result.nodeid, options.width);
+        let title = rule('_', &head_line(&result.nodeid), options.width);
         push_line(
             out,
             &paint(&title, &[Style::Green, Style::Bold], options.color),
@@ -228,7 +276,7 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
                 's' => lines.extend(folded_skip_lines(results, color)),
                 'x' => lines.extend(reason_lines(results, Outcome::Xfailed, "XFAIL", color)),
                 'X' => lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color)),
-                'E' => lines.extend(failure_lines(results, &[(Outcome::Error, "ERROR")], color)),
+                'E' => lines.extend(error_lines(results, color)),
                 // Crashes and timeouts are proctor's failures.
                 'f' => lines.extend(failure_lines(
                     results,
@@ -239,7 +287,8 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
                     ],
                     color,
                 )),
-                'p' | 'P' => {
+                // `P` is the `PASSES` section (pytest's `-rP`), not a line.
+                'p' => {
                     let word = paint("PASSED", &[Style::Green], color);
                     lines.extend(
                         results
@@ -262,10 +311,10 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
         lines.extend(reason_lines(results, Outcome::Xfailed, "XFAIL", color));
     }
     lines.extend(reason_lines(results, Outcome::Xpassed, "XPASS", color));
+    lines.extend(error_lines(results, color));
     lines.extend(failure_lines(
         results,
         &[
-            (Outcome::Error, "ERROR"),
             (Outcome::Crashed, "CRASHED"),
             (Outcome::TimedOut, "TIMEOUT"),
             (Outcome::Failed, "FAILED"),

@@ -54,6 +54,20 @@ def test_error(broken):
     pass
 
 
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown breaks")
+
+
+def test_teardown_error(broken_teardown):
+    pass
+
+
+def test_fail_and_teardown_error(broken_teardown):
+    assert 0
+
+
 class TestOuter:
     class TestInner:
         def test_z(self):
@@ -92,6 +106,13 @@ fn results() -> Vec<TestResult> {
             None,
             Some("E       RuntimeError: db down\n"),
         ),
+        ("test_teardown_error", Outcome::Passed, None, None),
+        (
+            "test_fail_and_teardown_error",
+            Outcome::Failed,
+            None,
+            Some("    def test_fail_and_teardown_error(broken_teardown):\n>       assert 0\nE       assert 0\n"),
+        ),
         ("TestOuter::TestInner::test_z", Outcome::Passed, None, None),
         ("TestOuter::test_y[1]", Outcome::Passed, None, None),
         ("TestOuter::test_y[2]", Outcome::Passed, None, None),
@@ -101,6 +122,10 @@ fn results() -> Vec<TestResult> {
         .map(|&(name, outcome, reason, message)| TestResult {
             reason: reason.map(str::to_owned),
             message: message.map(str::to_owned),
+            // The two tests of `broken_teardown`: pytest's second report.
+            teardown_error: name
+                .contains("teardown_error")
+                .then(|| "E       RuntimeError: teardown breaks\n".to_owned()),
             ..TestResult::new(format!("{file}::{name}"), outcome)
         })
         .collect()
@@ -110,8 +135,13 @@ fn results() -> Vec<TestResult> {
 /// tag, and for skips the type and message.
 type Case = (Option<String>, Option<String>, Option<String>);
 
-/// Suite counts and testcases keyed by (classname, name).
-fn shape(xml: &str) -> (Vec<String>, BTreeMap<(String, String), Case>) {
+/// A testcase's classname and name, and how many testcases before it had
+/// the same two.
+type CaseKey = (String, String, usize);
+
+/// Suite counts and testcases keyed by (classname, name, how many came
+/// before with the same names: a failed call and a failed teardown are two).
+fn shape(xml: &str) -> (Vec<String>, BTreeMap<CaseKey, Case>) {
     let doc = Document::parse(xml).unwrap_or_else(|err| panic!("malformed XML ({err}):\n{xml}"));
     let suite = doc
         .descendants()
@@ -123,10 +153,15 @@ fn shape(xml: &str) -> (Vec<String>, BTreeMap<(String, String), Case>) {
         .collect();
     let mut cases = BTreeMap::new();
     for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
-        let key = (
+        let names = (
             case.attribute("classname").unwrap().to_owned(),
             case.attribute("name").unwrap().to_owned(),
         );
+        let before = cases
+            .keys()
+            .filter(|(classname, name, _)| (classname, name) == (&names.0, &names.1))
+            .count();
+        let key = (names.0, names.1, before);
         let outcome = case
             .children()
             .find(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()));

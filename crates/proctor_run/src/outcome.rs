@@ -15,9 +15,13 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
         let failed = report.outcome == "failed";
         let skipped = report.outcome == "skipped";
         match report.when.as_str() {
-            // A failing teardown makes pytest count an error (next to the
-            // call's outcome); one result per test keeps the error.
-            "setup" | "teardown" if failed => outcome = Some(Outcome::Error),
+            // A failing teardown is an error pytest counts next to the
+            // test's outcome (`1 passed, 1 error`).
+            "teardown" if failed => {
+                result.teardown_error = Some(report.longrepr.clone().unwrap_or_default());
+                continue;
+            }
+            "setup" if failed => outcome = Some(Outcome::Error),
             "setup" | "call" if skipped && report.wasxfail.is_some() => {
                 outcome = Some(Outcome::Xfailed);
                 result.reason.clone_from(&report.wasxfail);
@@ -113,7 +117,10 @@ mod tests {
                 report("teardown", "failed"),
             ],
         );
-        assert_eq!(teardown.outcome, Outcome::Error);
+        assert_eq!(
+            (teardown.outcome, teardown.teardown_error.is_some()),
+            (Outcome::Passed, true)
+        );
         let mut xfail = report("call", "skipped");
         xfail.wasxfail = Some("bug 12".into());
         assert_eq!(

@@ -31,6 +31,10 @@ def test_teardown_error(broken_teardown):
     pass
 
 
+def test_fails_and_its_teardown_too(broken_teardown):
+    assert 1 == 2
+
+
 @pytest.mark.skip(reason="not today")
 def test_skipped():
     pass

@@ -145,3 +145,15 @@ pub(crate) fn repo() -> std::path::PathBuf {
         .canonicalize()
         .unwrap()
 }
+
+/// A test's outcome in a `proctor run --json` report, as
+/// `tests/harness/dump_outcomes.py` writes pytest's: `+error` after it for
+/// a failed teardown, which pytest counts besides the outcome.
+pub(crate) fn outcome_word(test: &serde_json::Value) -> String {
+    let teardown = if test["teardown_error"].is_string() {
+        "+error"
+    } else {
+        ""
+    };
+    format!("{}{teardown}", test["outcome"].as_str().unwrap_or_default())
+}

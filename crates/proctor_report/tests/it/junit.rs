@@ -158,7 +158,10 @@ fn testcases_carry_outcome_properties_and_output() {
         Some("timed out: timed out after 30.00s; the process was killed")
     );
     let error = element(cases[8], "error").unwrap();
-    assert_eq!(error.attribute("message"), Some("ConnectionError: db down"));
+    assert_eq!(
+        error.attribute("message"),
+        Some("failed on setup with \"ConnectionError: db down\"")
+    );
 
     let xfailed = element(cases[9], "skipped").unwrap();
     assert_eq!(xfailed.attribute("type"), Some("pytest.xfail"));

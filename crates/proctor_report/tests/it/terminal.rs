@@ -8,8 +8,14 @@ use proctor_report::{progress_line, summary, SummaryOptions};
 use crate::fixture::{self, result};
 
 const MIXED: &str = "\
+==================================== ERRORS ====================================
+__________________________ ERROR at setup of test_db ___________________________
+    @pytest.fixture
+    def db():
+>       raise ConnectionError(\"db down\")
+E       ConnectionError: db down
 =================================== FAILURES ===================================
-__________________ tests/unit/test_a.py::TestX::test_fail[1] ___________________
+______________________________ TestX.test_fail[1] ______________________________
     def test_fail(n):
 >       assert n == 2
 E       assert 1 == 2
@@ -17,15 +23,10 @@ E       assert 1 == 2
 tests/unit/test_a.py:9: AssertionError
 ------------------------------- Captured output --------------------------------
 hello from test_fail
-_______________________ tests/unit/test_b.py::test_segv ________________________
+__________________________________ test_segv ___________________________________
 the pytest process died with signal 11 (SIGSEGV)
-_______________________ tests/unit/test_b.py::test_slow ________________________
+__________________________________ test_slow ___________________________________
 timed out after 30.00s; the process was killed
-________________________ tests/unit/test_b.py::test_db _________________________
-    @pytest.fixture
-    def db():
->       raise ConnectionError(\"db down\")
-E       ConnectionError: db down
 =========================== short test summary info ============================
 SKIPPED [2] service ollama not reachable at 127.0.0.1:11434
 SKIPPED [1] OPENAI_API_KEY not set
@@ -132,7 +133,7 @@ fn passed_output_is_shown_on_request() {
     assert_eq!(
         summary(&results, &run, &options),
         "================ PASSES ================\n\
-         ___________ t.py::test_noisy ___________\n\
+         ______________ test_noisy ______________\n\
          ----------- Captured output ------------\n\
          captured line\n\
          ========== 2 passed in 0.10s ===========\n"
