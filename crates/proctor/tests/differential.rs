@@ -77,6 +77,7 @@ suites!(
     opt_in,
     addopts_plugins,
     evaluated,
+    collect_hooks,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

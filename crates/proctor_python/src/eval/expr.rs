@@ -460,6 +460,7 @@ impl<'a> Evaluator<'_, 'a> {
                     PyValue::Unknown(format!("attribute `{name}` of a value"))
                 }
             }
+            PyValue::Path(path) => super::paths::attribute(path, name),
             PyValue::Param(param) => match name {
                 "values" => PyValue::Container {
                     kind: ContainerKind::Tuple,
