@@ -78,6 +78,7 @@ suites!(
     addopts_plugins,
     evaluated,
     collect_hooks,
+    class_scope,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

@@ -12,6 +12,7 @@
 //! it hang or exhaust memory.
 
 mod builtins;
+mod class_scope;
 mod collect_file;
 mod expr;
 mod module_code;
