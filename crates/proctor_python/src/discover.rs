@@ -113,7 +113,9 @@ impl<'s> Walker<'s> {
                 // An example or a notebook.
             } else if path.is_file() {
                 // A file given explicitly is collected whatever its name,
-                // as long as it is a Python file (or a .txt/.rst doctest).
+                // as long as it is a Python file (or a .txt/.rst doctest),
+                // and a conftest's `pytest_collect_file` sees it too.
+                self.note_initial_hook_file(path);
                 if path.extension().is_some_and(|e| e == "py") {
                     self.add_file(path);
                 } else if path.extension().is_some_and(|e| e == "txt" || e == "rst")
@@ -360,6 +362,22 @@ impl<'s> Walker<'s> {
             path: path.to_path_buf(),
             also_collected,
         });
+    }
+
+    /// [`Self::note_hook_file`] for a file given on the command line:
+    /// pytest's ignore rules do not apply to it, and pytest's own plugins
+    /// collect any Python file, and any text file with doctest examples.
+    fn note_initial_hook_file(&mut self, path: &Path) {
+        if self.hook_dirs.iter().any(|d| path.starts_with(d)) {
+            let also_collected = path.extension().is_some_and(|e| e == "py")
+                || std::fs::read(path)
+                    .is_ok_and(|text| has_doctest_examples(&String::from_utf8_lossy(&text)));
+            self.out.hook_files.push(crate::eval::HookFile {
+                at: self.out.test_files.len(),
+                path: path.to_path_buf(),
+                also_collected,
+            });
+        }
     }
 
     /// pytest's `pytest_ignore_collect`.

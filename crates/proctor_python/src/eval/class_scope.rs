@@ -15,28 +15,38 @@ impl<'a> Evaluator<'_, 'a> {
     /// The innermost class of module `module` whose body holds `at`.
     fn class_at(&self, module: usize, at: TextRange) -> Option<&'a ast::StmtClassDef> {
         let file: &'a crate::source::SourceFile = self.project.module(module).file;
-        let body: &'a [Stmt] = &file.ast.as_ref()?.body;
-        let i = body.partition_point(|s| s.range().end() <= at.start());
-        let stmt = body.get(i)?;
-        // Most names are read at module level: no class to search.
-        if !stmt.range().contains_range(at)
-            || !matches!(
-                stmt,
-                Stmt::ClassDef(_)
-                    | Stmt::If(_)
+        let mut body: &'a [Stmt] = &file.ast.as_ref()?.body;
+        let mut class = None;
+        loop {
+            // The statement of `body` that holds `at` (statements are in
+            // source order).
+            let i = body.partition_point(|s| s.range().end() <= at.start());
+            let stmt = body.get(i).filter(|s| s.range().contains_range(at));
+            match stmt {
+                Some(Stmt::ClassDef(def)) => {
+                    class = Some(def);
+                    body = &def.body;
+                }
+                Some(
+                    stmt @ (Stmt::If(_)
                     | Stmt::Try(_)
                     | Stmt::With(_)
                     | Stmt::For(_)
-                    | Stmt::While(_)
-            )
-        {
-            return None;
+                    | Stmt::While(_)),
+                ) => {
+                    // Rare: a class under a compound statement.
+                    let mut defs = Vec::new();
+                    crate::project::class_defs(std::slice::from_ref(stmt), &mut defs);
+                    return defs
+                        .into_iter()
+                        .filter(|d| d.body.iter().any(|s| s.range().contains_range(at)))
+                        .min_by_key(|d| d.range.len())
+                        .or(class);
+                }
+                // Module level, or a statement of the class body found.
+                _ => return class,
+            }
         }
-        let mut defs = Vec::new();
-        crate::project::class_defs(std::slice::from_ref(stmt), &mut defs);
-        defs.into_iter()
-            .filter(|d| d.body.iter().any(|s| s.range().contains_range(at)))
-            .min_by_key(|d| d.range.len())
     }
 
     /// The value of `name`, read at `at` with no local scope, when a class
