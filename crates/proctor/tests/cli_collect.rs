@@ -387,3 +387,55 @@ fn hypothesis_plugin_marks_given_tests() {
         [vec!["slow"], vec![]]
     );
 }
+
+/// The node ids `pytest --collect-only -q` prints for `args` in `dir`.
+fn pytest_ids(dir: &Path, args: &[&str]) -> Vec<String> {
+    let python =
+        std::env::var("PROCTOR_TEST_PYTHON").expect("PROCTOR_TEST_PYTHON is set by scripts/test");
+    let output = Command::new(python)
+        .args([
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("pytest runs");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .take_while(|line| !line.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn collect_file_hook_sees_files_given_on_the_command_line() {
+    // A conftest's `pytest_collect_file` is called for a file given as an
+    // argument too: its items, as pytest lists them, next to a test module.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/suites/collect_hooks");
+    let args = [
+        "golden/sub/b_case.yaml",
+        "golden/test_module.py",
+        "golden/a_case.yaml",
+    ];
+    let mut cmd = vec!["collect"];
+    cmd.extend(args);
+    let out = common::run(&dir, &cmd);
+    let ours: Vec<String> = out
+        .split("--- stdout\n")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .take_while(|line| !line.is_empty() && !line.starts_with("---"))
+        .map(str::to_owned)
+        .collect();
+    let theirs = pytest_ids(&dir, &args);
+    assert_eq!(theirs.len(), 5, "pytest collected: {theirs:?}");
+    assert_eq!(ours, theirs, "proctor:\n{out}");
+}

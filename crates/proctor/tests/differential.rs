@@ -77,6 +77,9 @@ suites!(
     opt_in,
     addopts_plugins,
     evaluated,
+    collect_hooks,
+    class_scope,
+    module_getattr,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
@@ -1016,10 +1019,11 @@ fn check_suite(name: &'static str) {
     }
 }
 
-/// The suites with constructs known only at run time: `dynamic`, and
+/// The suites with constructs known only at run time: `dynamic`,
 /// `discovery_config`'s `collect_ignore` under `sys.version_info` (the
-/// target interpreter's version is not yet read by discovery).
-const DYNAMIC_SUITES: &[&str] = &["dynamic", "discovery_config"];
+/// target interpreter's version is not yet read by discovery), and
+/// `module_getattr`'s names a module computes in `__getattr__`.
+const DYNAMIC_SUITES: &[&str] = &["dynamic", "discovery_config", "module_getattr"];
 
 #[test]
 fn every_suite_has_a_test() {

@@ -48,6 +48,9 @@ pub(crate) struct Discovery {
     /// index in `test_files` they follow (examples without the opt-in
     /// comment included, without a node id).
     pub(crate) opt_in: Vec<(usize, OptInFile)>,
+    /// Files under a conftest that defines `pytest_collect_file` (every
+    /// file pytest hands the hook, whatever its name).
+    pub(crate) hook_files: Vec<crate::eval::HookFile>,
 }
 
 /// `collect_ignore` / `collect_ignore_glob` of one conftest.py, as absolute
@@ -81,6 +84,8 @@ pub(crate) struct Walker<'s> {
     /// Directories whose conftest.py cannot be read or parsed: pytest
     /// fails to import it and collects nothing below it.
     broken: FxHashSet<PathBuf>,
+    /// Directories whose conftest.py mentions `pytest_collect_file`.
+    hook_dirs: Vec<PathBuf>,
 }
 
 impl<'s> Walker<'s> {
@@ -91,6 +96,7 @@ impl<'s> Walker<'s> {
             ignores: BTreeMap::new(),
             seen_files: FxHashSet::default(),
             broken: FxHashSet::default(),
+            hook_dirs: Vec::new(),
         }
     }
 
@@ -107,7 +113,9 @@ impl<'s> Walker<'s> {
                 // An example or a notebook.
             } else if path.is_file() {
                 // A file given explicitly is collected whatever its name,
-                // as long as it is a Python file (or a .txt/.rst doctest).
+                // as long as it is a Python file (or a .txt/.rst doctest),
+                // and a conftest's `pytest_collect_file` sees it too.
+                self.note_initial_hook_file(path);
                 if path.extension().is_some_and(|e| e == "py") {
                     self.add_file(path);
                 } else if path.extension().is_some_and(|e| e == "txt" || e == "rst")
@@ -234,6 +242,9 @@ impl<'s> Walker<'s> {
                 });
                 self.broken.insert(dir.to_path_buf());
             }
+            if file.text.contains("pytest_collect_file") {
+                self.hook_dirs.push(dir.to_path_buf());
+            }
             let ignores = read_collect_ignores(&file, dir);
             if !ignores.is_empty() {
                 self.ignores.insert(dir.to_path_buf(), ignores);
@@ -302,7 +313,7 @@ impl<'s> Walker<'s> {
                         self.walk_dir(&path, canonical, stack);
                     }
                 }
-                Kind::File if self.opt_in_file(&path) => {}
+                Kind::File if self.opt_in_file(&path) => self.note_hook_file(&path, || true),
                 Kind::File => {
                     let is_py = path.extension().is_some_and(|e| e == "py");
                     let wanted = if is_py {
@@ -313,6 +324,15 @@ impl<'s> Walker<'s> {
                     } else {
                         self.is_doctest(&path)
                     };
+                    // A text file without examples gives pytest's doctest
+                    // plugin no item.
+                    self.note_hook_file(&path, || {
+                        wanted
+                            && (is_py
+                                || std::fs::read(&path).is_ok_and(|text| {
+                                    has_doctest_examples(&String::from_utf8_lossy(&text))
+                                }))
+                    });
                     if wanted && !self.ignored(&path, false) {
                         if is_py {
                             self.add_file(&path);
@@ -325,6 +345,39 @@ impl<'s> Walker<'s> {
             }
         }
         stack.pop();
+    }
+
+    /// Records a file that a conftest's `pytest_collect_file` may collect
+    /// (`also` when pytest's own plugins may collect it too).
+    fn note_hook_file(&mut self, path: &Path, also: impl FnOnce() -> bool) {
+        if self.hook_dirs.is_empty() || !self.hook_dirs.iter().any(|d| path.starts_with(d)) {
+            return;
+        }
+        if self.ignored(path, false) {
+            return;
+        }
+        let also_collected = self.out.conditional.contains_key(path) || also();
+        self.out.hook_files.push(crate::eval::HookFile {
+            at: self.out.test_files.len(),
+            path: path.to_path_buf(),
+            also_collected,
+        });
+    }
+
+    /// [`Self::note_hook_file`] for a file given on the command line:
+    /// pytest's ignore rules do not apply to it, and pytest's own plugins
+    /// collect any Python file, and any text file with doctest examples.
+    fn note_initial_hook_file(&mut self, path: &Path) {
+        if self.hook_dirs.iter().any(|d| path.starts_with(d)) {
+            let also_collected = path.extension().is_some_and(|e| e == "py")
+                || std::fs::read(path)
+                    .is_ok_and(|text| has_doctest_examples(&String::from_utf8_lossy(&text)));
+            self.out.hook_files.push(crate::eval::HookFile {
+                at: self.out.test_files.len(),
+                path: path.to_path_buf(),
+                also_collected,
+            });
+        }
     }
 
     /// pytest's `pytest_ignore_collect`.
@@ -415,6 +468,15 @@ impl<'s> Walker<'s> {
         }
         false
     }
+}
+
+/// Whether a text file holds doctest examples (pytest's doctest plugin
+/// makes an item of it only then).
+pub(crate) fn has_doctest_examples(text: &str) -> bool {
+    text.lines().any(|line| {
+        let rest = line.trim_start_matches(' ');
+        rest == ">>>" || rest.starts_with(">>> ")
+    })
 }
 
 /// Reads literal `collect_ignore` and `collect_ignore_glob` lists of a

@@ -130,7 +130,11 @@ fn value_id(value: &PyValue, options: &IdOptions) -> Result<Option<String>, Stri
         PyValue::Pattern(p) => Some(ascii_escape_str(p)),
         PyValue::EnumMember { display } => Some(display.clone()),
         PyValue::Named(name) | PyValue::Function { name, .. } => Some(name.clone()),
-        PyValue::Container { .. } | PyValue::Object | PyValue::Param(_) | PyValue::Mark(_) => None,
+        PyValue::Container { .. }
+        | PyValue::Object
+        | PyValue::Path(_)
+        | PyValue::Param(_)
+        | PyValue::Mark(_) => None,
         PyValue::Unknown(reason) => return Err(reason.clone()),
         scalar => scalar.scalar_str(),
     })

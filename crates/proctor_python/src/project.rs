@@ -253,6 +253,12 @@ impl<'p, 'a> Project<'p, 'a> {
                 let sub = format!("{dotted}.{name}");
                 match self.by_dotted(&sub) {
                     Some(sub_idx) => Entity::SuiteModule(sub_idx),
+                    // PEP 562: the module computes the names it lacks.
+                    None if matches!(target.ns.get("__getattr__"), Some(Binding::Func { .. })) => {
+                        Entity::Unknown(format!(
+                            "`{name}` is computed by module `{dotted}`'s `__getattr__` when it is read"
+                        ))
+                    }
                     None => Entity::Unknown(format!("`{name}` not found in module `{dotted}`")),
                 }
             }

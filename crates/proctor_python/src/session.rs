@@ -154,7 +154,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     };
     collection.errors.extend(discovery.errors.iter().cloned());
     let session = SessionFixtures::new(&project, &discovery, &by_path);
-    conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
+    let hooked = conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
     let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
 
     let results: Vec<ModuleResult> = contents
@@ -192,6 +192,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     let mut raw: Vec<RawItem> = Vec::with_capacity(results.iter().map(|r| r.items.len()).sum());
     let mut doctests = discovery.doctest_files.iter().peekable();
     let mut opt_in = discovery.opt_in.iter().peekable();
+    let mut hooked = hooked.into_iter().peekable();
     // In pytest's default `prepend` import mode, two test modules with the
     // same dotted name cannot both be imported: the later one fails.
     let mut imported: HashMap<&str, &Path> = HashMap::default();
@@ -201,6 +202,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         }
         while let Some((_, file)) = opt_in.next_if(|(at, _)| *at <= position) {
             raw.extend(crate::opt_in::item(file));
+        }
+        while let Some((_, item)) = hooked.next_if(|(at, _)| *at <= position) {
+            raw.push(item);
         }
         let path = discovery.test_files[position].as_path();
         if settings.import_mode != "importlib" && result.parsed {
@@ -228,6 +232,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     for (_, file) in opt_in {
         raw.extend(crate::opt_in::item(file));
     }
+    raw.extend(hooked.map(|(_, item)| item));
     collection.opt_in = discovery.opt_in.into_iter().map(|(_, file)| file).collect();
     if !settings.definitions_only {
         reorder::reorder_items(&mut raw);
@@ -375,15 +380,24 @@ impl<'a> SessionFixtures<'a> {
     }
 }
 
-/// Conftest hooks pytest runs that proctor cannot: ones that create items
-/// become dynamic items, `pytest_collection_modifyitems` a warning.
+/// Conftest hooks that create items: the items of a `pytest_collect_file`
+/// proctor can follow (with the index in the test files each follows);
+/// the others become dynamic items, `pytest_collection_modifyitems` a
+/// warning.
 fn conftest_hooks(
     settings: &CollectSettings,
     project: &Project<'_, '_>,
     discovery: &Discovery,
     by_path: &ByPath<'_>,
     collection: &mut Collection,
-) {
+) -> Vec<(usize, RawItem)> {
+    let hooks: Vec<(&Path, usize)> = discovery
+        .conftests
+        .iter()
+        .filter_map(|(dir, c)| Some((dir.as_path(), *by_path.get(c.as_os_str())?)))
+        .filter(|&(_, idx)| project.module(idx).ns.get("pytest_collect_file").is_some())
+        .collect();
+    let followed = crate::eval::collect_files(*project, settings, &hooks, &discovery.hook_files);
     for (dir, conftest) in &discovery.conftests {
         let Some(&idx) = by_path.get(conftest.as_os_str()) else {
             continue;
@@ -397,15 +411,24 @@ fn conftest_hooks(
             "pytest_pycollect_makemodule",
         ] {
             if ns.get(hook).is_some() {
+                let reason = if hook == "pytest_collect_file" {
+                    let h = hooks.iter().position(|&(_, i)| i == idx);
+                    match followed.failed.iter().find(|(f, _)| Some(*f) == h) {
+                        Some((_, reason)) => format!("{rel} defines `{hook}`, which proctor cannot follow statically: {reason}"),
+                        None => continue,
+                    }
+                } else {
+                    format!(
+                        "{rel} defines `{hook}`: the items it creates are only known at run time"
+                    )
+                };
                 let nodeid = settings.relative(dir);
                 collection.items.push(Item {
                     nodeid: if nodeid == "." { String::new() } else { nodeid },
                     file: rel.clone(),
                     line: 0,
                     markers: Vec::new(),
-                    dynamic: Some(format!(
-                        "{rel} defines `{hook}`: the items it creates are only known at run time"
-                    )),
+                    dynamic: Some(reason),
                     decorators: Vec::new(),
                 });
             }
@@ -419,6 +442,7 @@ fn conftest_hooks(
             });
         }
     }
+    followed.items
 }
 
 /// What every test module of one directory shares: its conftests and the
@@ -588,11 +612,7 @@ fn collect_module<'a>(
 fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
     let text = std::fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&text);
-    let has_examples = text.lines().any(|line| {
-        let rest = line.trim_start_matches(' ');
-        rest == ">>>" || rest.starts_with(">>> ")
-    });
-    if !has_examples {
+    if !discover::has_doctest_examples(&text) {
         return None;
     }
     let rel = settings.relative(path);

@@ -96,6 +96,9 @@ pub(crate) enum PyValue {
     Named(String),
     /// A compiled regular expression: its id is its pattern, escaped.
     Pattern(String),
+    /// A `pathlib.Path` (the absolute path pytest hands a hook as
+    /// `file_path`): it has no id of its own.
+    Path(String),
     /// An object with no usable id (an instance of a plain class, `object()`):
     /// pytest uses the argument name and index.
     Object,

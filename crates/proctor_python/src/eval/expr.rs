@@ -86,9 +86,14 @@ impl<'a> Evaluator<'_, 'a> {
                 "<lambda>".to_owned(),
             ),
             Expr::FString(f) => self.fstring(module, scope, f),
-            Expr::Name(name) => match scope.and_then(|s| s.get(name.id.as_str())) {
-                Some(value) => value,
-                None => self.global(module, name.id.as_str()),
+            Expr::Name(name) => match scope {
+                Some(scope) => scope
+                    .get(name.id.as_str())
+                    .unwrap_or_else(|| self.global(module, name.id.as_str())),
+                // Module or class level: a class body's names come first.
+                None => self
+                    .class_name(module, name.id.as_str(), name.range)
+                    .unwrap_or_else(|| self.global(module, name.id.as_str())),
             },
             Expr::Attribute(attr) => self.attribute(module, scope, expr, attr),
             Expr::Call(call) => self.call(module, scope, call),
@@ -260,9 +265,17 @@ impl<'a> Evaluator<'_, 'a> {
         generators: &'a [ast::Comprehension],
         element: &mut dyn FnMut(&Rc<Scope>) -> Option<PyValue>,
     ) -> Result<Vec<PyValue>, String> {
+        // The first iterable is evaluated where the comprehension is
+        // written (a class body's names are visible there, and only there).
+        let first = match generators.first() {
+            Some(first) if !first.is_async => {
+                Some(ops::iterate(&self.expr(module, scope, &first.iter))?)
+            }
+            _ => None,
+        };
         let inner = Scope::child(scope);
         let mut out = Vec::new();
-        self.generate(module, &inner, generators, element, &mut out)?;
+        self.generate(module, &inner, generators, first, element, &mut out)?;
         Ok(out)
     }
 
@@ -271,6 +284,7 @@ impl<'a> Evaluator<'_, 'a> {
         module: usize,
         scope: &Rc<Scope>,
         generators: &'a [ast::Comprehension],
+        first_items: Option<Vec<PyValue>>,
         element: &mut dyn FnMut(&Rc<Scope>) -> Option<PyValue>,
         out: &mut Vec<PyValue>,
     ) -> Result<(), String> {
@@ -289,7 +303,10 @@ impl<'a> Evaluator<'_, 'a> {
         if first.is_async {
             return Err("an async comprehension".to_owned());
         }
-        let items = ops::iterate(&self.expr(module, Some(scope), &first.iter))?;
+        let items = match first_items {
+            Some(items) => items,
+            None => ops::iterate(&self.expr(module, Some(scope), &first.iter))?,
+        };
         'items: for item in items {
             if !self.step() {
                 return Err("the value takes too many steps to compute statically".to_owned());
@@ -300,7 +317,7 @@ impl<'a> Evaluator<'_, 'a> {
                     continue 'items;
                 }
             }
-            self.generate(module, scope, rest, element, out)?;
+            self.generate(module, scope, rest, None, element, out)?;
         }
         Ok(())
     }
@@ -428,6 +445,11 @@ impl<'a> Evaluator<'_, 'a> {
         if let Some(base) = self.local_base(scope, &attr.value) {
             return self.attribute_of(base, name);
         }
+        if scope.is_none() {
+            if let Some(base) = self.class_base(module, &attr.value) {
+                return self.attribute_of(base, name);
+            }
+        }
         self.reference(module, expr, Some(attr))
     }
 
@@ -460,6 +482,7 @@ impl<'a> Evaluator<'_, 'a> {
                     PyValue::Unknown(format!("attribute `{name}` of a value"))
                 }
             }
+            PyValue::Path(path) => super::paths::attribute(path, name),
             PyValue::Param(param) => match name {
                 "values" => PyValue::Container {
                     kind: ContainerKind::Tuple,
@@ -612,7 +635,13 @@ impl<'a> Evaluator<'_, 'a> {
     fn call(&self, module: usize, scope: Option<&Rc<Scope>>, call: &'a ast::ExprCall) -> PyValue {
         // A callee bound locally is a value; otherwise it is resolved
         // statically, which keeps classes and pytest's helpers apart.
-        if let Some(callee) = self.local_base(scope, &call.func) {
+        let class_callee = || {
+            scope
+                .is_none()
+                .then(|| self.class_base(module, &call.func))
+                .flatten()
+        };
+        if let Some(callee) = self.local_base(scope, &call.func).or_else(class_callee) {
             return match self.args(module, scope, &call.arguments) {
                 Ok(args) => self.call_value(&callee, args.positional, args.keywords),
                 Err(reason) => PyValue::Unknown(reason),

@@ -12,9 +12,12 @@
 //! it hang or exhaust memory.
 
 mod builtins;
+mod class_scope;
+mod collect_file;
 mod expr;
 mod module_code;
 mod ops;
+mod paths;
 mod scope;
 mod stmts;
 mod text;
@@ -29,6 +32,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::project::Project;
 use crate::value::PyValue;
 
+pub(crate) use collect_file::{collect_files, HookFile};
 pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
 

@@ -53,7 +53,8 @@ pub(super) fn truth(value: &PyValue) -> Result<bool, String> {
         | PyValue::Function { .. }
         | PyValue::Param(_)
         | PyValue::Mark(_)
-        | PyValue::Pattern(_) => true,
+        | PyValue::Pattern(_)
+        | PyValue::Path(_) => true,
         PyValue::Unknown(reason) => return Err(reason.clone()),
         _ => return Err("the truth of a value proctor cannot know statically".to_owned()),
     })
@@ -213,6 +214,10 @@ pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
             x == y
         }
         (V::Bytes(x), V::Bytes(y)) => x == y,
+        (V::Path(x), V::Path(y)) => x == y,
+        // A path is never equal to a string or a builtin container.
+        (V::Path(_), V::None | V::Str(_) | V::Bytes(_) | V::Container { .. })
+        | (V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }, V::Path(_)) => false,
         (V::Int(_) | V::Bool(_) | V::Float(_), V::Int(_) | V::Bool(_) | V::Float(_)) => {
             match (int(a), int(b)) {
                 (Some(x), Some(y)) => x == y,

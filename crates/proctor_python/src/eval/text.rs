@@ -12,7 +12,7 @@ use crate::value::{float_repr, ContainerKind, PyValue};
 /// `str(value)`.
 pub(super) fn str_of(value: &PyValue) -> Result<String, String> {
     match value {
-        PyValue::Str(s) => Ok(s.clone()),
+        PyValue::Str(s) | PyValue::Path(s) => Ok(s.clone()),
         PyValue::EnumMember { display } => Ok(display.clone()),
         PyValue::Unknown(reason) => Err(reason.clone()),
         other => repr(other),
