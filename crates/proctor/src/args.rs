@@ -87,6 +87,26 @@ pub(crate) enum Command {
     /// status: 0, or 4 when the JSON report cannot be read (missing, not
     /// JSON, another version) or the page cannot be written.
     Report(ReportArgs),
+    /// Manage the collection cache (`.proctor/cache/` in the rootdir).
+    ///
+    /// `proctor cache clean` removes it; the next command that collects
+    /// builds it again. Exit status: 0, or 4 when it cannot be removed.
+    Cache(CacheArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CacheArgs {
+    #[command(subcommand)]
+    pub(crate) command: CacheCommand,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+}
+
+/// What `proctor cache` does.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CacheCommand {
+    /// Remove the collection cache.
+    Clean,
 }
 
 #[derive(Debug, Args)]
@@ -189,6 +209,10 @@ pub(crate) struct CheckArgs {
     /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
+    /// Collect every file anew, neither reading nor writing the collection
+    /// cache (`.proctor/cache/`).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 #[derive(Debug, Args)]
@@ -406,6 +430,10 @@ pub(crate) struct ExplainArgs {
     pub(crate) config: ConfigArgs,
     #[command(flatten)]
     pub(crate) selection: SelectionArgs,
+    /// Collect every file anew, neither reading nor writing the collection
+    /// cache (`.proctor/cache/`).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 /// Where the suite's configuration is, as pytest's `--rootdir` and `-c`
@@ -436,6 +464,10 @@ pub(crate) struct SuiteArgs {
     /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
+    /// Collect every file anew, neither reading nor writing the collection
+    /// cache (`.proctor/cache/`).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 #[derive(Debug, Args)]

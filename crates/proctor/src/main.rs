@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         args::Command::Caps(caps) => commands::caps::run(caps),
         args::Command::Coverage(coverage) => commands::coverage::run(coverage),
         args::Command::Report(report) => commands::report::run(report),
+        args::Command::Cache(cache) => commands::cache::run(cache),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {

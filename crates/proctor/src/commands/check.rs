@@ -26,6 +26,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let selection = RuleSelection::new(&args.select, &args.ignore)?;
     let suite_args = SuiteArgs {
         threads: args.threads,
+        no_cache: args.no_cache,
         ..SuiteArgs::with(&args.config, args.paths.clone())
     };
     let mut suite = Suite::load(&suite_args)?;
