@@ -12,7 +12,7 @@
 //! time to a distinct past time, so that the `stat` fast path (which does
 //! not trust files changed in the last seconds) is taken as well.
 //!
-//! `PROCTOR_CACHE_CASES=N` (default 40) sets the number of edits and
+//! `PROCTOR_CACHE_CASES=N` (default 100) sets the number of edits and
 //! `PROCTOR_CACHE_SEED=S` the seed; a failure names both.
 //! With `PROCTOR_TEST_PYTHON` set, the suite's interpreter is that one
 //! (so that the `importorskip` is decided from its import path).
@@ -511,7 +511,7 @@ fn same_with_and_without_cache(root: &Path, args: &[&str], context: &str) -> usi
 
 #[test]
 fn a_cached_collection_equals_an_uncached_one_after_every_edit() {
-    let cases = env_number("PROCTOR_CACHE_CASES", 40);
+    let cases = env_number("PROCTOR_CACHE_CASES", 100);
     let seed = env_number("PROCTOR_CACHE_SEED", 7);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();

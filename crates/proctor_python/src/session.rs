@@ -848,7 +848,9 @@ fn test_facts(
     } else {
         0
     };
-    let stamp = store.map(|_| {
+    // A file that could not be read (or was over `max-file-size`, which
+    // the next run may not have) gets no stamp: it is read every time.
+    let stamp = store.filter(|_| bytes.is_ok()).map(|_| {
         (
             path.to_path_buf(),
             Stamp {
@@ -917,12 +919,13 @@ fn shared_slot(
     } else {
         0
     };
+    let readable = bytes.is_ok();
     let file = SourceFile::parse(path, settings.relative(path), bytes);
     let imports = file
         .ast
         .as_ref()
         .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
-    let stamp = store.map(|_| Stamp {
+    let stamp = store.filter(|_| readable).map(|_| Stamp {
         stat,
         hash,
         scan: None,
