@@ -132,6 +132,9 @@ pub(crate) struct ModuleEntry {
     /// that a marker shared by many items is stored (and loaded) once.
     markers: Vec<Marker>,
     decorators: Vec<Decorator>,
+    /// The file most items are collected from and defined in; an item
+    /// names its own only when it differs.
+    file: String,
     items: Vec<StoredItem>,
     error: Option<CollectError>,
     skipped: Option<CollectError>,
@@ -141,8 +144,10 @@ pub(crate) struct ModuleEntry {
 #[derive(Serialize, Deserialize)]
 struct StoredItem {
     nodeid: String,
-    file: String,
-    def_file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    def_file: Option<String>,
     line: usize,
     markers: Vec<u32>,
     dynamic: Option<String>,
@@ -215,13 +220,19 @@ impl ModuleEntry {
     pub(crate) fn new(key: Hash, probes: Vec<Probe>, output: &ModuleOutput) -> ModuleEntry {
         let mut markers = Interner::new();
         let mut decorators = Interner::new();
+        let file = output
+            .items
+            .first()
+            .map(|item| item.file.clone())
+            .unwrap_or_default();
+        let other = |name: &String| (*name != file).then(|| name.clone());
         let items = output
             .items
             .iter()
             .map(|item| StoredItem {
                 nodeid: item.nodeid.clone(),
-                file: item.file.clone(),
-                def_file: item.def_file.clone(),
+                file: other(&item.file),
+                def_file: other(&item.def_file),
                 line: item.line,
                 markers: item.markers.iter().map(|m| markers.add(m)).collect(),
                 dynamic: item.dynamic.clone(),
@@ -239,6 +250,7 @@ impl ModuleEntry {
             probes,
             markers: markers.values,
             decorators: decorators.values,
+            file,
             items,
             error: output.error.clone(),
             skipped: output.skipped.clone(),
@@ -266,8 +278,8 @@ impl ModuleEntry {
                 .collect::<Option<Vec<_>>>()?;
             items.push(RawItem {
                 nodeid: item.nodeid,
-                file: item.file,
-                def_file: item.def_file,
+                file: item.file.unwrap_or_else(|| self.file.clone()),
+                def_file: item.def_file.unwrap_or_else(|| self.file.clone()),
                 line: item.line,
                 markers: pick(&markers, &item.markers)?,
                 dynamic: item.dynamic,
@@ -317,6 +329,7 @@ pub(crate) struct Store {
 /// A pack as read: its bytes, parsed lazily per module.
 pub(crate) struct Pack {
     bytes: Vec<u8>,
+    context: Hash,
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -372,14 +385,10 @@ impl Store {
         }
     }
 
-    /// The pack of `context`, if one was written.
+    /// The pack of `context`, if one was written (checked when read).
     pub(crate) fn pack(&self, context: Hash) -> Option<Pack> {
         let bytes = std::fs::read(self.dir.join(pack_name(context))).ok()?;
-        let pack = Pack { bytes };
-        let ok = pack
-            .parsed()
-            .is_some_and(|file| file.context == context && file.format == FORMAT);
-        ok.then_some(pack)
+        Some(Pack { bytes, context })
     }
 
     /// Writes the pack of `context`: `session`, the `fresh` entries, and
@@ -491,8 +500,12 @@ fn pack_name(context: Hash) -> String {
 }
 
 impl Pack {
+    /// The pack's contents, when it parses and is of this format and
+    /// context.
     fn parsed(&self) -> Option<PackFile<'_>> {
-        serde_json::from_slice(&self.bytes).ok()
+        serde_json::from_slice::<PackFile<'_>>(&self.bytes)
+            .ok()
+            .filter(|file| file.format == FORMAT && file.context == self.context)
     }
 
     /// The raw entries by module path, and the session entry.
