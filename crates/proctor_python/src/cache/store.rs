@@ -358,8 +358,18 @@ impl Store {
     /// Stores the stamps seen this run (`updates`) over the ones read.
     pub(crate) fn write_stamps(&mut self, updates: Vec<(PathBuf, Stamp)>) {
         let mut changed = false;
-        for (path, stamp) in updates {
+        for (path, mut stamp) in updates {
             let Some(key) = path.to_str() else { continue };
+            // A test module that another one imports has both lists, each
+            // found by another step: the one this update lacks is kept.
+            if let Some(old) = self.stamps.get(key).filter(|old| old.hash == stamp.hash) {
+                if stamp.scan.is_none() {
+                    stamp.scan.clone_from(&old.scan);
+                }
+                if stamp.imports.is_none() {
+                    stamp.imports.clone_from(&old.imports);
+                }
+            }
             let same = self.stamps.get(key).is_some_and(|old| {
                 old.stat == stamp.stat
                     && old.hash == stamp.hash
