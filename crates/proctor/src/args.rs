@@ -116,6 +116,11 @@ pub(crate) enum Command {
     /// `proctor completions bash > ~/.local/share/bash-completion/completions/proctor`;
     /// `proctor completions man > proctor.1`.
     Completions(CompletionsArgs),
+    /// Manage the collection cache (`.proctor/cache/` in the rootdir).
+    ///
+    /// `proctor cache clean` removes it; the next command that collects
+    /// builds it again. Exit status: 0, or 4 when it cannot be removed.
+    Cache(CacheArgs),
 }
 
 #[derive(Debug, Args)]
@@ -153,6 +158,21 @@ pub(crate) enum CompletionTarget {
     Powershell,
     /// The man page, `proctor(1)`, in roff.
     Man,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CacheArgs {
+    #[command(subcommand)]
+    pub(crate) command: CacheCommand,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+}
+
+/// What `proctor cache` does.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CacheCommand {
+    /// Remove the collection cache.
+    Clean,
 }
 
 #[derive(Debug, Args)]
@@ -298,6 +318,10 @@ pub(crate) struct CheckArgs {
     /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
+    /// Collect every file anew, neither reading nor writing the collection
+    /// cache (`.proctor/cache/`).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 #[derive(Debug, Args)]
@@ -515,6 +539,10 @@ pub(crate) struct ExplainArgs {
     pub(crate) config: ConfigArgs,
     #[command(flatten)]
     pub(crate) selection: SelectionArgs,
+    /// Collect every file anew, neither reading nor writing the collection
+    /// cache (`.proctor/cache/`).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 /// Where the suite's configuration is, as pytest's `--rootdir` and `-c`
@@ -545,6 +573,10 @@ pub(crate) struct SuiteArgs {
     /// Parser threads (default and most: one per core).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
+    /// Collect every file anew, neither reading nor writing the collection
+    /// cache (`.proctor/cache/`).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 #[derive(Debug, Args)]

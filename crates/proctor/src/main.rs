@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         args::Command::Report(report) => commands::report::run(report),
         args::Command::Completions(completions) => commands::completions::run(completions),
         args::Command::Init(init) => commands::init::run(init),
+        args::Command::Cache(cache) => commands::cache::run(cache),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {

@@ -4,6 +4,7 @@
 //! importing anything. What cannot be known statically is reported as a
 //! dynamic item, never guessed and never dropped.
 
+mod cache;
 mod collector;
 mod discover;
 mod eval;
@@ -26,12 +27,15 @@ mod value;
 
 use std::path::{Path, PathBuf};
 
+pub use cache::clean as clean_cache;
 pub use discover::normalize;
 pub use hooks::{
     read_conftest_hooks, ConftestHooks, HookCondition, HookMark, HookMarkKind, HookUnknown,
 };
 pub use ids::IdOptions;
-pub use model::{CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource};
+pub use model::{
+    CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource,
+};
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
 

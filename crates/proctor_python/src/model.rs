@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 /// Where a marker on an item was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MarkerSource {
     /// A decorator on the test function (or a `pytestmark` it carries).
@@ -25,7 +25,7 @@ pub enum MarkerSource {
 }
 
 /// One marker as pytest's `item.iter_markers()` would yield it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
     /// Marker name (`slow`, `parametrize`, `skipif`, ...).
     pub name: String,
@@ -43,7 +43,7 @@ pub struct Marker {
 }
 
 /// A place in a file: 1-based line and column of the start and the end.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
     /// The file, relative to the rootdir.
     pub file: String,
@@ -58,7 +58,7 @@ pub struct Location {
 }
 
 /// One test item.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     /// The node id exactly as pytest prints it. For a dynamic item whose
     /// parameters cannot be known, the id of the function without `[...]`.
@@ -82,7 +82,7 @@ pub struct Item {
     /// module's top-level `pytest.importorskip(...)` calls: the function's,
     /// then its classes' (innermost first), then the module's. A taxonomy
     /// can map them to markers and a plan to requirements.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decorators: Vec<Arc<Decorator>>,
 }
 
@@ -94,7 +94,7 @@ pub struct Item {
 /// and a `pytest.importorskip("torch", minversion="2.0")` call at the top
 /// level of a test module (path `pytest.importorskip`, source `module`;
 /// calls in functions or conditional blocks are left out).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decorator {
     /// The dotted path of the decorator (or of the function it calls).
     pub path: String,
@@ -107,14 +107,14 @@ pub struct Decorator {
 }
 
 /// A file that pytest would fail to collect, or that proctor could not read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CollectError {
     /// The file, relative to the rootdir where possible.
     pub file: String,
     /// 1-based line of the problem (0 when it concerns the whole file).
     pub line: usize,
     /// 1-based column (0 when it concerns the whole file).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub column: usize,
     /// What went wrong, phrased like pytest's report where pytest has one.
     pub message: String,
@@ -158,4 +158,17 @@ pub struct Collection {
     /// without paths does not reach their items.
     #[serde(skip)]
     pub beyond_walk: Vec<String>,
+    /// How the collection cache served this collection, when it was used.
+    #[serde(skip)]
+    pub cache: Option<CacheStats>,
+}
+
+/// How many test modules came from the collection cache and how many were
+/// collected anew.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Test modules whose cached result still held.
+    pub cached: usize,
+    /// Test modules collected anew (and stored).
+    pub collected: usize,
 }

@@ -255,7 +255,7 @@ fn call_skip(
 fn suite_dirs(settings: &CollectSettings, path: &Path) -> Vec<PathBuf> {
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if !d.join("__init__.py").is_file() {
+        if !crate::cache::probe::is_file(&d.join("__init__.py")) {
             break;
         }
         dir = d.parent();
@@ -332,27 +332,13 @@ fn resolved_parts(dir: &Path, parts: &[&str], extensions: bool) -> usize {
     let mut current = dir.to_path_buf();
     for (i, part) in parts.iter().enumerate() {
         let package = current.join(part);
-        if package.is_dir() {
+        if crate::cache::probe::is_dir(&package) {
             current = package;
             continue;
         }
         let module = current.join(format!("{part}.py"));
-        let extension = extensions
-            && std::fs::read_dir(&current).ok().is_some_and(|entries| {
-                entries.filter_map(Result::ok).any(|entry| {
-                    let name = entry.file_name();
-                    let name = name.to_string_lossy();
-                    // CPython's import system compares suffixes case-sensitively.
-                    #[expect(
-                        clippy::case_sensitive_file_extension_comparisons,
-                        reason = "as CPython's importer does"
-                    )]
-                    name.strip_prefix(part).is_some_and(|rest| {
-                        rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd"))
-                    })
-                })
-            });
-        if module.is_file() || extension {
+        let extension = extensions && crate::cache::probe::has_extension(&current, part);
+        if crate::cache::probe::is_file(&module) || extension {
             // A plain module has no submodules.
             return if i + 1 == parts.len() {
                 parts.len()

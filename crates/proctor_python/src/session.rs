@@ -15,11 +15,16 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use ruff_python_ast::Stmt;
 
+use crate::cache::key;
+use crate::cache::probe;
+use crate::cache::store::{
+    self, Hash, ModuleEntry, ModuleOutput, Pack, SessionEntry, Stamp, StatData, Store,
+};
 use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::imports::{package_of, scan_imports, Resolver};
-use crate::model::{CollectError, Collection, Item};
+use crate::model::{CacheStats, CollectError, Collection, Item};
 use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared};
 use crate::reorder;
@@ -72,30 +77,47 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             .map(PathBuf::as_path),
     );
 
+    let store = settings.cache.as_deref().map(Store::open);
+    let cached = store.is_some();
+    let mut stamps: Vec<(PathBuf, Stamp)> = Vec::new();
+
     // The shared modules: conftests, and what test modules import (found by
     // a quick scan, without parsing), then what those import in turn.
-    // The bytes read here are kept for parsing the module below.
-    let (scans, contents): (Vec<Vec<String>>, Vec<FileBytes>) = discovery
+    // The bytes read here are kept for parsing the module below; with the
+    // cache, a file whose `stat` data is unchanged is not read at all.
+    let facts: Vec<TestFacts> = discovery
         .test_files
         .par_iter()
         .zip(test_names.par_iter())
-        .map(|(path, (_, package))| {
-            let bytes = read_bytes(path, settings.max_file_size);
-            let imports = bytes.as_ref().map_or_else(
-                |_| Vec::new(),
-                |bytes| scan_imports(&utf8_text(bytes), package),
-            );
-            (imports, bytes)
-        })
-        .unzip();
-    let mut loaded: Vec<SourceFile> = Vec::new();
+        .map(|(path, (_, package))| test_facts(settings, store.as_ref(), path, package))
+        .collect();
+    let mut hashes = Vec::with_capacity(facts.len());
+    let mut contents: Vec<Option<FileBytes>> = Vec::with_capacity(facts.len());
+    let mut scans = Vec::with_capacity(facts.len());
+    for fact in facts {
+        hashes.push(fact.hash);
+        contents.push(fact.bytes);
+        scans.push(fact.scan);
+        stamps.extend(fact.stamp);
+    }
+    let mut slots: Vec<Slot> = Vec::new();
     let mut names: Vec<(String, String)> = Vec::new();
     let mut known: HashSet<OsString> = HashSet::default();
     // Discovery already parsed the conftests (for `collect_ignore`).
     for file in std::mem::take(&mut discovery.conftest_sources) {
         if known.insert(file.path.clone().into_os_string()) {
-            names.push(resolver.module_names(&file.path));
-            loaded.push(file);
+            let (dotted, package) = resolver.module_names(&file.path);
+            let imports = file
+                .ast
+                .as_ref()
+                .map_or_else(Vec::new, |ast| imported_modules(&ast.body, &package));
+            slots.push(Slot {
+                path: file.path.clone(),
+                hash: if cached { conftest_hash(&file) } else { 0 },
+                imports,
+                file: Some(file),
+            });
+            names.push((dotted, package));
         }
     }
     let mut wanted: Vec<(PathBuf, String)> = Vec::new();
@@ -112,12 +134,9 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     let mut start = 0;
     loop {
         // What the modules loaded since `start` import in turn.
-        for idx in start..loaded.len() {
-            let Some(ast) = &loaded[idx].ast else {
-                continue;
-            };
-            for dotted in imported_modules(&ast.body, &names[idx].1) {
-                for (file, name) in resolver.find_module(&roots, &dotted) {
+        for slot in &slots[start..] {
+            for dotted in &slot.imports {
+                for (file, name) in resolver.find_module(&roots, dotted) {
                     if known.insert(file.clone().into_os_string()) {
                         wanted.push((file, name));
                     }
@@ -127,67 +146,163 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         if wanted.is_empty() {
             break;
         }
-        start = loaded.len();
-        let new: Vec<SourceFile> = wanted
+        start = slots.len();
+        let new: Vec<(Slot, Option<Stamp>)> = wanted
             .par_iter()
-            .map(|(path, _)| {
-                SourceFile::load(path, settings.relative(path), settings.max_file_size)
+            .map(|(path, dotted)| {
+                shared_slot(settings, store.as_ref(), path, &package_of(path, dotted))
             })
             .collect();
-        for (file, (_, dotted)) in new.into_iter().zip(wanted.drain(..)) {
-            let package = package_of(&file.path, &dotted);
+        for ((slot, stamp), (path, dotted)) in new.into_iter().zip(wanted.drain(..)) {
+            let package = package_of(&path, &dotted);
             names.push((dotted, package));
-            loaded.push(file);
+            stamps.extend(stamp.map(|s| (path, s)));
+            slots.push(slot);
         }
     }
-    let shared = build_shared(&loaded, &names);
-    let project = Project::new(&shared, None);
-    let by_path: ByPath<'_> = loaded
+    let slot_of: HashMap<&OsStr, usize> = slots
         .iter()
         .enumerate()
-        .map(|(i, f)| (f.path.as_os_str(), i))
+        .map(|(i, s)| (s.path.as_os_str(), i))
         .collect();
+
+    // With the cache: the context every module's result depends on, each
+    // module's key in it, and the cached results that still hold.
+    let context = store
+        .as_ref()
+        .map(|_| context_hash(settings, &discovery, &slots, &names));
+    let keys: Vec<Hash> = match context {
+        Some(context) => discovery
+            .test_files
+            .iter()
+            .zip(&test_names)
+            .zip(&hashes)
+            .map(|((path, (dotted, package)), &hash)| {
+                let hash = slot_of
+                    .get(path.as_os_str())
+                    .map_or(hash, |&i| slots[i].hash);
+                module_key(context, path, dotted, package, hash)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let pack = store
+        .as_ref()
+        .zip(context)
+        .and_then(|(store, context)| store.pack(context));
+    let (raw_entries, mut session_entry) =
+        pack.as_ref().and_then(Pack::entries).unwrap_or_default();
+    let mut outputs: Vec<Option<ModuleOutput>> = if cached {
+        cached_outputs(&discovery.test_files, &keys, &raw_entries)
+    } else {
+        (0..discovery.test_files.len()).map(|_| None).collect()
+    };
+    drop(raw_entries);
+    let hits = outputs.iter().filter(|o| o.is_some()).count();
 
     let mut collection = Collection {
         conftests: discovery.conftests.values().cloned().collect(),
         ..Collection::default()
     };
     collection.errors.extend(discovery.errors.iter().cloned());
-    let session = SessionFixtures::new(&project, &discovery, &by_path);
-    let hooked = conftest_hooks(settings, &project, &discovery, &by_path, &mut collection);
-    let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
-
-    let results: Vec<ModuleResult> = contents
-        .into_par_iter()
-        .zip(discovery.test_files.par_iter())
-        .zip(test_names.par_iter())
-        .zip(dir_of.par_iter())
-        .map(|(((bytes, path), (dotted, package)), &dir)| {
-            let dir = &dirs[dir];
-            if let Some(&idx) = by_path.get(path.as_os_str()) {
-                return collect_module(settings, &project, idx, &discovery, dir);
+    // Items a conftest's `pytest_collect_file` gives (with the position in
+    // the test files each follows) are not cached: they depend on the
+    // files the hook sees, so a suite with such a hook collects them anew.
+    let follows_hooks = !discovery.hook_files.is_empty();
+    if follows_hooks {
+        session_entry = None;
+    }
+    let mut hooked: Vec<(usize, RawItem)> = Vec::new();
+    let mut fresh: Vec<(String, ModuleEntry)> = Vec::new();
+    let mut tainted = false;
+    let session_fresh = session_entry.is_none() && !follows_hooks;
+    if hits < outputs.len() || session_entry.is_none() {
+        // Something must be collected: the shared modules are parsed (those
+        // the cache let alone are read now) and the misses collected.
+        let slot_hashes: Vec<Hash> = slots.iter().map(|s| s.hash).collect();
+        let loaded: Vec<SourceFile> = slots
+            .into_par_iter()
+            .map(|slot| slot.load(settings, cached))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|(file, same)| {
+                tainted |= !same;
+                file
+            })
+            .collect();
+        let shared = build_shared(&loaded, &names);
+        let project = Project::new(&shared, None);
+        let by_path: ByPath<'_> = loaded
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_os_str(), i))
+            .collect();
+        let session = SessionFixtures::new(&project, &discovery, &by_path);
+        if session_entry.is_none() {
+            let mut hooks = Collection::default();
+            hooked = conftest_hooks(settings, &project, &discovery, &by_path, &mut hooks);
+            session_entry = Some(SessionEntry {
+                items: hooks.items,
+                warnings: hooks.warnings,
+            });
+        }
+        let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
+        let collected: Vec<Collected> = outputs
+            .iter()
+            .zip(contents)
+            .enumerate()
+            .filter(|(_, (output, _))| output.is_none())
+            .map(|(i, (_, bytes))| (i, bytes))
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(i, bytes)| {
+                let path = &discovery.test_files[i];
+                let (dotted, package) = &test_names[i];
+                let dir = &dirs[dir_of[i]];
+                let (hash, task) = if let Some(&idx) = by_path.get(path.as_os_str()) {
+                    (slot_hashes[idx], Task::Shared(idx))
+                } else {
+                    let bytes = bytes.unwrap_or_else(|| read_bytes(path, settings.max_file_size));
+                    let hash = if cached { key::content(&bytes) } else { 0 };
+                    (hash, Task::Local(bytes))
+                };
+                let (output, probes) = probe::recording(|| match task {
+                    Task::Shared(idx) => collect_module(settings, &project, idx, &discovery, dir),
+                    Task::Local(bytes) => {
+                        let module = ((dotted.as_str(), package.as_str()), bytes);
+                        collect_local(settings, &shared, path, module, &discovery, dir)
+                    }
+                });
+                let entry = context.zip(path.to_str()).map(|(context, name)| {
+                    let key = module_key(context, path, dotted, package, hash);
+                    (name.to_string(), ModuleEntry::new(key, probes, &output))
+                });
+                (i, output, entry)
+            })
+            .collect();
+        for (i, output, entry) in collected {
+            outputs[i] = Some(output);
+            fresh.extend(entry);
+        }
+    }
+    if let Some(entry) = &session_entry {
+        collection.items.extend(entry.items.iter().cloned());
+        collection.warnings.extend(entry.warnings.iter().cloned());
+    }
+    if let (Some(mut store), Some(context)) = (store, context) {
+        collection.cache = Some(CacheStats {
+            cached: hits,
+            collected: outputs.len() - hits,
+        });
+        if !tainted {
+            store.write_stamps(stamps);
+            if !fresh.is_empty() || session_fresh {
+                let session = session_entry.clone().unwrap_or_default();
+                store.write_pack(context, pack.as_ref(), &session, fresh);
             }
-            // A test module nothing imports: parsed for this task only and
-            // dropped when its items are made.
-            let file = SourceFile::parse(path, settings.relative(path), bytes);
-            let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
-            let module = Module {
-                file: &file,
-                dotted: dotted.clone(),
-                package: package.clone(),
-                ns: Namespace::build(body, package),
-            };
-            let classes = class_tables(&module);
-            let local = Project::new(
-                &shared,
-                Some(Local {
-                    module: &module,
-                    classes: &classes,
-                }),
-            );
-            collect_module(settings, &local, local.local_index(), &discovery, dir)
-        })
-        .collect();
+        }
+    }
+    let results: Vec<ModuleOutput> = outputs.into_iter().flatten().collect();
 
     let mut raw: Vec<RawItem> = Vec::with_capacity(results.iter().map(|r| r.items.len()).sum());
     let mut doctests = discovery.doctest_files.iter().peekable();
@@ -257,16 +372,6 @@ type ByPath<'f> = HashMap<&'f OsStr, usize>;
 
 /// A file's bytes, or why they could not be read.
 type FileBytes = Result<Vec<u8>, String>;
-
-/// What collecting one test module produced.
-struct ModuleResult {
-    items: Vec<RawItem>,
-    error: Option<CollectError>,
-    /// pytest skips the whole module while importing it.
-    skipped: Option<CollectError>,
-    /// The file was read and parsed (so pytest would import it).
-    parsed: bool,
-}
 
 fn import_mismatch(
     settings: &CollectSettings,
@@ -509,10 +614,10 @@ fn collect_module<'a>(
     idx: usize,
     discovery: &Discovery,
     dir: &DirContext<'a>,
-) -> ModuleResult {
+) -> ModuleOutput {
     let module = project.module(idx);
     if let Some(error) = &module.file.error {
-        return ModuleResult {
+        return ModuleOutput {
             items: Vec::new(),
             error: Some(error.clone()),
             skipped: None,
@@ -528,7 +633,7 @@ fn collect_module<'a>(
                 column: 0,
                 message: reason,
             };
-            return ModuleResult {
+            return ModuleOutput {
                 items: Vec::new(),
                 error: None,
                 skipped: Some(skip),
@@ -546,7 +651,7 @@ fn collect_module<'a>(
                 column: 0,
                 message,
             };
-            return ModuleResult {
+            return ModuleOutput {
                 items: Vec::new(),
                 error: Some(error),
                 skipped: None,
@@ -592,14 +697,14 @@ fn collect_module<'a>(
     match collector.collect() {
         Ok(mut items) => {
             items.extend(doc_item);
-            ModuleResult {
+            ModuleOutput {
                 items,
                 error: None,
                 skipped: None,
                 parsed: true,
             }
         }
-        Err(collector::ModuleError(error)) => ModuleResult {
+        Err(collector::ModuleError(error)) => ModuleOutput {
             items: Vec::new(),
             error: Some(error),
             skipped: None,
@@ -715,4 +820,262 @@ fn plugin_names(value: &ruff_python_ast::Expr) -> Vec<String> {
         Expr::Tuple(tuple) => tuple.elts.iter().flat_map(plugin_names).collect(),
         _ => Vec::new(),
     }
+}
+
+/// One test module collected anew: its index, its output, and its cache
+/// entry (by path) when the cache is on.
+type Collected = (usize, ModuleOutput, Option<(String, ModuleEntry)>);
+
+/// How a test module is collected: as one of the shared modules, or
+/// parsed from its bytes for this task only.
+enum Task {
+    Shared(usize),
+    Local(FileBytes),
+}
+
+/// What the session needs of one test module before collecting anything:
+/// its content hash and the modules it may import, and its bytes when
+/// they were read.
+struct TestFacts {
+    hash: Hash,
+    scan: Vec<String>,
+    bytes: Option<FileBytes>,
+    stamp: Option<(PathBuf, Stamp)>,
+}
+
+/// The [`TestFacts`] of `path`: from its stamp when the cache has a fresh
+/// one, else from its bytes.
+fn test_facts(
+    settings: &CollectSettings,
+    store: Option<&Store>,
+    path: &Path,
+    package: &str,
+) -> TestFacts {
+    if let Some(stamp) = store.and_then(|s| s.fresh_stamp(path)) {
+        if let Some((scanned_for, scan)) = &stamp.scan {
+            if scanned_for == package {
+                return TestFacts {
+                    hash: stamp.hash,
+                    scan: scan.clone(),
+                    bytes: None,
+                    stamp: None,
+                };
+            }
+        }
+    }
+    // `stat` before reading: a change while reading leaves a stamp older
+    // than the bytes, which the next run reads again.
+    let stat = store.and_then(|_| StatData::of(path));
+    let bytes = read_bytes(path, settings.max_file_size);
+    let scan = bytes.as_ref().map_or_else(
+        |_| Vec::new(),
+        |bytes| scan_imports(&utf8_text(bytes), package),
+    );
+    let hash = if store.is_some() {
+        key::content(&bytes)
+    } else {
+        0
+    };
+    // A file that could not be read (or was over `max-file-size`, which
+    // the next run may not have) gets no stamp: it is read every time.
+    let stamp = store.filter(|_| bytes.is_ok()).map(|_| {
+        (
+            path.to_path_buf(),
+            Stamp {
+                stat,
+                hash,
+                scan: Some((package.to_string(), scan.clone())),
+                imports: None,
+            },
+        )
+    });
+    TestFacts {
+        hash,
+        scan,
+        bytes: Some(bytes),
+        stamp,
+    }
+}
+
+/// One shared module: parsed, or (from a fresh stamp) only its hash and
+/// imports until collection needs it parsed.
+struct Slot {
+    path: PathBuf,
+    file: Option<SourceFile>,
+    hash: Hash,
+    imports: Vec<String>,
+}
+
+impl Slot {
+    /// The parsed module, and whether its bytes still have the hash the
+    /// context was computed with.
+    fn load(self, settings: &CollectSettings, cached: bool) -> (SourceFile, bool) {
+        if let Some(file) = self.file {
+            return (file, true);
+        }
+        let bytes = read_bytes(&self.path, settings.max_file_size);
+        let same = !cached || key::content(&bytes) == self.hash;
+        let rel = settings.relative(&self.path);
+        (SourceFile::parse(&self.path, rel, bytes), same)
+    }
+}
+
+/// The [`Slot`] of a shared module, and its new stamp when it was read.
+fn shared_slot(
+    settings: &CollectSettings,
+    store: Option<&Store>,
+    path: &Path,
+    package: &str,
+) -> (Slot, Option<Stamp>) {
+    if let Some(stamp) = store.and_then(|s| s.fresh_stamp(path)) {
+        if let Some((parsed_for, imports)) = &stamp.imports {
+            if parsed_for == package {
+                let slot = Slot {
+                    path: path.to_path_buf(),
+                    file: None,
+                    hash: stamp.hash,
+                    imports: imports.clone(),
+                };
+                return (slot, None);
+            }
+        }
+    }
+    let stat = store.and_then(|_| StatData::of(path));
+    let bytes = read_bytes(path, settings.max_file_size);
+    let hash = if store.is_some() {
+        key::content(&bytes)
+    } else {
+        0
+    };
+    let readable = bytes.is_ok();
+    let file = SourceFile::parse(path, settings.relative(path), bytes);
+    let imports = file
+        .ast
+        .as_ref()
+        .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
+    let stamp = store.filter(|_| readable).map(|_| Stamp {
+        stat,
+        hash,
+        scan: None,
+        imports: Some((package.to_string(), imports.clone())),
+    });
+    let slot = Slot {
+        path: path.to_path_buf(),
+        file: Some(file),
+        hash,
+        imports,
+    };
+    (slot, stamp)
+}
+
+/// A conftest's hash: discovery read it already, so its text and any
+/// error stand for its bytes.
+fn conftest_hash(file: &SourceFile) -> Hash {
+    let mut hasher = key::Hasher::new();
+    hasher.str("conftest");
+    hasher.str(&file.text);
+    hasher.str(&format!("{:?}", file.error));
+    hasher.finish()
+}
+
+/// The hash of everything a test module's result depends on besides its
+/// own bytes and the file-system answers it records: the settings, the
+/// conftests found and the files they ignore under a condition, and every
+/// shared module (name, package, content) in the order they are loaded.
+fn context_hash(
+    settings: &CollectSettings,
+    discovery: &Discovery,
+    slots: &[Slot],
+    names: &[(String, String)],
+) -> Hash {
+    let mut hasher = key::context(settings);
+    hasher.str(&format!("{:?}", discovery.conftests));
+    let mut conditional: Vec<_> = discovery.conditional.iter().collect();
+    conditional.sort();
+    hasher.str(&format!("{conditional:?}"));
+    for (slot, (dotted, package)) in slots.iter().zip(names) {
+        hasher.path(&slot.path);
+        hasher.str(dotted);
+        hasher.str(package);
+        hasher.hash(slot.hash);
+    }
+    hasher.finish()
+}
+
+/// The key of one test module in `context`.
+fn module_key(context: Hash, path: &Path, dotted: &str, package: &str, hash: Hash) -> Hash {
+    let mut hasher = key::Hasher::new();
+    hasher.hash(context);
+    hasher.path(path);
+    hasher.str(dotted);
+    hasher.str(package);
+    hasher.hash(hash);
+    hasher.finish()
+}
+
+/// The cached output of each test module whose entry has its key and whose
+/// recorded file-system answers still hold (each distinct probe is asked
+/// once).
+fn cached_outputs(
+    files: &[PathBuf],
+    keys: &[Hash],
+    raw: &HashMap<String, &serde_json::value::RawValue>,
+) -> Vec<Option<ModuleOutput>> {
+    let entries: Vec<Option<ModuleEntry>> = files
+        .par_iter()
+        .zip(keys.par_iter())
+        .map(|(path, &key)| {
+            let entry = store::module_entry(raw.get(path.to_str()?)?)?;
+            (entry.key == key).then_some(entry)
+        })
+        .collect();
+    let probes: HashSet<&probe::Probe> = entries
+        .iter()
+        .flatten()
+        .flat_map(|e| e.probes.iter())
+        .collect();
+    let failed: HashSet<&probe::Probe> = probes.into_par_iter().filter(|p| !p.holds()).collect();
+    let valid: Vec<bool> = entries
+        .iter()
+        .map(|entry| {
+            entry
+                .as_ref()
+                .is_some_and(|e| !e.probes.iter().any(|p| failed.contains(p)))
+        })
+        .collect();
+    drop(failed);
+    entries
+        .into_par_iter()
+        .zip(valid)
+        .map(|(entry, valid)| entry.filter(|_| valid)?.output())
+        .collect()
+}
+
+/// Collects a test module nothing imports: parsed for this task only and
+/// dropped when its items are made.
+fn collect_local(
+    settings: &CollectSettings,
+    shared: &Shared<'_>,
+    path: &Path,
+    ((dotted, package), bytes): ((&str, &str), FileBytes),
+    discovery: &Discovery,
+    dir: &DirContext<'_>,
+) -> ModuleOutput {
+    let file = SourceFile::parse(path, settings.relative(path), bytes);
+    let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
+    let module = Module {
+        file: &file,
+        dotted: dotted.to_string(),
+        package: package.to_string(),
+        ns: Namespace::build(body, package),
+    };
+    let classes = class_tables(&module);
+    let local = Project::new(
+        shared,
+        Some(Local {
+            module: &module,
+            classes: &classes,
+        }),
+    );
+    collect_module(settings, &local, local.local_index(), discovery, dir)
 }

@@ -73,6 +73,10 @@ pub struct CollectSettings {
     /// `pytest_collection_modifyitems`).
     pub hypothesis_plugin: bool,
     pub opt_in: OptInSettings,
+    /// The collection cache's folder (`.proctor/cache` under the rootdir
+    /// unless configured); `None` (`--no-cache`) collects everything anew
+    /// and writes nothing.
+    pub cache: Option<PathBuf>,
 }
 
 impl CollectSettings {
@@ -114,6 +118,7 @@ impl CollectSettings {
             hypothesis_plugin: false,
             module_path: None,
             infer_import_errors: false,
+            cache: None,
         }
     }
 

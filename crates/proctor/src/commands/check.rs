@@ -74,6 +74,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let suite_args = SuiteArgs {
         threads: args.threads,
         ignore: ignored_paths,
+        no_cache: args.no_cache,
         ..SuiteArgs::with(&args.config, args.paths.clone())
     };
     let mut suite = match Suite::load(&suite_args) {

@@ -21,7 +21,10 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
         .map(|n| proctor_python::collected_file(n).to_owned())
         .collect();
     paths.dedup();
-    let suite_args = SuiteArgs::with(&args.config, paths);
+    let suite_args = SuiteArgs {
+        no_cache: args.no_cache,
+        ..SuiteArgs::with(&args.config, paths)
+    };
     let suite = Suite::load(&suite_args)?;
     let selecting = Selecting::new(&suite, &args.selection)?;
     let collection = suite.collect();

@@ -1,0 +1,627 @@
+//! A property test of the collection cache: it never lies. A generated
+//! suite (test modules with plain, parametrized, fixture-parametrized and
+//! inherited tests; a conftest; a helper module in the suite and a
+//! src-layout package whose lists parametrize tests; a module-level
+//! `importorskip` of an optional module; pytest and proctor config) is
+//! edited at random, one edit at a time — tests added, removed, renamed,
+//! parametrize lists changed, helpers, conftest and config edited, files
+//! deleted, renamed, broken, created, rewritten unchanged — and after each
+//! edit `proctor collect --json` with the cache must print byte for byte
+//! what `--no-cache` prints. Every few edits `proctor check --format json`
+//! is compared the same way. Some edits set the edited file's modification
+//! time to a distinct past time, so that the `stat` fast path (which does
+//! not trust files changed in the last seconds) is taken as well.
+//!
+//! `PROCTOR_CACHE_CASES=N` (default 100) sets the number of edits and
+//! `PROCTOR_CACHE_SEED=S` the seed; a failure names both.
+//! With `PROCTOR_TEST_PYTHON` set, the suite's interpreter is that one
+//! (so that the `importorskip` is decided from its import path).
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use common::{text, write};
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// xorshift64*: small, seeded, and the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).unwrap()
+    }
+}
+
+/// What a generated test is.
+#[derive(Clone, Debug)]
+enum Kind {
+    Plain,
+    /// `@pytest.mark.parametrize("x", [..])` with a literal list.
+    Local(Vec<i64>),
+    /// Parametrized by `helperpkg.data.CASES` (the src-layout package).
+    Package,
+    /// Parametrized by `helpers.IDS` (a helper module of the suite).
+    Suite,
+    /// Uses the conftest's parametrized fixture `num`.
+    Fixture,
+    /// A class inheriting `helpers.Mixin`'s tests.
+    Mixin,
+    /// Marked `slow`.
+    Slow,
+}
+
+#[derive(Clone, Debug)]
+struct Test {
+    name: String,
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+struct Module {
+    name: String,
+    tests: Vec<Test>,
+    /// `pytest.importorskip("optional_dep")` at the top.
+    optional: bool,
+    /// A syntax error at the end.
+    broken: bool,
+}
+
+struct Suite {
+    root: PathBuf,
+    modules: Vec<Module>,
+    cases: Vec<i64>,
+    ids: Vec<String>,
+    mixin: Vec<String>,
+    fixture_params: Vec<i64>,
+    check_prefix: bool,
+    small_files: bool,
+    optional_present: bool,
+    counter: usize,
+    python: Option<String>,
+}
+
+impl Module {
+    fn render(&self) -> String {
+        let mut out = String::from(
+            "import pytest\nfrom helperpkg.data import CASES\nfrom helpers import IDS, Mixin\n",
+        );
+        if self.optional {
+            out.push_str("pytest.importorskip(\"optional_dep\")\n");
+        }
+        for test in &self.tests {
+            out.push('\n');
+            let name = &test.name;
+            match &test.kind {
+                Kind::Plain => {
+                    let _ = write!(out, "def {name}():\n    pass\n");
+                }
+                Kind::Local(values) => {
+                    let _ =
+                        write!(out,
+                    "@pytest.mark.parametrize(\"x\", {values:?})\ndef {name}(x):\n    pass\n"
+                );
+                }
+                Kind::Package => {
+                    let _ = write!(
+                        out,
+                        "@pytest.mark.parametrize(\"x\", CASES)\ndef {name}(x):\n    pass\n"
+                    );
+                }
+                Kind::Suite => {
+                    let _ = write!(
+                        out,
+                        "@pytest.mark.parametrize(\"s\", IDS)\ndef {name}(s):\n    pass\n"
+                    );
+                }
+                Kind::Fixture => {
+                    let _ = write!(out, "def {name}(num):\n    pass\n");
+                }
+                Kind::Mixin => {
+                    let _ = write!(
+                        out,
+                        "class Test{}(Mixin):\n    def test_own(self):\n        pass\n",
+                        name.trim_start_matches("test_")
+                            .trim_start_matches("check_")
+                    );
+                }
+                Kind::Slow => {
+                    let _ = write!(out, "@pytest.mark.slow\ndef {name}():\n    pass\n");
+                }
+            }
+        }
+        if self.broken {
+            out.push_str("\ndef oops(:\n");
+        }
+        out
+    }
+}
+
+impl Suite {
+    fn new(root: &Path, rng: &mut Rng) -> Suite {
+        let mut suite = Suite {
+            root: root.to_path_buf(),
+            modules: Vec::new(),
+            cases: vec![1, 2, 3],
+            ids: vec!["a".into(), "b".into()],
+            mixin: vec!["test_inherited".into()],
+            fixture_params: vec![10, 20],
+            check_prefix: false,
+            small_files: false,
+            optional_present: false,
+            counter: 0,
+            python: std::env::var("PROCTOR_TEST_PYTHON").ok(),
+        };
+        for _ in 0..4 {
+            let module = suite.new_module(rng);
+            suite.modules.push(module);
+        }
+        write(root, "src/helperpkg/__init__.py", "");
+        write(root, "tests/__init__.py", "");
+        suite.write_all();
+        suite
+    }
+
+    fn fresh_name(&mut self, prefix: &str) -> String {
+        self.counter += 1;
+        format!("{prefix}{}", self.counter)
+    }
+
+    fn new_test(&mut self, rng: &mut Rng) -> Test {
+        let kind = match rng.below(7) {
+            0 => Kind::Plain,
+            1 => Kind::Local(
+                (0..rng.below(4))
+                    .map(|i| i64::try_from(i * 3).unwrap())
+                    .collect(),
+            ),
+            2 => Kind::Package,
+            3 => Kind::Suite,
+            4 => Kind::Fixture,
+            5 => Kind::Mixin,
+            _ => Kind::Slow,
+        };
+        let prefix = if self.check_prefix && rng.below(3) == 0 {
+            "check_"
+        } else {
+            "test_"
+        };
+        Test {
+            name: self.fresh_name(prefix),
+            kind,
+        }
+    }
+
+    fn new_module(&mut self, rng: &mut Rng) -> Module {
+        let name = self.fresh_name("test_mod_");
+        let tests = (0..=rng.below(4)).map(|_| self.new_test(rng)).collect();
+        Module {
+            name,
+            tests,
+            optional: rng.below(4) == 0,
+            broken: false,
+        }
+    }
+
+    fn module_path(module: &Module) -> String {
+        format!("tests/{}.py", module.name)
+    }
+
+    fn write_module(&self, index: usize) -> String {
+        let module = &self.modules[index];
+        let path = Suite::module_path(module);
+        write(&self.root, &path, &module.render());
+        path
+    }
+
+    fn write_pyproject(&self) -> String {
+        let functions = if self.check_prefix {
+            "[\"test\", \"check\"]"
+        } else {
+            "[\"test\"]"
+        };
+        write(
+            &self.root,
+            "pyproject.toml",
+            &format!(
+                "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\"src\", \"tests\"]\npython_functions = {functions}\nmarkers = [\"slow: slow tests\"]\n"
+            ),
+        );
+        "pyproject.toml".into()
+    }
+
+    fn write_proctor(&self) -> String {
+        let mut text = String::new();
+        if let Some(python) = &self.python {
+            {
+                let _ = writeln!(text, "python = {python:?}");
+            };
+        }
+        if self.small_files {
+            text.push_str("[collect]\nmax-file-size = 300\n");
+        }
+        write(&self.root, "proctor.toml", &text);
+        "proctor.toml".into()
+    }
+
+    fn write_data(&self) -> String {
+        write(
+            &self.root,
+            "src/helperpkg/data.py",
+            &format!("CASES = {:?}\n", self.cases),
+        );
+        "src/helperpkg/data.py".into()
+    }
+
+    fn write_helpers(&self) -> String {
+        let mut text = format!("IDS = {:?}\n\n\nclass Mixin:\n", self.ids);
+        for name in &self.mixin {
+            {
+                let _ = write!(text, "    def {name}(self):\n        pass\n\n");
+            };
+        }
+        if self.mixin.is_empty() {
+            text.push_str("    pass\n");
+        }
+        write(&self.root, "tests/helpers.py", &text);
+        "tests/helpers.py".into()
+    }
+
+    fn write_conftest(&self) -> String {
+        write(
+            &self.root,
+            "tests/conftest.py",
+            &format!(
+                "import pytest\n\n\n@pytest.fixture(params={:?})\ndef num(request):\n    return request.param\n",
+                self.fixture_params
+            ),
+        );
+        "tests/conftest.py".into()
+    }
+
+    fn write_optional(&self) -> Option<String> {
+        let path = self.root.join("src/optional_dep.py");
+        if self.optional_present {
+            write(&self.root, "src/optional_dep.py", "VALUE = 1\n");
+            Some("src/optional_dep.py".into())
+        } else {
+            let _ = std::fs::remove_file(path);
+            None
+        }
+    }
+
+    fn write_all(&self) {
+        for i in 0..self.modules.len() {
+            self.write_module(i);
+        }
+        self.write_pyproject();
+        self.write_proctor();
+        self.write_data();
+        self.write_helpers();
+        self.write_conftest();
+        self.write_optional();
+    }
+
+    /// Applies one random edit; returns what it did and the files it wrote.
+    fn edit(&mut self, rng: &mut Rng) -> (String, Vec<String>) {
+        let n = self.modules.len();
+        let pick = if n == 0 { 0 } else { rng.below(n) };
+        match rng.below(16) {
+            0 | 1 if n > 0 => {
+                let test = self.new_test(rng);
+                let what = format!("add {} to {}", test.name, self.modules[pick].name);
+                self.modules[pick].tests.push(test);
+                (what, vec![self.write_module(pick)])
+            }
+            2 if n > 0 && !self.modules[pick].tests.is_empty() => {
+                let at = rng.below(self.modules[pick].tests.len());
+                let test = self.modules[pick].tests.remove(at);
+                let what = format!("remove {} from {}", test.name, self.modules[pick].name);
+                (what, vec![self.write_module(pick)])
+            }
+            3 if n > 0 && !self.modules[pick].tests.is_empty() => {
+                let at = rng.below(self.modules[pick].tests.len());
+                let name = self.fresh_name("test_renamed_");
+                let what = format!(
+                    "rename {} to {name} in {}",
+                    self.modules[pick].tests[at].name, self.modules[pick].name
+                );
+                self.modules[pick].tests[at].name = name;
+                (what, vec![self.write_module(pick)])
+            }
+            4 if n > 0 => {
+                let values: Vec<i64> = (0..rng.below(4))
+                    .map(|_| i64::try_from(rng.below(9)).unwrap())
+                    .collect();
+                let module = &mut self.modules[pick];
+                match module
+                    .tests
+                    .iter_mut()
+                    .find(|t| matches!(t.kind, Kind::Local(_)))
+                {
+                    Some(test) => test.kind = Kind::Local(values.clone()),
+                    None => module.tests.push(Test {
+                        name: format!("test_local_{}", module.name),
+                        kind: Kind::Local(values.clone()),
+                    }),
+                }
+                (
+                    format!("parametrize list {values:?} in {}", self.modules[pick].name),
+                    vec![self.write_module(pick)],
+                )
+            }
+            5 => {
+                self.cases = (0..rng.below(4))
+                    .map(|_| i64::try_from(rng.below(50)).unwrap())
+                    .collect();
+                (
+                    format!("helperpkg.data.CASES = {:?}", self.cases),
+                    vec![self.write_data()],
+                )
+            }
+            6 => {
+                if rng.below(2) == 0 {
+                    self.ids = (0..rng.below(3))
+                        .map(|i| format!("id{i}x{}", rng.below(5)))
+                        .collect();
+                } else if rng.below(2) == 0 || self.mixin.is_empty() {
+                    let name = self.fresh_name("test_mixed_");
+                    self.mixin.push(name);
+                } else {
+                    self.mixin.pop();
+                }
+                (
+                    format!("helpers: IDS {:?}, Mixin {:?}", self.ids, self.mixin),
+                    vec![self.write_helpers()],
+                )
+            }
+            7 => {
+                self.fixture_params = (0..=rng.below(3))
+                    .map(|_| i64::try_from(rng.below(99)).unwrap())
+                    .collect();
+                (
+                    format!("conftest params {:?}", self.fixture_params),
+                    vec![self.write_conftest()],
+                )
+            }
+            8 => {
+                self.check_prefix = !self.check_prefix;
+                (
+                    format!("pytest python_functions check: {}", self.check_prefix),
+                    vec![self.write_pyproject()],
+                )
+            }
+            9 => {
+                self.small_files = !self.small_files;
+                (
+                    format!("proctor max-file-size small: {}", self.small_files),
+                    vec![self.write_proctor()],
+                )
+            }
+            10 if n > 1 => {
+                let module = self.modules.remove(pick);
+                std::fs::remove_file(self.root.join(Suite::module_path(&module))).unwrap();
+                (format!("delete {}", module.name), Vec::new())
+            }
+            11 if n > 0 => {
+                let old = Suite::module_path(&self.modules[pick]);
+                self.modules[pick].name = self.fresh_name("test_moved_");
+                let new = Suite::module_path(&self.modules[pick]);
+                std::fs::rename(self.root.join(&old), self.root.join(&new)).unwrap();
+                (format!("rename {old} to {new}"), vec![new])
+            }
+            12 if n > 0 => {
+                self.modules[pick].broken = !self.modules[pick].broken;
+                (
+                    format!(
+                        "{} broken: {}",
+                        self.modules[pick].name, self.modules[pick].broken
+                    ),
+                    vec![self.write_module(pick)],
+                )
+            }
+            13 => {
+                self.optional_present = !self.optional_present;
+                (
+                    format!("src/optional_dep.py present: {}", self.optional_present),
+                    self.write_optional().into_iter().collect(),
+                )
+            }
+            14 if n > 0 => (
+                format!("rewrite {} unchanged", self.modules[pick].name),
+                vec![self.write_module(pick)],
+            ),
+            _ => {
+                let module = self.new_module(rng);
+                let what = format!("new module {}", module.name);
+                self.modules.push(module);
+                (what, vec![self.write_module(self.modules.len() - 1)])
+            }
+        }
+    }
+}
+
+fn proctor(dir: &Path, args: &[&str]) -> (Vec<u8>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .env_remove("PYTHONPATH")
+        .env("PROCTOR_CACHE_TRACE", "1")
+        .output()
+        .expect("proctor runs");
+    assert!(
+        output.status.code().is_some_and(|c| c < 4) || args[0] == "check",
+        "proctor {args:?} failed: {}",
+        text(&output)
+    );
+    (
+        output.stdout,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// How many modules the cache served, from the `cache: N cached` line.
+fn cached_count(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("cache: "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Asserts that the cached and uncached outputs of `args` are the same;
+/// returns how many modules the cached run took from the cache.
+fn same_with_and_without_cache(root: &Path, args: &[&str], context: &str) -> usize {
+    let (cached, stderr) = proctor(root, args);
+    let mut plain_args = args.to_vec();
+    plain_args.push("--no-cache");
+    let (plain, plain_stderr) = proctor(root, &plain_args);
+    assert!(plain_stderr.contains("cache: off"), "{plain_stderr}");
+    assert!(
+        cached == plain,
+        "{context}: `proctor {}` differs with the cache\n--- cached\n{}\n--- uncached\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&cached),
+        String::from_utf8_lossy(&plain)
+    );
+    cached_count(&stderr)
+}
+
+#[test]
+fn a_cached_collection_equals_an_uncached_one_after_every_edit() {
+    let cases = env_number("PROCTOR_CACHE_CASES", 100);
+    let seed = env_number("PROCTOR_CACHE_SEED", 7);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut rng = Rng::new(seed);
+    let mut suite = Suite::new(&root, &mut rng);
+    let mut served = 0;
+    let mut past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+    let mut log = Vec::new();
+    for step in 0..cases {
+        let (what, files) = suite.edit(&mut rng);
+        log.push(what);
+        // Half the edits look old: their `stat` data is trusted next time.
+        if rng.below(2) == 0 {
+            for file in &files {
+                past += Duration::from_secs(1);
+                let handle = std::fs::File::options()
+                    .append(true)
+                    .open(root.join(file))
+                    .unwrap();
+                handle.set_modified(past).unwrap();
+            }
+        }
+        let context = format!(
+            "seed {seed}, {cases} cases, step {step} (PROCTOR_CACHE_SEED={seed} PROCTOR_CACHE_CASES={}); edits:\n  {}",
+            step + 1,
+            log.join("\n  ")
+        );
+        served += same_with_and_without_cache(&root, &["collect", "--json"], &context);
+        if step % 4 == 3 {
+            same_with_and_without_cache(&root, &["check", "--format", "json"], &context);
+        }
+    }
+    // The cache must have been used, or this test proves nothing.
+    assert!(
+        served > 0,
+        "the cache never served a module in {cases} edits"
+    );
+}
+
+#[test]
+fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut rng = Rng::new(3);
+    let _suite = Suite::new(&root, &mut rng);
+    let (expected, _) = proctor(&root, &["collect", "--json", "--no-cache"]);
+    let (first, _) = proctor(&root, &["collect", "--json"]);
+    assert_eq!(first, expected);
+    let cache = root.join(".proctor/cache/v1");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".proctor/.gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some("*")
+    );
+    let packs: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("pack-")
+        })
+        .collect();
+    assert_eq!(packs.len(), 1, "{packs:?}");
+    let pack = std::fs::read(&packs[0]).unwrap();
+    let damages: Vec<(&str, Vec<u8>, Vec<u8>)> = vec![
+        (
+            "truncated",
+            pack[..pack.len() / 2].to_vec(),
+            b"{\"format\":".to_vec(),
+        ),
+        ("garbage", b"\x00\xff not json".to_vec(), b"[1, 2".to_vec()),
+        (
+            "foreign format",
+            String::from_utf8_lossy(&pack)
+                .replace("\"format\":\"v1\"", "\"format\":\"v0\"")
+                .into_bytes(),
+            br#"{"format":"v0","stamps":{}}"#.to_vec(),
+        ),
+        (
+            "entries of another shape",
+            String::from_utf8_lossy(&pack)
+                .replace("\"items\":[", "\"items\":7,\"x\":[")
+                .into_bytes(),
+            br#"{"format":"v1","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
+        ),
+    ];
+    for (what, pack_bytes, stamp_bytes) in damages {
+        std::fs::write(&packs[0], pack_bytes).unwrap();
+        std::fs::write(cache.join("stamps.json"), stamp_bytes).unwrap();
+        let (out, stderr) = proctor(&root, &["collect", "--json"]);
+        assert!(out == expected, "{what}: output differs\n{stderr}");
+        assert_eq!(cached_count(&stderr), 0, "{what}: {stderr}");
+        // Rebuilt: the next run is served from the cache again.
+        let (again, stderr) = proctor(&root, &["collect", "--json"]);
+        assert!(
+            again == expected,
+            "{what}: output differs after the rebuild"
+        );
+        assert!(cached_count(&stderr) > 0, "{what}: not rebuilt: {stderr}");
+    }
+    // `proctor cache clean` removes it all.
+    let cleaned = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["cache", "clean"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(cleaned.status.success(), "{}", text(&cleaned));
+    assert!(!root.join(".proctor/cache").exists());
+}

@@ -1,0 +1,115 @@
+//! The file-system questions collecting one module asks beyond its own
+//! text (is `src/pkg/` a directory, is there a `pkg/mod.py`, an extension
+//! module `mod.*.so`): recorded while the module is collected, stored with
+//! its cached result, and asked again on a warm start. A cached result is
+//! used only while every answer is still the same, so a module that
+//! appears or disappears on `sys.path` invalidates what depended on it.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One question and the answer it had.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub(crate) struct Probe {
+    pub(crate) path: PathBuf,
+    pub(crate) kind: ProbeKind,
+    pub(crate) answer: bool,
+}
+
+/// What was asked about [`Probe::path`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub(crate) enum ProbeKind {
+    /// `path.is_dir()`.
+    Dir,
+    /// `path.is_file()`.
+    File,
+    /// Whether the directory `path` holds an extension module `NAME.*.so`
+    /// (or `.pyd`).
+    Extension(String),
+}
+
+thread_local! {
+    /// The probes of the module being collected on this thread, when its
+    /// result is to be cached.
+    static RECORDING: RefCell<Option<Vec<Probe>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` recording every probe it makes on this thread; returns its
+/// result and the probes, without duplicates, in the order first made.
+pub(crate) fn recording<T>(f: impl FnOnce() -> T) -> (T, Vec<Probe>) {
+    let previous = RECORDING.with(|r| r.borrow_mut().replace(Vec::new()));
+    let out = f();
+    let mut probes = RECORDING.with(|r| {
+        let mut slot = r.borrow_mut();
+        let probes = slot.take().unwrap_or_default();
+        *slot = previous;
+        probes
+    });
+    let mut seen = rustc_hash::FxHashSet::default();
+    probes.retain(|p| seen.insert(p.clone()));
+    (out, probes)
+}
+
+fn record(path: &Path, kind: ProbeKind, answer: bool) -> bool {
+    RECORDING.with(|r| {
+        if let Some(probes) = r.borrow_mut().as_mut() {
+            probes.push(Probe {
+                path: path.to_path_buf(),
+                kind,
+                answer,
+            });
+        }
+    });
+    answer
+}
+
+/// `path.is_dir()`, recorded.
+pub(crate) fn is_dir(path: &Path) -> bool {
+    record(path, ProbeKind::Dir, path.is_dir())
+}
+
+/// `path.is_file()`, recorded.
+pub(crate) fn is_file(path: &Path) -> bool {
+    record(path, ProbeKind::File, path.is_file())
+}
+
+/// Whether `dir` holds an extension module for `name` (`name.*.so` or
+/// `name.*.pyd`, suffixes compared case-sensitively as `CPython` does),
+/// recorded.
+pub(crate) fn has_extension(dir: &Path, name: &str) -> bool {
+    record(
+        dir,
+        ProbeKind::Extension(name.to_string()),
+        extension_in(dir, name),
+    )
+}
+
+fn extension_in(dir: &Path, part: &str) -> bool {
+    std::fs::read_dir(dir).ok().is_some_and(|entries| {
+        entries.filter_map(Result::ok).any(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            #[expect(
+                clippy::case_sensitive_file_extension_comparisons,
+                reason = "as CPython's importer does"
+            )]
+            name.strip_prefix(part).is_some_and(|rest| {
+                rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd"))
+            })
+        })
+    })
+}
+
+impl Probe {
+    /// Whether asking again gives the recorded answer.
+    pub(crate) fn holds(&self) -> bool {
+        let now = match &self.kind {
+            ProbeKind::Dir => self.path.is_dir(),
+            ProbeKind::File => self.path.is_file(),
+            ProbeKind::Extension(name) => extension_in(&self.path, name),
+        };
+        now == self.answer
+    }
+}
