@@ -89,9 +89,22 @@ impl History {
         };
         let conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .map_err(open_err)?;
+        // Switching a new database to WAL takes a lock that SQLite does not
+        // wait for (the busy handler is not called): a second process
+        // opening it at that moment gets `database is locked` at once, so
+        // it is tried again within the busy timeout.
+        let started = std::time::Instant::now();
+        let mode: String = loop {
+            match conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)) {
+                Err(rusqlite::Error::SqliteFailure(error, _))
+                    if error.code == rusqlite::ErrorCode::DatabaseBusy
+                        && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                result => break result.map_err(open_err)?,
+            }
+        };
         debug_assert!(
             mode.eq_ignore_ascii_case("wal") || path.as_os_str() == ":memory:",
             "journal mode {mode}"

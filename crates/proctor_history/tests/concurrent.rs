@@ -104,7 +104,8 @@ fn concurrent_processes_lose_nothing() {
         let output = child.wait_with_output().unwrap();
         assert!(
             output.status.success(),
-            "writer failed: {}",
+            "writer failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
     }
