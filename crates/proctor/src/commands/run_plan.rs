@@ -409,6 +409,9 @@ pub(crate) fn print_header(
     if let Some(shard) = &plan.shard {
         let _ = write!(header, ", shard {shard}");
     }
+    if plan.workers > 1 {
+        let _ = write!(header, ", {} workers", plan.workers);
+    }
     if let Some(seed) = plan.seed {
         let _ = write!(header, ", random order (--seed {seed})");
     }
