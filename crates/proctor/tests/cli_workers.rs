@@ -138,3 +138,71 @@ fn a_bad_worker_count_is_refused() {
     let output = proctor(dir.path(), &["-n", "auto"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
 }
+
+/// Phases stay one at a time with their services: each phase's files are
+/// shared out among its own workers, with the phase's service up while
+/// they run and stopped after.
+#[test]
+fn each_phase_runs_its_own_workers_while_its_service_is_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write(
+        root,
+        "fake_server.py",
+        "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n",
+    );
+    write(
+        root,
+        "pyproject.toml",
+        &format!(
+            "[tool.pytest.ini_options]\nmarkers = ['fake', 'local']\n\n\
+             [tool.proctor.axes.backend]\nmarkers = ['fake', 'local']\ncardinality = 'any'\n\n\
+             [tool.proctor.services.fake]\naddress-env = 'FAKE_HOST'\ndefault-address = '127.0.0.1:{port}'\nhttp-probe = '/'\nstart = '{} fake_server.py'\nready-timeout = 20\n\n\
+             [tool.proctor.needs.fake]\nservices = ['fake']\n\n\
+             [tool.proctor.jobs.nightly]\nphases = {{ by = 'backend', order = ['local', 'fake'] }}\n",
+            python().display()
+        ),
+    );
+    let fake = "import os, urllib.request\nimport pytest\n\nwith open('imports.log', 'a') as f:\n    f.write('fake %d\\n' % os.getpid())\n\n@pytest.mark.fake\ndef test_answers():\n    with urllib.request.urlopen('http://' + os.environ['FAKE_HOST'] + '/') as r:\n        assert r.read() == b'ok'\n";
+    let local = "import os\nimport pytest\n\nwith open('imports.log', 'a') as f:\n    f.write('local %d\\n' % os.getpid())\n\n@pytest.mark.local\ndef test_runs():\n    pass\n";
+    for name in ["test_fake_a", "test_fake_b"] {
+        write(root, &format!("{name}.py"), fake);
+    }
+    for name in ["test_local_a", "test_local_b"] {
+        write(root, &format!("{name}.py"), local);
+    }
+    let output = proctor(
+        root,
+        &[
+            "--job",
+            "nightly",
+            "-n",
+            "2",
+            "--json",
+            "report.json",
+            "--no-history",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let got = outcomes(&root.join("report.json"));
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(got.values().all(|o| o == "passed"), "{}", text(&output));
+    let log = std::fs::read_to_string(root.join("imports.log")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 4, "each module imported once:\n{log}");
+    // Phase by phase: both local imports come before both fake ones, each
+    // phase's two in two processes.
+    let phases: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(phases, ["local", "local", "fake", "fake"], "{log}");
+    let pids: BTreeSet<&str> = lines.iter().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(pids.len(), 4, "two workers per phase:\n{log}");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the fake service is still running"
+    );
+}
