@@ -7,6 +7,7 @@ bare pytest needs, which must import every module first — and proctor's
 config states the same need (``[needs.gpu] gpu = true``).
 
     python3 bench/run/gen.py OUT --modules 200 --tests 20 --gpu-share 0.5 --import-ms 50
+    python3 bench/run/gen.py OUT --modules 40 --tests 20 --every-import-ms 60
 """
 
 import argparse
@@ -20,6 +21,8 @@ def main():
     ap.add_argument("--tests", type=int, default=20)
     ap.add_argument("--gpu-share", type=float, default=0.0)
     ap.add_argument("--import-ms", type=int, default=0)
+    ap.add_argument("--every-import-ms", type=int, default=0,
+                    help="what importing each module (GPU or not) costs, as a heavy import does")
     args = ap.parse_args()
     out = args.out
     (out / "tests").mkdir(parents=True, exist_ok=True)
@@ -43,6 +46,8 @@ def main():
     for m in range(args.modules):
         gpu = m < gpu_modules
         lines = ["import time", "import pytest", ""]
+        if args.every_import_ms:
+            lines += [f"time.sleep({args.every_import_ms / 1000})  # a heavy import", ""]
         if gpu:
             lines += ["pytestmark = pytest.mark.gpu", f"time.sleep({args.import_ms / 1000})  # a heavy import", ""]
         for t in range(args.tests):

@@ -453,6 +453,11 @@ pub(crate) struct RunArgs {
     /// the durations in the run history.
     #[arg(long, value_name = "I/N")]
     pub(crate) shard: Option<String>,
+    /// Run each phase in N pytest processes at once (`auto`: one per CPU),
+    /// each importing only its share of the files, shared out by the
+    /// durations in the run history (file sizes without one).
+    #[arg(short = 'n', long = "workers", value_name = "N|auto")]
+    pub(crate) workers: Option<String>,
     /// Do not read or write the run history (`.proctor/history.db`).
     #[arg(long)]
     pub(crate) no_history: bool,

@@ -114,8 +114,8 @@ fn command_name(argv: &[String]) -> &str {
 /// `pass pytest options after --: proctor run -- --tb=short`, with the
 /// option's value when it is the next argument and not a path.
 fn pytest_option_hint(argv: &[String], unknown: &str) -> String {
-    if matches!(unknown, "-n" | "--numprocesses") || unknown.starts_with("--numprocesses=") {
-        return "pytest-xdist's workers are not supported: proctor runs the tests in one pytest process".to_owned();
+    if unknown == "--numprocesses" || unknown.starts_with("--numprocesses=") {
+        return "pytest-xdist's workers are not supported: `proctor run -n N` runs workers of proctor's own".to_owned();
     }
     // clap names `--tb` of `--tb=short`: the argument as typed is shown.
     let with_value = format!("{unknown}=");

@@ -409,8 +409,8 @@ fn usage_errors_exit_4_and_unknown_pytest_options_get_a_hint() {
             "pass pytest options after --: proctor run -- --durations 5",
         ),
         (
-            &["run", "-n", "2"],
-            "pytest-xdist's workers are not supported",
+            &["run", "--numprocesses", "2"],
+            "pytest-xdist's workers are not supported: `proctor run -n N` runs workers of proctor's own",
         ),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_proctor"))

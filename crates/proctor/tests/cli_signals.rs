@@ -209,6 +209,18 @@ fn signal_at(
     descendants: &[&str],
     finished: &[&str],
 ) {
+    signal_at_with(setup, marker, direct, descendants, finished, &[]);
+}
+
+/// [`signal_at`], with more arguments for `proctor run`.
+fn signal_at_with(
+    setup: &dyn Fn(&Path),
+    marker: &str,
+    direct: &[&str],
+    descendants: &[&str],
+    finished: &[&str],
+    more: &[&str],
+) {
     let signals = CATCHABLE
         .iter()
         .copied()
@@ -228,7 +240,10 @@ fn signal_at(
                 "--html",
                 "report.html",
                 "-v",
-            ],
+            ]
+            .into_iter()
+            .chain(more.iter().copied())
+            .collect::<Vec<_>>(),
         );
         run.wait_for_file(marker);
         let mut tracked = Vec::new();
@@ -263,12 +278,16 @@ fn signal_at(
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(root.join("report.json")).unwrap())
                 .unwrap();
-        let reported: Vec<&str> = doc["tests"]
+        let mut reported: Vec<&str> = doc["tests"]
             .as_array()
             .unwrap()
             .iter()
             .map(|t| t["nodeid"].as_str().unwrap())
             .collect();
+        if !more.is_empty() {
+            // Workers' results come in the order they finish.
+            reported.sort_unstable();
+        }
         assert_eq!(reported, finished, "{what}:\n{output}");
         if !finished.is_empty() {
             assert!(
@@ -307,6 +326,27 @@ fn a_signal_while_a_test_runs_keeps_the_tests_that_finished() {
         &["pytest.pid"],
         &["child.pid"],
         &["test_a.py::test_quick"],
+    );
+}
+
+/// `-n 2`: a signal while each worker runs a test stops both workers and
+/// what their tests started; the tests that finished in either are kept.
+#[test]
+fn a_signal_stops_every_worker() {
+    let module = |name: &str| {
+        format!("import os, time\nfrom record import record, sleeper\n\ndef test_quick():\n    pass\n\ndef test_forever():\n    record('{name}.pid', os.getpid())\n    record('{name}-child.pid', sleeper())\n    time.sleep(600)\n")
+    };
+    let setup = |root: &Path| {
+        write(root, "test_a.py", &module("a"));
+        write(root, "test_b.py", &module("b"));
+    };
+    signal_at_with(
+        &setup,
+        "b.pid",
+        &["a.pid", "b.pid"],
+        &["a-child.pid", "b-child.pid"],
+        &["test_a.py::test_quick", "test_b.py::test_quick"],
+        &["-n", "2"],
     );
 }
 

@@ -23,6 +23,8 @@ use std::process::Command;
 struct Extra<'a> {
     args: &'a [&'a str],
     env: &'a [(&'a str, &'a str)],
+    /// proctor's own arguments (`-n 2`), for proctor only.
+    proctor: &'a [&'a str],
 }
 
 /// pytest's outcomes, the reasons of the modules it skips whole, and its
@@ -97,6 +99,7 @@ fn proctor_outcomes(
         .arg(python())
         .arg("--json")
         .arg(&report)
+        .args(extra.proctor)
         .args(["--no-history", "--", "-p", "no:cacheprovider"])
         .args(extra.args)
         .envs(extra.env.iter().copied())
@@ -179,19 +182,57 @@ fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
     );
 }
 
+/// `proctor run -n 2` against serial bare pytest.
+fn check_in_two_workers(dir: &Path) {
+    check_with(
+        dir,
+        &[],
+        &Extra {
+            proctor: &["-n", "2"],
+            ..Extra::default()
+        },
+    );
+}
+
 macro_rules! suites {
-    ($($name:ident),* $(,)?) => {
+    ($check:ident: $($name:ident),* $(,)?) => {
         $(
             #[test]
             fn $name() {
-                check(&repo().join("tests/suites").join(stringify!($name)));
+                $check(&repo().join("tests/suites").join(stringify!($name)));
             }
         )*
     };
 }
 
+/// Every suite again, with two workers each importing its share.
+mod two_workers {
+    use super::*;
+
+    suites!(
+        check_in_two_workers: basics,
+        discovery_config,
+        discovery_defaults,
+        dynamic,
+        errors,
+        fixtures,
+        inheritance,
+        markers,
+        module_skips,
+        naming,
+        outcomes,
+        parametrize,
+        unittest_cases
+    );
+
+    #[test]
+    fn demo() {
+        check_in_two_workers(&repo().join("examples/demo"));
+    }
+}
+
 suites!(
-    basics,
+    check: basics,
     discovery_config,
     discovery_defaults,
     dynamic,
@@ -254,6 +295,7 @@ fn outcomes_when_another_plugin_runs_the_tests() {
         &Extra {
             args: &["-p", "own_protocol"],
             env: &[("OWN_PROTOCOL_LOG", path)],
+            ..Extra::default()
         },
     );
     let ran = std::fs::read_to_string(log.path()).unwrap();

@@ -17,6 +17,7 @@ mod protocol;
 mod runner;
 mod services;
 mod session;
+mod workers;
 
 pub use events::{Reporters, Results, RunEnd, RunEvent, RunReporter};
 pub use model::Event;

@@ -6,7 +6,7 @@
 //!
 //! [`Runner`]: crate::Runner
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proctor_outcome::TestResult;
 use proctor_python::{collected_file, function_nodeid};
@@ -36,6 +36,12 @@ pub struct RunPlan {
     pub shard: Option<String>,
     /// The seed of a random order.
     pub seed: Option<u64>,
+    /// `-n`: how many pytest processes run a phase's files at once (0 or
+    /// 1: one).
+    pub workers: usize,
+    /// The recorded duration of each file's tests, to share files out
+    /// among workers (a file without one is weighed by its size).
+    pub file_durations: HashMap<String, f64>,
 }
 
 /// One phase of a run.

@@ -188,9 +188,10 @@ pub fn kill_registered_groups() {
 /// Makes `command` start in a process group of its own, and (on Linux)
 /// get `SIGKILL` when proctor dies, even by `SIGKILL`, which no handler
 /// sees. The parent-death signal fires when the *thread* that forked the
-/// child exits: proctor starts its children from its main thread, which
-/// lives as long as proctor. A child whose parent is already gone when it
-/// starts (proctor killed between fork and exec) exits at once.
+/// child exits: proctor starts its children from threads that outlive
+/// them (the main thread; a worker's thread waits for its last process).
+/// A child whose parent is already gone when it starts (proctor killed
+/// between fork and exec) exits at once.
 pub(crate) fn own_group_dying_with_proctor(command: &mut Command) {
     command.process_group(0);
     #[cfg(target_os = "linux")]

@@ -21,6 +21,7 @@ use crate::plan::{PhasePlan, RunPlan};
 use crate::protocol::{CollectedItem, Decisions};
 use crate::services::{RunningService, ServiceError};
 use crate::session::{run_phase, Exiting, LateExit, PhaseOptions, RunError, Started};
+use crate::workers::{run_workers, shares, worker_options};
 
 /// What the run decides for the items pytest collects.
 pub trait Decider {
@@ -326,18 +327,46 @@ impl Runner<'_> {
             decisions
         };
         let first = out.results.results.len();
-        let outcome = run_phase(
-            &options,
-            self.early.take(),
-            &mut decide,
-            &mut |event: &Event| {
-                if let Event::ModuleStarting { module } = event {
-                    between_modules(&running, module, out);
-                }
-                forward(event, decider, false, out);
-            },
-        )
-        .map_err(RunnerError::Run)?;
+        // `-n`: a share of the files per worker, all at once. Hooks between
+        // modules need the one process's order: such a phase runs in one.
+        let shares = if plan.workers > 1 && !options.module_sync {
+            shares(
+                &phase_plan.files,
+                &plan.file_durations,
+                self.rootdir,
+                plan.workers,
+            )
+        } else {
+            Vec::new()
+        };
+        let mut outcome = if shares.len() > 1 {
+            let workers = worker_options(&options, self.rootdir, &shares);
+            let (outcome, late_exits) = run_workers(
+                &workers,
+                self.early.take(),
+                &mut decide,
+                &mut |event: &Event| forward(event, decider, false, out),
+            )
+            .map_err(RunnerError::Run)?;
+            for late in late_exits {
+                shutdown.late_exit(late, self.started, out.reporter);
+            }
+            outcome
+        } else {
+            run_phase(
+                &options,
+                self.early.take(),
+                &mut decide,
+                &mut |event: &Event| {
+                    if let Event::ModuleStarting { module } = event {
+                        between_modules(&running, module, out);
+                    }
+                    forward(event, decider, false, out);
+                },
+            )
+            .map_err(RunnerError::Run)?
+        };
+        shutdown.exiting.extend(outcome.exiting.take());
         gathered
             .deselected_ids
             .extend(outcome.deselected.iter().cloned());
@@ -370,7 +399,6 @@ impl Runner<'_> {
                 .get_or_insert((outcome.stopped, outcome.pytest_status));
         }
         gathered.problems.extend(outcome.problems);
-        shutdown.exiting = outcome.exiting;
         if !gathered.interrupted {
             self.rerun(&options, first, decider, &mut decide, out, shutdown)?;
             gathered.interrupted = options
@@ -462,7 +490,7 @@ impl Runner<'_> {
                 forward(event, decider, true, out);
             })
             .map_err(RunnerError::Rerun)?;
-            shutdown.exiting = outcome.exiting;
+            shutdown.exiting.extend(outcome.exiting);
         }
         Ok(())
     }
@@ -619,21 +647,28 @@ fn withhold(
     }
 }
 
-/// The last pytest process while its interpreter shuts down, and the
+/// The last pytest processes while their interpreters shut down, and the
 /// first process that exited otherwise than its session ended.
 #[derive(Default)]
 struct Shutdown {
-    exiting: Option<Exiting>,
+    exiting: Vec<Exiting>,
     late: Option<LateExit>,
 }
 
 impl Shutdown {
-    /// Waits for the process still shutting down, if any; reports a late
-    /// exit.
+    /// Waits for the processes still shutting down, if any; reports each
+    /// late exit.
     fn wait(&mut self, started: Instant, reporter: &mut dyn RunReporter) {
-        if let Some(late) = self.exiting.take().and_then(Exiting::wait) {
-            reporter.event(started.elapsed(), &RunEvent::LateExit(&late));
-            self.late.get_or_insert(late);
+        for exiting in std::mem::take(&mut self.exiting) {
+            if let Some(late) = exiting.wait() {
+                self.late_exit(late, started, reporter);
+            }
         }
+    }
+
+    /// Reports a process that exited otherwise than its session ended.
+    fn late_exit(&mut self, late: LateExit, started: Instant, reporter: &mut dyn RunReporter) {
+        reporter.event(started.elapsed(), &RunEvent::LateExit(&late));
+        self.late.get_or_insert(late);
     }
 }

@@ -119,8 +119,8 @@ impl Xdist {
 }
 
 /// Refuses pytest-xdist workers asked for after `--` (proctor reads each
-/// test's result from one pytest process; a parallel engine of its own is
-/// planned), and finds those that `addopts` ask for, which `-n 0` turns
+/// test's result from the pytest processes it starts; `proctor run -n`
+/// runs workers of its own), and finds those that `addopts` ask for, which `-n 0` turns
 /// off so that such suites still run.
 pub(crate) fn xdist(addopts: &[String], pytest_args: &[String]) -> Result<Option<Xdist>> {
     // `--tx` starts workers whatever `-n` says (and `-n 0` cannot undo it).
@@ -130,13 +130,13 @@ pub(crate) fn xdist(addopts: &[String], pytest_args: &[String]) -> Result<Option
             .take_while(|t| *t != "--")
             .find(|t| *t == "--tx" || t.starts_with("--tx="))
         {
-            bail!("`{place} {tx}`: pytest-xdist's workers are not supported; proctor runs the tests in one pytest process (a parallel engine of its own is planned)");
+            bail!("`{place} {tx}`: pytest-xdist's workers are not supported; proctor reads each result from the pytest processes it starts (`proctor run -n N` runs workers of its own)");
         }
     }
     if let Some((asked, value)) = last_numprocesses(pytest_args) {
         if value != "0" {
             bail!(
-                "`proctor run -- {asked}`: pytest-xdist's workers are not supported; proctor runs the tests in one pytest process (a parallel engine of its own is planned); drop `{asked}`, or pass `-n 0`"
+                "`proctor run -- {asked}`: pytest-xdist's workers are not supported; proctor reads each result from the pytest processes it starts; use `proctor run -n N` (before `--`) for workers of its own, or pass `-n 0`"
             );
         }
         return Ok(None);

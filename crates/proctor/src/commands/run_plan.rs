@@ -345,7 +345,22 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
         .map(|e| e.file.clone())
         .chain(at_import.map(str::to_owned))
         .collect();
+    let workers = workers(args.workers.as_deref())?;
+    let file_durations = if workers > 1 && !args.no_history {
+        let running: Vec<String> = in_phases.iter().cloned().collect();
+        let mut per_file: HashMap<String, f64> = HashMap::new();
+        for (nodeid, seconds) in read_durations(&setup.history_path, &running) {
+            *per_file
+                .entry(collected_file(&nodeid).to_owned())
+                .or_default() += seconds;
+        }
+        per_file
+    } else {
+        HashMap::new()
+    };
     let plan = RunPlan {
+        workers,
+        file_durations,
         files_in_suite: count_files(collection),
         shard: shard_spec.as_ref().map(ToString::to_string),
         seed: match rules.order {
@@ -361,6 +376,19 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
         shard: shard_spec,
         last_failed_note,
     })
+}
+
+/// `-n N` / `-n auto` (the CPUs this process may use): how many pytest
+/// processes run a phase at once; 1 without `-n`.
+fn workers(value: Option<&str>) -> Result<usize> {
+    match value {
+        None => Ok(1),
+        Some("auto") => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
+        Some(count) => count
+            .parse::<usize>()
+            .map(|n| n.max(1))
+            .map_err(|_| anyhow!("-n: expected a number of workers or `auto`, got `{count}`")),
+    }
 }
 
 /// The line that opens the run, and the notes on what it leaves out.
@@ -380,6 +408,9 @@ pub(crate) fn print_header(
     );
     if let Some(shard) = &plan.shard {
         let _ = write!(header, ", shard {shard}");
+    }
+    if plan.workers > 1 {
+        let _ = write!(header, ", {} workers", plan.workers);
     }
     if let Some(seed) = plan.seed {
         let _ = write!(header, ", random order (--seed {seed})");

@@ -1,0 +1,208 @@
+//! `proctor run -n N` over temporary projects with real pytest: each
+//! worker imports only its share of the files, every test runs once, and
+//! a crash in one worker loses no test of its share. (Outcomes against
+//! serial bare pytest on every fixture suite: `run_differential.rs`;
+//! Ctrl-C stopping every worker: `cli_signals.rs`.) Needs
+//! `PROCTOR_TEST_PYTHON` (scripts/test sets it).
+
+mod common;
+
+use common::test_python as python;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{text, write};
+
+fn proctor(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(python())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
+}
+
+/// Each test's outcome in a JSON report.
+fn outcomes(path: &Path) -> BTreeMap<String, String> {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["nodeid"].as_str().unwrap().to_owned(),
+                t["outcome"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A module that writes `<its name> <pid>` to `imports.log` when pytest
+/// imports it, with a passing and a failing test.
+fn module(name: &str) -> String {
+    format!(
+        "import os\n\nwith open('imports.log', 'a') as f:\n    f.write('{name} %d\\n' % os.getpid())\n\n\
+         def test_passes():\n    pass\n\ndef test_fails():\n    assert False\n"
+    )
+}
+
+#[test]
+fn each_worker_imports_only_its_share_and_every_test_runs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let names = ["test_a", "test_b", "test_c", "test_d"];
+    for name in names {
+        write(root, &format!("{name}.py"), &module(name));
+    }
+    let output = proctor(root, &["-n", "2", "--json", "report.json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let log = std::fs::read_to_string(root.join("imports.log")).unwrap();
+    let imports: Vec<(&str, &str)> = log
+        .lines()
+        .map(|line| line.split_once(' ').unwrap())
+        .collect();
+    let modules: BTreeSet<&str> = imports.iter().map(|(m, _)| *m).collect();
+    let pids: BTreeSet<&str> = imports.iter().map(|(_, p)| *p).collect();
+    assert_eq!(imports.len(), 4, "each module imported once:\n{log}");
+    assert_eq!(modules.len(), 4, "{log}");
+    assert_eq!(pids.len(), 2, "two workers:\n{log}");
+    let got = outcomes(&root.join("report.json"));
+    let mut want = BTreeMap::new();
+    for name in names {
+        want.insert(format!("{name}.py::test_passes"), "passed".to_owned());
+        want.insert(format!("{name}.py::test_fails"), "failed".to_owned());
+    }
+    assert_eq!(got, want, "{}", text(&output));
+    assert!(
+        text(&output).contains("4 failed, 4 passed"),
+        "one summary of both workers:\n{}",
+        text(&output)
+    );
+    // Again, shared out by the durations the first run recorded.
+    std::fs::remove_file(root.join("imports.log")).unwrap();
+    let again = proctor(root, &["-n", "2", "--json", "report.json"]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again));
+    let log = std::fs::read_to_string(root.join("imports.log")).unwrap();
+    assert_eq!(log.lines().count(), 4, "{log}");
+    assert_eq!(outcomes(&root.join("report.json")), want);
+}
+
+#[test]
+fn a_crash_in_one_worker_loses_no_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "test_crash.py",
+        "import os, signal\n\ndef test_before():\n    pass\n\ndef test_killed():\n    os.kill(os.getpid(), signal.SIGKILL)\n\ndef test_after():\n    pass\n",
+    );
+    write(
+        root,
+        "test_other.py",
+        "def test_one():\n    pass\n\ndef test_two():\n    pass\n",
+    );
+    let output = proctor(root, &["-n", "2", "--json", "report.json", "--no-history"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let got = outcomes(&root.join("report.json"));
+    let want: BTreeMap<String, String> = [
+        ("test_crash.py::test_before", "passed"),
+        ("test_crash.py::test_killed", "crashed"),
+        ("test_crash.py::test_after", "passed"),
+        ("test_other.py::test_one", "passed"),
+        ("test_other.py::test_two", "passed"),
+    ]
+    .into_iter()
+    .map(|(n, o)| (n.to_owned(), o.to_owned()))
+    .collect();
+    assert_eq!(got, want, "{}", text(&output));
+}
+
+#[test]
+fn a_bad_worker_count_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "test_a.py", "def test_a():\n    pass\n");
+    let output = proctor(dir.path(), &["-n", "many"]);
+    assert_eq!(output.status.code(), Some(4), "{}", text(&output));
+    assert!(
+        text(&output).contains("-n: expected a number of workers or `auto`, got `many`"),
+        "{}",
+        text(&output)
+    );
+    let output = proctor(dir.path(), &["-n", "auto"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+}
+
+/// Phases stay one at a time with their services: each phase's files are
+/// shared out among its own workers, with the phase's service up while
+/// they run and stopped after.
+#[test]
+fn each_phase_runs_its_own_workers_while_its_service_is_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write(
+        root,
+        "fake_server.py",
+        "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n",
+    );
+    write(
+        root,
+        "pyproject.toml",
+        &format!(
+            "[tool.pytest.ini_options]\nmarkers = ['fake', 'local']\n\n\
+             [tool.proctor.axes.backend]\nmarkers = ['fake', 'local']\ncardinality = 'any'\n\n\
+             [tool.proctor.services.fake]\naddress-env = 'FAKE_HOST'\ndefault-address = '127.0.0.1:{port}'\nhttp-probe = '/'\nstart = '{} fake_server.py'\nready-timeout = 20\n\n\
+             [tool.proctor.needs.fake]\nservices = ['fake']\n\n\
+             [tool.proctor.jobs.nightly]\nphases = {{ by = 'backend', order = ['local', 'fake'] }}\n",
+            python().display()
+        ),
+    );
+    let fake = "import os, urllib.request\nimport pytest\n\nwith open('imports.log', 'a') as f:\n    f.write('fake %d\\n' % os.getpid())\n\n@pytest.mark.fake\ndef test_answers():\n    with urllib.request.urlopen('http://' + os.environ['FAKE_HOST'] + '/') as r:\n        assert r.read() == b'ok'\n";
+    let local = "import os\nimport pytest\n\nwith open('imports.log', 'a') as f:\n    f.write('local %d\\n' % os.getpid())\n\n@pytest.mark.local\ndef test_runs():\n    pass\n";
+    for name in ["test_fake_a", "test_fake_b"] {
+        write(root, &format!("{name}.py"), fake);
+    }
+    for name in ["test_local_a", "test_local_b"] {
+        write(root, &format!("{name}.py"), local);
+    }
+    let output = proctor(
+        root,
+        &[
+            "--job",
+            "nightly",
+            "-n",
+            "2",
+            "--json",
+            "report.json",
+            "--no-history",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let got = outcomes(&root.join("report.json"));
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(got.values().all(|o| o == "passed"), "{}", text(&output));
+    let log = std::fs::read_to_string(root.join("imports.log")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 4, "each module imported once:\n{log}");
+    // Phase by phase: both local imports come before both fake ones, each
+    // phase's two in two processes.
+    let phases: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(phases, ["local", "local", "fake", "fake"], "{log}");
+    let pids: BTreeSet<&str> = lines.iter().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(pids.len(), 4, "two workers per phase:\n{log}");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the fake service is still running"
+    );
+}

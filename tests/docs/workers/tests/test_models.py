@@ -1,0 +1,6 @@
+def test_models_reads():
+    assert "models".isalpha()
+
+
+def test_models_writes():
+    assert len("models") > 2
