@@ -12,19 +12,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::{text, write};
-
-fn proctor(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .arg("run")
-        .arg("--python")
-        .arg(python())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .unwrap()
-}
+use common::{proctor_run as proctor, text, write};
 
 fn report(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -11,21 +11,8 @@ use common::test_python as python;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::{text, write};
-
-fn proctor(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .arg("run")
-        .arg("--python")
-        .arg(python())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .unwrap()
-}
+use common::{proctor_run as proctor, text, write};
 
 /// Each test's outcome in a JSON report.
 fn outcomes(path: &Path) -> BTreeMap<String, String> {

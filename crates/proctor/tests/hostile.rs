@@ -39,8 +39,8 @@
 
 mod common;
 
-use common::repo;
 use common::test_python as python;
+use common::{env_number, repo, Rng};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -54,38 +54,6 @@ use common::write;
 /// How long one run or one wait may take before the test fails: far above
 /// what a suite takes on a loaded machine; only a hang reaches it.
 const BOUND: Duration = Duration::from_mins(5);
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// xorshift64*: small, seeded, and the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        // Mixed so that neighbouring seeds start far apart; never zero.
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap()
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// What a generated test's body does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

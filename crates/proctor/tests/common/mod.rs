@@ -157,3 +157,49 @@ pub(crate) fn outcome_word(test: &serde_json::Value) -> String {
     };
     format!("{}{teardown}", test["outcome"].as_str().unwrap_or_default())
 }
+
+/// A number from the environment variable `name`, else `default`.
+pub(crate) fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// xorshift64*: small, seeded, and the same on every machine.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        // Mixed so that neighbouring seeds start far apart; never zero.
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).unwrap()
+    }
+
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// `proctor run --python <the test Python> ARGS` in `dir`.
+pub(crate) fn proctor_run(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("run")
+        .arg("--python")
+        .arg(test_python())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
+}
