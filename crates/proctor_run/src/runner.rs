@@ -204,6 +204,7 @@ impl Runner<'_> {
             not_run: gathered
                 .stopped
                 .map(|(why, _)| (why, std::mem::take(&mut gathered.not_run))),
+            results: std::mem::take(&mut out.results),
         };
         out.emit(&RunEvent::RunFinished(&end));
         Ok(Finished {

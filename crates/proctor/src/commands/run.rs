@@ -11,7 +11,7 @@
 use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
-use proctor_run::{Reporters, Results, Runner};
+use proctor_run::{Reporters, Runner};
 
 use crate::args::RunArgs;
 use crate::commands::run_plan::{self, describe_selection, Setup};
@@ -71,7 +71,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         started_at,
         shard: planned.shard.take(),
         history_path: history_path.clone(),
-        results: Results::default(),
         error: None,
     };
     let finished = runner.run(

@@ -14,7 +14,7 @@ use proctor_config::{Cardinality, TaxonomyOptions};
 use proctor_plan::{plan_jobs, Verdict};
 use proctor_python::{function_nodeid, Collection};
 use proctor_report::{HistoryExtract, JobTiers, ReportExtras, TierAxis, NO_TIER};
-use proctor_run::{Results, RunEnd, RunEvent, RunReporter, RunSummary, TestResult};
+use proctor_run::{RunEnd, RunEvent, RunReporter, RunSummary, TestResult};
 use proctor_taxonomy::Effective;
 
 use crate::args::RunArgs;
@@ -327,8 +327,8 @@ pub(crate) fn utc(time: SystemTime) -> String {
 }
 
 /// What `proctor run` does once the tests are done, as a consumer of the
-/// run's events: it keeps the results as they come ([`Results`]), then at
-/// [`RunEvent::RunFinished`] prints the summary, records the run in the
+/// run's events: at [`RunEvent::RunFinished`], with the results the event
+/// hands over ([`RunEnd::results`]), it prints the summary, records the run in the
 /// history, writes the JSON, `JUnit` and HTML reports and prints the
 /// history's findings.
 pub(crate) struct Finish<'a> {
@@ -342,14 +342,12 @@ pub(crate) struct Finish<'a> {
     pub(crate) started_at: SystemTime,
     pub(crate) shard: Option<proctor_history::ShardSpec>,
     pub(crate) history_path: std::path::PathBuf,
-    pub(crate) results: Results,
     /// A report that could not be written.
     pub(crate) error: Option<anyhow::Error>,
 }
 
 impl RunReporter for Finish<'_> {
-    fn event(&mut self, elapsed: Duration, event: &RunEvent<'_>) {
-        self.results.event(elapsed, event);
+    fn event(&mut self, _: Duration, event: &RunEvent<'_>) {
         if let RunEvent::RunFinished(end) = event {
             if let Err(err) = self.finished(end) {
                 self.error = Some(err);
@@ -360,7 +358,7 @@ impl RunReporter for Finish<'_> {
 
 impl Finish<'_> {
     fn finished(&mut self, end: &RunEnd) -> Result<()> {
-        let results = &self.results.results;
+        let results = &end.results.results;
         let args = self.args;
         let options = &self.suite.config.proctor;
         let out = &mut self.out;
@@ -408,7 +406,7 @@ impl Finish<'_> {
                 out,
                 results,
                 &end.summary,
-                &self.results.drift,
+                &end.results.drift,
                 end.failed_to_start.as_deref(),
                 &look,
             )
