@@ -142,7 +142,7 @@ fn head_line(nodeid: &str) -> String {
 /// The errors of the run in pytest's order and words: `ERROR collecting
 /// PATH` (a collector), `ERROR at setup of NAME`, `ERROR at teardown of
 /// NAME` (a test that also has its own outcome), each with its report.
-fn errors(results: &[TestResult]) -> Vec<(String, &TestResult, &str)> {
+fn errors(results: &[TestResult]) -> Vec<(String, &TestResult, Option<&str>)> {
     let mut errors = Vec::new();
     for result in results {
         if result.outcome == Outcome::Error {
@@ -151,20 +151,12 @@ fn errors(results: &[TestResult]) -> Vec<(String, &TestResult, &str)> {
             } else {
                 format!("ERROR at setup of {}", head_line(&result.nodeid))
             };
-            let message = result
-                .message
-                .as_deref()
-                .filter(|m| !m.trim().is_empty())
-                .unwrap_or(if is_collect_error(result) {
-                    "the collector failed"
-                } else {
-                    default_message(Outcome::Error)
-                });
+            let message = result.message.as_deref().filter(|m| !m.trim().is_empty());
             errors.push((title, result, message));
         }
         if let Some(teardown) = &result.teardown_error {
             let title = format!("ERROR at teardown of {}", head_line(&result.nodeid));
-            errors.push((title, result, teardown.as_str()));
+            errors.push((title, result, Some(teardown.as_str())));
         }
     }
     errors
@@ -184,7 +176,12 @@ fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
             out,
             &paint(&title, &[Style::Red, Style::Bold], options.color),
         );
-        push_block(out, message);
+        let fallback = if is_collect_error(result) {
+            "the collector failed"
+        } else {
+            default_message(Outcome::Error)
+        };
+        push_block(out, message.unwrap_or(fallback));
         if result.outcome == Outcome::Error {
             push_output(out, &result.output, options);
         }
@@ -192,14 +189,14 @@ fn errors_section(out: &mut String, results: &[TestResult], options: &SummaryOpt
 }
 
 /// `ERROR nodeid - first line of the report` for each error, in the order
-/// of [`errors`].
+/// of [`errors`]; an error without a report is its node id alone.
 fn error_lines(results: &[TestResult], color: bool) -> Vec<String> {
     errors(results)
         .into_iter()
         .map(|(_, result, message)| {
             let mut line = format!("{} {}", paint("ERROR", &[Style::Red], color), result.nodeid);
-            let first = crash_line(message);
-            if !first.is_empty() && Some(message) != Some(default_message(Outcome::Error)) {
+            let first = message.map(crash_line).unwrap_or_default();
+            if !first.is_empty() {
                 line.push_str(" - ");
                 line.push_str(first);
             }
