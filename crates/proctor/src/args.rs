@@ -285,8 +285,8 @@ pub(crate) struct CheckArgs {
     /// `[check] ignore`.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub(crate) extend_ignore: Vec<String>,
-    /// Ignore this path during collection (repeatable), like pytest. A
-    /// rule code here still works as `--extend-ignore`, with a warning.
+    /// Ignore this path during collection (repeatable), like pytest. Rule
+    /// codes go to `--extend-ignore` (a code here is an error).
     #[arg(long, value_name = "PATH")]
     pub(crate) ignore: Vec<String>,
     /// Apply the safe fixes (marked `[*]`), then report what is left.

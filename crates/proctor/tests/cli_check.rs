@@ -673,7 +673,7 @@ fn config_selects_and_ignores_rules_per_file() {
 }
 
 #[test]
-fn ignore_takes_paths_and_still_accepts_codes_with_a_warning() {
+fn ignore_takes_paths_and_a_rule_code_there_is_an_error_that_names_extend_ignore() {
     let dir = project();
     insta::assert_snapshot!(run(dir.path(), &["check", "--output-format", "concise", "--ignore", "test/test_chat.py"]), @r##"
     exit: 0
@@ -682,13 +682,11 @@ fn ignore_takes_paths_and_still_accepts_codes_with_a_warning() {
     --- stderr
     "##);
     insta::assert_snapshot!(run(dir.path(), &["check", "--output-format", "concise", "--select", "PRC00", "--ignore", "PRC004,prc006"]), @r##"
-    exit: 1
+    exit: 2
     --- stdout
-    test/test_chat.py:3:14: PRC008 `qualitative` is written on the module (`pytestmark`), but its scope is `function`
-    test/test_chat.py:11:2: PRC003 [*] `unit` is the default of axis `tier` and is not written explicitly
-    Found 2 findings (2 errors).
     --- stderr
-    warning: `--ignore PRC004,prc006` names rule codes: use `--extend-ignore PRC004,prc006` (`--ignore` takes paths, as pytest's)
+    proctor: error: `--ignore PRC004,prc006` names rule codes, and `--ignore` takes paths (as pytest's)
+      hint: use `--extend-ignore PRC004,prc006`
     "##);
 }
 
@@ -899,12 +897,12 @@ fn colour_follows_color_no_color_and_force_color() {
     // `--color` wins over both.
     assert!(check(&["--color", "always"], &[("NO_COLOR", Some("1"))]).contains(escape));
     assert!(!check(&["--color=never"], &[("FORCE_COLOR", Some("1"))]).contains(escape));
-    // Machine formats are never coloured; warnings on stderr are.
+    // Machine formats are never coloured; errors on stderr are.
     assert!(!check(&["--color", "always", "--output-format", "json"], &[]).contains(escape));
-    let warned = check(&["--color", "always", "--ignore", "PRC004"], &[]);
+    let failed = check(&["--color", "always", "--ignore", "PRC004"], &[]);
     assert!(
-        warned.contains(&format!("{escape}1m{escape}33mwarning")),
-        "{warned}"
+        failed.contains(&format!("{escape}1m{escape}31merror")),
+        "{failed}"
     );
     // A usage error after the global flag still exits 2, as check does.
     assert!(check(&["--bogus"], &[]).starts_with("exit: 2\n"));

@@ -745,3 +745,60 @@ markers = "not realdb"
         .unwrap()
         .contains("schedule"));
 }
+
+/// The fenced block of `page` whose info string is `info` and whose body
+/// contains `needle`.
+fn docs_block(page: &str, info: &str, needle: &str) -> String {
+    let text = repository_file(page);
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        match (&mut current, line.strip_prefix("```")) {
+            (None, Some(tag)) => current = Some((tag.trim().to_owned(), String::new())),
+            (Some(_), Some("")) => blocks.push(current.take().unwrap()),
+            (Some((_, body)), _) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+        .into_iter()
+        .find(|(tag, body)| tag == info && body.contains(needle))
+        .unwrap_or_else(|| panic!("{page}: no ```{info} block with `{needle}`"))
+        .1
+}
+
+/// docs/ci.md's `on-paths` example: its configuration gives the
+/// workflow lines the page shows; the filtered job waits for a `changes`
+/// job on pull requests and pushes only, and the unfiltered one does not.
+#[test]
+fn on_paths_writes_a_changes_job_and_filters_only_that_job() {
+    let config = docs_block("docs/ci.md", "toml", "on-paths");
+    let shown = docs_block("docs/ci.md", "yaml", "dorny/paths-filter");
+    let dir = project(&config);
+    let output = run(dir.path(), &["ci", "github"]);
+    assert!(output.starts_with("exit: 0\n"), "{output}");
+    let text = stdout(&output);
+    for line in shown.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(text.contains(line), "`{line}` not in the workflow:\n{text}");
+    }
+    let (value, ids) = parse(text);
+    assert_eq!(ids, ["changes", "realdb", "unit"]);
+    let filters: Value = serde_yaml::from_str(
+        value["jobs"]["changes"]["steps"][1]["with"]["filters"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(filters["realdb"][0].as_str(), Some("src/db/**"));
+    assert_eq!(filters["realdb"][1].as_str(), Some("tests/realdb/**"));
+    let unit = &value["jobs"]["unit"];
+    assert!(unit["needs"].is_null(), "{unit:?}");
+    assert!(!unit["if"].as_str().unwrap().contains("changes"));
+    // Without `on-paths` anywhere, no `changes` job.
+    let dir = project(&config.replace("on-paths = [\"src/db/**\", \"tests/realdb/**\"]\n", ""));
+    let (_, ids) = parse(stdout(&run(dir.path(), &["ci", "github"])));
+    assert_eq!(ids, ["realdb", "unit"]);
+}

@@ -293,6 +293,11 @@ pub struct JobOptions {
     /// `["nightly"]` for a PR job that also runs on the schedule), for
     /// `proctor ci github`; `proctor plan` reports the job under `trigger`.
     pub also_on: Vec<Trigger>,
+    /// Globs of the files whose change runs the job on a pull request or a
+    /// push (`on-paths`, GitHub's `paths:` syntax, e.g.
+    /// `["src/db/**"]`); empty: every change. Schedules and runs by hand
+    /// are not filtered. For `proctor ci github`.
+    pub on_paths: Vec<String>,
     /// Whether a failure blocks merging (`required`, default true); an
     /// advisory job sets false.
     pub required: bool,
@@ -330,6 +335,7 @@ impl Default for JobOptions {
             phases: None,
             trigger: Trigger::Pr,
             also_on: Vec::new(),
+            on_paths: Vec::new(),
             required: true,
             shards: 1,
             runs_on: None,

@@ -94,6 +94,8 @@ pub struct JobDraft {
     pub triggers: Vec<String>,
     /// proctor triggers besides `trigger` that the events give.
     pub also_on: Vec<String>,
+    /// The workflow's `paths:` filter on pull requests and pushes.
+    pub on_paths: Vec<String>,
     pub required: bool,
     pub runs_on: Option<String>,
     /// The GitHub environment the job waits on (approval).
@@ -119,6 +121,7 @@ impl Default for JobDraft {
             trigger: "pr".to_owned(),
             triggers: Vec::new(),
             also_on: Vec::new(),
+            on_paths: Vec::new(),
             required: true,
             runs_on: None,
             environment: None,

@@ -9,7 +9,7 @@ use proctor_python::{ConftestHooks, HookCondition, HookMarkKind, Item};
 
 use crate::draft::{AxisDraft, Draft, HelperDraft, JobDraft, PathDraft, ServiceDraft};
 use crate::helper_source::{self, HelperSource};
-use crate::workflows;
+use crate::{scripts, workflows};
 
 /// Marks pytest itself defines: never part of a taxonomy.
 const BUILTIN_MARKS: &[&str] = &[
@@ -43,6 +43,8 @@ pub struct Inputs {
     pub conftests: Vec<(String, ConftestHooks)>,
     /// Each workflow (relative path) and its text.
     pub workflows: Vec<(String, String)>,
+    /// Each shell script (`*.sh`, relative path) and its text.
+    pub scripts: Vec<(String, String)>,
     /// The options the suite's conftests declare (`--live`).
     pub declared_flags: Vec<String>,
     /// Where helper modules are looked up: the rootdir, then `pythonpath`.
@@ -65,6 +67,7 @@ pub fn infer(inputs: &Inputs) -> Draft {
     for (file, hooks) in &inputs.conftests {
         conftest_rules(file, hooks, inputs, &written, &mut draft);
     }
+    let mut calls = Vec::new();
     for (file, text) in &inputs.workflows {
         let read = workflows::read_workflow(file, text, &inputs.declared_flags);
         for service in read.services {
@@ -74,11 +77,46 @@ pub fn infer(inputs: &Inputs) -> Draft {
         for job in read.jobs {
             add_job(&mut draft, job, file);
         }
+        calls.extend(read.scripts.into_iter().map(|call| (file.clone(), call)));
+    }
+    for (workflow, call) in &calls {
+        if !inputs.scripts.iter().any(|(file, _)| *file == call.script) {
+            draft.unknown.push(format!(
+                "{workflow}: job `{}` runs `{}`, which init did not find (or found in an ignored folder)",
+                call.template.name, call.script
+            ));
+        }
+    }
+    for (file, text) in &inputs.scripts {
+        let called: Vec<&scripts::ScriptCall> = calls
+            .iter()
+            .filter(|(_, call)| call.script == *file)
+            .map(|(_, call)| call)
+            .collect();
+        let reads = if called.is_empty() {
+            vec![scripts::read_script(
+                file,
+                text,
+                None,
+                &inputs.declared_flags,
+            )]
+        } else {
+            called
+                .into_iter()
+                .map(|call| scripts::read_script(file, text, Some(call), &inputs.declared_flags))
+                .collect()
+        };
+        for read in reads {
+            draft.unknown.extend(read.unknown);
+            for job in read.jobs {
+                add_job(&mut draft, job, file);
+            }
+        }
     }
     notebooks(inputs, &mut draft);
     helpers(inputs, &written, &mut draft);
     usage_axes(inputs, &mut draft);
-    if inputs.workflows.is_empty() {
+    if inputs.workflows.is_empty() && draft.jobs.is_empty() {
         draft.unknown.push(
             "CI jobs: no `.github/workflows/*.yml` found; declare `[jobs.<name>]` by hand (docs/plan.md#jobs)"
                 .to_owned(),
@@ -428,6 +466,7 @@ fn add_job(draft: &mut Draft, mut job: JobDraft, file: &str) {
             .rsplit('/')
             .next()
             .unwrap_or(file)
+            .trim_end_matches(".sh")
             .trim_end_matches(".yml")
             .trim_end_matches(".yaml");
         job.name = format!("{stem}-{}", job.name);

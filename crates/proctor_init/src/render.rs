@@ -313,6 +313,9 @@ pub fn render(draft: &Draft, layout: Layout) -> String {
         if !job.also_on.is_empty() {
             let _ = writeln!(out, "also-on = {}", list(&job.also_on));
         }
+        if !job.on_paths.is_empty() {
+            let _ = writeln!(out, "on-paths = {}", list(&job.on_paths));
+        }
         if !job.required {
             out.push_str("required = false\n");
         }

@@ -9,12 +9,16 @@ use std::collections::BTreeMap;
 use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::draft::{JobDraft, ServiceDraft};
+use crate::scripts::ScriptCall;
 
-/// What one workflow file gave: jobs, services, and what was not read.
+/// What one workflow file gave: jobs, services, the scripts its steps
+/// run, and what was not read.
 #[derive(Debug, Default)]
 pub struct WorkflowJobs {
     pub jobs: Vec<JobDraft>,
     pub services: Vec<ServiceDraft>,
+    /// The shell scripts its jobs' steps run (`./test/scripts/nightly.sh`).
+    pub scripts: Vec<ScriptCall>,
     /// Things the file says that did not become config, each a sentence.
     pub unknown: Vec<String>,
 }
@@ -56,12 +60,24 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
     .map(|(name, _)| name.to_owned())
     .collect();
     let workflow_env = env_of(&doc["env"]);
+    // `on.pull_request.paths` and `on.push.paths` become the jobs'
+    // `on-paths` (one list for both events, as proctor has).
+    let mut on_paths: Vec<String> = Vec::new();
     for event in ["pull_request", "push"] {
-        let filter = &doc["on"][event]["paths"];
-        if let Some(paths) = filter.as_vec() {
+        if let Some(paths) = doc["on"][event]["paths"].as_vec() {
+            for path in paths.iter().filter_map(scalar) {
+                if !on_paths.contains(&path) {
+                    on_paths.push(path);
+                }
+            }
+        }
+    }
+    for event in ["pull_request", "push"] {
+        let ignored = &doc["on"][event]["paths-ignore"];
+        if let Some(paths) = ignored.as_vec() {
             let paths: Vec<String> = paths.iter().filter_map(scalar).collect();
             out.unknown.push(format!(
-                "{file}: runs on `{event}` only when {} change; a proctor job has no such filter (its jobs run on every {event})",
+                "{file}: does not run on `{event}` when only {} change; `on-paths` has no `paths-ignore`",
                 paths.join(", ")
             ));
         }
@@ -114,6 +130,7 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
             scalar(&job["environment"]).or_else(|| scalar(&job["environment"]["name"]));
         let advisory = matches!(job["continue-on-error"], Yaml::Boolean(true));
         let mut invocations = Vec::new();
+        let mut calls = Vec::new();
         if let Some(steps) = job["steps"].as_vec() {
             for step in steps {
                 let Some(run) = step["run"].as_str() else {
@@ -125,9 +142,38 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                 for line in logical_lines(run) {
                     if let Some(found) = pytest_invocation(&line) {
                         invocations.push((found, step_env.clone(), dir.clone(), line));
+                    } else if let Some(script) = script_run(&line, dir.as_deref()) {
+                        calls.push((script, step_env.clone(), line));
                     }
                 }
             }
+        }
+        let template = |name: String, line: &str| JobDraft {
+            name,
+            from: format!("{file}: job `{id}`: `{}`", line.trim()),
+            trigger: trigger.to_owned(),
+            triggers: triggers.clone(),
+            also_on: also_on.clone(),
+            python: python.clone(),
+            services: services.clone(),
+            runs_on: runs_on.clone().filter(|r| r != "ubuntu-latest"),
+            required: !advisory && environment.is_none() && trigger == "pr",
+            environment: environment.clone(),
+            on_paths: on_paths.clone(),
+            ..JobDraft::default()
+        };
+        let call_count = calls.len();
+        for (index, (script, step_env, line)) in calls.into_iter().enumerate() {
+            let name = if call_count == 1 {
+                id.to_owned()
+            } else {
+                format!("{id}-{}", index + 1)
+            };
+            out.scripts.push(ScriptCall {
+                script,
+                template: template(name, &line),
+                env: step_env,
+            });
         }
         if invocations.is_empty() {
             continue;
@@ -139,64 +185,17 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
             } else {
                 format!("{id}-{}", index + 1)
             };
-            let mut job = JobDraft {
-                name,
-                from: format!("{file}: job `{id}`: `{}`", line.trim()),
-                trigger: trigger.to_owned(),
-                triggers: triggers.clone(),
-                also_on: also_on.clone(),
-                python: python.clone(),
-                services: services.clone(),
-                runs_on: runs_on.clone().filter(|r| r != "ubuntu-latest"),
-                required: !advisory && environment.is_none() && trigger == "pr",
-                environment: environment.clone(),
-                ..JobDraft::default()
-            };
-            for (key, value) in step_env.iter().chain(&invocation.env) {
-                match value {
-                    EnvValue::Literal(v) => {
-                        job.env.insert(key.clone(), v.clone());
-                    }
-                    EnvValue::Secret => job.assume.push(format!("env.{key}=set")),
-                    EnvValue::Expression(e) => job.notes.push(format!(
-                        "`{key}` is set to `{e}`, which proctor cannot evaluate"
-                    )),
-                }
-            }
-            job.assume.dedup();
-            match proctor_config::parse_pytest_args(&invocation.args) {
-                Ok(parsed) => {
-                    job.markers = parsed.markexpr;
-                    job.keywords = parsed.keyword;
-                    job.paths = parsed
-                        .paths
-                        .iter()
-                        .map(|p| match &dir {
-                            Some(dir) if dir != "." => {
-                                format!("{}/{}", dir.trim_end_matches('/'), p)
-                            }
-                            _ => p.clone(),
-                        })
-                        .map(|p| p.trim_end_matches('/').to_owned())
-                        .collect();
-                    for token in &parsed.other {
-                        let name = token.split('=').next().unwrap_or(token);
-                        // Declared options (gates read them) and
-                        // pytest-cov's, which `proctor ci github` turns into
-                        // a coverage-combine job.
-                        if flags.iter().any(|f| f == name) || name == "--cov" {
-                            job.flags.push(token.clone());
-                        }
-                    }
-                }
-                Err(err) => job.notes.push(format!(
-                    "its pytest arguments could not be read ({err}): set `markers`, `keywords` and `paths` by hand"
-                )),
-            }
+            let job = job_from_invocation(
+                template(name, &line),
+                &invocation,
+                &step_env,
+                dir.as_deref(),
+                flags,
+            );
             out.jobs.push(job);
         }
     }
-    if out.jobs.is_empty() {
+    if out.jobs.is_empty() && out.scripts.is_empty() {
         let runner = ["tox", "nox", "make", "hatch"]
             .into_iter()
             .find(|tool| runs_tool(&doc["jobs"], tool));
@@ -210,6 +209,88 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
         });
     }
     out
+}
+
+/// The job `template` (name, triggers, runner) running `invocation` with
+/// the environment `env` in the directory `dir`: its `-m`, `-k`, paths,
+/// environment and the declared `flags` it passes.
+pub(crate) fn job_from_invocation(
+    mut job: JobDraft,
+    invocation: &Invocation,
+    env: &BTreeMap<String, EnvValue>,
+    dir: Option<&str>,
+    flags: &[String],
+) -> JobDraft {
+    for (key, value) in env.iter().chain(&invocation.env) {
+        match value {
+            EnvValue::Literal(v) => {
+                job.env.insert(key.clone(), v.clone());
+            }
+            EnvValue::Secret => job.assume.push(format!("env.{key}=set")),
+            EnvValue::Expression(e) => job.notes.push(format!(
+                "`{key}` is set to `{e}`, which proctor cannot evaluate"
+            )),
+        }
+    }
+    job.assume.dedup();
+    match proctor_config::parse_pytest_args(&invocation.args) {
+        Ok(parsed) => {
+            job.markers = parsed.markexpr;
+            job.keywords = parsed.keyword;
+            job.paths = parsed
+                .paths
+                .iter()
+                .map(|p| match dir {
+                    Some(dir) if dir != "." => {
+                        format!("{}/{}", dir.trim_end_matches('/'), p)
+                    }
+                    _ => p.clone(),
+                })
+                .map(|p| p.trim_end_matches('/').to_owned())
+                .collect();
+            for token in &parsed.other {
+                let name = token.split('=').next().unwrap_or(token);
+                // Declared options (gates read them) and pytest-cov's,
+                // which `proctor ci github` turns into a coverage-combine
+                // job.
+                if flags.iter().any(|f| f == name) || name == "--cov" {
+                    job.flags.push(token.clone());
+                }
+            }
+        }
+        Err(err) => job.notes.push(format!(
+            "its pytest arguments could not be read ({err}): set `markers`, `keywords` and `paths` by hand"
+        )),
+    }
+    job
+}
+
+/// The shell script a line of a `run:` step runs (`./scripts/t.sh`,
+/// `bash scripts/t.sh`), relative to the rootdir.
+fn script_run(line: &str, dir: Option<&str>) -> Option<String> {
+    for command in line.split("&&").flat_map(|c| c.split(';')) {
+        let tokens = shlex::split(command)?;
+        let mut rest = tokens
+            .iter()
+            .skip_while(|t| t.contains('=') && !t.starts_with('-'));
+        let mut first = rest.next()?;
+        if matches!(first.as_str(), "bash" | "sh" | "source" | ".") {
+            first = rest.next()?;
+        }
+        let is_script = std::path::Path::new(first)
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("sh"));
+        if is_script && !first.contains('$') {
+            let path = first.trim_start_matches("./");
+            return Some(match dir {
+                Some(dir) if dir != "." && !path.starts_with('/') => {
+                    format!("{}/{path}", dir.trim_end_matches('/'))
+                }
+                _ => path.to_owned(),
+            });
+        }
+    }
+    None
 }
 
 /// Whether a `run:` step of `jobs` starts `tool` (`tox run`, `python -m tox`).
@@ -263,7 +344,7 @@ fn triggers(on: &Yaml) -> (&'static str, Vec<String>) {
 
 /// A value in a workflow's `env:`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum EnvValue {
+pub(crate) enum EnvValue {
     Literal(String),
     /// `${{ secrets.NAME }}`: set, value unknown (and never printed).
     Secret,
@@ -271,7 +352,7 @@ enum EnvValue {
     Expression(String),
 }
 
-fn env_value(text: &str) -> EnvValue {
+pub(crate) fn env_value(text: &str) -> EnvValue {
     let trimmed = text.trim();
     if let Some(inner) = trimmed
         .strip_prefix("${{")
@@ -342,7 +423,7 @@ fn first_port(container: &Yaml) -> Option<String> {
 }
 
 /// The lines of a `run:` script, with `\` continuations joined.
-fn logical_lines(run: &str) -> Vec<String> {
+pub(crate) fn logical_lines(run: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     for line in run.lines() {
@@ -363,17 +444,19 @@ fn logical_lines(run: &str) -> Vec<String> {
 
 /// One `pytest` command found in a line of shell.
 #[derive(Debug, PartialEq, Eq)]
-struct Invocation {
+pub(crate) struct Invocation {
     /// The arguments after `pytest`.
-    args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// `NAME=value` assignments before the command.
-    env: BTreeMap<String, EnvValue>,
+    pub(crate) env: BTreeMap<String, EnvValue>,
+    /// Packages its launcher adds, pinned (`uv run --with NAME==VERSION`).
+    pub(crate) with: Vec<(String, String)>,
 }
 
 /// The `pytest` command of `line`: `pytest ...`, `python -m pytest ...`,
 /// `uv run pytest ...`, `uv run -m pytest ...`, `coverage run -m pytest
 /// ...`, after `&&` or `;`, with `VAR=value` prefixes.
-fn pytest_invocation(line: &str) -> Option<Invocation> {
+pub(crate) fn pytest_invocation(line: &str) -> Option<Invocation> {
     for command in line.split("&&").flat_map(|c| c.split(';')) {
         let Some(tokens) = shlex::split(command) else {
             continue;
@@ -416,7 +499,18 @@ fn pytest_invocation(line: &str) -> Option<Invocation> {
         {
             args.truncate(end);
         }
-        return Some(Invocation { args, env });
+        let mut with = Vec::new();
+        for (at, token) in before.iter().enumerate() {
+            let spec = match token.strip_prefix("--with=") {
+                Some(spec) => Some(spec),
+                None if *token == "--with" => before.get(at + 1).copied(),
+                None => None,
+            };
+            if let Some((name, version)) = spec.and_then(|s| s.split_once("==")) {
+                with.push((name.trim().to_owned(), version.trim().to_owned()));
+            }
+        }
+        return Some(Invocation { args, env, with });
     }
     None
 }

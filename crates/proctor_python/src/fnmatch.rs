@@ -116,7 +116,8 @@ fn class_match<C: Unit>(pattern: &[C], c: C) -> Option<(bool, usize)> {
 /// pytest's `fnmatch_ex`: a pattern without a separator matches the file
 /// name; one with a separator matches the whole path, anchored at any
 /// directory when the pattern is relative.
-pub(crate) fn fnmatch_ex(pattern: &str, path: &Path) -> bool {
+#[must_use]
+pub fn fnmatch_ex(pattern: &str, path: &Path) -> bool {
     if pattern.contains('/') {
         let full = path.to_string_lossy();
         if pattern.starts_with('/') {

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 pub use cache::clean as clean_cache;
 pub use discover::normalize;
+pub use fnmatch::fnmatch_ex;
 pub use hooks::{
     read_conftest_hooks, ConftestHooks, HookCondition, HookMark, HookMarkKind, HookUnknown,
 };

@@ -61,15 +61,13 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
         OutputFormat::Sarif => Format::Sarif,
     };
     let (ignored_paths, ignored_codes) = split_ignore(&args.ignore);
-    if !ignored_codes.is_empty() && !args.quiet {
-        printer::warn(
-            out.err(),
-            &format!(
-                "`--ignore {}` names rule codes: use `--extend-ignore {}` (`--ignore` takes paths, as pytest's)",
-                ignored_codes.join(","),
-                ignored_codes.join(",")
-            ),
-        )?;
+    if !ignored_codes.is_empty() {
+        // ruff's convention: `--ignore` is for paths here (pytest's), rule
+        // codes go through `--select`/`--extend-ignore`.
+        anyhow::bail!(
+            "`--ignore {codes}` names rule codes, and `--ignore` takes paths (as pytest's)\n  hint: use `--extend-ignore {codes}`",
+            codes = ignored_codes.join(",")
+        );
     }
     let suite_args = SuiteArgs {
         threads: args.threads,
@@ -88,12 +86,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
         )?;
     }
     let options = &suite.config.proctor.check;
-    let extend_ignore: Vec<String> = args
-        .extend_ignore
-        .iter()
-        .chain(&ignored_codes)
-        .cloned()
-        .collect();
+    let extend_ignore = args.extend_ignore.clone();
     // The configuration's selectors are checked alone first, so that an
     // unknown one is reported as the configuration's.
     RuleSelection::layered(&[SelectorLayer {
@@ -221,9 +214,9 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     Ok(code)
 }
 
-/// `--ignore` values: paths, and (deprecated) rule codes. A value is a
-/// code list when every comma-separated part of it names a rule and no
-/// such path exists.
+/// `--ignore` values: paths, and rule codes (an error). A value is a code
+/// list when every comma-separated part of it names a rule and no such
+/// path exists.
 fn split_ignore(values: &[String]) -> (Vec<String>, Vec<String>) {
     let mut paths = Vec::new();
     let mut codes = Vec::new();

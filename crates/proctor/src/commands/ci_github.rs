@@ -125,13 +125,17 @@ pub(crate) fn workflow(
     write_on(&mut out, jobs, options);
     out.push_str("jobs:\n");
     let mut taken = BTreeSet::new();
+    let ids: Vec<String> = jobs
+        .iter()
+        .map(|(name, _)| unique_id(name, &mut taken))
+        .collect();
+    let changes = write_changes_job(&mut out, jobs, &ids, &mut taken);
     let mut covered = Vec::new();
-    for (index, (name, job)) in jobs.iter().enumerate() {
-        if index > 0 {
+    for (index, ((name, job), id)) in jobs.iter().zip(ids).enumerate() {
+        if index > 0 || changes.is_some() {
             out.push('\n');
         }
-        let id = unique_id(name, &mut taken);
-        write_job(&mut out, &id, name, job, plan, options);
+        write_job(&mut out, &id, name, job, plan, options, changes.as_deref());
         if collects_coverage(job) {
             covered.push(id);
         }
@@ -180,6 +184,63 @@ fn write_coverage_job(out: &mut String, id: &str, covered: &[String], options: &
         combine.push_str(" && proctor coverage coverage.json");
     }
     let _ = writeln!(out, "        run: {}", quote(&combine));
+}
+
+/// Whether `job` has an `on-paths` filter that applies: it runs on pull
+/// requests and pushes.
+fn filtered(job: &JobOptions) -> bool {
+    !job.on_paths.is_empty() && (job.trigger == Trigger::Pr || job.also_on.contains(&Trigger::Pr))
+}
+
+/// The job that tells, on a pull request or a push, whether the files of
+/// each job's `on-paths` changed (`dorny/paths-filter`, one output per
+/// job, named by its id); its id, when some job has `on-paths`.
+fn write_changes_job(
+    out: &mut String,
+    jobs: &[(String, JobOptions)],
+    ids: &[String],
+    taken: &mut BTreeSet<String>,
+) -> Option<String> {
+    let filters: Vec<(&String, &JobOptions)> = ids
+        .iter()
+        .zip(jobs)
+        .filter(|(_, (_, job))| filtered(job))
+        .map(|(id, (_, job))| (id, job))
+        .collect();
+    if filters.is_empty() {
+        return None;
+    }
+    let id = unique_id("changes", taken);
+    let _ = writeln!(out, "  {id}:");
+    out.push_str("    # Which jobs' `on-paths` the pull request or push touches.\n");
+    let _ = writeln!(
+        out,
+        "    if: {}",
+        quote("github.event_name == 'pull_request' || github.event_name == 'push'")
+    );
+    let _ = writeln!(out, "    runs-on: {}", quote(DEFAULT_RUNS_ON));
+    out.push_str("    outputs:\n");
+    for (job_id, _) in &filters {
+        let _ = writeln!(
+            out,
+            "      {job_id}: {}",
+            quote(&format!("${{{{ steps.filter.outputs.{job_id} }}}}"))
+        );
+    }
+    out.push_str("    steps:\n");
+    out.push_str("      - uses: \"actions/checkout@v4\"\n");
+    out.push_str("      - uses: \"dorny/paths-filter@v3\"\n");
+    out.push_str("        id: \"filter\"\n");
+    out.push_str("        with:\n");
+    let mut text = String::new();
+    for (job_id, job) in &filters {
+        let _ = writeln!(text, "{job_id}:");
+        for glob in &job.on_paths {
+            let _ = writeln!(text, "  - {}", quote(glob));
+        }
+    }
+    let _ = writeln!(out, "          filters: {}", quote(&text));
+    Some(id)
 }
 
 /// The `on:` block: only the events some job runs on, and always
@@ -234,6 +295,7 @@ fn write_job(
     job: &JobOptions,
     plan: &PlanOptions,
     options: &WorkflowOptions,
+    changes: Option<&str>,
 ) {
     let _ = writeln!(out, "  {id}:");
     if id != name {
@@ -244,7 +306,25 @@ fn write_job(
             let _ = writeln!(out, "    # {}", comment(line));
         }
     }
-    let _ = writeln!(out, "    if: {}", quote(&job_condition(job)));
+    match changes.filter(|_| filtered(job)) {
+        // On a pull request or a push, only when its files changed; the
+        // `changes` job is skipped on the other events, which `!cancelled()`
+        // lets through.
+        Some(changes) => {
+            let _ = writeln!(out, "    needs: [{}]", quote(changes));
+            let _ = writeln!(
+                out,
+                "    if: {}",
+                quote(&format!(
+                    "!cancelled() && ({}) && (github.event_name != 'pull_request' && github.event_name != 'push' || needs.{changes}.outputs.{id} == 'true')",
+                    job_condition(job)
+                ))
+            );
+        }
+        None => {
+            let _ = writeln!(out, "    if: {}", quote(&job_condition(job)));
+        }
+    }
     let _ = writeln!(
         out,
         "    runs-on: {}",

@@ -57,6 +57,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
         items: std::mem::take(&mut collection.items),
         conftests,
         workflows: workflows(&rootdir)?,
+        scripts: scripts(&rootdir, &suite.collect.norecursedirs),
         declared_flags,
         search,
     };
@@ -74,8 +75,17 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
     let mut out = Printer::stdout();
     // With --dry-run the configuration is stdout, the notes stderr, so
     // that `proctor init --dry-run > proctor.toml` is clean TOML.
+    let scripts = if inputs.scripts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {} shell script{}",
+            inputs.scripts.len(),
+            plural(inputs.scripts.len())
+        )
+    };
     let mut notes = vec![format!(
-        "Read {} test{}, {} conftest{}, {} workflow{}.",
+        "Read {} test{}, {} conftest{}, {} workflow{}{scripts}.",
         inputs.items.len(),
         plural(inputs.items.len()),
         inputs.conftests.len(),
@@ -187,6 +197,47 @@ fn target(suite: &Suite, rootdir: &Path) -> (PathBuf, Layout) {
     } else {
         (rootdir.join("proctor.toml"), Layout::ProctorToml)
     }
+}
+
+/// The shell scripts (`*.sh`) under the rootdir that run pytest, by
+/// relative path, with their text: folders pytest does not recurse into
+/// (`norecursedirs`, which covers dot folders by default) and virtual
+/// environments are left out, as collection leaves them out.
+fn scripts(rootdir: &Path, norecursedirs: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut pending = vec![rootdir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+            if path.is_dir() {
+                let ignored = path.join("pyvenv.cfg").is_file()
+                    || norecursedirs
+                        .iter()
+                        .any(|p| proctor_python::fnmatch_ex(p, &path));
+                if !ignored {
+                    pending.push(path);
+                }
+            } else if path.extension().is_some_and(|ext| ext == "sh") {
+                // A script that cannot be read, or never names pytest,
+                // has no jobs to give.
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                if text.contains("pytest") {
+                    let rel = path
+                        .strip_prefix(rootdir)
+                        .unwrap_or(&path)
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    out.push((rel, text));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The GitHub workflows of the rootdir (`.github/workflows/*.yml` and
