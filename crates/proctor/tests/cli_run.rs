@@ -1025,3 +1025,91 @@ fn a_file_name_that_is_not_utf8_has_the_node_id_pytest_reports() {
         text(&listed)
     );
 }
+
+/// The lines of pytest's "short test summary info", escapes kept.
+fn short_summary(stdout: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .skip_while(|line| !line.contains("short test summary info"))
+        .skip(1)
+        .take_while(|line| !line.contains("=="))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `--color always` colours the run report as pytest's `--color=yes`
+/// colours its own (red FAILED, yellow SKIPPED, the outcome's rule), and
+/// only then: into a pipe the report is plain, with no status line, and
+/// `NO_COLOR` and `--color never` win over `FORCE_COLOR`.
+#[test]
+fn the_run_report_takes_pytests_colours_with_color_always_and_none_in_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pytest.ini", "[pytest]\n");
+    write(
+        root,
+        "test_colours.py",
+        "import pytest\n\ndef test_ok():\n    pass\n\ndef test_bad():\n    assert 1 == 2\n\n@pytest.mark.skip(reason='later')\ndef test_later():\n    pass\n",
+    );
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
+        command
+            .args(args)
+            .args(["run", "--python"])
+            .arg(python())
+            .args(["-p", "no:cacheprovider", "-rfEs"])
+            .current_dir(root)
+            .env_remove("PYTEST_ADDOPTS")
+            .env_remove("NO_COLOR")
+            .env_remove("FORCE_COLOR");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command.output().unwrap()
+    };
+    let colored = run(&["--color", "always"], &[]);
+    assert_eq!(colored.status.code(), Some(1), "{}", text(&colored));
+    let pytest = bare_pytest(root, &["--color=yes", "-rfEs"]);
+    assert_eq!(
+        short_summary(&colored.stdout).len(),
+        2,
+        "{}",
+        text(&colored)
+    );
+    assert_eq!(
+        short_summary(&colored.stdout),
+        short_summary(&pytest.stdout),
+        "proctor:\n{}\npytest:\n{}",
+        text(&colored),
+        text(&pytest)
+    );
+    let shown = String::from_utf8_lossy(&colored.stdout).replace('\u{1b}', "\\e");
+    assert!(
+        shown.contains("\\e[31mFAILED\\e[0m test_colours.py::test_bad"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\\e[33mSKIPPED\\e[0m [1] test_colours.py:9: later"),
+        "{shown}"
+    );
+    let last = shown.lines().last().unwrap();
+    assert!(
+        last.starts_with("\\e[31m\\e[1m="),
+        "the red closing rule: {last}"
+    );
+    // Into a pipe: plain, and no status line (no carriage return).
+    for (args, env) in [
+        (&[][..], &[][..]),
+        (&[][..], &[("NO_COLOR", "1"), ("FORCE_COLOR", "1")][..]),
+        (&["--color", "never"][..], &[("FORCE_COLOR", "1")][..]),
+    ] {
+        let plain = run(args, env);
+        let out = String::from_utf8_lossy(&plain.stdout);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\r'),
+            "{args:?} {env:?}: {out}"
+        );
+    }
+    let forced = run(&[], &[("FORCE_COLOR", "1")]);
+    assert!(String::from_utf8_lossy(&forced.stdout).contains("\u{1b}[31mFAILED"));
+}

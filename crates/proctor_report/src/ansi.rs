@@ -1,5 +1,6 @@
 //! pytest's terminal styling: `=`-rules with a centered title, and the ANSI
-//! colors of its `TerminalWriter`, applied only when asked.
+//! colors of its `TerminalWriter` (rendered by `anstyle`, one escape per
+//! style in pytest's order), applied only when asked.
 
 /// A color or weight pytest's terminal writer knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,25 +13,31 @@ pub(crate) enum Style {
 }
 
 impl Style {
-    fn code(self) -> &'static str {
+    fn style(self) -> anstyle::Style {
+        let fg = |color: anstyle::AnsiColor| anstyle::Style::new().fg_color(Some(color.into()));
         match self {
-            Style::Red => "\x1b[31m",
-            Style::Green => "\x1b[32m",
-            Style::Yellow => "\x1b[33m",
-            Style::Cyan => "\x1b[36m",
-            Style::Bold => "\x1b[1m",
+            Style::Red => fg(anstyle::AnsiColor::Red),
+            Style::Green => fg(anstyle::AnsiColor::Green),
+            Style::Yellow => fg(anstyle::AnsiColor::Yellow),
+            Style::Cyan => fg(anstyle::AnsiColor::Cyan),
+            Style::Bold => anstyle::Style::new().bold(),
         }
     }
 }
 
-/// `text` wrapped in `styles` when `color` is on, as is otherwise.
+/// `text` wrapped in `styles` when `color` is on, as is otherwise: each
+/// style's escape in the order given (pytest writes the colour, then
+/// bold), then one reset.
 pub(crate) fn paint(text: &str, styles: &[Style], color: bool) -> String {
     if !color || styles.is_empty() || text.is_empty() {
         return text.to_owned();
     }
-    let mut painted: String = styles.iter().map(|style| style.code()).collect();
+    let mut painted: String = styles
+        .iter()
+        .map(|style| style.style().render().to_string())
+        .collect();
     painted.push_str(text);
-    painted.push_str("\x1b[0m");
+    painted.push_str(&anstyle::Reset.render().to_string());
     painted
 }
 

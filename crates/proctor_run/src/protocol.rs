@@ -56,6 +56,11 @@ pub(crate) enum Message {
         /// The module's path.
         module: String,
     },
+    /// A test starts (sent only when [`Setup::starts`] asks).
+    Started {
+        /// Its node id.
+        nodeid: String,
+    },
     /// A test ended and every phase passed (the common case, sent short).
     Passed {
         /// Its node id.
@@ -202,6 +207,9 @@ impl Message {
             "order" => Message::Order {
                 ids: wire.ids.ok_or_else(missing)?,
             },
+            "start" => Message::Started {
+                nodeid: wire.nodeid.ok_or_else(missing)?,
+            },
             "module" => Message::Module {
                 module: wire.module.ok_or_else(missing)?,
             },
@@ -247,6 +255,10 @@ pub(crate) struct Setup {
     /// Send [`Message::Collecting`] (a timeout applies).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) progress: bool,
+    /// Send [`Message::Started`] for each test (a progress line shows the
+    /// running test).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) starts: bool,
 }
 
 /// An item as pytest collected it.

@@ -71,6 +71,9 @@ pub struct PhaseOptions {
     pub ignore: Vec<PathBuf>,
     /// The manifest of opted-in examples and notebooks, if any.
     pub opt_in: Option<PathBuf>,
+    /// Report [`Event::TestStarted`] for each test (one more message per
+    /// test: asked only by a progress line on a terminal).
+    pub starts: bool,
 }
 
 /// What a phase produced.
@@ -338,6 +341,7 @@ pub fn run_phase(
         module_sync: options.module_sync,
         only: options.only.clone(),
         progress: options.timeout.is_some(),
+        starts: options.starts,
     };
     let mut outcome = PhaseOutcome::default();
     let mut finished: HashSet<String> = HashSet::new();
@@ -754,6 +758,9 @@ fn serve(
                     if lines.answer(b"{}\n").is_err() {
                         break 'process;
                     }
+                }
+                Message::Started { nodeid } => {
+                    on_event(&Event::TestStarted { nodeid });
                 }
                 ended @ (Message::Passed { .. } | Message::Done { .. }) => {
                     let Some(mut result) = test_result(ended) else {

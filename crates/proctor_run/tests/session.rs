@@ -36,6 +36,7 @@ fn options(root: &Path) -> PhaseOptions {
         module_sync: false,
         ignore: Vec::new(),
         opt_in: None,
+        starts: false,
     }
 }
 
@@ -598,5 +599,50 @@ fn a_plugin_slower_to_import_than_the_timeout_is_start_up_not_a_hang() {
         outcomes(&outcome.results),
         BTreeMap::from([("test_a.py::test_ok".to_owned(), Outcome::Passed)]),
         "{outcome:?}"
+    );
+}
+
+/// With `starts`, each test is reported as it starts, before it ends (the
+/// running test of the progress line); without, never.
+#[test]
+fn starts_are_reported_before_each_test_ends_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pytest.ini", "[pytest]\n");
+    write(
+        root,
+        "test_s.py",
+        "def test_one():\n    pass\n\ndef test_two():\n    assert False\n",
+    );
+    let sequence = |starts: bool| {
+        let mut events = Vec::new();
+        run_phase(
+            &PhaseOptions {
+                starts,
+                ..options(root)
+            },
+            None,
+            &mut |_: &[CollectedItem]| Decisions::default(),
+            &mut |e: &Event| match e {
+                Event::TestStarted { nodeid } => events.push(format!("start {nodeid}")),
+                Event::TestFinished(result) => events.push(format!("end {}", result.nodeid)),
+                _ => {}
+            },
+        )
+        .unwrap();
+        events
+    };
+    assert_eq!(
+        sequence(true),
+        [
+            "start test_s.py::test_one",
+            "end test_s.py::test_one",
+            "start test_s.py::test_two",
+            "end test_s.py::test_two"
+        ]
+    );
+    assert_eq!(
+        sequence(false),
+        ["end test_s.py::test_one", "end test_s.py::test_two"]
     );
 }

@@ -15,7 +15,7 @@ use proctor_run::{Reporters, Runner};
 
 use crate::args::RunArgs;
 use crate::commands::run_plan::{self, describe_selection, Setup};
-use crate::commands::run_progress::Progress;
+use crate::commands::run_progress::{self, Progress};
 use crate::commands::run_report::Finish;
 use crate::commands::run_rules::RunDecider;
 use crate::printer::Printer;
@@ -43,6 +43,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         return run_plan::collect_only(&mut out, &setup, &rules, &planned);
     }
     run_plan::print_header(&mut out, args, &setup, &rules, &planned)?;
+    // On screen before the live status line, which is drawn through a
+    // descriptor of its own.
+    std::io::Write::flush(&mut out)?;
     let opt_in = crate::commands::run_opt_in::write_manifest(
         &own_dir.path,
         &suite.config.pytest.rootdir,
@@ -60,7 +63,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         started,
     };
     let decider = RunDecider::new(&rules, &collection.items);
-    let mut progress = Progress::new(args.verbose, args.quiet);
+    // The recorded durations of the tests to run, for the ETA of the live
+    // status line (read only when there is one).
+    let expected = if run_progress::live(args.verbose, args.quiet) && !args.no_history {
+        planned.expected_durations(collection, history_path)
+    } else {
+        std::collections::HashMap::new()
+    };
+    let mut progress = Progress::new(args.verbose, args.quiet, expected);
     let mut finish = Finish {
         out,
         args,

@@ -152,6 +152,7 @@ impl Setup {
             module_sync: false,
             ignore: Vec::new(),
             opt_in: None,
+            starts: crate::commands::run_progress::live(args.verbose, args.quiet),
         };
         // One phase and no service to start first: pytest starts now, and
         // Python's start-up (a tenth of a second or more) overlaps proctor's
@@ -257,6 +258,25 @@ pub(crate) struct Planned {
     pub(crate) shard: Option<proctor_history::ShardSpec>,
     /// What `--lf`/`--ff` do to this run.
     last_failed_note: Option<String>,
+}
+
+impl Planned {
+    /// The recorded durations of the static items the run expects to run
+    /// (none without a history).
+    pub(crate) fn expected_durations(
+        &self,
+        collection: &proctor_python::Collection,
+        history_path: &std::path::Path,
+    ) -> HashMap<String, f64> {
+        let running: Vec<String> = collection
+            .items
+            .iter()
+            .zip(&self.statics)
+            .filter(|(_, v)| v.verdict.runs())
+            .map(|(i, _)| i.nodeid.clone())
+            .collect();
+        read_durations(history_path, &running)
+    }
 }
 
 /// The static pass: verdicts, the shard, phases, and the files pytest must

@@ -130,7 +130,9 @@ pub(crate) fn print_summary(
     for note in drift {
         writeln!(out, "DRIFT {note}")?;
     }
-    let color = std::io::IsTerminal::is_terminal(&std::io::stdout()) && !look.quiet;
+    // `--color`, `NO_COLOR` and `FORCE_COLOR` as every command reads them
+    // (a terminal by default); `-q`'s bare summary line stays plain.
+    let color = out.colored() && !look.quiet;
     let options = proctor_report::SummaryOptions {
         color,
         chars: Some(look.chars.clone()),

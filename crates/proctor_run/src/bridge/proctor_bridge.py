@@ -284,6 +284,8 @@ def pytest_sessionstart(session):
         config.args = _restart_args(root, only)
     if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
         config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
+    if setup.get("starts") and not config.pluginmanager.has_plugin("proctor_bridge_starts"):
+        config.pluginmanager.register(_Starts(), "proctor_bridge_starts")
     manifest = setup.get("opt_in")
     if manifest:
         with open(manifest, encoding="utf-8") as f:
@@ -483,6 +485,17 @@ class _Progress:
 
 
 _COLLECTING = (pytest.File, getattr(pytest, "Directory", pytest.File))
+
+
+class _Starts:
+    """Each test as it starts, for the running test on proctor's progress
+    line: registered only when proctor shows one (a terminal), so that a
+    piped run pays nothing for it; then one short line per test."""
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        if _connection is not None:
+            sent = _renamed.get(nodeid, nodeid) if _renamed else nodeid
+            _connection.sendall(b'{"event":"start","nodeid":%s}\n' % _quote(sent).encode("ascii"))
 
 
 def pytest_keyboard_interrupt(excinfo):
