@@ -1032,7 +1032,13 @@ fn short_summary(stdout: &[u8]) -> Vec<String> {
         .lines()
         .skip_while(|line| !line.contains("short test summary info"))
         .skip(1)
-        .take_while(|line| !line.contains("=="))
+        .take_while(|line| !line.contains("===="))
+        // Not `pytest -q`'s closing line, which has no rule.
+        .filter(|line| {
+            ["FAILED", "SKIPPED", "ERROR", "XFAIL", "XPASS"]
+                .iter()
+                .any(|word| line.contains(&format!("{word}\u{1b}[0m ")))
+        })
         .map(str::to_owned)
         .collect()
 }
@@ -1085,7 +1091,7 @@ fn the_run_report_takes_pytests_colours_with_color_always_and_none_in_a_pipe() {
     );
     let shown = String::from_utf8_lossy(&colored.stdout).replace('\u{1b}', "\\e");
     assert!(
-        shown.contains("\\e[31mFAILED\\e[0m test_colours.py::test_bad"),
+        shown.contains("\\e[31mFAILED\\e[0m test_colours.py::\\e[1mtest_bad\\e[0m"),
         "{shown}"
     );
     assert!(

@@ -194,7 +194,11 @@ fn error_lines(results: &[TestResult], color: bool) -> Vec<String> {
     errors(results)
         .into_iter()
         .map(|(_, result, message)| {
-            let mut line = format!("{} {}", paint("ERROR", &[Style::Red], color), result.nodeid);
+            let mut line = format!(
+                "{} {}",
+                paint("ERROR", &[Style::Red], color),
+                node_id(&result.nodeid, color)
+            );
             let first = message.map(crash_line).unwrap_or_default();
             if !first.is_empty() {
                 line.push_str(" - ");
@@ -291,7 +295,7 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
                         results
                             .iter()
                             .filter(|r| r.outcome == Outcome::Passed)
-                            .map(|r| format!("{word} {}", r.nodeid)),
+                            .map(|r| format!("{word} {}", node_id(&r.nodeid, color))),
                     );
                 }
                 _ => {}
@@ -328,7 +332,11 @@ fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool)
     let mut lines = Vec::new();
     for &(outcome, word) in kinds {
         for result in results.iter().filter(|r| r.outcome == outcome) {
-            let mut line = format!("{} {}", paint(word, &[Style::Red], color), result.nodeid);
+            let mut line = format!(
+                "{} {}",
+                paint(word, &[Style::Red], color),
+                node_id(&result.nodeid, color)
+            );
             let first = result
                 .message
                 .as_deref()
@@ -394,7 +402,11 @@ fn reason_lines(results: &[TestResult], outcome: Outcome, word: &str, color: boo
         .iter()
         .filter(|r| r.outcome == outcome)
         .map(|result| {
-            let mut line = format!("{} {}", paint(word, &[Style::Yellow], color), result.nodeid);
+            let mut line = format!(
+                "{} {}",
+                paint(word, &[Style::Yellow], color),
+                node_id(&result.nodeid, color)
+            );
             if let Some(reason) = result.reason.as_deref().filter(|r| !r.is_empty()) {
                 line.push_str(" - ");
                 line.push_str(reason);
@@ -402,6 +414,15 @@ fn reason_lines(results: &[TestResult], outcome: Outcome, word: &str, color: boo
             line
         })
         .collect()
+}
+
+/// A node id in a summary line: what follows the file in bold, as
+/// pytest's `_get_node_id_with_markup` writes it.
+fn node_id(nodeid: &str, color: bool) -> String {
+    match nodeid.split_once("::") {
+        Some((path, rest)) if color => format!("{path}::{}", paint(rest, &[Style::Bold], true)),
+        _ => nodeid.to_owned(),
+    }
 }
 
 /// Captured output under pytest's `-` rule, when there is any.

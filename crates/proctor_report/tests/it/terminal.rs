@@ -155,7 +155,7 @@ fn color_only_when_asked() {
         },
     );
     assert!(colored.contains(
-        "\x1b[31mFAILED\x1b[0m tests/unit/test_a.py::TestX::test_fail[1] - assert 1 == 2\n"
+        "\x1b[31mFAILED\x1b[0m tests/unit/test_a.py::\x1b[1mTestX::test_fail[1]\x1b[0m - assert 1 == 2\n"
     ));
     assert!(colored.contains("\x1b[33mSKIPPED\x1b[0m [2] "));
     assert!(colored.ends_with(" =\x1b[0m\n"));
