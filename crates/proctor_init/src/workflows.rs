@@ -142,8 +142,10 @@ pub fn read_workflow(file: &str, text: &str, flags: &[String]) -> WorkflowJobs {
                 for line in logical_lines(run) {
                     if let Some(found) = pytest_invocation(&line) {
                         invocations.push((found, step_env.clone(), dir.clone(), line));
-                    } else if let Some(script) = script_run(&line, dir.as_deref()) {
-                        calls.push((script, step_env.clone(), line));
+                    } else if let Some((script, prefix)) = script_run(&line, dir.as_deref()) {
+                        let mut env = step_env.clone();
+                        env.extend(prefix);
+                        calls.push((script, env, line));
                     }
                 }
             }
@@ -266,10 +268,20 @@ pub(crate) fn job_from_invocation(
 }
 
 /// The shell script a line of a `run:` step runs (`./scripts/t.sh`,
-/// `bash scripts/t.sh`), relative to the rootdir.
-fn script_run(line: &str, dir: Option<&str>) -> Option<String> {
+/// `bash scripts/t.sh`), relative to the rootdir, with the `NAME=value`
+/// assignments before it.
+fn script_run(line: &str, dir: Option<&str>) -> Option<(String, BTreeMap<String, EnvValue>)> {
     for command in line.split("&&").flat_map(|c| c.split(';')) {
         let tokens = shlex::split(command)?;
+        let mut env = BTreeMap::new();
+        for token in tokens
+            .iter()
+            .take_while(|t| t.contains('=') && !t.starts_with('-'))
+        {
+            if let Some((key, value)) = token.split_once('=') {
+                env.insert(key.to_owned(), env_value(value));
+            }
+        }
         let mut rest = tokens
             .iter()
             .skip_while(|t| t.contains('=') && !t.starts_with('-'));
@@ -282,12 +294,13 @@ fn script_run(line: &str, dir: Option<&str>) -> Option<String> {
             .is_some_and(|ext| ext.eq_ignore_ascii_case("sh"));
         if is_script && !first.contains('$') {
             let path = first.trim_start_matches("./");
-            return Some(match dir {
+            let path = match dir {
                 Some(dir) if dir != "." && !path.starts_with('/') => {
                     format!("{}/{path}", dir.trim_end_matches('/'))
                 }
                 _ => path.to_owned(),
-            });
+            };
+            return Some((path, env));
         }
     }
     None
@@ -598,6 +611,22 @@ jobs:
         let got = read_workflow("w.yml", text, &[]);
         assert!(got.unknown.is_empty(), "{:?}", got.unknown);
         assert_eq!(got.jobs[0].python, ["3.11"]);
+    }
+
+    #[test]
+    fn a_step_that_runs_a_script_is_a_call_with_the_jobs_triggers_and_paths_filter() {
+        let text = "on:\n  pull_request:\n    paths: [\"src/db/**\"]\n  schedule:\n    - cron: '0 2 * * *'\njobs:\n  nightly:\n    runs-on: gpu\n    steps:\n      - run: CICD=1 bash ./test/scripts/nightly.sh --fast\n        working-directory: pkg\n";
+        let got = read_workflow("w.yml", text, &[]);
+        assert!(got.jobs.is_empty());
+        assert!(got.unknown.is_empty(), "{:?}", got.unknown);
+        let call = &got.scripts[0];
+        assert_eq!(call.script, "pkg/test/scripts/nightly.sh");
+        assert_eq!(call.template.name, "nightly");
+        assert_eq!(call.template.trigger, "pr");
+        assert_eq!(call.template.also_on, ["nightly"]);
+        assert_eq!(call.template.on_paths, ["src/db/**"]);
+        assert_eq!(call.template.runs_on.as_deref(), Some("gpu"));
+        assert_eq!(call.env.get("CICD"), Some(&EnvValue::Literal("1".into())));
     }
 
     #[test]
