@@ -4,7 +4,7 @@
 mod common;
 
 use common::Tree;
-use proctor_config::{load, IniKind, IniValue, Location};
+use proctor_config::{load, ConfigLocation, IniKind, IniValue};
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
@@ -91,7 +91,7 @@ fn ini_values_are_split_like_pytest() {
     );
     assert_eq!(
         pytest.key_locations.get("markers"),
-        Some(&Location { line: 6, column: 1 })
+        Some(&ConfigLocation { line: 6, column: 1 })
     );
     assert!(settings.warnings.is_empty());
 }

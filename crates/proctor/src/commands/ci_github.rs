@@ -736,7 +736,7 @@ pub(crate) fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proctor_config::PhaseOptions;
+    use proctor_config::JobPhaseOptions;
     use serde_yaml::Value;
 
     fn options() -> WorkflowOptions {
@@ -989,7 +989,7 @@ mod tests {
 
     #[test]
     fn phases_are_noted() {
-        let phases = PhaseOptions {
+        let phases = JobPhaseOptions {
             by: "backend".to_owned(),
             order: vec!["ollama".to_owned(), "openai".to_owned()],
         };

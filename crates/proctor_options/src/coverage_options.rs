@@ -14,7 +14,9 @@
 
 use serde::{Deserialize, Deserializer};
 
-use crate::taxonomy_options::{build_path_glob, KeyPath, TaxonomyProblem};
+use proctor_config_file::KeyPath;
+
+use crate::taxonomy_options::{build_path_glob, TaxonomyProblem};
 
 /// `[coverage]`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -160,7 +162,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let check = |text: &str, line: usize, column: usize, needle: &str| {
             std::fs::write(dir.path().join("proctor.toml"), text).unwrap();
-            let error = crate::proctor_options::find(dir.path()).unwrap_err();
+            let error = crate::find(dir.path()).unwrap_err();
             assert_eq!((error.line, error.column), (line, column), "{error}");
             assert!(error.message.contains(needle), "{error}");
         };

@@ -19,7 +19,9 @@
 use serde::Deserialize;
 
 use crate::run_options::positive_seconds;
-use crate::taxonomy_options::{KeyPath, TaxonomyProblem};
+use proctor_config_file::KeyPath;
+
+use crate::taxonomy_options::TaxonomyProblem;
 
 /// The comment an example opts in with when `comment` is not set.
 pub const DEFAULT_EXAMPLE_COMMENT: &str = "# pytest:";

@@ -29,7 +29,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::taxonomy_options::{KeyPath, TaxonomyOptions, TaxonomyProblem};
+use proctor_config_file::KeyPath;
+
+use crate::taxonomy_options::{TaxonomyOptions, TaxonomyProblem};
 
 /// How to reach a service (`[services.<name>]`) and, for `proctor run`, how
 /// to start and stop it. A service without `start` is external: proctor
@@ -239,7 +241,7 @@ pub enum Trigger {
 /// one pytest process each (`phases = { by = "backend", order = [...] }`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct PhaseOptions {
+pub struct JobPhaseOptions {
     /// The axis whose markers name the phases (`by`).
     pub by: String,
     /// The markers of the axis in the order their phases run (`order`);
@@ -286,7 +288,7 @@ pub struct JobOptions {
     /// entries (`assume`, e.g. `["gpu.vram_gb=24"]`).
     pub assume: Vec<String>,
     /// Phases, grouped by an axis (`phases`).
-    pub phases: Option<PhaseOptions>,
+    pub phases: Option<JobPhaseOptions>,
     /// When it runs (`trigger`: `pr`, `nightly` or `manual`).
     pub trigger: Trigger,
     /// More events the job runs on besides `trigger` (`also-on`, e.g.
@@ -303,7 +305,7 @@ pub struct JobOptions {
     pub runs_on: Option<String>,
     /// The order of `proctor run --job` without `--order` (`order`:
     /// `pytest` or `random`); else `[run] order`.
-    pub order: Option<crate::RunOrder>,
+    pub order: Option<crate::run_options::RunOrder>,
     /// The GitHub environment the job runs in (`environment`): an
     /// environment with required reviewers makes the job wait for
     /// approval, and its secrets reach only that job.
@@ -590,10 +592,10 @@ pub fn parse_version(text: &str) -> Option<(u32, u32)> {
 mod tests {
     use super::*;
 
-    fn load(text: &str) -> Result<PlanOptions, crate::ConfigError> {
+    fn load(text: &str) -> Result<PlanOptions, proctor_config_file::ConfigError> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("proctor.toml"), text).unwrap();
-        crate::proctor_options::find(dir.path()).map(|found| found.unwrap().1.plan)
+        crate::find(dir.path()).map(|found| found.unwrap().1.plan)
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use proctor_config_file::KeyPath;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
@@ -152,58 +153,6 @@ pub fn build_path_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
     globset::GlobBuilder::new(glob)
         .literal_separator(true)
         .build()
-}
-
-/// One step of a [`KeyPath`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySegment {
-    /// A table key.
-    Key(String),
-    /// An index into an array or an array of tables.
-    Index(usize),
-}
-
-/// Where in the options a problem is, relative to proctor's table: a key
-/// path such as `axes.tier.markers[2]`. The loader turns it into a line and
-/// column: a value's position, or a table's key when the path ends at a table.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KeyPath(pub Vec<KeySegment>);
-
-impl KeyPath {
-    pub(crate) fn key(mut self, key: &str) -> KeyPath {
-        self.0.push(KeySegment::Key(key.to_owned()));
-        self
-    }
-
-    pub(crate) fn index(mut self, index: usize) -> KeyPath {
-        self.0.push(KeySegment::Index(index));
-        self
-    }
-}
-
-impl fmt::Display for KeyPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.0.iter().enumerate() {
-            match segment {
-                KeySegment::Key(key) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    let bare = !key.is_empty()
-                        && key
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-                    if bare {
-                        f.write_str(key)?;
-                    } else {
-                        write!(f, "{key:?}")?;
-                    }
-                }
-                KeySegment::Index(index) => write!(f, "[{index}]")?,
-            }
-        }
-        Ok(())
-    }
 }
 
 /// A taxonomy that proctor refuses, and where.

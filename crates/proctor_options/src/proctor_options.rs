@@ -11,17 +11,15 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 
 use crate::coverage_options::CoverageOptions;
-use crate::error::ConfigError;
 use crate::opt_in_options::{ExampleOptions, NotebookOptions};
 use crate::plan_options::{
     GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions,
 };
 use crate::run_options::RunOptions;
-use crate::source::SourceFile;
 use crate::taxonomy_options::{
     ordered_table, AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions,
 };
-use crate::toml_doc::TomlDoc;
+use proctor_config_file::{ConfigError, ConfigFile, TomlDoc};
 
 /// proctor's options as written in `proctor.toml` or `[tool.proctor]`.
 ///
@@ -341,11 +339,11 @@ struct Tool {
 }
 
 /// Finds and reads proctor's options, starting in `rootdir`.
-pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigError> {
+pub fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigError> {
     for dir in rootdir.ancestors() {
         let proctor_toml = dir.join("proctor.toml");
         if proctor_toml.is_file() {
-            let source = SourceFile::read(&proctor_toml)?;
+            let source = ConfigFile::read(&proctor_toml)?;
             // Syntax errors first, with the same wording as for pytest's files.
             let doc = TomlDoc::parse(&source)?;
             let options = deserialize::<ProctorOptions>(&source)?;
@@ -354,7 +352,7 @@ pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, 
         }
         let pyproject = dir.join("pyproject.toml");
         if pyproject.is_file() {
-            let source = SourceFile::read(&pyproject)?;
+            let source = ConfigFile::read(&pyproject)?;
             let doc = TomlDoc::parse(&source)?;
             let has_table = doc
                 .root()
@@ -412,8 +410,8 @@ const MAX_PROBLEMS: usize = 50;
 /// concerns a table header (blanking it would move its keys into another
 /// table and report errors that are not there), or at a missing field
 /// after the first error (the field may be one that was blanked).
-fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, ConfigError> {
-    let mut text = source.text.clone();
+fn deserialize<T: for<'de> Deserialize<'de>>(source: &ConfigFile) -> Result<T, ConfigError> {
+    let mut text = source.text().to_owned();
     let mut errors = Vec::new();
     while errors.len() < MAX_PROBLEMS {
         let err = match toml::from_str::<T>(&text) {
