@@ -14,7 +14,7 @@ pub use proctor_options::{
     CollectOptions, CoverageArea, CoverageOptions, ExampleOptions, GateOptions, HelperKind,
     HelperOptions, HookOptions, JobOptions, JobPhaseOptions, MarkerOptions, MarkerScope,
     MirrorOptions, NeedOptions, NotebookOptions, PathRuleOptions, PlanOptions, ProctorOptions,
-    ProfileOptions, RerunRule, RunOptions, RunOrder, SelectOptions, ServiceOptions,
+    ProfileOptions, RerunRule, RunOptions, RunOrder, Seconds, SelectOptions, ServiceOptions,
     TaxonomyOptions, TaxonomyProblem, TestNamePattern, Trigger, DEFAULT_CELL_TIMEOUT,
     DEFAULT_EXAMPLE_COMMENT, DEFAULT_HISTORY_RUNS, DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT,
     MAX_SECONDS,

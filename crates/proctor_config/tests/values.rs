@@ -415,7 +415,10 @@ fn proctor_options_come_from_the_rootdir_or_its_parents() {
     let settings = tree.ok("pkg", &[]);
     assert_eq!(settings.proctor_file, Some(tree.path("proctor.toml")));
     assert_eq!(settings.proctor.python.as_deref(), Some("py3"));
-    assert_eq!(settings.proctor.collect.threads, Some(3));
+    assert_eq!(
+        settings.proctor.collect.threads,
+        std::num::NonZeroUsize::new(3)
+    );
 
     tree.file(
         "pkg/pyproject.toml",
@@ -423,7 +426,10 @@ fn proctor_options_come_from_the_rootdir_or_its_parents() {
     );
     let settings = tree.ok("pkg", &[]);
     assert_eq!(settings.proctor_file, Some(tree.path("pkg/pyproject.toml")));
-    assert_eq!(settings.proctor.collect.max_file_size, Some(1000));
+    assert_eq!(
+        settings.proctor.collect.max_file_size,
+        std::num::NonZeroU64::new(1000)
+    );
     assert_eq!(
         settings.proctor.collect.threads, None,
         "the first file found is the only one read"

@@ -12,6 +12,7 @@
 //! branch = 80
 //! ```
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use proctor_config_file::KeyPath;
@@ -19,7 +20,7 @@ use proctor_config_file::KeyPath;
 use crate::taxonomy_options::{build_path_glob, TaxonomyProblem};
 
 /// `[coverage]`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CoverageOptions {
     /// The report read when the command line names none (`report`, relative
@@ -32,7 +33,7 @@ pub struct CoverageOptions {
 }
 
 /// One area of the source tree (`[[coverage.areas]]`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CoverageArea {
     /// The area's name, unique and non-empty (`name`).

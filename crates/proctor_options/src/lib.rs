@@ -11,6 +11,8 @@ mod opt_in_options;
 mod plan_options;
 mod proctor_options;
 mod run_options;
+mod schema;
+mod seconds;
 mod taxonomy_options;
 
 pub use coverage_options::{CoverageArea, CoverageOptions};
@@ -26,9 +28,9 @@ pub use proctor_options::{
     find, CheckOptions, CollectOptions, MirrorOptions, ProctorOptions, ProfileOptions,
     SelectOptions, TestNamePattern,
 };
-pub use run_options::{
-    limit_seconds, RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS, MAX_SECONDS,
-};
+pub use run_options::{RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS};
+pub use schema::{json_schema, key_table};
+pub use seconds::{limit_seconds, Seconds, MAX_SECONDS};
 pub use taxonomy_options::{
     build_path_glob, AxisOptions, Cardinality, MarkerOptions, MarkerScope, PathRuleOptions,
     TaxonomyOptions, TaxonomyProblem,

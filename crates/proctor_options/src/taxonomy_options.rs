@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use proctor_config_file::KeyPath;
-use serde::de::{Deserializer, MapAccess, Visitor};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// The taxonomy: axes, marker rules and path rules, in file order.
@@ -44,7 +44,7 @@ pub struct TaxonomyOptions {
 }
 
 /// A family of markers (`[axes.<name>]`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AxisOptions {
     /// The markers of the axis (`markers`, required, at least one).
@@ -71,7 +71,7 @@ impl AxisOptions {
 }
 
 /// How many markers of one axis an item may carry.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cardinality {
     /// Exactly one (`exactly-one`).
@@ -84,7 +84,7 @@ pub enum Cardinality {
 }
 
 /// Where a marker may be written (`scope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MarkerScope {
     /// On the test function (a decorator).
@@ -98,7 +98,7 @@ pub enum MarkerScope {
 }
 
 /// The rules of one marker (`[markers.<name>]`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct MarkerOptions {
     /// The marker this one stands for (`alias-of`): it is replaced by its
@@ -137,7 +137,7 @@ impl MarkerOptions {
 
 /// Markers applied to every item collected from matching files
 /// (`[[paths]]`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PathRuleOptions {
     /// A `globset` pattern relative to the rootdir (`glob`).
@@ -618,33 +618,6 @@ fn is_marker_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
-}
-
-/// Deserialises a table into its entries in file order.
-pub(crate) fn ordered_table<'de, D, T>(deserializer: D) -> Result<Vec<(String, T)>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct Entries<T>(std::marker::PhantomData<T>);
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for Entries<T> {
-        type Value = Vec<(String, T)>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a table")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut entries = Vec::new();
-            while let Some((key, value)) = map.next_entry::<String, T>()? {
-                entries.push((key, value));
-            }
-            Ok(entries)
-        }
-    }
-
-    deserializer.deserialize_map(Entries(std::marker::PhantomData))
 }
 
 #[cfg(test)]

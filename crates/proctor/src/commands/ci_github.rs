@@ -260,7 +260,7 @@ fn write_job(
     }
     // Plain pytest cannot run one shard of a selection: the job then runs
     // whole, and says so.
-    let sharded = job.shards > 1 && options.runner == CiRunner::Proctor;
+    let sharded = job.shards.get() > 1 && options.runner == CiRunner::Proctor;
     out.push_str("    strategy:\n      fail-fast: false\n      matrix:\n");
     let pythons: Vec<String> = if job.python.is_empty() {
         vec![quote(DEFAULT_PYTHON)]
@@ -269,7 +269,7 @@ fn write_job(
     };
     let _ = writeln!(out, "        python: [{}]", pythons.join(", "));
     if sharded {
-        let shards: Vec<String> = (1..=job.shards).map(|n| n.to_string()).collect();
+        let shards: Vec<String> = (1..=job.shards.get()).map(|n| n.to_string()).collect();
         let _ = writeln!(out, "        shard: [{}]", shards.join(", "));
     }
     let services: Vec<(&str, Option<&ServiceOptions>)> = job
@@ -440,7 +440,7 @@ fn write_job(
         }
         out.push('\n');
     }
-    if job.shards > 1 && !sharded {
+    if job.shards.get() > 1 && !sharded {
         let _ = writeln!(
             out,
             "      # shards = {}: plain pytest cannot run one shard, so this job runs whole.",
@@ -476,7 +476,7 @@ pub(crate) fn proctor_command(name: &str, job: &JobOptions, configured_python: b
             " --python \"${{{{ steps.{SETUP_PYTHON_ID}.outputs.python-path }}}}\""
         );
     }
-    if job.shards > 1 {
+    if job.shards.get() > 1 {
         let _ = write!(command, " --shard ${{{{ matrix.shard }}}}/{}", job.shards);
     }
     command
@@ -883,7 +883,10 @@ mod tests {
                 "unit",
                 job(|j| j.python = vec!["3.10".to_owned(), "3.12".to_owned()]),
             ),
-            named("slow", job(|j| j.shards = 3)),
+            named(
+                "slow",
+                job(|j| j.shards = std::num::NonZeroUsize::new(3).unwrap()),
+            ),
         ];
         let (_, value) = parsed(&jobs, &options());
         let unit = &value["jobs"]["unit"];
@@ -1064,7 +1067,10 @@ mod tests {
     fn pytest_runner_does_not_shard() {
         let mut options = options();
         options.runner = CiRunner::Pytest;
-        let jobs = [named("slow", job(|j| j.shards = 4))];
+        let jobs = [named(
+            "slow",
+            job(|j| j.shards = std::num::NonZeroUsize::new(4).unwrap()),
+        )];
         let (text, value) = parsed(&jobs, &options);
         assert!(value["jobs"]["slow"]["strategy"]["matrix"]
             .get("shard")
@@ -1083,7 +1089,10 @@ mod tests {
     fn every_proctor_job_installs_this_proctor() {
         let jobs = [
             named("unit", JobOptions::default()),
-            named("slow", job(|j| j.shards = 2)),
+            named(
+                "slow",
+                job(|j| j.shards = std::num::NonZeroUsize::new(2).unwrap()),
+            ),
         ];
         let (_, value) = parsed(&jobs, &options());
         let install = format!("pip install proctor-cli=={}", env!("CARGO_PKG_VERSION"));
@@ -1107,7 +1116,10 @@ mod tests {
         options.configured_python = true;
         let jobs = [
             named("unit", JobOptions::default()),
-            named("slow", job(|j| j.shards = 2)),
+            named(
+                "slow",
+                job(|j| j.shards = std::num::NonZeroUsize::new(2).unwrap()),
+            ),
         ];
         let (_, value) = parsed(&jobs, &options);
         assert_eq!(

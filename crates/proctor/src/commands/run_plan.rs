@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::{Facts, Verdict};
@@ -143,7 +143,7 @@ impl Setup {
             args: paths,
             extra_args: run_flags::pytest_args(args, xdist.as_ref()),
             env: env.clone(),
-            timeout: timeout.or(options.run.timeout.map(Duration::from_secs_f64)),
+            timeout: timeout.or(options.run.timeout.map(proctor_config::Seconds::duration)),
             phase: None,
             work_dir: own_dir.path.clone(),
             plugin_dir: runs_dir.clone(),

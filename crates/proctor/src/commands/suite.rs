@@ -151,10 +151,14 @@ impl Suite {
             collect.doctest_glob = globs;
         }
         if let Some(size) = config.proctor.collect.max_file_size {
-            collect.max_file_size = size;
+            collect.max_file_size = size.get();
         }
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        collect.threads = threads(args.threads.or(config.proctor.collect.threads), cores);
+        collect.threads = threads(
+            args.threads
+                .or(config.proctor.collect.threads.map(std::num::NonZero::get)),
+            cores,
+        );
         let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
         collect.opt_in = proctor_python::OptInSettings::under(
             &pytest.rootdir,
