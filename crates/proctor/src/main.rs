@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod exit;
 mod printer;
+mod settings;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -437,8 +437,9 @@ fn deserialize<T: for<'de> Deserialize<'de>>(source: &ConfigFile) -> Result<T, C
     Err(ConfigError::all(errors))
 }
 
-/// serde's message on one line, without Rust's type names: a `NonZero*`
-/// value's "expected a nonzero usize" says "expected an integer of at least 1".
+/// serde's message on one line, in TOML's words rather than Rust's: a
+/// `NonZero*` value's "expected a nonzero usize" says "expected an integer
+/// of at least 1", and an `IndexMap`'s "expected a map" "expected a table".
 fn plain_words(message: &str) -> String {
     let mut message = message.trim_end().replace('\n', "; ");
     for kind in ["usize", "u64", "u32"] {
@@ -447,7 +448,7 @@ fn plain_words(message: &str) -> String {
             "expected an integer of at least 1",
         );
     }
-    message
+    message.replace("expected a map", "expected a table")
 }
 
 /// Replaces the lines `span` touches with spaces; false (and nothing

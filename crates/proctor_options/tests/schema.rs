@@ -99,7 +99,12 @@ fn the_schema_lists_the_keys_the_loader_accepts() {
     let schema: serde_json::Value = serde_json::from_str(&proctor_options::json_schema()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let keys_of = |schema: &serde_json::Value| -> Vec<String> {
-        schema["properties"].as_object().unwrap().keys().cloned().collect()
+        schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
     };
     let mut tables = vec![(String::new(), keys_of(&schema))];
     for (key, property) in schema["properties"].as_object().unwrap() {
@@ -111,10 +116,21 @@ fn the_schema_lists_the_keys_the_loader_accepts() {
     }
     assert!(tables.len() >= 8, "{tables:?}");
     for (table, keys) in tables {
-        let header = if table.is_empty() { String::new() } else { format!("[{table}]\n") };
-        std::fs::write(dir.path().join("proctor.toml"), format!("{header}not-a-key = 1\n")).unwrap();
+        let header = if table.is_empty() {
+            String::new()
+        } else {
+            format!("[{table}]\n")
+        };
+        std::fs::write(
+            dir.path().join("proctor.toml"),
+            format!("{header}not-a-key = 1\n"),
+        )
+        .unwrap();
         let error = proctor_options::find(dir.path()).unwrap_err();
-        assert!(error.message.contains("unknown field `not-a-key`"), "{table}: {error}");
+        assert!(
+            error.message.contains("unknown field `not-a-key`"),
+            "{table}: {error}"
+        );
         assert_eq!(expected_keys(&error.message), keys, "[{table}]: {error}");
     }
 }
