@@ -348,7 +348,7 @@ pub fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigE
             let source = ConfigFile::read(&proctor_toml)?;
             // Syntax errors first, with the same wording as for pytest's files.
             let doc = TomlDoc::parse(&source)?;
-            let options = deserialize::<ProctorOptions>(&source)?;
+            let options = deserialize::<ProctorOptions>(&doc)?;
             validate(&doc, &[], &options)?;
             return Ok(Some((proctor_toml, options)));
         }
@@ -362,7 +362,7 @@ pub fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigE
                 .and_then(|tool| tool.as_table_like())
                 .is_some_and(|tool| tool.contains_key("proctor"));
             if has_table {
-                let parsed = deserialize::<Pyproject>(&source)?;
+                let parsed = deserialize::<Pyproject>(&doc)?;
                 let options = parsed
                     .tool
                     .and_then(|tool| tool.proctor)
@@ -412,7 +412,14 @@ const MAX_PROBLEMS: usize = 50;
 /// concerns a table header (blanking it would move its keys into another
 /// table and report errors that are not there), or at a missing field
 /// after the first error (the field may be one that was blanked).
-fn deserialize<T: for<'de> Deserialize<'de>>(source: &ConfigFile) -> Result<T, ConfigError> {
+///
+/// A file without mistakes is read from the document already parsed for
+/// its syntax and positions: it is parsed once.
+fn deserialize<T: for<'de> Deserialize<'de>>(doc: &TomlDoc<'_>) -> Result<T, ConfigError> {
+    if let Ok(value) = T::deserialize(toml_edit::de::Deserializer::from(doc.doc.clone())) {
+        return Ok(value);
+    }
+    let source = doc.source;
     let mut text = source.text().to_owned();
     let mut errors = Vec::new();
     while errors.len() < MAX_PROBLEMS {
