@@ -121,6 +121,25 @@ pub(crate) enum Command {
     /// `proctor cache clean` removes it; the next command that collects
     /// builds it again. Exit status: 0, or 4 when it cannot be removed.
     Cache(CacheArgs),
+    /// Print what describes proctor's configuration.
+    ///
+    /// `proctor config schema` prints the JSON schema of `proctor.toml`
+    /// (the file `docs/proctor.schema.json`), for editors that check TOML
+    /// against a schema. Exit status: 0.
+    Config(ConfigCommandArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ConfigCommandArgs {
+    #[command(subcommand)]
+    pub(crate) command: ConfigCommand,
+}
+
+/// What `proctor config` prints.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConfigCommand {
+    /// The JSON schema of proctor's options (draft 7).
+    Schema,
 }
 
 #[derive(Debug, Args)]

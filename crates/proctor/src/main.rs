@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod exit;
 mod printer;
+mod settings;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         args::Command::Completions(completions) => commands::completions::run(completions),
         args::Command::Init(init) => commands::init::run(init),
         args::Command::Cache(cache) => commands::cache::run(cache),
+        args::Command::Config(config) => commands::config::run(config),
     };
     // `check` and `coverage` have their own exit codes, like ruff's.
     let error_code = match cli.command {

@@ -789,7 +789,7 @@ fn config_errors_render_in_every_format() {
     --- stdout
     proctor.toml:5:10: config-error invalid type: string "PRC004", expected a sequence
     proctor.toml:6:1: config-error unknown field `colour`, expected one of `select`, `extend-select`, `ignore`, `per-file-ignores`, `mirror`, `test-name`, `one-claim`, `file-name`
-    proctor.toml:9:11: config-error `threads` must be at least 1
+    proctor.toml:9:11: config-error invalid value: integer `0`, expected an integer of at least 1
     --- stderr
     "##);
     // A problem serde cannot see, in the same shape.

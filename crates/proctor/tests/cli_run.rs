@@ -436,7 +436,9 @@ fn the_history_keeps_the_newest_runs() {
         text(&output)
     );
     assert!(
-        text(&output).contains("pyproject.toml:2:16: `history-runs` must be at least 1"),
+        text(&output).contains(
+            "pyproject.toml:2:16: invalid value: integer `0`, expected an integer of at least 1"
+        ),
         "{}",
         text(&output)
     );

@@ -160,3 +160,46 @@ fn explain_shows_provenance_and_verdicts() {
     --- stderr
     "#);
 }
+
+/// A pytest value of the wrong kind is refused, as pytest refuses it,
+/// instead of being read as its default: `empty_parameter_set_mark =
+/// ignore` is pytest's usage error (exit 4), and proctor's, at the key; `collect_imported_tests = maybe`, which pytest
+/// fails on when it collects, is reported in the same breath.
+#[test]
+fn bad_pytest_values_are_errors_at_their_keys_as_pytest_refuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pytest.ini",
+        "[pytest]\nempty_parameter_set_mark = ignore\ncollect_imported_tests = maybe\n",
+    );
+    write(root, "test_a.py", "def test_a():\n    pass\n");
+    let pytest = std::process::Command::new(common::test_python())
+        .args([
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    let pytest_err = String::from_utf8_lossy(&pytest.stderr);
+    assert_eq!(pytest.status.code(), Some(4), "{pytest_err}");
+    let message = "config option 'empty_parameter_set_mark' expects one of 'skip' | 'xfail' | 'fail_at_collect', got 'ignore'";
+    assert!(pytest_err.contains(message), "{pytest_err}");
+    let out = run(root, &["select"]);
+    assert!(out.starts_with("exit: 4\n"), "{out}");
+    assert!(
+        out.contains(&format!("[ROOT]/pytest.ini:2:1: {message}")),
+        "{out}"
+    );
+    assert!(
+        out.contains("[ROOT]/pytest.ini:3:1: collect_imported_tests: invalid truth value 'maybe'"),
+        "{out}"
+    );
+}

@@ -4,7 +4,7 @@
 mod common;
 
 use common::Tree;
-use proctor_config::{load, IniKind, IniValue, Location};
+use proctor_config::{load, ConfigLocation, IniKind, IniValue};
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
@@ -91,7 +91,7 @@ fn ini_values_are_split_like_pytest() {
     );
     assert_eq!(
         pytest.key_locations.get("markers"),
-        Some(&Location { line: 6, column: 1 })
+        Some(&ConfigLocation { line: 6, column: 1 })
     );
     assert!(settings.warnings.is_empty());
 }
@@ -415,7 +415,10 @@ fn proctor_options_come_from_the_rootdir_or_its_parents() {
     let settings = tree.ok("pkg", &[]);
     assert_eq!(settings.proctor_file, Some(tree.path("proctor.toml")));
     assert_eq!(settings.proctor.python.as_deref(), Some("py3"));
-    assert_eq!(settings.proctor.collect.threads, Some(3));
+    assert_eq!(
+        settings.proctor.collect.threads,
+        std::num::NonZeroUsize::new(3)
+    );
 
     tree.file(
         "pkg/pyproject.toml",
@@ -423,7 +426,10 @@ fn proctor_options_come_from_the_rootdir_or_its_parents() {
     );
     let settings = tree.ok("pkg", &[]);
     assert_eq!(settings.proctor_file, Some(tree.path("pkg/pyproject.toml")));
-    assert_eq!(settings.proctor.collect.max_file_size, Some(1000));
+    assert_eq!(
+        settings.proctor.collect.max_file_size,
+        std::num::NonZeroU64::new(1000)
+    );
     assert_eq!(
         settings.proctor.collect.threads, None,
         "the first file found is the only one read"

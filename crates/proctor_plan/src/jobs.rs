@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use proctor_config::{JobOptions, PhaseOptions, PlanOptions, TaxonomyOptions, Trigger};
+use proctor_config::{JobOptions, JobPhaseOptions, PlanOptions, TaxonomyOptions, Trigger};
 use proctor_expr::KeywordCallError;
 use proctor_python::{nodeid_matches, Item};
 use proctor_taxonomy::{Effective, Origin, Selection, SelectionError};
@@ -272,7 +272,7 @@ pub const NO_PHASE_MARKER: &str = "(none)";
 /// The phases of `options` in order: `order`, then the axis's other
 /// markers, then the items with none.
 #[must_use]
-pub fn phase_names(options: &PhaseOptions, taxonomy: &TaxonomyOptions) -> Vec<String> {
+pub fn phase_names(options: &JobPhaseOptions, taxonomy: &TaxonomyOptions) -> Vec<String> {
     let mut names = options.order.clone();
     if let Some((_, axis)) = taxonomy.axes.iter().find(|(n, _)| *n == options.by) {
         for marker in &axis.markers {
@@ -286,7 +286,11 @@ pub fn phase_names(options: &PhaseOptions, taxonomy: &TaxonomyOptions) -> Vec<St
 }
 
 /// The first phase (in phase order) whose marker the item has.
-fn phase_of(effective: &Effective, options: &PhaseOptions, taxonomy: &TaxonomyOptions) -> String {
+fn phase_of(
+    effective: &Effective,
+    options: &JobPhaseOptions,
+    taxonomy: &TaxonomyOptions,
+) -> String {
     phase_names(options, taxonomy)
         .into_iter()
         .find(|name| effective.has(name))

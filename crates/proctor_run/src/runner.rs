@@ -449,7 +449,7 @@ impl Runner<'_> {
         shutdown: &mut Shutdown,
     ) -> Result<(), RunnerError> {
         let rules = self.reruns;
-        for round in 1..=rules.iter().map(|r| r.times).max().unwrap_or(0) {
+        for round in 1..=rules.iter().map(|r| r.times.get()).max().unwrap_or(0) {
             let mut wanted: Vec<(String, f64)> = Vec::new();
             for result in &out.results.results[first..] {
                 if !result.outcome.is_failure()
@@ -463,7 +463,7 @@ impl Runner<'_> {
                 let markers = decider.markers_of(&result.nodeid).unwrap_or_default();
                 let text = result.message.as_deref().unwrap_or_default();
                 if let Some(rule) = rules.iter().find(|r| r.applies(&markers, text)) {
-                    if round <= rule.times {
+                    if round <= rule.times.get() {
                         wanted.push((result.nodeid.clone(), rule.delay));
                     }
                 }

@@ -340,7 +340,7 @@ fn write_job(
     }
     // Plain pytest cannot run one shard of a selection: the job then runs
     // whole, and says so.
-    let sharded = job.shards > 1 && options.runner == CiRunner::Proctor;
+    let sharded = job.shards.get() > 1 && options.runner == CiRunner::Proctor;
     out.push_str("    strategy:\n      fail-fast: false\n      matrix:\n");
     let pythons: Vec<String> = if job.python.is_empty() {
         vec![quote(DEFAULT_PYTHON)]
@@ -349,7 +349,7 @@ fn write_job(
     };
     let _ = writeln!(out, "        python: [{}]", pythons.join(", "));
     if sharded {
-        let shards: Vec<String> = (1..=job.shards).map(|n| n.to_string()).collect();
+        let shards: Vec<String> = (1..=job.shards.get()).map(|n| n.to_string()).collect();
         let _ = writeln!(out, "        shard: [{}]", shards.join(", "));
     }
     let services: Vec<(&str, Option<&ServiceOptions>)> = job
@@ -520,7 +520,7 @@ fn write_job(
         }
         out.push('\n');
     }
-    if job.shards > 1 && !sharded {
+    if job.shards.get() > 1 && !sharded {
         let _ = writeln!(
             out,
             "      # shards = {}: plain pytest cannot run one shard, so this job runs whole.",
@@ -556,7 +556,7 @@ pub(crate) fn proctor_command(name: &str, job: &JobOptions, configured_python: b
             " --python \"${{{{ steps.{SETUP_PYTHON_ID}.outputs.python-path }}}}\""
         );
     }
-    if job.shards > 1 {
+    if job.shards.get() > 1 {
         let _ = write!(command, " --shard ${{{{ matrix.shard }}}}/{}", job.shards);
     }
     command
@@ -816,7 +816,7 @@ pub(crate) fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proctor_config::PhaseOptions;
+    use proctor_config::JobPhaseOptions;
     use serde_yaml::Value;
 
     fn options() -> WorkflowOptions {
@@ -963,7 +963,10 @@ mod tests {
                 "unit",
                 job(|j| j.python = vec!["3.10".to_owned(), "3.12".to_owned()]),
             ),
-            named("slow", job(|j| j.shards = 3)),
+            named(
+                "slow",
+                job(|j| j.shards = std::num::NonZeroUsize::new(3).unwrap()),
+            ),
         ];
         let (_, value) = parsed(&jobs, &options());
         let unit = &value["jobs"]["unit"];
@@ -1069,7 +1072,7 @@ mod tests {
 
     #[test]
     fn phases_are_noted() {
-        let phases = PhaseOptions {
+        let phases = JobPhaseOptions {
             by: "backend".to_owned(),
             order: vec!["ollama".to_owned(), "openai".to_owned()],
         };
@@ -1144,7 +1147,10 @@ mod tests {
     fn pytest_runner_does_not_shard() {
         let mut options = options();
         options.runner = CiRunner::Pytest;
-        let jobs = [named("slow", job(|j| j.shards = 4))];
+        let jobs = [named(
+            "slow",
+            job(|j| j.shards = std::num::NonZeroUsize::new(4).unwrap()),
+        )];
         let (text, value) = parsed(&jobs, &options);
         assert!(value["jobs"]["slow"]["strategy"]["matrix"]
             .get("shard")
@@ -1163,7 +1169,10 @@ mod tests {
     fn every_proctor_job_installs_this_proctor() {
         let jobs = [
             named("unit", JobOptions::default()),
-            named("slow", job(|j| j.shards = 2)),
+            named(
+                "slow",
+                job(|j| j.shards = std::num::NonZeroUsize::new(2).unwrap()),
+            ),
         ];
         let (_, value) = parsed(&jobs, &options());
         let install = format!("pip install proctor-cli=={}", env!("CARGO_PKG_VERSION"));
@@ -1187,7 +1196,10 @@ mod tests {
         options.configured_python = true;
         let jobs = [
             named("unit", JobOptions::default()),
-            named("slow", job(|j| j.shards = 2)),
+            named(
+                "slow",
+                job(|j| j.shards = std::num::NonZeroUsize::new(2).unwrap()),
+            ),
         ];
         let (_, value) = parsed(&jobs, &options);
         assert_eq!(

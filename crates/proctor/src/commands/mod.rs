@@ -7,6 +7,7 @@ pub(crate) mod ci;
 pub(crate) mod ci_github;
 pub(crate) mod collect;
 pub(crate) mod completions;
+pub(crate) mod config;
 pub(crate) mod coverage;
 pub(crate) mod explain;
 pub(crate) mod init;

@@ -38,7 +38,7 @@ pub(crate) fn write_manifest(
     }
     let manifest = json!({
         "files": files,
-        "example_timeout": options.examples.timeout,
+        "example_timeout": options.examples.timeout.map(proctor_config::Seconds::get),
         "cell_timeout": options.notebooks.cell_timeout(),
         "notebook_timeout": options.notebooks.timeout(),
     });

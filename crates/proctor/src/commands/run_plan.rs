@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::{Facts, Verdict};
@@ -28,6 +28,7 @@ use crate::commands::run_rules::{skipped_at_import, Rules, StaticVerdict};
 use crate::commands::selection::{self, Selecting};
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
+use crate::settings::{OrderKind, RunSettings};
 
 /// Durations from this many of each test's last results balance shards.
 const HISTORY_WINDOW: usize = 10;
@@ -83,15 +84,8 @@ impl Setup {
     /// Resolves the arguments and the configuration; starts pytest early
     /// when it can; collects the suite.
     pub(crate) fn load(args: &RunArgs) -> Result<(Setup, RuleParts)> {
-        // Refused before anything starts (`[run] timeout` is checked where the
-        // configuration is read).
-        let timeout = args
-            .timeout
-            .map(|seconds| {
-                proctor_config::limit_seconds(seconds).map_err(|e| anyhow!("--timeout {e}"))
-            })
-            .transpose()?;
         let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
+        let settings = RunSettings::resolve(args, &suite.config.proctor)?;
         suite.use_interpreter(args.machine.python.as_deref());
         // pytest-xdist workers after `--` are refused before anything starts;
         // those `addopts` ask for are turned off (`-n 0`), and said once.
@@ -143,7 +137,7 @@ impl Setup {
             args: paths,
             extra_args: run_flags::pytest_args(args, xdist.as_ref()),
             env: env.clone(),
-            timeout: timeout.or(options.run.timeout.map(Duration::from_secs_f64)),
+            timeout: settings.timeout,
             phase: None,
             work_dir: own_dir.path.clone(),
             plugin_dir: runs_dir.clone(),
@@ -209,7 +203,7 @@ impl Setup {
             }
             None => selecting.selection,
         };
-        let order = resolve_order(args, &suite, phases_axis)?;
+        let order = resolve_order(args, &settings, &suite, phases_axis)?;
         // Services proctor starts count as up: a test that needs one is not
         // skipped for it; if it fails to start, the tests that need it are errors.
         for name in &started_services {
@@ -574,26 +568,19 @@ fn run_paths(args: &RunArgs, suite: &mut Suite) -> Vec<String> {
     paths
 }
 
-/// `--order`, `--seed` and `--group-by` (the job's phase axis by default).
+/// The resolved order with `--seed` and `--group-by` (the job's phase axis
+/// by default).
 fn resolve_order(
     args: &RunArgs,
+    settings: &RunSettings,
     suite: &Suite,
     phases: Option<(String, Vec<String>)>,
 ) -> Result<Order> {
-    let options = &suite.config.proctor;
-    let job_order = args
-        .job
-        .as_ref()
-        .and_then(|name| options.plan.jobs.iter().find(|(n, _)| n == name))
-        .and_then(|(_, job)| job.order);
-    let configured = job_order
-        .or(options.run.order)
-        .map(proctor_config::RunOrder::as_str);
-    match args.order.as_deref().or(configured).unwrap_or("pytest") {
-        "random" => Ok(Order::Random(
+    match settings.order {
+        OrderKind::Random => Ok(Order::Random(
             args.seed.unwrap_or_else(run_order::fresh_seed),
         )),
-        "by-group" => {
+        OrderKind::ByGroup => {
             let configured = &suite.config.proctor.taxonomy.axes;
             let (wanted, mut groups) = match (&args.group_by, phases) {
                 (Some(given), _) => (given.clone(), Vec::new()),
@@ -620,7 +607,7 @@ fn resolve_order(
             }
             Ok(Order::ByGroup(groups))
         }
-        _ => Ok(Order::Pytest),
+        OrderKind::Pytest => Ok(Order::Pytest),
     }
 }
 

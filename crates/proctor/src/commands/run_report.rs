@@ -76,7 +76,7 @@ pub(crate) fn history_findings(
             test.passes_after_rerun
         )?;
     }
-    let Some(threshold) = options.run.slow_threshold else {
+    let Some(threshold) = options.run.slow_threshold.map(proctor_config::Seconds::get) else {
         return Ok(());
     };
     let marker = options.run.slow_marker.as_deref().unwrap_or("slow");

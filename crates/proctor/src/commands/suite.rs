@@ -8,6 +8,7 @@ use proctor_config::{LoadOptions, Settings};
 use proctor_python::CollectSettings;
 
 use crate::args::{ConfigArgs, SuiteArgs};
+use crate::settings::{threads_arg, PytestValues};
 
 /// The suite as configured: pytest's and proctor's settings, resolved.
 pub(crate) struct Suite {
@@ -105,35 +106,19 @@ impl Suite {
             .chain(&args.ignore_glob)
             .cloned()
             .collect();
-        if let Some(value) = pytest.other.get("pythonpath") {
-            if let Ok(paths) = value.as_args("pythonpath") {
-                collect.pythonpath = paths.iter().map(|p| absolute(&pytest.rootdir, p)).collect();
-            }
+        let values = PytestValues::resolve(pytest).map_err(anyhow::Error::new)?;
+        collect.pythonpath = values
+            .pythonpath
+            .iter()
+            .map(|p| absolute(&pytest.rootdir, p))
+            .collect();
+        collect.collect_imported_tests = values.collect_imported_tests;
+        if let Some(mark) = values.empty_parameter_set_mark {
+            collect.empty_parameter_set_mark = mark;
         }
-        if let Some(value) = pytest.other.get("collect_imported_tests") {
-            if let Ok(b) = value.as_bool("collect_imported_tests") {
-                collect.collect_imported_tests = b;
-            }
-        }
-        if let Some(value) = pytest.other.get("empty_parameter_set_mark") {
-            if let Ok(s) = value.as_string("empty_parameter_set_mark") {
-                collect.empty_parameter_set_mark = s;
-            }
-        }
-        if let Some(value) = pytest
-            .other
-            .get("disable_test_id_escaping_and_forfeit_all_rights_to_community_support")
-        {
-            collect.ids.disable_escaping = value.as_bool("").unwrap_or(false);
-        }
-        if let Some(value) = pytest.other.get("parametrize_long_str_id_strategy") {
-            collect.ids.long_str_strategy = value.as_string("").ok();
-        }
-        let mut filters: Vec<String> = pytest
-            .other
-            .get("filterwarnings")
-            .and_then(|v| v.as_linelist("filterwarnings").ok())
-            .unwrap_or_default();
+        collect.ids.disable_escaping = values.disable_id_escaping;
+        collect.ids.long_str_strategy = values.long_str_id_strategy;
+        let mut filters = values.filterwarnings;
         filters.extend(all_option_values(
             &pytest.addopts,
             &["-W", "--pythonwarnings"],
@@ -151,10 +136,15 @@ impl Suite {
             collect.doctest_glob = globs;
         }
         if let Some(size) = config.proctor.collect.max_file_size {
-            collect.max_file_size = size;
+            collect.max_file_size = size.get();
         }
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        collect.threads = threads(args.threads.or(config.proctor.collect.threads), cores);
+        let requested = threads_arg(args.threads)?.or(config
+            .proctor
+            .collect
+            .threads
+            .map(std::num::NonZero::get));
+        collect.threads = threads(requested, cores);
         let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
         collect.opt_in = proctor_python::OptInSettings::under(
             &pytest.rootdir,

@@ -25,11 +25,16 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
-use crate::taxonomy_options::{KeyPath, TaxonomyOptions, TaxonomyProblem};
+use proctor_config_file::KeyPath;
+
+use crate::seconds::Seconds;
+use crate::taxonomy_options::{TaxonomyOptions, TaxonomyProblem};
 
 /// How to reach a service (`[services.<name>]`) and, for `proctor run`, how
 /// to start and stop it. A service without `start` is external: proctor
@@ -47,7 +52,7 @@ use crate::taxonomy_options::{KeyPath, TaxonomyOptions, TaxonomyProblem};
 /// stop-timeout = 10
 /// hook-between-modules = { method = "POST", path = "/api/evict", body = "{}" }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ServiceOptions {
     /// The environment variable that holds the service's address, as
@@ -78,11 +83,13 @@ pub struct ServiceOptions {
     /// How long a started service may take to answer, in seconds
     /// (`ready-timeout`, default 30).
     #[serde(default = "default_ready_timeout", deserialize_with = "seconds")]
+    #[schemars(with = "Seconds", extend("default" = 30))]
     pub ready_timeout: Duration,
     /// How long a service may take to exit after `SIGTERM` before its
     /// whole process group gets `SIGKILL`, in seconds (`stop-timeout`,
     /// default 10).
     #[serde(default = "default_stop_timeout", deserialize_with = "seconds")]
+    #[schemars(with = "Seconds", extend("default" = 10))]
     pub stop_timeout: Duration,
     /// An HTTP request to send to the service between two test modules,
     /// e.g. to evict models from memory (`hook-between-modules`).
@@ -120,16 +127,15 @@ fn default_stop_timeout() -> Duration {
     Duration::from_secs(10)
 }
 
-/// A number of seconds, integer or fractional, above 0 and at most a day.
+/// A [`Seconds`] as the [`Duration`] the services read.
 fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
-    crate::run_options::limit_seconds(f64::deserialize(deserializer)?)
-        .map_err(serde::de::Error::custom)
+    Seconds::deserialize(deserializer).map(Seconds::duration)
 }
 
 /// An HTTP request sent to a service
 /// (`hook-between-modules = { method = "POST", path = "/api/evict", body = "{}" }`).
 /// A body is sent as `application/json`; any 2xx answer counts as done.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HookOptions {
     /// The HTTP method (`method`, default `POST`).
@@ -148,7 +154,7 @@ fn default_hook_method() -> String {
 
 /// What the machine must offer a test (`[needs.<marker>]`, or a table in
 /// `[helpers]`). Every field is optional; together they are all required.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct NeedOptions {
     /// A GPU of any size (`gpu`).
@@ -172,7 +178,7 @@ pub struct NeedOptions {
 /// How a project helper (a decorator, or a call in `pytestmark`) states
 /// what a test needs (`[helpers]`): a kind whose amount is read from the
 /// call's arguments, or a fixed set of needs.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(
     untagged,
     expecting = "a helper kind (\"gpu\", \"ram\", \"env\", \"package\", \"python\", \"binary\") or a table of needs"
@@ -185,7 +191,7 @@ pub enum HelperOptions {
 }
 
 /// What a helper's arguments are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HelperKind {
     /// `min_vram_gb=N` (or a first positional number): a GPU with N GB;
@@ -206,7 +212,7 @@ pub enum HelperKind {
 /// An environment-dependent rule for the tests with a marker
 /// (`[gates.<marker>]`). A test the gate closes is skipped with `reason`
 /// (or one that names the condition).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct GateOptions {
     /// Skipped when every one of these variables has its value
@@ -223,7 +229,7 @@ pub struct GateOptions {
 }
 
 /// When a CI job runs (`trigger`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Trigger {
     /// On every pull request and push to the default branch.
@@ -237,9 +243,9 @@ pub enum Trigger {
 
 /// Items of a job grouped by an axis and run one group after the other, in
 /// one pytest process each (`phases = { by = "backend", order = [...] }`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct PhaseOptions {
+pub struct JobPhaseOptions {
     /// The axis whose markers name the phases (`by`).
     pub by: String,
     /// The markers of the axis in the order their phases run (`order`);
@@ -259,7 +265,7 @@ pub struct PhaseOptions {
 /// services = ["postgres"]
 /// trigger = "pr"
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct JobOptions {
     /// What the job is for.
@@ -286,7 +292,7 @@ pub struct JobOptions {
     /// entries (`assume`, e.g. `["gpu.vram_gb=24"]`).
     pub assume: Vec<String>,
     /// Phases, grouped by an axis (`phases`).
-    pub phases: Option<PhaseOptions>,
+    pub phases: Option<JobPhaseOptions>,
     /// When it runs (`trigger`: `pr`, `nightly` or `manual`).
     pub trigger: Trigger,
     /// More events the job runs on besides `trigger` (`also-on`, e.g.
@@ -302,13 +308,12 @@ pub struct JobOptions {
     /// advisory job sets false.
     pub required: bool,
     /// Shards to split the job into (`shards`, default 1).
-    #[serde(deserialize_with = "positive_shards")]
-    pub shards: usize,
+    pub shards: NonZeroUsize,
     /// The runner label (`runs-on`, default `ubuntu-latest`).
     pub runs_on: Option<String>,
     /// The order of `proctor run --job` without `--order` (`order`:
     /// `pytest` or `random`); else `[run] order`.
-    pub order: Option<crate::RunOrder>,
+    pub order: Option<crate::run_options::RunOrder>,
     /// The GitHub environment the job runs in (`environment`): an
     /// environment with required reviewers makes the job wait for
     /// approval, and its secrets reach only that job.
@@ -337,19 +342,12 @@ impl Default for JobOptions {
             also_on: Vec::new(),
             on_paths: Vec::new(),
             required: true,
-            shards: 1,
+            shards: NonZeroUsize::MIN,
             runs_on: None,
             order: None,
             environment: None,
             setup: Vec::new(),
         }
-    }
-}
-
-fn positive_shards<'de, D: Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
-    match usize::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom("`shards` must be at least 1")),
-        n => Ok(n),
     }
 }
 
@@ -596,10 +594,10 @@ pub fn parse_version(text: &str) -> Option<(u32, u32)> {
 mod tests {
     use super::*;
 
-    fn load(text: &str) -> Result<PlanOptions, crate::ConfigError> {
+    fn load(text: &str) -> Result<PlanOptions, proctor_config_file::ConfigError> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("proctor.toml"), text).unwrap();
-        crate::proctor_options::find(dir.path()).map(|found| found.unwrap().1.plan)
+        crate::find(dir.path()).map(|found| found.unwrap().1.plan)
     }
 
     #[test]
@@ -632,7 +630,7 @@ mod tests {
                 job.trigger,
                 job.required,
                 job.use_default,
-                job.shards
+                job.shards.get()
             ),
             ("nightly", Trigger::Nightly, false, false, 1)
         );

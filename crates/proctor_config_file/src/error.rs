@@ -10,20 +10,20 @@ use proctor_source::{Diagnostic, LineColumn, Severity, CONFIG_ERROR, CONFIG_WARN
 
 /// A 1-based line and column (counted in characters) in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Location {
+pub struct ConfigLocation {
     /// The line, starting at 1.
     pub line: usize,
     /// The column in characters, starting at 1.
     pub column: usize,
 }
 
-impl Location {
+impl ConfigLocation {
     /// The start of a file, used where an error concerns a whole file.
-    pub const START: Location = Location { line: 1, column: 1 };
+    pub const START: ConfigLocation = ConfigLocation { line: 1, column: 1 };
 }
 
 /// The text appended to messages whose position is only nominal (`1:1`).
-pub(crate) const NO_POSITION: &str = " (no position in the file: reported at 1:1)";
+pub const NO_POSITION: &str = " (no position in the file: reported at 1:1)";
 
 /// A configuration that pytest or proctor would refuse, with where it is wrong.
 ///
@@ -49,9 +49,9 @@ pub struct ConfigError {
 
 impl ConfigError {
     /// An error at a known position, with the source line as excerpt.
-    pub(crate) fn at(
+    pub fn at(
         path: &Path,
-        location: Location,
+        location: ConfigLocation,
         message: impl Into<String>,
         excerpt: Option<&str>,
     ) -> Self {
@@ -66,7 +66,7 @@ impl ConfigError {
     }
 
     /// An error that concerns a whole file or an argument, not a position in it.
-    pub(crate) fn whole(path: &Path, message: impl Into<String>) -> Self {
+    pub fn whole(path: &Path, message: impl Into<String>) -> Self {
         let mut message = message.into();
         message.push_str(NO_POSITION);
         ConfigError {
@@ -81,7 +81,7 @@ impl ConfigError {
 
     /// One error for `errors` (at least one): the first in file order,
     /// with the others, without repeats, in [`ConfigError::more`].
-    pub(crate) fn all(mut errors: Vec<ConfigError>) -> ConfigError {
+    pub fn all(mut errors: Vec<ConfigError>) -> ConfigError {
         errors.sort_by_key(ConfigError::location);
         errors.dedup_by(|a, b| a.location() == b.location() && a.message == b.message);
         let mut rest = errors.into_iter();
@@ -97,10 +97,10 @@ impl ConfigError {
         std::iter::once(self).chain(&self.more)
     }
 
-    /// The position as a [`Location`].
+    /// The position as a [`ConfigLocation`].
     #[must_use]
-    pub fn location(&self) -> Location {
-        Location {
+    pub fn location(&self) -> ConfigLocation {
+        ConfigLocation {
             line: self.line,
             column: self.column,
         }
@@ -127,7 +127,7 @@ impl ConfigWarning {
     /// The warning as a [`Diagnostic`] (code `config-warning`).
     #[must_use]
     pub fn to_diagnostic(&self, file: String) -> Diagnostic {
-        let at = Location {
+        let at = ConfigLocation {
             line: self.line,
             column: self.column,
         };
@@ -141,7 +141,7 @@ fn point(
     severity: Severity,
     message: &str,
     file: String,
-    at: Location,
+    at: ConfigLocation,
 ) -> Diagnostic {
     let start = LineColumn {
         line: at.line,
@@ -220,7 +220,7 @@ mod tests {
     fn display_with_excerpt_puts_caret_under_column() {
         let error = ConfigError::at(
             Path::new("pytest.ini"),
-            Location {
+            ConfigLocation {
                 line: 12,
                 column: 3,
             },
@@ -242,7 +242,7 @@ mod tests {
         let at = |line, column, message: &str| {
             ConfigError::at(
                 Path::new("proctor.toml"),
-                Location { line, column },
+                ConfigLocation { line, column },
                 message,
                 None,
             )

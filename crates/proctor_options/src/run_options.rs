@@ -16,44 +16,47 @@
 //! delay = 5
 //! ```
 
-use std::time::Duration;
+use std::num::{NonZeroU32, NonZeroUsize};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
+use crate::seconds::{Seconds, MAX_SECONDS};
+
 /// `[run]`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RunOptions {
-    /// Seconds a test may run before its process is killed and the rest run
-    /// in a new one (`timeout`); `--timeout` overrides it.
-    #[serde(deserialize_with = "positive_seconds")]
-    pub timeout: Option<f64>,
-    /// Markers (tiers) whose tests fail when they open a connection to a
-    /// non-loopback address (`no-network`, e.g. `["unit"]`).
+    /// Per-test limit of `proctor run` (default: none): a test that runs
+    /// longer is killed and the rest run in a new process; `--timeout`
+    /// overrides it: [run.md](run.md#crashes-timeouts-ctrl-c).
+    pub timeout: Option<Seconds>,
+    /// Markers (tiers, e.g. `["unit"]`) whose tests fail on a non-loopback
+    /// connection: [run.md](run.md#the-network-contract).
     pub no_network: Vec<String>,
-    /// When a failing test is run again (`[[run.reruns]]`), first match
-    /// wins; a failure no rule matches is never rerun.
+    /// When a failure runs again, first match wins; a failure no rule
+    /// matches is never rerun: [run.md](run.md#reruns).
     pub reruns: Vec<RerunRule>,
-    /// Seconds above which a test's median duration in the history makes
-    /// it slow (`slow-threshold`): `proctor run` names slow tests without
-    /// the slow marker, and marked ones ten times faster than this.
-    #[serde(deserialize_with = "positive_seconds")]
-    pub slow_threshold: Option<f64>,
-    /// The marker of slow tests (`slow-marker`, default `slow`).
+    /// A median duration in the history above this makes a test slow
+    /// (default: off): `proctor run` names slow tests without the slow
+    /// marker, and marked ones ten times faster: [run.md](run.md#history).
+    pub slow_threshold: Option<Seconds>,
+    /// The marker of slow tests (default `slow`).
     pub slow_marker: Option<String>,
-    /// How many runs the history keeps (`history-runs`, at least 1,
-    /// default [`DEFAULT_HISTORY_RUNS`]): after each run the older ones
-    /// are dropped, so that the file stays small enough to cache.
-    #[serde(deserialize_with = "positive_runs")]
-    pub history_runs: Option<usize>,
-    /// The order of `proctor run` without `--order` (`order`: `pytest`,
-    /// the default, or `random`, whose seed the run prints); a job's
-    /// `order` wins over it for `proctor run --job`.
+    /// How many runs `.proctor/history.db` keeps; older ones are dropped
+    /// after each run, so that the file stays small enough to cache:
+    /// [history.md](history.md#how-long-it-keeps-runs).
+    #[schemars(extend("default" = DEFAULT_HISTORY_RUNS))]
+    pub history_runs: Option<NonZeroUsize>,
+    /// The order of `proctor run` without `--order` (default `pytest`);
+    /// `random` prints its seed (`random order (--seed N)`), and `--seed N`
+    /// reproduces it. A job's `order` wins over it for `--job`:
+    /// [run.md](run.md#selection-jobs-order-shards).
     pub order: Option<RunOrder>,
 }
 
 /// A default order of `proctor run` (`[run] order`, a job's `order`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RunOrder {
     /// pytest's own order.
@@ -82,12 +85,13 @@ impl RunOptions {
     /// How many runs the history keeps.
     #[must_use]
     pub fn history_runs(&self) -> usize {
-        self.history_runs.unwrap_or(DEFAULT_HISTORY_RUNS)
+        self.history_runs
+            .map_or(DEFAULT_HISTORY_RUNS, NonZeroUsize::get)
     }
 }
 
 /// One rerun rule.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RerunRule {
     /// The rule applies to tests with any of these markers (`markers`;
@@ -100,11 +104,11 @@ pub struct RerunRule {
     #[serde(default, rename = "match")]
     pub patterns: Vec<String>,
     /// How many more attempts (`times`, at least 1).
-    #[serde(deserialize_with = "positive_times")]
-    pub times: u32,
+    pub times: NonZeroU32,
     /// Seconds to wait before each attempt (`delay`, default 0, at most
     /// [`MAX_SECONDS`]).
     #[serde(default, deserialize_with = "delay_seconds")]
+    #[schemars(range(min = 0, max = 86_400))]
     pub delay: f64,
 }
 
@@ -118,34 +122,10 @@ impl RerunRule {
     }
 }
 
-/// The longest time limit or delay accepted, in seconds: a day. It keeps
-/// every such value a valid [`Duration`] (`1e300` is not one).
-pub const MAX_SECONDS: f64 = 86_400.0;
-
-/// `value` as a time limit (`--timeout`, `timeout = ...`): a number of
-/// seconds above 0 and at most [`MAX_SECONDS`].
-pub fn limit_seconds(value: f64) -> Result<Duration, String> {
-    if value.is_finite() && value > 0.0 && value <= MAX_SECONDS {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(format!(
-            "must be a number of seconds above 0 and at most {MAX_SECONDS}"
-        ))
-    }
-}
-
-pub(crate) fn positive_seconds<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<f64>, D::Error> {
-    let value = f64::deserialize(deserializer)?;
-    limit_seconds(value).map_err(serde::de::Error::custom)?;
-    Ok(Some(value))
-}
-
 /// A rerun's `delay`: 0 (no wait) up to [`MAX_SECONDS`].
 fn delay_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     let value = f64::deserialize(deserializer)?;
-    if value == 0.0 || limit_seconds(value).is_ok() {
+    if value == 0.0 || Seconds::new(value).is_ok() {
         Ok(value)
     } else {
         Err(serde::de::Error::custom(format!(
@@ -154,25 +134,11 @@ fn delay_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::E
     }
 }
 
-fn positive_runs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
-    match usize::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom(
-            "`history-runs` must be at least 1",
-        )),
-        n => Ok(Some(n)),
-    }
-}
-
-fn positive_times<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
-    match u32::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom("`times` must be at least 1")),
-        n => Ok(n),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limit_seconds;
+    use std::time::Duration;
 
     #[test]
     fn rules_match_by_marker_and_text() {
@@ -201,7 +167,8 @@ mod tests {
         assert_eq!(
             toml::from_str::<RunOptions>("timeout = 86400")
                 .unwrap()
-                .timeout,
+                .timeout
+                .map(Seconds::get),
             Some(86_400.0)
         );
         assert!(
@@ -224,8 +191,7 @@ mod tests {
         assert_eq!(options.history_runs(), 50);
         let err = toml::from_str::<RunOptions>("history-runs = 0").unwrap_err();
         assert!(
-            err.to_string()
-                .contains("`history-runs` must be at least 1"),
+            err.to_string().contains("expected a nonzero usize"),
             "{err}"
         );
         assert!(toml::from_str::<RunOptions>("history-runs = -3").is_err());

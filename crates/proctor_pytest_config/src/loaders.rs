@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Item, TableLike};
 
-use crate::error::{ConfigError, Location};
 use crate::ini::{self, IniFile};
 use crate::python;
-use crate::source::SourceFile;
-use crate::toml_doc::{self, TomlDoc};
 use crate::values::IniValue;
+use proctor_config_file::ConfigFile;
+use proctor_config_file::{self as toml_doc, TomlDoc};
+use proctor_config_file::{ConfigError, ConfigLocation};
 
 /// Which kind of file (and which table or section in it) pytest's configuration
 /// comes from.
@@ -54,7 +54,7 @@ pub enum IniKind {
 pub(crate) struct RawEntry {
     pub(crate) key: String,
     pub(crate) value: IniValue,
-    pub(crate) location: Location,
+    pub(crate) location: ConfigLocation,
 }
 
 /// The pytest configuration found in one file.
@@ -64,12 +64,12 @@ pub(crate) struct LoadedConfig {
     pub(crate) kind: IniKind,
     pub(crate) entries: Vec<RawEntry>,
     /// Where the table or section starts, for warnings.
-    pub(crate) table_location: Location,
+    pub(crate) table_location: ConfigLocation,
     /// `[pytest]`, `[tool.pytest.ini_options]` …; empty for a file that
     /// counts without a table.
     pub(crate) table_label: &'static str,
     /// The file's text, for excerpts in later errors about values.
-    pub(crate) source: Option<SourceFile>,
+    pub(crate) source: Option<ConfigFile>,
 }
 
 impl LoadedConfig {
@@ -79,14 +79,18 @@ impl LoadedConfig {
             path: path.to_path_buf(),
             kind,
             entries: Vec::new(),
-            table_location: Location::START,
+            table_location: ConfigLocation::START,
             table_label: "",
             source: None,
         }
     }
 
     /// An error about a value at `location` in this file.
-    pub(crate) fn error(&self, location: Location, message: impl Into<String>) -> ConfigError {
+    pub(crate) fn error(
+        &self,
+        location: ConfigLocation,
+        message: impl Into<String>,
+    ) -> ConfigError {
         match &self.source {
             Some(source) => source.error_at_location(location, message),
             None => ConfigError::at(&self.path, location, message, None),
@@ -167,7 +171,7 @@ fn kind_by_name(name: &str, loader: Loader) -> IniKind {
 /// Runs a loader: `Ok(None)` when the file holds no pytest configuration of
 /// the kind this loader looks for.
 pub(crate) fn load(loader: Loader, path: &Path) -> Result<Option<LoadedConfig>, ConfigError> {
-    let source = SourceFile::read(path)?;
+    let source = ConfigFile::read(path)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     match loader {
         Loader::PytestIni => {
@@ -236,15 +240,15 @@ pub(crate) fn load(loader: Loader, path: &Path) -> Result<Option<LoadedConfig>, 
     }
 }
 
-fn parse_ini(source: &SourceFile) -> Result<IniFile, ConfigError> {
-    ini::parse(&source.text).map_err(|err| ini_error(source, err.line, &err.message))
+fn parse_ini(source: &ConfigFile) -> Result<IniFile, ConfigError> {
+    ini::parse(source.text()).map_err(|err| ini_error(source, err.line, &err.message))
 }
 
-fn ini_error(source: &SourceFile, line: usize, message: &str) -> ConfigError {
-    let lines = ini::lines(&source.text);
+fn ini_error(source: &ConfigFile, line: usize, message: &str) -> ConfigError {
+    let lines = ini::lines(source.text());
     ConfigError::at(
         &source.path,
-        Location {
+        ConfigLocation {
             line: line + 1,
             column: 1,
         },
@@ -254,7 +258,7 @@ fn ini_error(source: &SourceFile, line: usize, message: &str) -> ConfigError {
 }
 
 fn ini_section(
-    source: &SourceFile,
+    source: &ConfigFile,
     file: &IniFile,
     section: &str,
     kind: IniKind,
@@ -270,13 +274,13 @@ fn ini_section(
             .map(|entry| RawEntry {
                 key: entry.key.clone(),
                 value: IniValue::Text(entry.value.clone()),
-                location: Location {
+                location: ConfigLocation {
                     line: entry.line + 1,
                     column: 1,
                 },
             })
             .collect(),
-        table_location: Location {
+        table_location: ConfigLocation {
             line: section.line + 1,
             column: 1,
         },
@@ -413,7 +417,7 @@ fn tool_pytest(doc: &TomlDoc<'_>) -> Result<Option<LoadedConfig>, ConfigError> {
     }))
 }
 
-fn table_location_of(doc: &TomlDoc<'_>, item: &Item, parent: &dyn TableLike) -> Location {
+fn table_location_of(doc: &TomlDoc<'_>, item: &Item, parent: &dyn TableLike) -> ConfigLocation {
     if item.span().is_some() {
         doc.table_location(item)
     } else {

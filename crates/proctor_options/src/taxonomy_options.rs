@@ -10,7 +10,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use proctor_config_file::KeyPath;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// The taxonomy: axes, marker rules and path rules, in file order.
@@ -43,7 +44,7 @@ pub struct TaxonomyOptions {
 }
 
 /// A family of markers (`[axes.<name>]`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AxisOptions {
     /// The markers of the axis (`markers`, required, at least one).
@@ -70,7 +71,7 @@ impl AxisOptions {
 }
 
 /// How many markers of one axis an item may carry.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cardinality {
     /// Exactly one (`exactly-one`).
@@ -83,7 +84,7 @@ pub enum Cardinality {
 }
 
 /// Where a marker may be written (`scope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MarkerScope {
     /// On the test function (a decorator).
@@ -97,7 +98,7 @@ pub enum MarkerScope {
 }
 
 /// The rules of one marker (`[markers.<name>]`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct MarkerOptions {
     /// The marker this one stands for (`alias-of`): it is replaced by its
@@ -136,7 +137,7 @@ impl MarkerOptions {
 
 /// Markers applied to every item collected from matching files
 /// (`[[paths]]`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PathRuleOptions {
     /// A `globset` pattern relative to the rootdir (`glob`).
@@ -152,58 +153,6 @@ pub fn build_path_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
     globset::GlobBuilder::new(glob)
         .literal_separator(true)
         .build()
-}
-
-/// One step of a [`KeyPath`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySegment {
-    /// A table key.
-    Key(String),
-    /// An index into an array or an array of tables.
-    Index(usize),
-}
-
-/// Where in the options a problem is, relative to proctor's table: a key
-/// path such as `axes.tier.markers[2]`. The loader turns it into a line and
-/// column: a value's position, or a table's key when the path ends at a table.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KeyPath(pub Vec<KeySegment>);
-
-impl KeyPath {
-    pub(crate) fn key(mut self, key: &str) -> KeyPath {
-        self.0.push(KeySegment::Key(key.to_owned()));
-        self
-    }
-
-    pub(crate) fn index(mut self, index: usize) -> KeyPath {
-        self.0.push(KeySegment::Index(index));
-        self
-    }
-}
-
-impl fmt::Display for KeyPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.0.iter().enumerate() {
-            match segment {
-                KeySegment::Key(key) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    let bare = !key.is_empty()
-                        && key
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-                    if bare {
-                        f.write_str(key)?;
-                    } else {
-                        write!(f, "{key:?}")?;
-                    }
-                }
-                KeySegment::Index(index) => write!(f, "[{index}]")?,
-            }
-        }
-        Ok(())
-    }
 }
 
 /// A taxonomy that proctor refuses, and where.
@@ -669,33 +618,6 @@ fn is_marker_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
-}
-
-/// Deserialises a table into its entries in file order.
-pub(crate) fn ordered_table<'de, D, T>(deserializer: D) -> Result<Vec<(String, T)>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct Entries<T>(std::marker::PhantomData<T>);
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for Entries<T> {
-        type Value = Vec<(String, T)>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a table")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut entries = Vec::new();
-            while let Some((key, value)) = map.next_entry::<String, T>()? {
-                entries.push((key, value));
-            }
-            Ok(entries)
-        }
-    }
-
-    deserializer.deserialize_map(Entries(std::marker::PhantomData))
 }
 
 #[cfg(test)]

@@ -6,22 +6,21 @@
 //! Keys are kebab-case; unknown keys, bad values and invalid taxonomies are
 //! errors with their position.
 
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use crate::coverage_options::CoverageOptions;
-use crate::error::ConfigError;
 use crate::opt_in_options::{ExampleOptions, NotebookOptions};
 use crate::plan_options::{
     GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions,
 };
 use crate::run_options::RunOptions;
-use crate::source::SourceFile;
-use crate::taxonomy_options::{
-    ordered_table, AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions,
-};
-use crate::toml_doc::TomlDoc;
+use crate::taxonomy_options::{AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions};
+use proctor_config_file::{ConfigError, ConfigFile, TomlDoc};
 
 /// proctor's options as written in `proctor.toml` or `[tool.proctor]`.
 ///
@@ -79,29 +78,30 @@ pub struct ProctorOptions {
 /// one-claim = true
 /// file-name = "test_*.py"
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CheckOptions {
-    /// The rules that run, as codes or code prefixes (`select`; default:
-    /// every rule). `--select` replaces it.
+    /// The rules `proctor check` runs, as codes or code prefixes (empty:
+    /// every rule); `--select` replaces it: [check.md](check.md#usage).
     pub select: Vec<String>,
-    /// Rules added to `select` (`extend-select`).
+    /// Rules added to `select` (`--extend-select` adds more).
     pub extend_select: Vec<String>,
-    /// Rules that do not run (`ignore`); `--extend-ignore` adds to it.
+    /// Rules that do not run (`--extend-ignore` adds more).
     pub ignore: Vec<String>,
-    /// Rules that do not apply to the files a glob matches
-    /// (`per-file-ignores`): a rootdir-relative glob, or a file name when
-    /// it has no `/`.
+    /// Rules that do not apply to the files a glob matches (a
+    /// rootdir-relative glob, or a file name when it has no `/`).
     pub per_file_ignores: std::collections::BTreeMap<String, Vec<String>>,
-    /// Test files under `tests` mirror modules under `source` (`mirror`, PRC301).
+    /// Test files under `tests` must mirror the modules under `source`
+    /// (PRC301): [check.md](check.md).
     pub mirror: Option<MirrorOptions>,
-    /// The shape of test function names (`test-name`, PRC302).
+    /// Test names must have this shape, e.g.
+    /// `"test_<subject>_<scenario>_<expected>"` (PRC302).
     #[serde(deserialize_with = "test_name_pattern")]
+    #[schemars(with = "Option<String>")]
     pub test_name: Option<TestNamePattern>,
-    /// Test names must not contain `_and_` (`one-claim`, PRC303).
+    /// No `_and_` in test names (PRC303).
     pub one_claim: bool,
-    /// Test file names must match this glob, e.g. `test_*.py` (`file-name`,
-    /// PRC304).
+    /// Test file names must match this glob, e.g. `"test_*.py"` (PRC304).
     #[serde(deserialize_with = "file_name_glob")]
     pub file_name: Option<String>,
 }
@@ -120,7 +120,7 @@ fn file_name_glob<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<S
 
 /// Where tests mirror sources: `tests/unit/store/test_jsonl.py` tests
 /// `src/pkg/store/jsonl.py` (both directories relative to the rootdir).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct MirrorOptions {
     /// The directory of the mirroring test files (`tests`).
@@ -204,12 +204,13 @@ fn test_name_pattern<'de, D: Deserializer<'de>>(
 /// [select]
 /// default = "not slow and not credentialed"
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SelectOptions {
-    /// A `-m` expression combined by `and` with every explicit `-m` (`default`). When
-    /// absent, the `-m` of pytest's `addopts` plays this role, so proctor
-    /// selects what bare pytest would.
+    /// The default selection, a `-m` expression combined with an explicit
+    /// `-m` by `and`, except on the markers the explicit expression names
+    /// (default: pytest's `addopts -m`, so proctor selects what bare pytest
+    /// would): [select.md](select.md#the-default-makes-way-for-the-markers-you-name).
     pub default: Option<String>,
 }
 
@@ -221,7 +222,7 @@ pub struct SelectOptions {
 /// markers = "not qualitative"
 /// env = { CICD = "1" }
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ProfileOptions {
     /// What the profile is for, shown by `proctor explain`.
@@ -237,36 +238,51 @@ pub struct ProfileOptions {
     pub env: std::collections::BTreeMap<String, String>,
 }
 
-/// The options as written: the taxonomy's tables sit at the top level.
-#[derive(Default, Deserialize)]
+/// The options as written (`proctor.toml`, or `[tool.proctor]` in
+/// `pyproject.toml`): the taxonomy's and the plan's tables sit at the top
+/// level. The JSON schema and the key table of `docs/configuration.md` are
+/// generated from this type; its field docs are their descriptions.
+#[derive(Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-struct RawOptions {
+#[schemars(title = "proctor options")]
+pub(crate) struct RawOptions {
+    /// The interpreter that runs the suite (used by `proctor run`).
     python: Option<String>,
+    /// Static collection.
     collect: CollectOptions,
-    #[serde(deserialize_with = "ordered_table")]
-    axes: Vec<(String, AxisOptions)>,
-    #[serde(deserialize_with = "ordered_table")]
-    markers: Vec<(String, MarkerOptions)>,
+    /// A family of markers with a cardinality and an auto-applied default: [taxonomy.md](taxonomy.md#axes).
+    axes: IndexMap<String, AxisOptions>,
+    /// Rules for one marker: [taxonomy.md](taxonomy.md#marker-rules).
+    markers: IndexMap<String, MarkerOptions>,
+    /// Glob → markers: [taxonomy.md](taxonomy.md#path-rules).
     paths: Vec<PathRuleOptions>,
+    /// The default selection.
     select: SelectOptions,
-    #[serde(deserialize_with = "ordered_table")]
-    profiles: Vec<(String, ProfileOptions)>,
-    #[serde(deserialize_with = "ordered_table")]
-    decorators: Vec<(String, String)>,
+    /// A named selection for `--profile`; `use-default = false` leaves the default selection out: [select.md](select.md#profiles).
+    profiles: IndexMap<String, ProfileOptions>,
+    /// Decorator dotted path → marker: [taxonomy.md](taxonomy.md#decorators).
+    decorators: IndexMap<String, String>,
+    /// What `proctor check` runs and the opt-in conventions it enforces.
     check: CheckOptions,
-    #[serde(deserialize_with = "ordered_table")]
-    services: Vec<(String, ServiceOptions)>,
-    #[serde(deserialize_with = "ordered_table")]
-    needs: Vec<(String, NeedOptions)>,
-    #[serde(deserialize_with = "ordered_table")]
-    helpers: Vec<(String, HelperOptions)>,
-    #[serde(deserialize_with = "ordered_table")]
-    gates: Vec<(String, GateOptions)>,
-    #[serde(deserialize_with = "ordered_table")]
-    jobs: Vec<(String, JobOptions)>,
+    /// A service tests talk to, how to reach it, and how `proctor run` starts and stops it: [plan.md](plan.md#services), [plan.md](plan.md#service-lifecycles).
+    services: IndexMap<String, ServiceOptions>,
+    /// What the tests with a marker need from the machine: [plan.md](plan.md#what-a-test-needs).
+    #[schemars(extend("x-placeholder" = "marker"))]
+    needs: IndexMap<String, NeedOptions>,
+    /// Project helpers (`require_gpu(min_vram_gb=8)`) that state needs: a kind or a table of needs: [plan.md](plan.md#what-a-test-needs).
+    helpers: IndexMap<String, HelperOptions>,
+    /// Environment-dependent rules (`qualitative` under `CICD=1`): [plan.md](plan.md#gates).
+    #[schemars(extend("x-placeholder" = "marker"))]
+    gates: IndexMap<String, GateOptions>,
+    /// CI jobs, audited by `proctor plan`; `also-on` (more triggers), `on-paths` (on pull requests and pushes, run only when these globs' files change: `on-paths = ["src/db/**"]`), `environment` (a GitHub environment: approval and its secrets) and `setup` (shell commands before the tests) are for `proctor ci github`: [plan.md](plan.md#jobs), [ci.md](ci.md#what-comes-from-which-key).
+    jobs: IndexMap<String, JobOptions>,
+    /// `proctor run`.
     run: RunOptions,
+    /// Per-area coverage thresholds for `proctor coverage`: [coverage.md](coverage.md).
     coverage: CoverageOptions,
+    /// Scripts that run as tests when they opt in with a comment: [examples.md](examples.md#example-scripts).
     examples: ExampleOptions,
+    /// Notebooks that run as tests, opted in by a metadata block: [examples.md](examples.md#notebooks).
     notebooks: NotebookOptions,
 }
 
@@ -276,20 +292,20 @@ impl From<RawOptions> for ProctorOptions {
             python: raw.python,
             collect: raw.collect,
             taxonomy: TaxonomyOptions {
-                axes: raw.axes,
-                markers: raw.markers,
+                axes: raw.axes.into_iter().collect(),
+                markers: raw.markers.into_iter().collect(),
                 paths: raw.paths,
-                decorators: raw.decorators,
+                decorators: raw.decorators.into_iter().collect(),
             },
             select: raw.select,
-            profiles: raw.profiles,
+            profiles: raw.profiles.into_iter().collect(),
             check: raw.check,
             plan: PlanOptions {
-                services: raw.services,
-                needs: raw.needs,
-                helpers: raw.helpers,
-                gates: raw.gates,
-                jobs: raw.jobs,
+                services: raw.services.into_iter().collect(),
+                needs: raw.needs.into_iter().collect(),
+                helpers: raw.helpers.into_iter().collect(),
+                gates: raw.gates.into_iter().collect(),
+                jobs: raw.jobs.into_iter().collect(),
             },
             run: raw.run,
             coverage: raw.coverage,
@@ -300,32 +316,16 @@ impl From<RawOptions> for ProctorOptions {
 }
 
 /// Options of static collection (`[collect]`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CollectOptions {
-    /// Worker threads (`threads`, at least 1); `None` lets the collector choose.
-    #[serde(deserialize_with = "positive_usize")]
-    pub threads: Option<usize>,
-    /// Files larger than this many bytes are not parsed (`max-file-size`, at
-    /// least 1); `None` leaves the default to the users of this crate.
-    #[serde(deserialize_with = "positive_u64")]
-    pub max_file_size: Option<u64>,
-}
-
-fn positive_usize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
-    match usize::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom("`threads` must be at least 1")),
-        n => Ok(Some(n)),
-    }
-}
-
-fn positive_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
-    match u64::deserialize(deserializer)? {
-        0 => Err(serde::de::Error::custom(
-            "`max-file-size` must be at least 1 byte",
-        )),
-        n => Ok(Some(n)),
-    }
+    /// Threads for parsing and collection (default: one per core), at most
+    /// one per core (a larger number is capped: parsing is CPU-bound).
+    /// `--threads` overrides it.
+    pub threads: Option<NonZeroUsize>,
+    /// Larger `.py` files, in bytes, are reported as errors instead of
+    /// parsed (default: 16 MiB).
+    pub max_file_size: Option<NonZeroU64>,
 }
 
 #[derive(Deserialize)]
@@ -341,20 +341,20 @@ struct Tool {
 }
 
 /// Finds and reads proctor's options, starting in `rootdir`.
-pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigError> {
+pub fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigError> {
     for dir in rootdir.ancestors() {
         let proctor_toml = dir.join("proctor.toml");
         if proctor_toml.is_file() {
-            let source = SourceFile::read(&proctor_toml)?;
+            let source = ConfigFile::read(&proctor_toml)?;
             // Syntax errors first, with the same wording as for pytest's files.
             let doc = TomlDoc::parse(&source)?;
-            let options = deserialize::<ProctorOptions>(&source)?;
+            let options = deserialize::<ProctorOptions>(&doc)?;
             validate(&doc, &[], &options)?;
             return Ok(Some((proctor_toml, options)));
         }
         let pyproject = dir.join("pyproject.toml");
         if pyproject.is_file() {
-            let source = SourceFile::read(&pyproject)?;
+            let source = ConfigFile::read(&pyproject)?;
             let doc = TomlDoc::parse(&source)?;
             let has_table = doc
                 .root()
@@ -362,7 +362,7 @@ pub(crate) fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, 
                 .and_then(|tool| tool.as_table_like())
                 .is_some_and(|tool| tool.contains_key("proctor"));
             if has_table {
-                let parsed = deserialize::<Pyproject>(&source)?;
+                let parsed = deserialize::<Pyproject>(&doc)?;
                 let options = parsed
                     .tool
                     .and_then(|tool| tool.proctor)
@@ -412,8 +412,15 @@ const MAX_PROBLEMS: usize = 50;
 /// concerns a table header (blanking it would move its keys into another
 /// table and report errors that are not there), or at a missing field
 /// after the first error (the field may be one that was blanked).
-fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, ConfigError> {
-    let mut text = source.text.clone();
+///
+/// A file without mistakes is read from the document already parsed for
+/// its syntax and positions: it is parsed once.
+fn deserialize<T: for<'de> Deserialize<'de>>(doc: &TomlDoc<'_>) -> Result<T, ConfigError> {
+    if let Ok(value) = T::deserialize(toml_edit::de::Deserializer::from(doc.doc.clone())) {
+        return Ok(value);
+    }
+    let source = doc.source;
+    let mut text = source.text().to_owned();
     let mut errors = Vec::new();
     while errors.len() < MAX_PROBLEMS {
         let err = match toml::from_str::<T>(&text) {
@@ -423,7 +430,7 @@ fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, C
         };
         let span = err.span();
         let offset = span.as_ref().map_or(0, |span| span.start);
-        let message = err.message().trim_end().replace('\n', "; ");
+        let message = plain_words(err.message());
         // A missing field after a blanked line may be the line blanked.
         if !errors.is_empty() && message.starts_with("missing field") {
             break;
@@ -435,6 +442,20 @@ fn deserialize<T: for<'de> Deserialize<'de>>(source: &SourceFile) -> Result<T, C
         }
     }
     Err(ConfigError::all(errors))
+}
+
+/// serde's message on one line, in TOML's words rather than Rust's: a
+/// `NonZero*` value's "expected a nonzero usize" says "expected an integer
+/// of at least 1", and an `IndexMap`'s "expected a map" "expected a table".
+fn plain_words(message: &str) -> String {
+    let mut message = message.trim_end().replace('\n', "; ");
+    for kind in ["usize", "u64", "u32"] {
+        message = message.replace(
+            &format!("expected a nonzero {kind}"),
+            "expected an integer of at least 1",
+        );
+    }
+    message.replace("expected a map", "expected a table")
 }
 
 /// Replaces the lines `span` touches with spaces; false (and nothing
@@ -521,8 +542,8 @@ mod tests {
             ProctorOptions {
                 python: None,
                 collect: CollectOptions {
-                    threads: Some(2),
-                    max_file_size: Some(10)
+                    threads: NonZeroUsize::new(2),
+                    max_file_size: NonZeroU64::new(10)
                 },
                 taxonomy: TaxonomyOptions::default(),
                 select: SelectOptions::default(),

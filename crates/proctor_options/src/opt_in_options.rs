@@ -16,10 +16,13 @@
 //! timeout = 900
 //! ```
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::run_options::positive_seconds;
-use crate::taxonomy_options::{KeyPath, TaxonomyProblem};
+use crate::seconds::Seconds;
+use proctor_config_file::KeyPath;
+
+use crate::taxonomy_options::TaxonomyProblem;
 
 /// The comment an example opts in with when `comment` is not set.
 pub const DEFAULT_EXAMPLE_COMMENT: &str = "# pytest:";
@@ -32,7 +35,7 @@ pub const DEFAULT_CELL_TIMEOUT: f64 = 300.0;
 pub const DEFAULT_NOTEBOOK_TIMEOUT: f64 = 900.0;
 
 /// `[examples]`: scripts that run as tests when they opt in.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ExampleOptions {
     /// Directories (relative to the rootdir) whose `.py` files are examples
@@ -44,8 +47,7 @@ pub struct ExampleOptions {
     pub comment: Option<String>,
     /// Seconds an example may run before it is killed and fails
     /// (`timeout`; default: no limit but `proctor run --timeout`).
-    #[serde(deserialize_with = "positive_seconds")]
-    pub timeout: Option<f64>,
+    pub timeout: Option<Seconds>,
 }
 
 impl ExampleOptions {
@@ -57,7 +59,7 @@ impl ExampleOptions {
 }
 
 /// `[notebooks]`: `.ipynb` files that run as tests.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct NotebookOptions {
     /// Directories (relative to the rootdir) whose `.ipynb` files are tests
@@ -68,12 +70,10 @@ pub struct NotebookOptions {
     /// "packages": [...]}`.
     pub metadata_key: Option<String>,
     /// Seconds one cell may run (`cell-timeout`, default 300).
-    #[serde(deserialize_with = "positive_seconds")]
-    pub cell_timeout: Option<f64>,
+    pub cell_timeout: Option<Seconds>,
     /// Seconds the whole notebook may run (`timeout`, default 900); at
     /// least `cell-timeout`.
-    #[serde(deserialize_with = "positive_seconds")]
-    pub timeout: Option<f64>,
+    pub timeout: Option<Seconds>,
 }
 
 impl NotebookOptions {
@@ -86,13 +86,13 @@ impl NotebookOptions {
     /// Seconds one cell may run.
     #[must_use]
     pub fn cell_timeout(&self) -> f64 {
-        self.cell_timeout.unwrap_or(DEFAULT_CELL_TIMEOUT)
+        self.cell_timeout.map_or(DEFAULT_CELL_TIMEOUT, Seconds::get)
     }
 
     /// Seconds the whole notebook may run.
     #[must_use]
     pub fn timeout(&self) -> f64 {
-        self.timeout.unwrap_or(DEFAULT_NOTEBOOK_TIMEOUT)
+        self.timeout.map_or(DEFAULT_NOTEBOOK_TIMEOUT, Seconds::get)
     }
 }
 
@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn a_notebook_timeout_below_the_cell_timeout_is_refused() {
         let notebooks = NotebookOptions {
-            cell_timeout: Some(1200.0),
+            cell_timeout: Some(Seconds::new(1200.0).unwrap()),
             ..NotebookOptions::default()
         };
         let found = problems(&ExampleOptions::default(), &notebooks);
@@ -183,8 +183,8 @@ mod tests {
             found[0].message
         );
         let fine = NotebookOptions {
-            cell_timeout: Some(600.0),
-            timeout: Some(1200.0),
+            cell_timeout: Some(Seconds::new(600.0).unwrap()),
+            timeout: Some(Seconds::new(1200.0).unwrap()),
             ..NotebookOptions::default()
         };
         assert!(problems(&ExampleOptions::default(), &fine).is_empty());

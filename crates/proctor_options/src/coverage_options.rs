@@ -12,12 +12,15 @@
 //! branch = 80
 //! ```
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
-use crate::taxonomy_options::{build_path_glob, KeyPath, TaxonomyProblem};
+use proctor_config_file::KeyPath;
+
+use crate::taxonomy_options::{build_path_glob, TaxonomyProblem};
 
 /// `[coverage]`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CoverageOptions {
     /// The report read when the command line names none (`report`, relative
@@ -30,7 +33,7 @@ pub struct CoverageOptions {
 }
 
 /// One area of the source tree (`[[coverage.areas]]`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CoverageArea {
     /// The area's name, unique and non-empty (`name`).
@@ -160,7 +163,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let check = |text: &str, line: usize, column: usize, needle: &str| {
             std::fs::write(dir.path().join("proctor.toml"), text).unwrap();
-            let error = crate::proctor_options::find(dir.path()).unwrap_err();
+            let error = crate::find(dir.path()).unwrap_err();
             assert_eq!((error.line, error.column), (line, column), "{error}");
             assert!(error.message.contains(needle), "{error}");
         };

@@ -5,9 +5,9 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use crate::error::ConfigError;
 use crate::loaders::{self, IniKind, LoadedConfig, Loader, CONFIG_NAMES};
 use crate::paths;
+use proctor_config_file::ConfigError;
 
 /// What pytest decides before it reads any value: rootdir and config file.
 #[derive(Debug, Clone)]

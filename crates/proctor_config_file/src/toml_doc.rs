@@ -3,28 +3,83 @@
 //! does not, and its values are converted to [`toml::Value`] for the rest of
 //! the crate.
 
+use std::fmt;
+
 use toml::Value;
 use toml_edit::{ImDocument, Item, TableLike};
 
-use crate::error::{ConfigError, Location};
-use crate::source::SourceFile;
-use crate::taxonomy_options::{KeyPath, KeySegment};
+use crate::error::{ConfigError, ConfigLocation};
+use crate::source::ConfigFile;
+
+/// One step of a [`KeyPath`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySegment {
+    /// A table key.
+    Key(String),
+    /// An index into an array or an array of tables.
+    Index(usize),
+}
+
+/// Where in the options a problem is, relative to proctor's table: a key
+/// path such as `axes.tier.markers[2]`. The loader turns it into a line and
+/// column: a value's position, or a table's key when the path ends at a table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyPath(pub Vec<KeySegment>);
+
+impl KeyPath {
+    #[must_use]
+    pub fn key(mut self, key: &str) -> KeyPath {
+        self.0.push(KeySegment::Key(key.to_owned()));
+        self
+    }
+
+    #[must_use]
+    pub fn index(mut self, index: usize) -> KeyPath {
+        self.0.push(KeySegment::Index(index));
+        self
+    }
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                KeySegment::Key(key) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    let bare = !key.is_empty()
+                        && key
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    if bare {
+                        f.write_str(key)?;
+                    } else {
+                        write!(f, "{key:?}")?;
+                    }
+                }
+                KeySegment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
 
 /// A parsed TOML document borrowing its source.
-pub(crate) struct TomlDoc<'a> {
-    pub(crate) source: &'a SourceFile,
-    pub(crate) doc: ImDocument<&'a str>,
+pub struct TomlDoc<'a> {
+    pub source: &'a ConfigFile,
+    pub doc: ImDocument<&'a str>,
 }
 
 impl<'a> TomlDoc<'a> {
     /// Parses a file as `tomllib` would, reporting syntax errors with their
     /// position.
-    pub(crate) fn parse(source: &'a SourceFile) -> Result<TomlDoc<'a>, ConfigError> {
-        if source.text.starts_with('\u{feff}') {
+    pub fn parse(source: &'a ConfigFile) -> Result<TomlDoc<'a>, ConfigError> {
+        if source.text().starts_with('\u{feff}') {
             // `tomllib` reads the byte order mark as a character and rejects it.
             return Err(source.error_at(0, "invalid statement: a byte order mark is not allowed"));
         }
-        match ImDocument::parse(source.text.as_str()) {
+        match ImDocument::parse(source.text()) {
             Ok(doc) => Ok(TomlDoc { source, doc }),
             Err(err) => {
                 let offset = err.span().map_or(0, |span| span.start);
@@ -35,22 +90,27 @@ impl<'a> TomlDoc<'a> {
     }
 
     /// The root table.
-    pub(crate) fn root(&self) -> &dyn TableLike {
+    #[must_use]
+    pub fn root(&self) -> &dyn TableLike {
         self.doc.as_table()
     }
 
     /// The position of `key` in `table`, or of the table when the key has no
     /// span, or `1:1`.
-    pub(crate) fn key_location(&self, table: &dyn TableLike, key: &str) -> Location {
+    #[must_use]
+    pub fn key_location(&self, table: &dyn TableLike, key: &str) -> ConfigLocation {
         table
             .key(key)
             .and_then(toml_edit::Key::span)
-            .map_or(Location::START, |span| self.source.location(span.start))
+            .map_or(ConfigLocation::START, |span| {
+                self.source.location(span.start)
+            })
     }
 
     /// The position of a table's header (`[tool.pytest]`), falling back to
     /// its first key and then to `1:1`.
-    pub(crate) fn table_location(&self, item: &Item) -> Location {
+    #[must_use]
+    pub fn table_location(&self, item: &Item) -> ConfigLocation {
         if let Some(span) = item.span() {
             return self.source.location(span.start);
         }
@@ -59,19 +119,20 @@ impl<'a> TomlDoc<'a> {
                 return self.key_location(table, key);
             }
         }
-        Location::START
+        ConfigLocation::START
     }
 
     /// The position of the value at `prefix` + `path` (an array element, a
     /// string), or of the key that names it when it is a table; when the
     /// path does not resolve all the way, the deepest position found.
-    pub(crate) fn locate(&self, prefix: &[&str], path: &KeyPath) -> Location {
+    #[must_use]
+    pub fn locate(&self, prefix: &[&str], path: &KeyPath) -> ConfigLocation {
         let segments = prefix
             .iter()
             .map(|key| KeySegment::Key((*key).to_owned()))
             .chain(path.0.iter().cloned());
         let mut node = Node::Item(self.doc.as_item());
-        let mut location = Location::START;
+        let mut location = ConfigLocation::START;
         for segment in segments {
             let next = match &segment {
                 KeySegment::Key(key) => node.table_like().and_then(|table| {
@@ -93,7 +154,8 @@ impl<'a> TomlDoc<'a> {
     }
 
     /// An error at `location`, with the source line as excerpt.
-    pub(crate) fn error(&self, location: Location, message: impl Into<String>) -> ConfigError {
+    #[must_use]
+    pub fn error(&self, location: ConfigLocation, message: impl Into<String>) -> ConfigError {
         self.source.error_at_location(location, message)
     }
 }
@@ -140,7 +202,8 @@ impl<'d> Node<'d> {
 
 /// Converts a `toml_edit` item to the value `tomllib` would produce; `None`
 /// for an empty item.
-pub(crate) fn to_value(item: &Item) -> Option<Value> {
+#[must_use]
+pub fn to_value(item: &Item) -> Option<Value> {
     match item {
         Item::None => None,
         Item::Value(value) => Some(value_to_value(value)),
@@ -174,7 +237,8 @@ fn value_to_value(value: &toml_edit::Value) -> Value {
 }
 
 /// Whether an item is a table (`dict` in `tomllib`'s result).
-pub(crate) fn is_table(item: &Item) -> bool {
+#[must_use]
+pub fn is_table(item: &Item) -> bool {
     item.as_table_like().is_some()
 }
 
@@ -184,7 +248,10 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_positions() {
-        let source = SourceFile::from_text("pyproject.toml", "[tool.pytest]\nx = [1,\ny = 2\n");
+        let source = ConfigFile::new(
+            std::path::Path::new("pyproject.toml"),
+            "[tool.pytest]\nx = [1,\ny = 2\n",
+        );
         let error = TomlDoc::parse(&source).err().unwrap();
         assert_eq!(error.line, 3);
         assert!(
@@ -197,24 +264,27 @@ mod tests {
 
     #[test]
     fn byte_order_mark_is_rejected_like_tomllib() {
-        let source = SourceFile::from_text("pyproject.toml", "\u{feff}a = 1\n");
+        let source = ConfigFile::new(std::path::Path::new("pyproject.toml"), "\u{feff}a = 1\n");
         assert!(TomlDoc::parse(&source).is_err());
     }
 
     #[test]
     fn header_and_key_locations() {
-        let source = SourceFile::from_text(
-            "p",
+        let source = ConfigFile::new(
+            std::path::Path::new("p"),
             "a = 1\n\n[tool.pytest.ini_options]\n  testpaths = []\n",
         );
         let doc = TomlDoc::parse(&source).unwrap();
         let tool = doc.root().get("tool").unwrap();
         let pytest = tool.as_table_like().unwrap().get("pytest").unwrap();
         let ini = pytest.as_table_like().unwrap().get("ini_options").unwrap();
-        assert_eq!(doc.table_location(ini), Location { line: 3, column: 1 });
+        assert_eq!(
+            doc.table_location(ini),
+            ConfigLocation { line: 3, column: 1 }
+        );
         assert_eq!(
             doc.key_location(ini.as_table_like().unwrap(), "testpaths"),
-            Location { line: 4, column: 3 }
+            ConfigLocation { line: 4, column: 3 }
         );
         assert_eq!(
             to_value(ini),
