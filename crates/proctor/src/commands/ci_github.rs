@@ -414,7 +414,7 @@ fn write_job(
                 "        run: {}",
                 quote(&format!(
                     "nohup sh -c {} > {}.log 2>&1 &",
-                    shell_quote(start),
+                    shell_word(start),
                     shell_word(name)
                 ))
             );
@@ -543,10 +543,10 @@ pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> Pyt
         select.push_str(" --no-default-select");
     }
     if let Some(markers) = job.markers.as_deref().filter(|m| !m.trim().is_empty()) {
-        let _ = write!(select, " -m {}", shell_quote(markers));
+        let _ = write!(select, " -m {}", shell_word(markers));
     }
     if let Some(keywords) = job.keywords.as_deref().filter(|k| !k.trim().is_empty()) {
-        let _ = write!(select, " -k {}", shell_quote(keywords));
+        let _ = write!(select, " -k {}", shell_word(keywords));
     }
     for path in &job.paths {
         select.push(' ');
@@ -594,14 +594,14 @@ fn plain_pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
     };
     match markers {
         Some(markers) => {
-            let _ = write!(command, " -m {}", shell_quote(&markers));
+            let _ = write!(command, " -m {}", shell_word(&markers));
         }
         // An explicit empty `-m` replaces the one in addopts.
         None if options.addopts_markers => command.push_str(" -m ''"),
         None => {}
     }
     if let Some(keywords) = job.keywords.as_deref().filter(|k| !k.trim().is_empty()) {
-        let _ = write!(command, " -k {}", shell_quote(keywords));
+        let _ = write!(command, " -k {}", shell_word(keywords));
     }
     for word in job.paths.iter().chain(&job.flags) {
         command.push(' ');
@@ -713,24 +713,16 @@ fn comment(text: &str) -> String {
         .collect()
 }
 
-/// `text` as one shell word, in single quotes unless it is made only of
-/// characters the shell leaves alone.
+/// `text` as one word for the shell of a runner's `run:` step, quoted by
+/// `shlex` only where the shell would otherwise split or expand it (`unit`
+/// as is, `not slow` as `'not slow'`, `it's` as `"it's"`).
 pub(crate) fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '%' | '+' | ',')
-        });
-    if plain {
-        text.to_owned()
-    } else {
-        shell_quote(text)
-    }
-}
-
-/// `text` in single quotes, each `'` written as `'\''`.
-pub(crate) fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
+    // `allow_nul` leaves `quote` no error to return (a shell drops the
+    // NUL itself).
+    shlex::Quoter::new()
+        .allow_nul(true)
+        .quote(text)
+        .map_or_else(|_| String::new(), std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]
@@ -1041,7 +1033,7 @@ mod tests {
         });
         assert_eq!(
             plain_pytest_command(&full, &options),
-            "pytest -m 'integration' -k 'not test_it'\\''s' tests/integration 'tests/a b.py::test_x[1]' --live"
+            "pytest -m integration -k \"not test_it's\" tests/integration 'tests/a b.py::test_x[1]' --live"
         );
         // The default selection joins by `and`, unless the job opts out.
         options.default_markers = Some("not slow".to_owned());
@@ -1058,6 +1050,33 @@ mod tests {
         // addopts' `-m` would apply to a bare pytest: an empty one replaces it.
         options.addopts_markers = true;
         assert_eq!(plain_pytest_command(&nightly, &options), "pytest -m ''");
+    }
+
+    /// Each word `shell_word` writes is read back whole by a real shell.
+    #[test]
+    fn shell_words_read_back_whole_in_a_shell() {
+        let words = [
+            "unit",
+            "not slow",
+            "not test_it's",
+            "a\"b$c`d\\e'f",
+            "^x",
+            "t\u{e9}st [1]",
+            "",
+            "-m",
+            "${{ matrix.shard }}",
+        ];
+        for word in words {
+            let quoted = shell_word(word);
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf '%s' {quoted}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), word, "{quoted}");
+        }
+        assert_eq!(shell_word("unit"), "unit");
+        assert_eq!(shell_word("not slow"), "'not slow'");
     }
 
     #[test]
