@@ -92,7 +92,7 @@ impl Setup {
             })
             .transpose()?;
         let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
-        suite.use_interpreter(args.machine.python.as_deref());
+        suite.use_interpreter(args.machine.probe.python.as_deref());
         // pytest-xdist workers after `--` are refused before anything starts;
         // those `addopts` ask for are turned off (`-n 0`), and said once.
         let xdist = run_flags::xdist(&suite.config.pytest.addopts, &args.pytest_args)?;
@@ -127,7 +127,7 @@ impl Setup {
         let phase_names = job_phases.as_ref().map_or_else(Vec::new, |p| {
             proctor_plan::phase_names(p, &options.taxonomy)
         });
-        let python = machine::detect_options(&suite.config, &args.machine)
+        let python = machine::detect_options(&suite.config, &args.machine.probe)
             .python
             .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
         let rootdir = suite.config.pytest.rootdir.clone();
