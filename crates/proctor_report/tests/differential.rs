@@ -7,7 +7,7 @@
 //! `scripts/test`); without it the test fails rather than passing silently.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use proctor_outcome::{Outcome, RunSummary, TestResult};
@@ -185,8 +185,9 @@ fn shape(xml: &str) -> (Vec<String>, BTreeMap<CaseKey, Case>) {
     (counts, cases)
 }
 
-#[test]
-fn junit_matches_real_pytest() {
+/// Real pytest's `--junit-xml` (family `xunit2`) of the suite in `dir`,
+/// run with `extra` arguments; the suite must fail (exit status 1).
+fn pytest_junit(dir: &Path, extra: &[&str]) -> String {
     let Some(python) = std::env::var_os("PROCTOR_TEST_PYTHON") else {
         panic!(
             "PROCTOR_TEST_PYTHON is not set: the differential test needs a Python with pytest \
@@ -194,27 +195,15 @@ fn junit_matches_real_pytest() {
         );
     };
     let python = PathBuf::from(python);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("tests/unit")).unwrap();
-    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
-    std::fs::write(dir.path().join("tests/unit/test_a.py"), SUITE).unwrap();
     let run = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--junit-xml=report.xml",
-            "-o",
-            "junit_family=xunit2",
-        ])
-        .current_dir(dir.path())
+        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q"])
+        .args(extra)
+        .args(["--junit-xml=report.xml", "-o", "junit_family=xunit2"])
+        .current_dir(dir)
         .env_remove("PYTEST_ADDOPTS")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .output()
         .unwrap_or_else(|err| panic!("cannot run {}: {err}", python.display()));
-    // Exit code 1: the suite has a failure and an error on purpose.
     assert_eq!(
         run.status.code(),
         Some(1),
@@ -222,7 +211,17 @@ fn junit_matches_real_pytest() {
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
-    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    std::fs::read_to_string(dir.join("report.xml")).unwrap()
+}
+
+#[test]
+fn junit_matches_real_pytest() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tests/unit")).unwrap();
+    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(dir.path().join("tests/unit/test_a.py"), SUITE).unwrap();
+    // The suite has a failure and an error on purpose.
+    let theirs = pytest_junit(dir.path(), &[]);
 
     let results = results();
     let ours = junit_xml(
@@ -244,10 +243,6 @@ fn junit_matches_real_pytest() {
 /// (`errors="1"`, `skipped="1"`) and elements as pytest's own report.
 #[test]
 fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
-    let python = PathBuf::from(
-        std::env::var_os("PROCTOR_TEST_PYTHON")
-            .expect("PROCTOR_TEST_PYTHON names a Python with pytest"),
-    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
     std::fs::write(
@@ -257,30 +252,7 @@ fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
     .unwrap();
     std::fs::write(dir.path().join("test_gone.py"), "import pytest\n\npytest.skip('not here', allow_module_level=True)\n\ndef test_a():\n    pass\n").unwrap();
     std::fs::write(dir.path().join("test_ok.py"), "def test_ok():\n    pass\n").unwrap();
-    let run = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--continue-on-collection-errors",
-            "--junit-xml=report.xml",
-            "-o",
-            "junit_family=xunit2",
-        ])
-        .current_dir(dir.path())
-        .env_remove("PYTEST_ADDOPTS")
-        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "pytest: {}",
-        String::from_utf8_lossy(&run.stdout)
-    );
-    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    let theirs = pytest_junit(dir.path(), &["--continue-on-collection-errors"]);
     let broken = TestResult {
         message: Some("ImportError while importing test module 'test_broken.py'.\nE   ModuleNotFoundError: No module named 'a_module_nobody_wrote'".to_owned()),
         ..TestResult::new("test_broken.py", Outcome::Error)
@@ -317,10 +289,6 @@ fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
 /// `junit.rs` writes the XML by hand.
 #[test]
 fn junit_of_a_multi_line_skip_reason_and_a_skip_with_a_failed_teardown_matches_real_pytest() {
-    let python = PathBuf::from(
-        std::env::var_os("PROCTOR_TEST_PYTHON")
-            .expect("PROCTOR_TEST_PYTHON names a Python with pytest"),
-    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
     std::fs::write(
@@ -344,29 +312,7 @@ def test_skip_td(bad_teardown):
 "#,
     )
     .unwrap();
-    let run = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--junit-xml=report.xml",
-            "-o",
-            "junit_family=xunit2",
-        ])
-        .current_dir(dir.path())
-        .env_remove("PYTEST_ADDOPTS")
-        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "pytest: {}",
-        String::from_utf8_lossy(&run.stdout)
-    );
-    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    let theirs = pytest_junit(dir.path(), &[]);
     let results = vec![
         TestResult {
             reason: Some("line one\nline\ttwo".to_owned()),
