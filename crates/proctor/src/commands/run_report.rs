@@ -304,7 +304,7 @@ fn jobs_by_tier(
 /// `time` as ISO-8601 in UTC, to the second (`2026-11-30T01:50:19Z`); a
 /// time outside jiff's range (years -9999 to 9999) as the Unix epoch.
 pub(crate) fn utc(time: SystemTime) -> String {
-    let second = jiff::Timestamp::try_from(time).map_or(0, |t| t.as_second());
+    let second = jiff::Timestamp::try_from(time).map_or(0, jiff::Timestamp::as_second);
     jiff::Timestamp::from_second(second)
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
         .to_string()
