@@ -689,18 +689,14 @@ fn count_files(collection: &Collection) -> usize {
         .len()
 }
 
+/// A run's selection as its header says it: `-m "..." -k "..."`, or
+/// `every item`.
 pub(crate) fn describe_selection(selection: &Selection) -> String {
-    let mut parts = Vec::new();
-    if let Some(markers) = selection.markers_text() {
-        parts.push(format!("-m {markers:?}"));
-    }
-    if let Some(keywords) = selection.keywords_text() {
-        parts.push(format!("-k {keywords:?}"));
-    }
-    if parts.is_empty() {
+    let described = selection::describe_selection(selection);
+    if described.is_empty() {
         "every item".to_owned()
     } else {
-        parts.join(" ")
+        described
     }
 }
 
