@@ -214,6 +214,23 @@ fn pytest_junit(dir: &Path, extra: &[&str]) -> String {
     std::fs::read_to_string(dir.join("report.xml")).unwrap()
 }
 
+/// Fails unless [`junit_xml`] of `results` has the [`shape`] of pytest's
+/// report `theirs`.
+fn assert_same_shape(results: &[TestResult], theirs: &str) {
+    let ours = junit_xml(
+        results,
+        &RunSummary::of(results, 0, 0.1, false),
+        "pytest",
+        "t",
+        "h",
+    );
+    assert_eq!(
+        shape(&ours),
+        shape(theirs),
+        "ours:\n{ours}\npytest's:\n{theirs}"
+    );
+}
+
 #[test]
 fn junit_matches_real_pytest() {
     let dir = tempfile::tempdir().unwrap();
@@ -224,18 +241,7 @@ fn junit_matches_real_pytest() {
     let theirs = pytest_junit(dir.path(), &[]);
 
     let results = results();
-    let ours = junit_xml(
-        &results,
-        &RunSummary::of(&results, 0, 0.1, false),
-        "pytest",
-        "t",
-        "h",
-    );
-    assert_eq!(
-        shape(&ours),
-        shape(&theirs),
-        "ours:\n{ours}\npytest's:\n{theirs}"
-    );
+    assert_same_shape(&results, &theirs);
 }
 
 /// A module that does not import and one skipped whole at import, next to
@@ -266,18 +272,7 @@ fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
         gone,
         TestResult::new("test_ok.py::test_ok", Outcome::Passed),
     ];
-    let ours = junit_xml(
-        &results,
-        &RunSummary::of(&results, 0, 0.1, false),
-        "pytest",
-        "t",
-        "h",
-    );
-    assert_eq!(
-        shape(&ours),
-        shape(&theirs),
-        "ours:\n{ours}\npytest's:\n{theirs}"
-    );
+    assert_same_shape(&results, &theirs);
 }
 
 /// What `quick-junit` (nextest's `JUnit` writer) cannot write and pytest
@@ -324,16 +319,5 @@ def test_skip_td(bad_teardown):
             ..TestResult::new("test_t.py::test_skip_td", Outcome::Skipped)
         },
     ];
-    let ours = junit_xml(
-        &results,
-        &RunSummary::of(&results, 0, 0.1, false),
-        "pytest",
-        "t",
-        "h",
-    );
-    assert_eq!(
-        shape(&ours),
-        shape(&theirs),
-        "ours:\n{ours}\npytest's:\n{theirs}"
-    );
+    assert_same_shape(&results, &theirs);
 }
