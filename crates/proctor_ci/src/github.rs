@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use proctor_config::{JobOptions, PlanOptions, ServiceOptions, TaxonomyOptions, Trigger};
 
-use crate::args::CiRunner;
+use crate::CiRunner;
 
 /// The Python version of a job that names none.
 pub(crate) const DEFAULT_PYTHON: &str = "3.12";
@@ -33,48 +33,49 @@ const SETUP_PYTHON_ID: &str = "python";
 /// The command that installs this proctor on a runner: the distribution
 /// pinned to the running binary's version, so the workflow runs the
 /// proctor that wrote it.
-pub(crate) fn proctor_install() -> String {
+#[must_use]
+pub fn proctor_install() -> String {
     format!("pip install {DISTRIBUTION}=={}", env!("CARGO_PKG_VERSION"))
 }
 
 /// What the workflow looks like beyond the jobs themselves.
 #[derive(Debug, Clone)]
-pub(crate) struct WorkflowOptions {
+pub struct WorkflowOptions {
     /// The workflow's `name`.
-    pub(crate) name: String,
+    pub name: String,
     /// The branch whose pushes run the `pr` jobs.
-    pub(crate) branch: String,
+    pub branch: String,
     /// The schedule of the `nightly` jobs, in cron syntax.
-    pub(crate) cron: String,
+    pub cron: String,
     /// The shell command that installs the project and pytest.
-    pub(crate) install: String,
+    pub install: String,
     /// The shell command that installs proctor itself, run before
     /// `install` in every job whose runner is proctor.
-    pub(crate) proctor_install: String,
+    pub proctor_install: String,
     /// Whether proctor's configuration names an interpreter (`python`): a
     /// path on the machine that generated the workflow, or a name that need
     /// not match the job's matrix. Proctor steps then pass the job's
     /// setup-python interpreter as `--python`.
-    pub(crate) configured_python: bool,
+    pub configured_python: bool,
     /// What runs the tests: `proctor run` or plain pytest.
-    pub(crate) runner: CiRunner,
+    pub runner: CiRunner,
     /// The configuration file the jobs come from, for the header comment.
-    pub(crate) source: String,
+    pub source: String,
     /// The suite's default `-m` (`[select] default`, else pytest's
     /// `addopts -m`), which jobs with `use-default` add by `and` when the
     /// runner is plain pytest.
-    pub(crate) default_markers: Option<String>,
+    pub default_markers: Option<String>,
     /// Whether pytest's `addopts` carries a `-m`: a plain pytest command
     /// must then always pass its own `-m`, as the last one wins.
-    pub(crate) addopts_markers: bool,
+    pub addopts_markers: bool,
     /// The markers proctor gives items that bare pytest does not see (axis
     /// defaults, path rules, aliases, implications, decorators): a plain
     /// pytest `-m` naming one would select other tests than proctor, so
     /// such a job selects with `proctor select --args-file`.
-    pub(crate) derived_markers: BTreeSet<String>,
+    pub derived_markers: BTreeSet<String>,
     /// Whether `[[coverage.areas]]` are configured: the coverage-combine
     /// job then checks them with `proctor coverage`.
-    pub(crate) coverage_areas: bool,
+    pub coverage_areas: bool,
 }
 
 /// Whether a job collects coverage: it passes pytest-cov's `--cov`.
@@ -90,7 +91,8 @@ const SELECTION_FILE: &str = "proctor-selection.txt";
 /// The markers proctor adds or resolves that are not written where pytest
 /// reads them: axis defaults, path-rule markers, aliases (both names),
 /// implied markers and the markers decorators stand for.
-pub(crate) fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
+#[must_use]
+pub fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (_, axis) in &taxonomy.axes {
         out.extend(axis.default.iter().cloned());
@@ -110,7 +112,8 @@ pub(crate) fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
 }
 
 /// The workflow for `jobs`, with services looked up in `plan`.
-pub(crate) fn workflow(
+#[must_use]
+pub fn workflow(
     jobs: &[(String, JobOptions)],
     plan: &PlanOptions,
     options: &WorkflowOptions,
