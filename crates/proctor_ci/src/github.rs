@@ -5,7 +5,7 @@
 //! needs no dependency: every string scalar goes through [`quote`], which
 //! writes a double-quoted scalar with escapes, and every comment through
 //! [`comment`], which keeps it on its line. Nothing here reads files or
-//! prints; the command in `ci.rs` does.
+//! prints; the binary's `commands/ci.rs` does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
