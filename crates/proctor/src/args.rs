@@ -350,18 +350,8 @@ pub(crate) struct CapsArgs {
     /// Print versioned JSON instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Override what is detected: `gpu.vram_gb=80`, `service.ollama=up`,
-    /// `env.OPENAI_API_KEY=set`, ... (repeatable; see docs/caps.md).
-    #[arg(long, value_name = "KEY=VALUE")]
-    pub(crate) assume: Vec<String>,
-    /// Treat GPU and RAM needs as met (also
-    /// `PROCTOR_SKIP_RESOURCE_CHECKS=1`).
-    #[arg(long)]
-    pub(crate) skip_resource_checks: bool,
-    /// The interpreter to ask (default: config `python`, `$VIRTUAL_ENV`,
-    /// `.venv`, then `python3` on `PATH`).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) python: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) probe: ProbeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -502,24 +492,35 @@ pub(crate) struct SelectionArgs {
     pub(crate) no_default_select: bool,
 }
 
-/// The machine a plan is for: this one, with overrides.
-#[derive(Debug, Args)]
-pub(crate) struct MachineArgs {
-    /// Plan for another machine: `gpu.vram_gb=80`, `service.ollama=up`,
-    /// `env.OPENAI_API_KEY=set`, ... (repeatable; see docs/caps.md).
+/// What is detected about this machine, with overrides: what `proctor
+/// caps` shows and every plan is made for.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ProbeArgs {
+    /// Override what is detected, to plan for another machine:
+    /// `gpu.vram_gb=80`, `service.ollama=up`, `env.OPENAI_API_KEY=set`, ...
+    /// (repeatable; see docs/caps.md).
     #[arg(long, value_name = "KEY=VALUE")]
     pub(crate) assume: Vec<String>,
-    /// Do not check GPU and RAM needs (also `PROCTOR_SKIP_RESOURCE_CHECKS=1`).
+    /// Treat GPU and RAM needs as met (also
+    /// `PROCTOR_SKIP_RESOURCE_CHECKS=1`).
     #[arg(long)]
     pub(crate) skip_resource_checks: bool,
+    /// The interpreter to ask and that runs pytest (default: config
+    /// `python`, `$VIRTUAL_ENV`, `.venv`, then `python3` on `PATH`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) python: Option<PathBuf>,
+}
+
+/// The machine a plan is for: this one, with overrides, and the flags the
+/// run gets.
+#[derive(Debug, Default, Args)]
+pub(crate) struct MachineArgs {
+    #[command(flatten)]
+    pub(crate) probe: ProbeArgs,
     /// A flag the run gets, for gates with `run-if-flag` (repeatable):
     /// `--flag=--live`.
     #[arg(long = "flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub(crate) flags: Vec<String>,
-    /// The interpreter that runs pytest (default: config `python`,
-    /// `$VIRTUAL_ENV`, `.venv`, then `python3`).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) python: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

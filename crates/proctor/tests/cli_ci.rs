@@ -467,17 +467,17 @@ fn plain_pytest_jobs_on_derived_markers_select_with_proctor() {
             .iter()
             .any(|s| s["name"].as_str() == Some("Install proctor"))
     };
-    assert_eq!(last_run("slow"), "pytest -m 'slow'");
+    assert_eq!(last_run("slow"), "pytest -m slow");
     assert!(!installs_proctor("slow"));
     let unit = last_run("unit");
     assert!(
-        unit.contains("proctor select -m 'unit' --args-file proctor-selection.txt\n")
+        unit.contains("proctor select -m unit --args-file proctor-selection.txt\n")
             && unit.contains("\npytest @proctor-selection.txt"),
         "{unit}"
     );
     assert!(installs_proctor("unit"));
     assert!(
-        last_run("db").contains("proctor select --no-default-select -m 'db' --args-file"),
+        last_run("db").contains("proctor select --no-default-select -m db --args-file"),
         "{}",
         last_run("db")
     );

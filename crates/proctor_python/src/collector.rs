@@ -888,11 +888,13 @@ pub(crate) fn to_marker<'a>(
     let location = mark.at.map(|(module, range)| {
         let file = project.module(module).file;
         let start = file
-            .line_index
-            .line_column(&file.text, range.start().to_u32());
+            .source
+            .index
+            .line_column(&file.source.text, range.start().to_u32());
         let end = file
-            .line_index
-            .line_column(&file.text, range.end().to_u32());
+            .source
+            .index
+            .line_column(&file.source.text, range.end().to_u32());
         Location {
             file: file.rel.clone(),
             line: start.line,

@@ -13,7 +13,7 @@ use crate::fnmatch::{fnmatch, fnmatch_ex};
 use crate::model::CollectError;
 use crate::opt_in::{self, OptInFile, OptInKind};
 use crate::settings::CollectSettings;
-use crate::source::SourceFile;
+use crate::source::ParsedFile;
 
 /// What a directory entry is, following symlinks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub(crate) struct Discovery {
     pub(crate) conftests: BTreeMap<PathBuf, PathBuf>,
     /// The same conftests read and parsed (for their `collect_ignore`), in
     /// the order met, so that collection does not parse them again.
-    pub(crate) conftest_sources: Vec<SourceFile>,
+    pub(crate) conftest_sources: Vec<ParsedFile>,
     /// Files a conftest.py ignores only under a condition, with the reason
     /// their items are reported as dynamic.
     pub(crate) conditional: std::collections::HashMap<PathBuf, String>,
@@ -228,7 +228,7 @@ impl<'s> Walker<'s> {
             self.out
                 .conftests
                 .insert(dir.to_path_buf(), conftest.clone());
-            let file = SourceFile::load(
+            let file = ParsedFile::load(
                 &conftest,
                 self.settings.relative(&conftest),
                 self.settings.max_file_size,
@@ -242,7 +242,7 @@ impl<'s> Walker<'s> {
                 });
                 self.broken.insert(dir.to_path_buf());
             }
-            if file.text.contains("pytest_collect_file") {
+            if file.source.text.contains("pytest_collect_file") {
                 self.hook_dirs.push(dir.to_path_buf());
             }
             let ignores = read_collect_ignores(&file, dir);
@@ -484,7 +484,7 @@ pub(crate) fn has_doctest_examples(text: &str) -> bool {
 /// literals). Paths are relative to the conftest's directory. Entries added
 /// inside `if`/`try` blocks depend on the environment; they are kept apart
 /// so the files they name can be flagged instead of silently dropped.
-fn read_collect_ignores(file: &SourceFile, dir: &Path) -> ConftestIgnores {
+fn read_collect_ignores(file: &ParsedFile, dir: &Path) -> ConftestIgnores {
     let mut out = ConftestIgnores {
         conftest: file.rel.clone(),
         ..ConftestIgnores::default()

@@ -12,7 +12,7 @@ use std::path::Path;
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::Ranged;
 
-use crate::source::SourceFile;
+use crate::source::ParsedFile;
 
 /// One condition of an `if` around `item.add_marker(...)`; a mark applies
 /// when all of its conditions hold.
@@ -91,7 +91,7 @@ pub struct ConftestHooks {
 /// `path` (`rel` is its name in messages).
 #[must_use]
 pub fn read_conftest_hooks(path: &Path, rel: &str) -> ConftestHooks {
-    let file = SourceFile::load(path, rel.to_owned(), 16 * 1024 * 1024);
+    let file = ParsedFile::load(path, rel.to_owned(), 16 * 1024 * 1024);
     let mut out = ConftestHooks::default();
     if let Some(error) = &file.error {
         out.error = Some(error.message.clone());
@@ -139,7 +139,7 @@ struct Scope {
 }
 
 struct Reader<'a> {
-    file: &'a SourceFile,
+    file: &'a ParsedFile,
     /// Module-level sets, lists and tuples of strings.
     sets: BTreeMap<String, Vec<String>>,
     out: &'a mut ConftestHooks,

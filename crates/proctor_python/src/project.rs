@@ -7,12 +7,12 @@ use ruff_python_ast::{self as ast, Expr, Number};
 use ruff_text_size::Ranged;
 
 use crate::namespace::{Binding, Namespace, BUILTIN_CALLABLES};
-use crate::source::SourceFile;
+use crate::source::ParsedFile;
 use crate::value::PyValue;
 
 /// One parsed module with its name table.
 pub(crate) struct Module<'a> {
-    pub(crate) file: &'a SourceFile,
+    pub(crate) file: &'a ParsedFile,
     /// Dotted module name (pytest's `prepend` import mode).
     pub(crate) dotted: String,
     /// Dotted package used for relative imports.

@@ -29,7 +29,7 @@ use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared};
 use crate::reorder;
 use crate::settings::CollectSettings;
-use crate::source::{read_bytes, SourceFile};
+use crate::source::{read_bytes, ParsedFile};
 
 /// Runs discovery and collection from `paths`; returns the collection
 /// (errors, warnings and conftest-level dynamic items) and the items in
@@ -41,7 +41,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
     let edits_path = discovery
         .conftest_sources
         .iter()
-        .any(|c| c.text.contains("sys.path"));
+        .any(|c| c.source.text.contains("sys.path"));
     let inferring;
     let settings = if settings.module_path.is_some()
         && !edits_path
@@ -220,7 +220,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         // Something must be collected: the shared modules are parsed (those
         // the cache let alone are read now) and the misses collected.
         let slot_hashes: Vec<Hash> = slots.iter().map(|s| s.hash).collect();
-        let loaded: Vec<SourceFile> = slots
+        let loaded: Vec<ParsedFile> = slots
             .into_par_iter()
             .map(|slot| slot.load(settings, cached))
             .collect::<Vec<_>>()
@@ -407,7 +407,7 @@ fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
         .collect()
 }
 
-fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Shared<'a> {
+fn build_shared<'a>(loaded: &'a [ParsedFile], names: &[(String, String)]) -> Shared<'a> {
     let modules: Vec<Module<'a>> = loaded
         .par_iter()
         .zip(names.par_iter())
@@ -677,7 +677,7 @@ fn collect_module<'a>(
         }
     }
     let mut doc_item = None;
-    if settings.doctest_modules && module.file.text.contains(">>>") {
+    if settings.doctest_modules && module.file.source.text.contains(">>>") {
         doc_item = Some(RawItem {
             nodeid: module.file.rel.clone(),
             file: module.file.rel.clone(),
@@ -901,7 +901,7 @@ fn test_facts(
 /// imports until collection needs it parsed.
 struct Slot {
     path: PathBuf,
-    file: Option<SourceFile>,
+    file: Option<ParsedFile>,
     hash: Hash,
     imports: Vec<String>,
 }
@@ -909,14 +909,14 @@ struct Slot {
 impl Slot {
     /// The parsed module, and whether its bytes still have the hash the
     /// context was computed with.
-    fn load(self, settings: &CollectSettings, cached: bool) -> (SourceFile, bool) {
+    fn load(self, settings: &CollectSettings, cached: bool) -> (ParsedFile, bool) {
         if let Some(file) = self.file {
             return (file, true);
         }
         let bytes = read_bytes(&self.path, settings.max_file_size);
         let same = !cached || key::content(&bytes) == self.hash;
         let rel = settings.relative(&self.path);
-        (SourceFile::parse(&self.path, rel, bytes), same)
+        (ParsedFile::parse(&self.path, rel, bytes), same)
     }
 }
 
@@ -948,7 +948,7 @@ fn shared_slot(
         0
     };
     let readable = bytes.is_ok();
-    let file = SourceFile::parse(path, settings.relative(path), bytes);
+    let file = ParsedFile::parse(path, settings.relative(path), bytes);
     let imports = file
         .ast
         .as_ref()
@@ -970,10 +970,10 @@ fn shared_slot(
 
 /// A conftest's hash: discovery read it already, so its text and any
 /// error stand for its bytes.
-fn conftest_hash(file: &SourceFile) -> Hash {
+fn conftest_hash(file: &ParsedFile) -> Hash {
     let mut hasher = key::Hasher::new();
     hasher.str("conftest");
-    hasher.str(&file.text);
+    hasher.str(&file.source.text);
     hasher.str(&format!("{:?}", file.error));
     hasher.finish()
 }
@@ -1061,7 +1061,7 @@ fn collect_local(
     discovery: &Discovery,
     dir: &DirContext<'_>,
 ) -> ModuleOutput {
-    let file = SourceFile::parse(path, settings.relative(path), bytes);
+    let file = ParsedFile::parse(path, settings.relative(path), bytes);
     let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
     let module = Module {
         file: &file,

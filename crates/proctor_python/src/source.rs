@@ -3,43 +3,43 @@
 
 use std::path::{Path, PathBuf};
 
-use proctor_source::LineIndex;
+use proctor_source::SourceFile;
 use ruff_python_ast::ModModule;
 use ruff_python_parser::parse_module;
 use ruff_text_size::Ranged;
 
 use crate::model::CollectError;
 
-/// A Python file read and parsed.
+/// A Python file read and parsed: its text and line index are a
+/// [`proctor_source::SourceFile`], the type diagnostics render from.
 #[derive(Debug)]
-pub(crate) struct SourceFile {
+pub(crate) struct ParsedFile {
     pub(crate) path: PathBuf,
     /// Path relative to the rootdir with `/` separators (or the absolute path
     /// when outside it).
     pub(crate) rel: String,
-    pub(crate) text: String,
-    pub(crate) line_index: LineIndex,
+    /// The decoded text and its line index (empty when unreadable).
+    pub(crate) source: SourceFile,
     /// The syntax tree, or `None` when the file could not be parsed.
     pub(crate) ast: Option<ModModule>,
     /// Why the file could not be read or parsed.
     pub(crate) error: Option<CollectError>,
 }
 
-impl SourceFile {
+impl ParsedFile {
     /// Reads and parses `path`. Files over `max_size` bytes, unreadable
     /// files, undecodable text and syntax errors become `error`.
-    pub(crate) fn load(path: &Path, rel: String, max_size: u64) -> SourceFile {
-        SourceFile::parse(path, rel, read_bytes(path, max_size))
+    pub(crate) fn load(path: &Path, rel: String, max_size: u64) -> ParsedFile {
+        ParsedFile::parse(path, rel, read_bytes(path, max_size))
     }
 
     /// Parses what [`read_bytes`] read from `path`; a read error becomes
     /// `error`, as do undecodable text and syntax errors.
-    pub(crate) fn parse(path: &Path, rel: String, bytes: Result<Vec<u8>, String>) -> SourceFile {
-        let mut file = SourceFile {
+    pub(crate) fn parse(path: &Path, rel: String, bytes: Result<Vec<u8>, String>) -> ParsedFile {
+        let mut file = ParsedFile {
             path: path.to_path_buf(),
             rel,
-            text: String::new(),
-            line_index: LineIndex::new(""),
+            source: SourceFile::new(String::new()),
             ast: None,
             error: None,
         };
@@ -51,7 +51,7 @@ impl SourceFile {
             }
         };
         match decode(bytes) {
-            Ok(text) => file.text = text,
+            Ok(text) => file.source = SourceFile::new(text),
             Err(err) => {
                 file.error = Some(CollectError {
                     file: file.rel.clone(),
@@ -62,12 +62,11 @@ impl SourceFile {
                 return file;
             }
         }
-        file.line_index = LineIndex::new(&file.text);
-        match parse_module(&file.text) {
+        match parse_module(&file.source.text) {
             Ok(parsed) => file.ast = Some(parsed.into_syntax()),
             Err(err) => {
                 let start = err.location.start().to_u32();
-                let lc = file.line_index.line_column(&file.text, start);
+                let lc = file.source.index.line_column(&file.source.text, start);
                 file.error = Some(CollectError {
                     file: file.rel.clone(),
                     line: lc.line,
@@ -90,13 +89,14 @@ impl SourceFile {
 
     /// The 1-based line of byte `offset`.
     pub(crate) fn line_of(&self, offset: u32) -> usize {
-        self.line_index.line(offset)
+        self.source.index.line(offset)
     }
 
     /// The source text of `node`.
     pub(crate) fn slice(&self, node: &impl Ranged) -> &str {
         let range = node.range();
-        self.text
+        self.source
+            .text
             .get(range.start().to_usize()..range.end().to_usize())
             .unwrap_or("")
     }

@@ -2,6 +2,16 @@
 //! `<testsuite>` in `<testsuites>`, one `<testcase>` per test result, with
 //! proctor's markers, phase and reruns as `<property>` elements. The XML is
 //! written by hand; everything that comes from tests is escaped.
+//!
+//! Why by hand and not with `quick-junit` (nextest's writer, 0.8): it
+//! cannot write what pytest writes. Its `XmlString` strips tabs, carriage
+//! returns and ANSI sequences from every string (pytest keeps tabs and
+//! writes ESC as visible `#x1B`), it leaves newlines in attributes raw, so
+//! a parser reads a multi-line skip reason as one line (pytest writes
+//! `&#10;`), and it has one outcome per testcase, where pytest puts a
+//! skip's `<skipped>` and its failed teardown's `<error>` in one. The
+//! differential tests in `tests/differential.rs` hold each of these
+//! against pytest's own `--junit-xml`.
 
 use std::fmt::Write as _;
 
@@ -35,13 +45,19 @@ pub fn junit_xml(
     let errors = count(&[Outcome::Error, Outcome::Crashed, Outcome::TimedOut]);
     let failures = count(&[Outcome::Failed]);
     let skipped = count(&[Outcome::Skipped, Outcome::Xfailed]);
-    // pytest counts a test whose call and teardown both failed once less
-    // than its two reports (`cnt_double_fail_tests`).
-    let double_fails = results
+    // pytest (9.2, `cnt_double_fail_tests`) counts a test whose teardown
+    // failed after a setup or call that did not fail once less than its two
+    // reports, as they share one testcase (pytest #3850); a failed call and
+    // a failed teardown are two testcases, and both count.
+    let shared = results
         .iter()
-        .filter(|r| r.outcome == Outcome::Failed && r.teardown_error.is_some())
+        .filter(|r| r.outcome != Outcome::Failed && r.teardown_error.is_some())
         .count();
-    let tests: usize = summary.counts.values().sum::<usize>() - double_fails;
+    let tests: usize = summary
+        .counts
+        .values()
+        .sum::<usize>()
+        .saturating_sub(shared);
 
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\n",

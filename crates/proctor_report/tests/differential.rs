@@ -7,7 +7,7 @@
 //! `scripts/test`); without it the test fails rather than passing silently.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use proctor_outcome::{Outcome, RunSummary, TestResult};
@@ -131,9 +131,10 @@ fn results() -> Vec<TestResult> {
         .collect()
 }
 
-/// What both writers must agree on for one testcase: its outcome element's
-/// tag, and for skips the type and message.
-type Case = (Option<String>, Option<String>, Option<String>);
+/// What both writers must agree on for one testcase: each outcome
+/// element's tag in order (a skip and a failed teardown are two in one
+/// testcase), and for all but errors the type and message attributes.
+type Case = Vec<(String, Option<String>, Option<String>)>;
 
 /// A testcase's classname and name, and how many testcases before it had
 /// the same two.
@@ -162,25 +163,31 @@ fn shape(xml: &str) -> (Vec<String>, BTreeMap<CaseKey, Case>) {
             .filter(|(classname, name, _)| (classname, name) == (&names.0, &names.1))
             .count();
         let key = (names.0, names.1, before);
-        let outcome = case
+        let outcomes = case
             .children()
-            .find(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()));
-        let tag = outcome.map(|c| c.tag_name().name().to_owned());
-        let skip_type = outcome
-            .filter(|c| c.has_tag_name("skipped"))
-            .and_then(|c| c.attribute("type"))
-            .map(str::to_owned);
-        let message = outcome
-            .filter(|c| !c.has_tag_name("error"))
-            .and_then(|c| c.attribute("message"))
-            .map(str::to_owned);
-        cases.insert(key, (tag, skip_type, message));
+            .filter(|c| ["failure", "error", "skipped"].contains(&c.tag_name().name()))
+            .map(|c| {
+                let attribute = |name: &str| {
+                    Some(c)
+                        .filter(|c| !c.has_tag_name("error"))
+                        .and_then(|c| c.attribute(name))
+                        .map(str::to_owned)
+                };
+                (
+                    c.tag_name().name().to_owned(),
+                    attribute("type"),
+                    attribute("message"),
+                )
+            })
+            .collect();
+        cases.insert(key, outcomes);
     }
     (counts, cases)
 }
 
-#[test]
-fn junit_matches_real_pytest() {
+/// Real pytest's `--junit-xml` (family `xunit2`) of the suite in `dir`,
+/// run with `extra` arguments; the suite must fail (exit status 1).
+fn pytest_junit(dir: &Path, extra: &[&str]) -> String {
     let Some(python) = std::env::var_os("PROCTOR_TEST_PYTHON") else {
         panic!(
             "PROCTOR_TEST_PYTHON is not set: the differential test needs a Python with pytest \
@@ -188,27 +195,15 @@ fn junit_matches_real_pytest() {
         );
     };
     let python = PathBuf::from(python);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("tests/unit")).unwrap();
-    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
-    std::fs::write(dir.path().join("tests/unit/test_a.py"), SUITE).unwrap();
     let run = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--junit-xml=report.xml",
-            "-o",
-            "junit_family=xunit2",
-        ])
-        .current_dir(dir.path())
+        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q"])
+        .args(extra)
+        .args(["--junit-xml=report.xml", "-o", "junit_family=xunit2"])
+        .current_dir(dir)
         .env_remove("PYTEST_ADDOPTS")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .output()
         .unwrap_or_else(|err| panic!("cannot run {}: {err}", python.display()));
-    // Exit code 1: the suite has a failure and an error on purpose.
     assert_eq!(
         run.status.code(),
         Some(1),
@@ -216,21 +211,37 @@ fn junit_matches_real_pytest() {
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
-    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    std::fs::read_to_string(dir.join("report.xml")).unwrap()
+}
 
-    let results = results();
+/// Fails unless [`junit_xml`] of `results` has the [`shape`] of pytest's
+/// report `theirs`.
+fn assert_same_shape(results: &[TestResult], theirs: &str) {
     let ours = junit_xml(
-        &results,
-        &RunSummary::of(&results, 0, 0.1, false),
+        results,
+        &RunSummary::of(results, 0, 0.1, false),
         "pytest",
         "t",
         "h",
     );
     assert_eq!(
         shape(&ours),
-        shape(&theirs),
+        shape(theirs),
         "ours:\n{ours}\npytest's:\n{theirs}"
     );
+}
+
+#[test]
+fn junit_matches_real_pytest() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tests/unit")).unwrap();
+    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(dir.path().join("tests/unit/test_a.py"), SUITE).unwrap();
+    // The suite has a failure and an error on purpose.
+    let theirs = pytest_junit(dir.path(), &[]);
+
+    let results = results();
+    assert_same_shape(&results, &theirs);
 }
 
 /// A module that does not import and one skipped whole at import, next to
@@ -238,10 +249,6 @@ fn junit_matches_real_pytest() {
 /// (`errors="1"`, `skipped="1"`) and elements as pytest's own report.
 #[test]
 fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
-    let python = PathBuf::from(
-        std::env::var_os("PROCTOR_TEST_PYTHON")
-            .expect("PROCTOR_TEST_PYTHON names a Python with pytest"),
-    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
     std::fs::write(
@@ -251,30 +258,7 @@ fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
     .unwrap();
     std::fs::write(dir.path().join("test_gone.py"), "import pytest\n\npytest.skip('not here', allow_module_level=True)\n\ndef test_a():\n    pass\n").unwrap();
     std::fs::write(dir.path().join("test_ok.py"), "def test_ok():\n    pass\n").unwrap();
-    let run = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--continue-on-collection-errors",
-            "--junit-xml=report.xml",
-            "-o",
-            "junit_family=xunit2",
-        ])
-        .current_dir(dir.path())
-        .env_remove("PYTEST_ADDOPTS")
-        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "pytest: {}",
-        String::from_utf8_lossy(&run.stdout)
-    );
-    let theirs = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    let theirs = pytest_junit(dir.path(), &["--continue-on-collection-errors"]);
     let broken = TestResult {
         message: Some("ImportError while importing test module 'test_broken.py'.\nE   ModuleNotFoundError: No module named 'a_module_nobody_wrote'".to_owned()),
         ..TestResult::new("test_broken.py", Outcome::Error)
@@ -288,16 +272,52 @@ fn junit_of_a_collection_error_and_a_module_skip_matches_real_pytest() {
         gone,
         TestResult::new("test_ok.py::test_ok", Outcome::Passed),
     ];
-    let ours = junit_xml(
-        &results,
-        &RunSummary::of(&results, 0, 0.1, false),
-        "pytest",
-        "t",
-        "h",
-    );
-    assert_eq!(
-        shape(&ours),
-        shape(&theirs),
-        "ours:\n{ours}\npytest's:\n{theirs}"
-    );
+    assert_same_shape(&results, &theirs);
+}
+
+/// What `quick-junit` (nextest's `JUnit` writer) cannot write and pytest
+/// does: a tab and a newline in a skip reason, kept in the `message`
+/// attribute as character references (`quick-junit` drops the tab and
+/// leaves the newline raw, which parsers read as a space), and a skip whose
+/// fixture then fails its teardown, `<skipped>` and `<error>` in one
+/// testcase (`quick-junit` has one outcome per testcase). This is why
+/// `junit.rs` writes the XML by hand.
+#[test]
+fn junit_of_a_multi_line_skip_reason_and_a_skip_with_a_failed_teardown_matches_real_pytest() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").unwrap();
+    std::fs::write(
+        dir.path().join("test_t.py"),
+        r#"import pytest
+
+
+@pytest.mark.skip(reason="line one\nline\ttwo")
+def test_skip():
+    pass
+
+
+@pytest.fixture
+def bad_teardown():
+    yield
+    raise RuntimeError("td")
+
+
+def test_skip_td(bad_teardown):
+    pytest.skip("inside")
+"#,
+    )
+    .unwrap();
+    let theirs = pytest_junit(dir.path(), &[]);
+    let results = vec![
+        TestResult {
+            reason: Some("line one\nline\ttwo".to_owned()),
+            ..TestResult::new("test_t.py::test_skip", Outcome::Skipped)
+        },
+        TestResult {
+            reason: Some("inside".to_owned()),
+            teardown_error: Some("E       RuntimeError: td\n".to_owned()),
+            ..TestResult::new("test_t.py::test_skip_td", Outcome::Skipped)
+        },
+    ];
+    assert_same_shape(&results, &theirs);
 }

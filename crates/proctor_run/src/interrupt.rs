@@ -34,42 +34,63 @@ pub fn exit_code(signal: i32) -> i32 {
 /// written. A second signal while proctor cleans up ends it at once:
 /// every process group it started gets `SIGKILL`, and it exits with the
 /// first signal's status.
+///
+/// The signals are caught by `signal-hook` and handled on a thread of
+/// their own, so nothing here runs in a signal handler.
 #[must_use]
 pub fn install_handler() -> Arc<AtomicBool> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
-    let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
-    #[cfg(unix)]
-    {
-        extern "C" fn on_signal(signal: libc::c_int) {
-            match SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst) {
-                Ok(_) => {
-                    if let Some(flag) = FLAG.get() {
-                        flag.store(true, Ordering::SeqCst);
-                    }
-                }
-                Err(first) => {
-                    const MESSAGE: &[u8] = b"proctor: a second signal: stopping at once\n";
-                    crate::process::kill_registered_groups();
-                    // SAFETY: `write` and `_exit` are async-signal-safe;
-                    // the buffer is a static.
-                    unsafe {
-                        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
-                        libc::_exit(exit_code(first));
-                    }
-                }
+    Arc::clone(FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        #[cfg(unix)]
+        watch(&flag);
+        flag
+    }))
+}
+
+/// Starts the thread that handles the signals; if it cannot start, the
+/// first signal still sets `flag` and a second ends proctor the way the
+/// signal does by default.
+#[cfg(unix)]
+fn watch(flag: &Arc<AtomicBool>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+    const SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(SIGNALS) else {
+        return;
+    };
+    let first = Arc::clone(flag);
+    let started = std::thread::Builder::new()
+        .name("proctor-signals".to_owned())
+        .spawn(move || {
+            for signal in signals.forever() {
+                on_signal(signal, &first);
             }
-        }
-        // SAFETY: the handler only uses atomics, `killpg`, `write` and
-        // `_exit`, which are async-signal-safe; `sigaction` is given a
-        // zeroed, valid struct.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as *const () as usize;
-            libc::sigemptyset(&raw mut action.sa_mask);
-            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-                libc::sigaction(signal, &raw const action, std::ptr::null_mut());
-            }
+        });
+    // A thread that did not start dropped `signals`, which took its
+    // handlers back.
+    if started.is_err() {
+        for signal in SIGNALS {
+            let _ = signal_hook::flag::register_conditional_default(signal, Arc::clone(flag));
+            let _ = signal_hook::flag::register(signal, Arc::clone(flag));
         }
     }
-    Arc::clone(flag)
+}
+
+/// The first signal sets `flag`; a second kills every process group
+/// proctor started and exits with the first signal's status.
+#[cfg(unix)]
+fn on_signal(signal: i32, flag: &AtomicBool) {
+    use std::io::Write as _;
+
+    match SIGNAL.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => flag.store(true, Ordering::SeqCst),
+        Err(first) => {
+            crate::process::kill_registered_groups();
+            let _ = std::io::stderr().write_all(b"proctor: a second signal: stopping at once\n");
+            // `_exit`: no destructors or exit handlers of a run being torn
+            // down on other threads.
+            signal_hook::low_level::exit(exit_code(first));
+        }
+    }
 }

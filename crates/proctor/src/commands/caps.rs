@@ -8,7 +8,7 @@ use anyhow::{anyhow, Result};
 use proctor_caps::Capabilities;
 use serde::Serialize;
 
-use crate::args::{CapsArgs, MachineArgs};
+use crate::args::CapsArgs;
 use crate::commands::machine;
 use crate::commands::suite::load_config;
 use crate::exit;
@@ -25,13 +25,7 @@ struct JsonCaps<'c> {
 pub(crate) fn run(args: &CapsArgs) -> Result<u8> {
     let (_, config) = load_config(&args.config, &[])?;
     // The probes are the ones `proctor plan` uses for this machine.
-    let machine = MachineArgs {
-        assume: args.assume.clone(),
-        skip_resource_checks: args.skip_resource_checks,
-        flags: Vec::new(),
-        python: args.python.clone(),
-    };
-    let detect = machine::detect_options(&config, &machine);
+    let detect = machine::detect_options(&config, &args.probe);
     let mut caps = proctor_caps::detect(&detect);
     if detect.python.is_none() {
         caps.warnings.push(
@@ -39,7 +33,7 @@ pub(crate) fn run(args: &CapsArgs) -> Result<u8> {
                 .to_owned(),
         );
     }
-    proctor_caps::assume(&mut caps, &args.assume).map_err(|e| anyhow!("{e}"))?;
+    proctor_caps::assume(&mut caps, &args.probe.assume).map_err(|e| anyhow!("{e}"))?;
     let mut out = Printer::stdout();
     if args.json {
         serde_json::to_writer_pretty(

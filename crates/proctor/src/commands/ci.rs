@@ -1,16 +1,16 @@
 //! `proctor ci github`: loads the configuration, picks the jobs asked for,
 //! checks their expressions, and prints (or writes) the workflow that
-//! `ci_github` generates.
+//! `proctor_ci` generates.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use proctor_ci::{derived_markers, proctor_install, workflow, WorkflowOptions};
 use proctor_plan::job_selection;
 use proctor_taxonomy::Origin;
 
-use crate::args::{CiArgs, CiCommand, CiGithubArgs, SuiteArgs};
-use crate::commands::ci_github::{derived_markers, proctor_install, workflow, WorkflowOptions};
+use crate::args::{CiArgs, CiCommand, CiGithubArgs, CiRunner, SuiteArgs};
 use crate::commands::suite::Suite;
 use crate::exit;
 
@@ -77,7 +77,10 @@ fn run_github(args: &CiGithubArgs) -> Result<u8> {
             .python
             .as_deref()
             .is_some_and(|p| !p.is_empty()),
-        runner: args.runner,
+        runner: match args.runner {
+            CiRunner::Proctor => proctor_ci::CiRunner::Proctor,
+            CiRunner::Pytest => proctor_ci::CiRunner::Pytest,
+        },
         source,
         default_markers,
         addopts_markers: addopts_markers.is_some(),

@@ -161,12 +161,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<u8> {
             profile: None,
             no_default_select: false,
         },
-        machine: MachineArgs {
-            assume: Vec::new(),
-            skip_resource_checks: false,
-            flags: Vec::new(),
-            python: None,
-        },
+        machine: MachineArgs::default(),
         job: None,
         json: false,
     };

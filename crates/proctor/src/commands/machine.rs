@@ -9,7 +9,7 @@ use proctor_caps::{Capabilities, DetectOptions, ServiceProbe};
 use proctor_config::{HelperOptions, NeedOptions, PlanOptions, Settings};
 use proctor_plan::{job_facts, job_selection, Facts, JobSetup, ServiceFact};
 
-use crate::args::MachineArgs;
+use crate::args::{MachineArgs, ProbeArgs};
 use crate::commands::selection::default_selection;
 use crate::commands::suite::Suite;
 
@@ -27,7 +27,7 @@ const COMMON_ENV: &[&str] = &[
 /// What to probe for a suite: its configured services, every environment
 /// variable and program its plan names, and the interpreter that runs
 /// pytest.
-pub(crate) fn detect_options(config: &Settings, args: &MachineArgs) -> DetectOptions {
+pub(crate) fn detect_options(config: &Settings, args: &ProbeArgs) -> DetectOptions {
     let plan = &config.proctor.plan;
     let python = proctor_caps::find_interpreter(
         args.python.as_deref(),
@@ -176,13 +176,13 @@ pub(crate) fn facts_with_env(
     ask_python: bool,
     env: &[(String, String)],
 ) -> Result<Facts> {
-    let mut options = detect_options(&suite.config, args);
+    let mut options = detect_options(&suite.config, &args.probe);
     options.env = env.to_vec();
     if !ask_python {
         options.python = None;
     }
     let mut caps = proctor_caps::detect(&options);
-    proctor_caps::assume(&mut caps, &args.assume).map_err(|e| anyhow!("{e}"))?;
+    proctor_caps::assume(&mut caps, &args.probe.assume).map_err(|e| anyhow!("{e}"))?;
     let env: BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .collect();

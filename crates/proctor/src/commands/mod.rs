@@ -4,7 +4,6 @@ pub(crate) mod cache;
 pub(crate) mod caps;
 pub(crate) mod check;
 pub(crate) mod ci;
-pub(crate) mod ci_github;
 pub(crate) mod collect;
 pub(crate) mod completions;
 pub(crate) mod config;

@@ -117,7 +117,7 @@ struct JsonJobVerdict<'a> {
 
 pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     let mut suite = Suite::load(&args.suite)?;
-    suite.use_interpreter(args.machine.python.as_deref());
+    suite.use_interpreter(args.machine.probe.python.as_deref());
     let selecting = Selecting::new(&suite, &args.selection)?;
     let options = &suite.config.proctor;
     let plan = &options.plan;

@@ -86,7 +86,7 @@ impl Setup {
     pub(crate) fn load(args: &RunArgs) -> Result<(Setup, RuleParts)> {
         let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
         let settings = RunSettings::resolve(args, &suite.config.proctor)?;
-        suite.use_interpreter(args.machine.python.as_deref());
+        suite.use_interpreter(args.machine.probe.python.as_deref());
         // pytest-xdist workers after `--` are refused before anything starts;
         // those `addopts` ask for are turned off (`-n 0`), and said once.
         let xdist = run_flags::xdist(&suite.config.pytest.addopts, &args.pytest_args)?;
@@ -121,7 +121,7 @@ impl Setup {
         let phase_names = job_phases.as_ref().map_or_else(Vec::new, |p| {
             proctor_plan::phase_names(p, &options.taxonomy)
         });
-        let python = machine::detect_options(&suite.config, &args.machine)
+        let python = machine::detect_options(&suite.config, &args.machine.probe)
             .python
             .ok_or_else(|| anyhow!("no Python interpreter found: pass --python, set `python` in proctor's configuration, or create .venv"))?;
         let rootdir = suite.config.pytest.rootdir.clone();
@@ -696,18 +696,14 @@ fn count_files(collection: &Collection) -> usize {
         .len()
 }
 
+/// A run's selection as its header says it: `-m "..." -k "..."`, or
+/// `every item`.
 pub(crate) fn describe_selection(selection: &Selection) -> String {
-    let mut parts = Vec::new();
-    if let Some(markers) = selection.markers_text() {
-        parts.push(format!("-m {markers:?}"));
-    }
-    if let Some(keywords) = selection.keywords_text() {
-        parts.push(format!("-k {keywords:?}"));
-    }
-    if parts.is_empty() {
+    let described = selection::describe_selection(selection);
+    if described.is_empty() {
         "every item".to_owned()
     } else {
-        parts.join(" ")
+        described
     }
 }
 

@@ -303,29 +303,13 @@ fn jobs_by_tier(
     Ok(rows)
 }
 
-/// `time` as ISO-8601 in UTC (`2026-11-30T01:50:19Z`).
+/// `time` as ISO-8601 in UTC, to the second (`2026-11-30T01:50:19Z`); a
+/// time outside jiff's range (years -9999 to 9999) as the Unix epoch.
 pub(crate) fn utc(time: SystemTime) -> String {
-    let secs = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rest = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3_600,
-        rest % 3_600 / 60,
-        rest % 60
-    )
+    let second = jiff::Timestamp::try_from(time).map_or(0, jiff::Timestamp::as_second);
+    jiff::Timestamp::from_second(second)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .to_string()
 }
 
 /// What `proctor run` does once the tests are done, as a consumer of the
@@ -492,5 +476,25 @@ impl Finish<'_> {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::utc;
+
+    #[test]
+    fn utc_writes_whole_seconds_in_iso_8601() {
+        let at = |seconds: u64, nanos: u32| SystemTime::UNIX_EPOCH + Duration::new(seconds, nanos);
+        assert_eq!(utc(at(0, 0)), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(at(1_796_003_419, 999_999_999)), "2026-11-30T01:50:19Z");
+        assert_eq!(utc(at(1_709_251_199, 0)), "2024-02-29T23:59:59Z");
+        assert_eq!(utc(at(951_868_800, 0)), "2000-03-01T00:00:00Z");
+        assert_eq!(
+            utc(SystemTime::UNIX_EPOCH - Duration::from_secs(1)),
+            "1969-12-31T23:59:59Z"
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::value::PyValue;
 impl<'a> Evaluator<'_, 'a> {
     /// The innermost class of module `module` whose body holds `at`.
     fn class_at(&self, module: usize, at: TextRange) -> Option<&'a ast::StmtClassDef> {
-        let file: &'a crate::source::SourceFile = self.project.module(module).file;
+        let file: &'a crate::source::ParsedFile = self.project.module(module).file;
         let mut body: &'a [Stmt] = &file.ast.as_ref()?.body;
         let mut class = None;
         loop {

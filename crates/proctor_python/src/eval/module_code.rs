@@ -53,7 +53,7 @@ impl<'a> Evaluator<'_, 'a> {
     }
 
     fn run_module_code(&self, module: usize, name: &str) -> PyValue {
-        let file: &'a crate::source::SourceFile = self.project.module(module).file;
+        let file: &'a crate::source::ParsedFile = self.project.module(module).file;
         let Some(ast) = &file.ast else {
             return PyValue::Unknown(format!("`{name}` is in a module that does not parse"));
         };

@@ -5,14 +5,14 @@
 //! needs no dependency: every string scalar goes through [`quote`], which
 //! writes a double-quoted scalar with escapes, and every comment through
 //! [`comment`], which keeps it on its line. Nothing here reads files or
-//! prints; the command in `ci.rs` does.
+//! prints; the binary's `commands/ci.rs` does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use proctor_config::{JobOptions, PlanOptions, ServiceOptions, TaxonomyOptions, Trigger};
 
-use crate::args::CiRunner;
+use crate::CiRunner;
 
 /// The Python version of a job that names none.
 pub(crate) const DEFAULT_PYTHON: &str = "3.12";
@@ -33,48 +33,49 @@ const SETUP_PYTHON_ID: &str = "python";
 /// The command that installs this proctor on a runner: the distribution
 /// pinned to the running binary's version, so the workflow runs the
 /// proctor that wrote it.
-pub(crate) fn proctor_install() -> String {
+#[must_use]
+pub fn proctor_install() -> String {
     format!("pip install {DISTRIBUTION}=={}", env!("CARGO_PKG_VERSION"))
 }
 
 /// What the workflow looks like beyond the jobs themselves.
 #[derive(Debug, Clone)]
-pub(crate) struct WorkflowOptions {
+pub struct WorkflowOptions {
     /// The workflow's `name`.
-    pub(crate) name: String,
+    pub name: String,
     /// The branch whose pushes run the `pr` jobs.
-    pub(crate) branch: String,
+    pub branch: String,
     /// The schedule of the `nightly` jobs, in cron syntax.
-    pub(crate) cron: String,
+    pub cron: String,
     /// The shell command that installs the project and pytest.
-    pub(crate) install: String,
+    pub install: String,
     /// The shell command that installs proctor itself, run before
     /// `install` in every job whose runner is proctor.
-    pub(crate) proctor_install: String,
+    pub proctor_install: String,
     /// Whether proctor's configuration names an interpreter (`python`): a
     /// path on the machine that generated the workflow, or a name that need
     /// not match the job's matrix. Proctor steps then pass the job's
     /// setup-python interpreter as `--python`.
-    pub(crate) configured_python: bool,
+    pub configured_python: bool,
     /// What runs the tests: `proctor run` or plain pytest.
-    pub(crate) runner: CiRunner,
+    pub runner: CiRunner,
     /// The configuration file the jobs come from, for the header comment.
-    pub(crate) source: String,
+    pub source: String,
     /// The suite's default `-m` (`[select] default`, else pytest's
     /// `addopts -m`), which jobs with `use-default` add by `and` when the
     /// runner is plain pytest.
-    pub(crate) default_markers: Option<String>,
+    pub default_markers: Option<String>,
     /// Whether pytest's `addopts` carries a `-m`: a plain pytest command
     /// must then always pass its own `-m`, as the last one wins.
-    pub(crate) addopts_markers: bool,
+    pub addopts_markers: bool,
     /// The markers proctor gives items that bare pytest does not see (axis
     /// defaults, path rules, aliases, implications, decorators): a plain
     /// pytest `-m` naming one would select other tests than proctor, so
     /// such a job selects with `proctor select --args-file`.
-    pub(crate) derived_markers: BTreeSet<String>,
+    pub derived_markers: BTreeSet<String>,
     /// Whether `[[coverage.areas]]` are configured: the coverage-combine
     /// job then checks them with `proctor coverage`.
-    pub(crate) coverage_areas: bool,
+    pub coverage_areas: bool,
 }
 
 /// Whether a job collects coverage: it passes pytest-cov's `--cov`.
@@ -90,7 +91,8 @@ const SELECTION_FILE: &str = "proctor-selection.txt";
 /// The markers proctor adds or resolves that are not written where pytest
 /// reads them: axis defaults, path-rule markers, aliases (both names),
 /// implied markers and the markers decorators stand for.
-pub(crate) fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
+#[must_use]
+pub fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (_, axis) in &taxonomy.axes {
         out.extend(axis.default.iter().cloned());
@@ -110,7 +112,8 @@ pub(crate) fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
 }
 
 /// The workflow for `jobs`, with services looked up in `plan`.
-pub(crate) fn workflow(
+#[must_use]
+pub fn workflow(
     jobs: &[(String, JobOptions)],
     plan: &PlanOptions,
     options: &WorkflowOptions,
@@ -494,7 +497,7 @@ fn write_job(
                 "        run: {}",
                 quote(&format!(
                     "nohup sh -c {} > {}.log 2>&1 &",
-                    shell_quote(start),
+                    shell_word(start),
                     shell_word(name)
                 ))
             );
@@ -623,10 +626,10 @@ pub(crate) fn pytest_command(job: &JobOptions, options: &WorkflowOptions) -> Pyt
         select.push_str(" --no-default-select");
     }
     if let Some(markers) = job.markers.as_deref().filter(|m| !m.trim().is_empty()) {
-        let _ = write!(select, " -m {}", shell_quote(markers));
+        let _ = write!(select, " -m {}", shell_word(markers));
     }
     if let Some(keywords) = job.keywords.as_deref().filter(|k| !k.trim().is_empty()) {
-        let _ = write!(select, " -k {}", shell_quote(keywords));
+        let _ = write!(select, " -k {}", shell_word(keywords));
     }
     for path in &job.paths {
         select.push(' ');
@@ -674,14 +677,14 @@ fn plain_pytest_command(job: &JobOptions, options: &WorkflowOptions) -> String {
     };
     match markers {
         Some(markers) => {
-            let _ = write!(command, " -m {}", shell_quote(&markers));
+            let _ = write!(command, " -m {}", shell_word(&markers));
         }
         // An explicit empty `-m` replaces the one in addopts.
         None if options.addopts_markers => command.push_str(" -m ''"),
         None => {}
     }
     if let Some(keywords) = job.keywords.as_deref().filter(|k| !k.trim().is_empty()) {
-        let _ = write!(command, " -k {}", shell_quote(keywords));
+        let _ = write!(command, " -k {}", shell_word(keywords));
     }
     for word in job.paths.iter().chain(&job.flags) {
         command.push(' ');
@@ -793,24 +796,16 @@ fn comment(text: &str) -> String {
         .collect()
 }
 
-/// `text` as one shell word, in single quotes unless it is made only of
-/// characters the shell leaves alone.
+/// `text` as one word for the shell of a runner's `run:` step, quoted by
+/// `shlex` only where the shell would otherwise split or expand it (`unit`
+/// as is, `not slow` as `'not slow'`, `it's` as `"it's"`).
 pub(crate) fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '@' | '%' | '+' | ',')
-        });
-    if plain {
-        text.to_owned()
-    } else {
-        shell_quote(text)
-    }
-}
-
-/// `text` in single quotes, each `'` written as `'\''`.
-pub(crate) fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
+    // `allow_nul` leaves `quote` no error to return (a shell drops the
+    // NUL itself).
+    shlex::Quoter::new()
+        .allow_nul(true)
+        .quote(text)
+        .map_or_else(|_| String::new(), std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]
@@ -1124,7 +1119,7 @@ mod tests {
         });
         assert_eq!(
             plain_pytest_command(&full, &options),
-            "pytest -m 'integration' -k 'not test_it'\\''s' tests/integration 'tests/a b.py::test_x[1]' --live"
+            "pytest -m integration -k \"not test_it's\" tests/integration 'tests/a b.py::test_x[1]' --live"
         );
         // The default selection joins by `and`, unless the job opts out.
         options.default_markers = Some("not slow".to_owned());
@@ -1141,6 +1136,33 @@ mod tests {
         // addopts' `-m` would apply to a bare pytest: an empty one replaces it.
         options.addopts_markers = true;
         assert_eq!(plain_pytest_command(&nightly, &options), "pytest -m ''");
+    }
+
+    /// Each word `shell_word` writes is read back whole by a real shell.
+    #[test]
+    fn shell_words_read_back_whole_in_a_shell() {
+        let words = [
+            "unit",
+            "not slow",
+            "not test_it's",
+            "a\"b$c`d\\e'f",
+            "^x",
+            "t\u{e9}st [1]",
+            "",
+            "-m",
+            "${{ matrix.shard }}",
+        ];
+        for word in words {
+            let quoted = shell_word(word);
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf '%s' {quoted}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), word, "{quoted}");
+        }
+        assert_eq!(shell_word("unit"), "unit");
+        assert_eq!(shell_word("not slow"), "'not slow'");
     }
 
     #[test]
