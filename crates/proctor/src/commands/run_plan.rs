@@ -152,6 +152,7 @@ impl Setup {
             module_sync: false,
             ignore: Vec::new(),
             opt_in: None,
+            keep_results: false,
         };
         // One phase and no service to start first: pytest starts now, and
         // Python's start-up (a tenth of a second or more) overlaps proctor's
@@ -618,7 +619,7 @@ fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
     TestResult {
         reason: Some(reason.to_owned()),
         attempts: 0,
-        markers: markers.to_vec(),
+        markers: markers.into(),
         location: Some(if decorated && item.line > 0 {
             format!("{file}:{}", item.line)
         } else {
