@@ -260,6 +260,15 @@ pub(crate) struct Planned {
     last_failed_note: Option<String>,
 }
 
+impl Planned {
+    /// Drops what only the header and `--co` read (a verdict and a node id
+    /// per static item), before pytest runs.
+    pub(crate) fn forget_statics(&mut self) {
+        self.statics = Vec::new();
+        self.in_phases = HashSet::new();
+    }
+}
+
 /// The static pass: verdicts, the shard, phases, and the files pytest must
 /// import in each phase. Fills in the shard and `--lf` of `rules`.
 pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Result<Planned> {
