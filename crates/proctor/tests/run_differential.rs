@@ -360,6 +360,55 @@ fn subtests() {
         assert_eq!(ours, theirs, "with {args:?}");
         assert_eq!(proctor.status.code(), pytest.status.code());
     }
+    // The JUnit counts and elements as pytest's `--junit-xml` writes them:
+    // a `<failure>` or `<skipped>` per subtest in its test's testcase.
+    let out = tempfile::tempdir().unwrap();
+    let (theirs, ours) = (
+        out.path().join("pytest.xml"),
+        out.path().join("proctor.xml"),
+    );
+    Command::new(python())
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--junit-xml",
+        ])
+        .arg(&theirs)
+        .current_dir(&dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["run", "--no-history", "--python"])
+        .arg(python())
+        .arg("--junit-xml")
+        .arg(&ours)
+        .args(["--", "-p", "no:cacheprovider"])
+        .current_dir(&dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    let junit = |path: &Path| {
+        let xml = std::fs::read_to_string(path).unwrap();
+        let suite = xml.split("<testsuite ").nth(1).unwrap_or_default();
+        let attr = |name: &str| {
+            suite
+                .split(&format!(" {name}=\""))
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        (
+            ["errors", "failures", "skipped", "tests"].map(attr),
+            xml.matches("<failure ").count(),
+            xml.matches("<skipped ").count(),
+        )
+    };
+    assert_eq!(junit(&ours), junit(&theirs));
 }
 
 /// The `FAILURES` section's titles, the short test summary's lines and the
