@@ -11,7 +11,9 @@ are one skip under their own node id, with their reason in
 A test's outcome is the most severe category among its setup and call
 reports: error, failed, xpassed, xfailed, skipped, passed. A failed
 teardown is an error pytest counts besides it (``1 passed, 1 error``):
-written as ``+error`` after the outcome (``passed+error``).
+written as ``+error`` after the outcome (``passed+error``). Subtests'
+reports (pytest 9's ``subtests`` fixture) are not the test's: the
+differential compares them through the terminal summary.
 """
 
 import json
@@ -36,6 +38,8 @@ def pytest_collectreport(report):
 
 
 def pytest_runtest_logreport(report):
+    if report.__class__.__name__ == "SubtestReport":
+        return
     if report.when == "teardown" and report.failed:
         _teardown_errors.add(report.nodeid)
         return

@@ -325,6 +325,116 @@ fn module_skips_with_a_selection() {
     check_selection(&dir, &["-k", "nothing_is_named_so"]);
 }
 
+/// pytest 9's `subtests` fixture: the same outcomes and exit status, and
+/// the same terminal summary as bare pytest (the `FAILURES` titles of the
+/// failed subtests, the `SUBFAILED` / `SUBSKIPPED` lines of `-rA`, the
+/// counts with `subtests passed`), with subtests quiet (pytest's default)
+/// and verbose.
+#[test]
+fn subtests() {
+    let dir = repo().join("tests/suites/subtests");
+    check(&dir);
+    for args in [&["-rA"][..], &["-rA", "-o", "verbosity_subtests=1"]] {
+        let pytest = Command::new(python())
+            .args(["-m", "pytest", "-p", "no:cacheprovider"])
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("PYTEST_ADDOPTS")
+            .output()
+            .unwrap();
+        let proctor = Command::new(env!("CARGO_BIN_EXE_proctor"))
+            .args(["run", "--no-history", "--python"])
+            .arg(python())
+            .args(["--", "-p", "no:cacheprovider"])
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("PYTEST_ADDOPTS")
+            .output()
+            .unwrap();
+        let theirs = summary_of(&String::from_utf8_lossy(&pytest.stdout));
+        let ours = summary_of(&String::from_utf8_lossy(&proctor.stdout));
+        assert!(
+            theirs.iter().any(|line| line.starts_with("SUBFAILED")),
+            "{theirs:#?}"
+        );
+        assert_eq!(ours, theirs, "with {args:?}");
+        assert_eq!(proctor.status.code(), pytest.status.code());
+    }
+    // The JUnit counts and elements as pytest's `--junit-xml` writes them:
+    // a `<failure>` or `<skipped>` per subtest in its test's testcase.
+    let out = tempfile::tempdir().unwrap();
+    let (theirs, ours) = (
+        out.path().join("pytest.xml"),
+        out.path().join("proctor.xml"),
+    );
+    Command::new(python())
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--junit-xml",
+        ])
+        .arg(&theirs)
+        .current_dir(&dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["run", "--no-history", "--python"])
+        .arg(python())
+        .arg("--junit-xml")
+        .arg(&ours)
+        .args(["--", "-p", "no:cacheprovider"])
+        .current_dir(&dir)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap();
+    let junit = |path: &Path| {
+        let xml = std::fs::read_to_string(path).unwrap();
+        let suite = xml.split("<testsuite ").nth(1).unwrap_or_default();
+        let attr = |name: &str| {
+            suite
+                .split(&format!(" {name}=\""))
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        (
+            ["errors", "failures", "skipped", "tests"].map(attr),
+            xml.matches("<failure ").count(),
+            xml.matches("<skipped ").count(),
+        )
+    };
+    assert_eq!(junit(&ours), junit(&theirs));
+}
+
+/// The `FAILURES` section's titles, the short test summary's lines and the
+/// closing counts (without the time) of a pytest-style output.
+fn summary_of(output: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut failures = false;
+    let mut short = false;
+    for line in output.lines() {
+        let bare = line.trim_matches(['=', '_', ' ']);
+        if line.starts_with('=') {
+            failures = bare == "FAILURES";
+            short |= bare == "short test summary info";
+            if short && bare != "short test summary info" {
+                lines.push(bare.split(" in ").next().unwrap_or(bare).to_owned());
+                break;
+            }
+        } else if failures && line.starts_with("___") {
+            lines.push(format!("title: {bare}"));
+        } else if short {
+            lines.push(line.to_owned());
+        }
+    }
+    lines
+}
+
 #[test]
 fn demo() {
     check(&repo().join("examples/demo"));

@@ -339,7 +339,8 @@ pub(crate) mod tests {
             output: "password=hunter2\n".into(),
             attempts: 1,
             flaky: false,
-            markers: vec!["unit".into()],
+            markers: vec!["unit".to_owned()].into(),
+            subtests: Vec::new(),
             location: None,
         }
     }

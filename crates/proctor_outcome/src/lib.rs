@@ -8,5 +8,5 @@ mod result;
 mod summary;
 
 pub use outcome::Outcome;
-pub use result::TestResult;
+pub use result::{MarkerNames, Subtest, TestResult};
 pub use summary::RunSummary;

@@ -1,8 +1,15 @@
 //! One test's [`TestResult`].
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::Outcome;
+
+/// A test's marker names: one list shared by every result with the same
+/// names (a parametrized function's 10,000 calls hold one), since a run
+/// keeps every result until its reports are written.
+pub type MarkerNames = Arc<[String]>;
 
 /// One test's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,11 +46,42 @@ pub struct TestResult {
     #[serde(default)]
     pub flaky: bool,
     /// The item's markers (names), for reports grouped by tier.
+    #[serde(default, skip_serializing_if = "no_names")]
+    pub markers: MarkerNames,
+    /// Its subtests (pytest's `subtests` fixture), in the order they ran:
+    /// each one pytest reports besides the test.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub markers: Vec<String>,
+    pub subtests: Vec<Subtest>,
     /// Where a skip happened, as pytest's `-rs` summary shows it
     /// (`tests/test_x.py:12`, or just the file for a skip marker, which
     /// pytest folds per file); for the terminal only, not in the reports.
+    #[serde(skip)]
+    pub location: Option<String>,
+}
+
+/// One subtest of a test (`with subtests.test("msg", i=1):`), as pytest
+/// reports it besides the test itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Subtest {
+    /// How pytest describes it: `[msg] (i=1)`, `(<subtest>)` without
+    /// either.
+    pub description: String,
+    /// How it ended: passed, failed, skipped or xfailed.
+    pub outcome: Outcome,
+    /// What pytest's terminal counts it as (`failed`, `subtests passed`,
+    /// `skipped`): empty for one it does not count (a passed or skipped
+    /// subtest while subtests are quiet, pytest's default).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub counted_as: String,
+    /// Its duration, in seconds.
+    pub duration: f64,
+    /// The skip or xfail reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The failure's text (pytest's `longrepr`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Where a skip happened, as `-rs` shows it; for the terminal only.
     #[serde(skip)]
     pub location: Option<String>,
 }
@@ -72,7 +110,8 @@ impl TestResult {
             output: String::new(),
             attempts: 1,
             flaky: false,
-            markers: Vec::new(),
+            markers: MarkerNames::default(),
+            subtests: Vec::new(),
             location: None,
         }
     }
@@ -93,4 +132,8 @@ impl TestResult {
             self.output.clone_from(&attempt.output);
         }
     }
+}
+
+fn no_names(names: &MarkerNames) -> bool {
+    names.is_empty()
 }

@@ -16,6 +16,10 @@ pub struct RunSummary {
     pub deselected: usize,
     /// Tests that passed on a rerun.
     pub flaky: usize,
+    /// Subtests pytest counts under a category of their own (`subtests
+    /// passed`); those it counts as `failed` or `skipped` are in `counts`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub subtests: BTreeMap<String, usize>,
     /// Wall time of the whole run, in seconds.
     pub duration: f64,
     /// pytest's exit code for the run: 0 all passed, 1 some failed, 2
@@ -33,11 +37,23 @@ impl RunSummary {
         interrupted: bool,
     ) -> RunSummary {
         let mut counts = BTreeMap::new();
+        let mut subtests = BTreeMap::new();
         for result in results {
             *counts.entry(result.outcome).or_insert(0) += 1;
             // A failed teardown is an error of its own, as pytest counts it.
             if result.teardown_error.is_some() {
                 *counts.entry(Outcome::Error).or_insert(0) += 1;
+            }
+            // Each subtest in the category pytest's terminal gives it.
+            for subtest in &result.subtests {
+                match Outcome::ALL
+                    .into_iter()
+                    .find(|o| o.word() == subtest.counted_as)
+                {
+                    Some(outcome) => *counts.entry(outcome).or_insert(0) += 1,
+                    None if subtest.counted_as.is_empty() => {}
+                    None => *subtests.entry(subtest.counted_as.clone()).or_insert(0) += 1,
+                }
             }
         }
         let flaky = results.iter().filter(|r| r.flaky).count();
@@ -58,6 +74,7 @@ impl RunSummary {
             counts,
             deselected,
             flaky,
+            subtests,
             duration,
             exit_code,
         }
@@ -93,6 +110,10 @@ impl RunSummary {
         }
         if self.deselected > 0 {
             parts.push(format!("{} deselected", self.deselected));
+        }
+        // pytest's categories of its own come after those it knows.
+        for (category, n) in &self.subtests {
+            parts.push(format!("{n} {category}"));
         }
         if parts.is_empty() {
             parts.push("no tests ran".to_owned());
@@ -136,5 +157,31 @@ mod tests {
             RunSummary::of(&[result("a", Outcome::Passed)], 0, 0.0, true).exit_code,
             2
         );
+    }
+
+    #[test]
+    fn subtests_count_as_pytest_counts_them() {
+        let subtest = |outcome, counted_as: &str| crate::Subtest {
+            description: "[x]".to_owned(),
+            outcome,
+            counted_as: counted_as.to_owned(),
+            duration: 0.0,
+            reason: None,
+            message: None,
+            location: None,
+        };
+        let mut mixed = result("t.py::mixed", Outcome::Failed);
+        mixed.subtests = vec![
+            subtest(Outcome::Passed, "subtests passed"),
+            subtest(Outcome::Failed, "failed"),
+            subtest(Outcome::Passed, "subtests passed"),
+            subtest(Outcome::Skipped, ""),
+        ];
+        let summary = RunSummary::of(&[mixed, result("t.py::b", Outcome::Passed)], 0, 0.5, false);
+        assert_eq!(
+            summary.line(),
+            "2 failed, 1 passed, 2 subtests passed in 0.50s"
+        );
+        assert_eq!(summary.exit_code, 1);
     }
 }

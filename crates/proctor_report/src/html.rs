@@ -257,7 +257,7 @@ fn view<'a>(
             median: median(&r.nodeid),
             phase: r.phase.as_deref(),
             tier: tier_axis.map(|axis| axis.tier_of(r)),
-            markers: &r.markers,
+            markers: &r.markers[..],
             attempts: r.attempts,
             flaky: r.flaky,
             reason: r.reason.as_deref().filter(|reason| !reason.is_empty()),

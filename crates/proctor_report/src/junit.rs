@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use proctor_outcome::{Outcome, RunSummary, TestResult};
+use proctor_outcome::{Outcome, RunSummary, Subtest, TestResult};
 
 use crate::message::crash_line;
 use crate::skips::skip_reason;
@@ -53,11 +53,21 @@ pub fn junit_xml(
         .iter()
         .filter(|r| r.outcome != Outcome::Failed && r.teardown_error.is_some())
         .count();
+    // pytest's junitxml counts every subtest report, whether or not its
+    // terminal counts it (`subtests passed`, quiet skips).
+    let uncounted =
+        |subtest: &&Subtest| Outcome::ALL.iter().all(|o| o.word() != subtest.counted_as);
+    let subtests = || results.iter().flat_map(|r| &r.subtests).filter(uncounted);
+    let skipped = skipped
+        + subtests()
+            .filter(|s| matches!(s.outcome, Outcome::Skipped | Outcome::Xfailed))
+            .count();
     let tests: usize = summary
         .counts
         .values()
         .sum::<usize>()
-        .saturating_sub(shared);
+        .saturating_sub(shared)
+        + subtests().count();
 
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\"pytest tests\">\n",
@@ -73,15 +83,19 @@ pub fn junit_xml(
     for result in results {
         let outcome = outcome_element(result);
         let teardown = result.teardown_error.as_deref().map(teardown_element);
+        // Its subtests' failures and skips go first in its testcase, as
+        // pytest reported them before it.
+        let subtests = result.subtests.iter().filter_map(subtest_element);
         match (outcome, teardown) {
             // A failed call and a failed teardown: two testcases, as
             // pytest writes them to follow the JUnit schema.
             (Some(failure), Some(error)) if result.outcome == Outcome::Failed => {
-                write_testcase(&mut out, result, &[failure], true);
+                let elements: Vec<String> = subtests.chain([failure]).collect();
+                write_testcase(&mut out, result, &elements, true);
                 write_testcase(&mut out, result, &[error], false);
             }
             (outcome, teardown) => {
-                let elements: Vec<String> = outcome.into_iter().chain(teardown).collect();
+                let elements: Vec<String> = subtests.chain(outcome).chain(teardown).collect();
                 write_testcase(&mut out, result, &elements, true);
             }
         }
@@ -238,6 +252,28 @@ fn outcome_element(result: &TestResult) -> Option<String> {
         escape_attr(&shorten(&message)),
         escape_text(text)
     ))
+}
+
+/// pytest's element for a subtest's report: a failure or a skip, nothing
+/// for a pass.
+fn subtest_element(subtest: &Subtest) -> Option<String> {
+    let reason = subtest.reason.as_deref().unwrap_or("");
+    match subtest.outcome {
+        Outcome::Failed => {
+            let text = subtest.message.as_deref().unwrap_or("");
+            Some(format!(
+                "<failure message=\"{}\">{}</failure>",
+                escape_attr(&shorten(crash_line(text))),
+                escape_text(text)
+            ))
+        }
+        Outcome::Skipped => Some(skipped("pytest.skip", reason)),
+        Outcome::Xfailed => Some(skipped(
+            "pytest.xfail",
+            reason.strip_prefix("reason: ").unwrap_or(reason),
+        )),
+        _ => None,
+    }
 }
 
 /// pytest's `<error>` for a failed teardown.

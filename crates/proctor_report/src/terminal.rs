@@ -214,13 +214,42 @@ fn error_lines(results: &[TestResult], color: bool) -> Vec<String> {
 fn failures_section(out: &mut String, results: &[TestResult], options: &SummaryOptions) {
     let failed: Vec<&TestResult> = results
         .iter()
-        .filter(|r| r.outcome.is_failure() && r.outcome != Outcome::Error)
+        .filter(|r| {
+            (r.outcome.is_failure() && r.outcome != Outcome::Error)
+                || r.subtests.iter().any(|s| s.outcome == Outcome::Failed)
+        })
         .collect();
     if failed.is_empty() {
         return;
     }
     push_line(out, &rule('=', "FAILURES", options.width));
     for result in failed {
+        // Its failed subtests first, as pytest reported them before it.
+        for subtest in result
+            .subtests
+            .iter()
+            .filter(|s| s.outcome == Outcome::Failed)
+        {
+            let title = format!("{} {}", head_line(&result.nodeid), subtest.description);
+            push_line(
+                out,
+                &paint(
+                    &rule('_', &title, options.width),
+                    &[Style::Red, Style::Bold],
+                    options.color,
+                ),
+            );
+            push_block(
+                out,
+                subtest
+                    .message
+                    .as_deref()
+                    .unwrap_or(default_message(Outcome::Failed)),
+            );
+        }
+        if !result.outcome.is_failure() || result.outcome == Outcome::Error {
+            continue;
+        }
         let title = rule('_', &head_line(&result.nodeid), options.width);
         push_line(
             out,
@@ -331,7 +360,36 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
 fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool) -> Vec<String> {
     let mut lines = Vec::new();
     for &(outcome, word) in kinds {
-        for result in results.iter().filter(|r| r.outcome == outcome) {
+        for result in results {
+            // A failed subtest is `SUBFAILED[msg] (i=1) nodeid - ...`,
+            // before its test's own line.
+            if outcome == Outcome::Failed {
+                for subtest in result
+                    .subtests
+                    .iter()
+                    .filter(|s| s.outcome == Outcome::Failed)
+                {
+                    let word = format!("SUBFAILED{}", subtest.description);
+                    let mut line = format!(
+                        "{} {}",
+                        paint(&word, &[Style::Red], color),
+                        node_id(&result.nodeid, color)
+                    );
+                    let first = subtest
+                        .message
+                        .as_deref()
+                        .map(crash_line)
+                        .unwrap_or_default();
+                    if !first.is_empty() {
+                        line.push_str(" - ");
+                        line.push_str(first);
+                    }
+                    lines.push(line);
+                }
+            }
+            if result.outcome != outcome {
+                continue;
+            }
             let mut line = format!(
                 "{} {}",
                 paint(word, &[Style::Red], color),
@@ -375,23 +433,50 @@ fn flaky_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<String> 
 /// each first happened (`SKIPPED [2] tests/test_x.py:12: no GPU`, or
 /// `SKIPPED [1] tests/test_x.py: reason` for a skip marker's skips).
 fn folded_skip_lines(results: &[TestResult], color: bool) -> Vec<String> {
-    let mut groups: Vec<((Option<&str>, &str), usize)> = Vec::new();
-    for result in results.iter().filter(|r| r.outcome == Outcome::Skipped) {
-        let key = (
-            result.location.as_deref(),
-            crate::skips::skip_reason(result),
-        );
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, count)) => *count += 1,
-            None => groups.push((key, 1)),
+    // Each group with the word of its first skip (`SUBSKIPPED[msg]` for
+    // a subtest pytest counts, as its `-rs` shows it).
+    type Groups<'r> = Vec<((Option<&'r str>, &'r str), String, usize)>;
+    fn add<'r>(
+        groups: &mut Groups<'r>,
+        key: (Option<&'r str>, &'r str),
+        word: &dyn Fn() -> String,
+    ) {
+        match groups.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, _, count)) => *count += 1,
+            None => groups.push((key, word(), 1)),
         }
     }
-    let word = paint("SKIPPED", &[Style::Yellow], color);
+    let mut groups: Groups<'_> = Vec::new();
+    for result in results {
+        for subtest in result
+            .subtests
+            .iter()
+            .filter(|s| s.outcome == Outcome::Skipped && s.counted_as == "skipped")
+        {
+            let key = (
+                subtest.location.as_deref(),
+                subtest.reason.as_deref().unwrap_or_default(),
+            );
+            add(&mut groups, key, &|| {
+                format!("SUBSKIPPED{}", subtest.description)
+            });
+        }
+        if result.outcome == Outcome::Skipped {
+            let key = (
+                result.location.as_deref(),
+                crate::skips::skip_reason(result),
+            );
+            add(&mut groups, key, &|| "SKIPPED".to_owned());
+        }
+    }
     groups
         .into_iter()
-        .map(|((location, reason), count)| match location {
-            Some(location) => format!("{word} [{count}] {location}: {reason}"),
-            None => format!("{word} [{count}] {reason}"),
+        .map(|((location, reason), word, count)| {
+            let word = paint(&word, &[Style::Yellow], color);
+            match location {
+                Some(location) => format!("{word} [{count}] {location}: {reason}"),
+                None => format!("{word} [{count}] {reason}"),
+            }
         })
         .collect()
 }

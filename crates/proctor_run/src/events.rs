@@ -188,6 +188,11 @@ impl RunReporter for Results {
     fn event(&mut self, _: Duration, event: &RunEvent<'_>) {
         match *event {
             RunEvent::RunStarted { plan } => {
+                // Room for every planned test at once: grown by doubling, a
+                // run of 100,000 would hold room for 131,072 results.
+                let planned: usize = plan.phases.iter().map(|p| p.items.len()).sum();
+                self.results
+                    .reserve_exact(planned + plan.static_skips.len());
                 self.results.extend(plan.static_skips.iter().cloned());
             }
             RunEvent::TestFinished {

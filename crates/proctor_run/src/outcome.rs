@@ -2,10 +2,11 @@
 //! [`TestResult`], the way pytest's terminal summary counts them.
 
 use crate::protocol::Report;
-use proctor_outcome::{Outcome, TestResult};
+use proctor_outcome::{Outcome, Subtest, TestResult};
 
-/// The result of a test from its reports, in the order pytest sent them.
-pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
+/// The result of a test from its reports, in the order pytest sent them,
+/// with its subtests' reports.
+pub(crate) fn fold(nodeid: &str, reports: &[Report], subtests: &[Report]) -> TestResult {
     let mut result = TestResult {
         duration: reports.iter().map(|r| r.duration).sum(),
         ..TestResult::new(nodeid, Outcome::Passed)
@@ -29,10 +30,7 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
             "setup" | "call" if skipped => {
                 outcome = Some(Outcome::Skipped);
                 result.reason.clone_from(&report.reason);
-                result.location = report.location.as_ref().map(|(path, line)| match line {
-                    Some(line) => format!("{path}:{line}"),
-                    None => path.clone(),
-                });
+                result.location = skip_location(report);
             }
             "call" if failed => outcome = Some(Outcome::Failed),
             "call" if report.wasxfail.is_some() => {
@@ -53,7 +51,35 @@ pub(crate) fn fold(nodeid: &str, reports: &[Report]) -> TestResult {
         }
     }
     result.outcome = outcome.unwrap_or(Outcome::Passed);
+    result.subtests = subtests.iter().map(subtest).collect();
     result
+}
+
+/// A subtest from its report (a `call` report, as pytest makes it).
+fn subtest(report: &Report) -> Subtest {
+    let outcome = match (report.outcome.as_str(), report.wasxfail.is_some()) {
+        ("failed", _) => Outcome::Failed,
+        ("skipped", true) => Outcome::Xfailed,
+        ("skipped", false) => Outcome::Skipped,
+        _ => Outcome::Passed,
+    };
+    Subtest {
+        description: report.description.clone().unwrap_or_default(),
+        outcome,
+        counted_as: report.category.clone().unwrap_or_default(),
+        duration: report.duration,
+        reason: report.wasxfail.clone().or_else(|| report.reason.clone()),
+        message: report.longrepr.clone(),
+        location: skip_location(report),
+    }
+}
+
+/// A skip's place as `-rs` shows it: `path:line`, or the path alone.
+fn skip_location(report: &Report) -> Option<String> {
+    report.location.as_ref().map(|(path, line)| match line {
+        Some(line) => format!("{path}:{line}"),
+        None => path.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -70,6 +96,8 @@ mod tests {
             wasxfail: None,
             sections: Vec::new(),
             location: None,
+            description: None,
+            category: None,
         }
     }
 
@@ -82,6 +110,7 @@ mod tests {
                 report("call", "passed"),
                 report("teardown", "passed"),
             ],
+            &[],
         );
         assert_eq!((passed.outcome, passed.duration), (Outcome::Passed, 1.5));
         let failed = fold(
@@ -91,6 +120,7 @@ mod tests {
                 report("call", "failed"),
                 report("teardown", "passed"),
             ],
+            &[],
         );
         assert_eq!(
             (failed.outcome, failed.message.as_deref()),
@@ -99,11 +129,13 @@ mod tests {
         let error = fold(
             "t",
             &[report("setup", "failed"), report("teardown", "passed")],
+            &[],
         );
         assert_eq!(error.outcome, Outcome::Error);
         let skipped = fold(
             "t",
             &[report("setup", "skipped"), report("teardown", "passed")],
+            &[],
         );
         assert_eq!(
             (skipped.outcome, skipped.reason.as_deref()),
@@ -116,6 +148,7 @@ mod tests {
                 report("call", "passed"),
                 report("teardown", "failed"),
             ],
+            &[],
         );
         assert_eq!(
             (teardown.outcome, teardown.teardown_error.is_some()),
@@ -124,13 +157,13 @@ mod tests {
         let mut xfail = report("call", "skipped");
         xfail.wasxfail = Some("bug 12".into());
         assert_eq!(
-            fold("t", &[report("setup", "passed"), xfail]).outcome,
+            fold("t", &[report("setup", "passed"), xfail], &[]).outcome,
             Outcome::Xfailed
         );
         let mut xpass = report("call", "passed");
         xpass.wasxfail = Some(String::new());
         assert_eq!(
-            fold("t", &[report("setup", "passed"), xpass]).outcome,
+            fold("t", &[report("setup", "passed"), xpass], &[]).outcome,
             Outcome::Xpassed
         );
     }

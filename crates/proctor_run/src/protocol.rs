@@ -75,6 +75,8 @@ pub(crate) enum Message {
         nodeid: String,
         /// Its reports, in order.
         reports: Vec<Report>,
+        /// Its subtests' reports (pytest's `subtests` fixture), in order.
+        subtests: Vec<Report>,
     },
     /// The session ended.
     SessionFinish {
@@ -105,6 +107,8 @@ struct Wire {
     /// writes for a fraction of what the shortest `repr` of a float costs.
     nanos: Option<u64>,
     reports: Option<Vec<Report>>,
+    #[serde(default)]
+    subtests: Vec<Report>,
     module: Option<String>,
     exitstatus: Option<i32>,
     longrepr: Option<String>,
@@ -222,7 +226,11 @@ impl Message {
                 _ => return Err(missing()),
             },
             "done" => match (wire.nodeid, wire.reports) {
-                (Some(nodeid), Some(reports)) => Message::Done { nodeid, reports },
+                (Some(nodeid), Some(reports)) => Message::Done {
+                    nodeid,
+                    reports,
+                    subtests: wire.subtests,
+                },
                 _ => return Err(missing()),
             },
             "session-finish" => Message::SessionFinish {
@@ -311,6 +319,13 @@ pub(crate) struct Report {
     /// folds a skip marker's skips per file.
     #[serde(default)]
     pub(crate) location: Option<(String, Option<u64>)>,
+    /// A subtest's description, as pytest titles it (`[msg] (i=1)`).
+    #[serde(default)]
+    pub(crate) description: Option<String>,
+    /// A subtest's category in pytest's terminal stats (`failed`,
+    /// `subtests passed`; empty: not counted).
+    #[serde(default)]
+    pub(crate) category: Option<String>,
 }
 
 /// proctor's answer to a collection.

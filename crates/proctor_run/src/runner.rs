@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use proctor_config::{PlanOptions, RerunRule};
-use proctor_outcome::{Outcome, RunSummary, TestResult};
+use proctor_outcome::{MarkerNames, Outcome, RunSummary, TestResult};
 use proctor_python::function_nodeid;
 
 use crate::events::{Results, RunEnd, RunEvent, RunReporter};
@@ -29,8 +29,9 @@ pub trait Decider {
     fn decide(&self, items: &[CollectedItem], phase: Option<&str>) -> Decisions;
     /// The services proctor starts that a collected item needs.
     fn started_services_of(&self, item: &CollectedItem) -> Vec<String>;
-    /// The effective marker names of a test pytest collected.
-    fn markers_of(&self, nodeid: &str) -> Option<Vec<String>>;
+    /// The effective marker names of a test pytest collected (shared by
+    /// the tests that have the same names).
+    fn markers_of(&self, nodeid: &str) -> Option<MarkerNames>;
 }
 
 /// Why a run could not go on.
@@ -307,6 +308,8 @@ impl Runner<'_> {
                 .map(|file| self.rootdir.join(file))
                 .collect(),
             opt_in: self.opt_in.clone(),
+            // The runner keeps the results it hears of (`out.results`).
+            keep_results: false,
             ..self.base.clone()
         };
         // Tests that need a service that is down are not run: pytest still
@@ -373,8 +376,7 @@ impl Runner<'_> {
             .extend(outcome.deselected.iter().cloned());
         // A file pytest failed to collect or skipped whole has none of its
         // static items: pytest's report says why.
-        let whole: HashSet<&str> = outcome
-            .results
+        let whole: HashSet<&str> = out.results.results[first..]
             .iter()
             .filter(|r| !r.nodeid.contains("::"))
             .map(|r| r.nodeid.as_str())

@@ -74,12 +74,17 @@ pub struct PhaseOptions {
     /// Report [`Event::TestStarted`] for each test (one more message per
     /// test: asked only by a progress line on a terminal).
     pub starts: bool,
+    /// Keep each result in [`PhaseOutcome::results`] too (`false`: the
+    /// caller keeps them from [`Event::TestFinished`], and a run of
+    /// 100,000 tests does not hold each twice).
+    pub keep_results: bool,
 }
 
 /// What a phase produced.
 #[derive(Debug, Default)]
 pub struct PhaseOutcome {
-    /// One result per test that ran (or crashed, or timed out).
+    /// One result per test that ran (or crashed, or timed out), with
+    /// [`PhaseOptions::keep_results`].
     pub results: Vec<TestResult>,
     /// Items proctor deselected.
     pub deselected: Vec<String>,
@@ -429,8 +434,7 @@ pub fn run_phase(
                 message: Some(message),
                 ..TestResult::new(nodeid, outcome_kind)
             };
-            on_event(&Event::TestFinished(result.clone()));
-            outcome.results.push(result);
+            finish(options, on_event, &mut outcome.results, result);
         }
         let Some(kept) = &expected else {
             // pytest stopped before collection was answered.
@@ -654,8 +658,7 @@ fn serve(
                             ..TestResult::new(nodeid, Outcome::Error)
                         };
                         since = Instant::now();
-                        on_event(&Event::TestFinished(result.clone()));
-                        outcome.results.push(result);
+                        finish(options, on_event, &mut outcome.results, result);
                         continue;
                     }
                     // Before collection is answered pytest waits for an
@@ -695,8 +698,7 @@ fn serve(
                             message,
                             ..TestResult::new(nodeid, Outcome::Error)
                         };
-                        on_event(&Event::TestFinished(result.clone()));
-                        outcome.results.push(result);
+                        finish(options, on_event, &mut outcome.results, result);
                     }
                 }
                 Message::CollectSkip { nodeid, reason } => {
@@ -707,8 +709,7 @@ fn serve(
                             reason: Some(reason),
                             ..TestResult::new(nodeid, Outcome::Skipped)
                         };
-                        on_event(&Event::TestFinished(result.clone()));
-                        outcome.results.push(result);
+                        finish(options, on_event, &mut outcome.results, result);
                     }
                 }
                 Message::Order { ids } => {
@@ -769,8 +770,7 @@ fn serve(
                     result.phase.clone_from(&options.phase);
                     finished.insert(result.nodeid.clone());
                     since = Instant::now();
-                    on_event(&Event::TestFinished(result.clone()));
-                    outcome.results.push(result);
+                    finish(options, on_event, &mut outcome.results, result);
                 }
                 Message::SessionFinish {
                     exitstatus,
@@ -798,6 +798,21 @@ fn serve(
     report
 }
 
+/// A test's result to `on_event`, and into `results` when the options
+/// keep them.
+fn finish(
+    options: &PhaseOptions,
+    on_event: &mut dyn FnMut(&Event),
+    results: &mut Vec<TestResult>,
+    result: TestResult,
+) {
+    let event = Event::TestFinished(result);
+    on_event(&event);
+    if let (true, Event::TestFinished(result)) = (options.keep_results, event) {
+        results.push(result);
+    }
+}
+
 /// The result a test's closing message carries (`passed`, `done`).
 fn test_result(message: Message) -> Option<TestResult> {
     match message {
@@ -805,7 +820,11 @@ fn test_result(message: Message) -> Option<TestResult> {
             duration,
             ..TestResult::new(nodeid, Outcome::Passed)
         }),
-        Message::Done { nodeid, reports } => Some(fold(&nodeid, &reports)),
+        Message::Done {
+            nodeid,
+            reports,
+            subtests,
+        } => Some(fold(&nodeid, &reports, &subtests)),
         _ => None,
     }
 }
@@ -994,7 +1013,8 @@ fn pytest_command(
     let mut command = Command::new(&options.python);
     // proctor selects: pytest's own -m/-k (from addopts) would apply twice.
     // `-q`: the log is read only when pytest fails to start or crashes;
-    // per-file progress lines there cost pytest time for nobody.
+    // per-file progress lines there cost pytest time for nobody. (The
+    // bridge counts subtests at the verbosity the user asked for.)
     command.args([
         "-m",
         "pytest",

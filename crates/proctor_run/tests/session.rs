@@ -37,6 +37,7 @@ fn options(root: &Path) -> PhaseOptions {
         ignore: Vec::new(),
         opt_in: None,
         starts: false,
+        keep_results: true,
     }
 }
 

@@ -26,15 +26,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     let (mut setup, parts) = Setup::load(args)?;
     let early = setup.early.take();
     let Setup {
-        suite,
-        base,
-        runs_dir,
-        own_dir,
-        collection,
-        effectives,
-        history_path,
+        ref suite,
+        ref base,
+        ref runs_dir,
+        ref own_dir,
+        ref collection,
+        ref history_path,
         ..
-    } = &setup;
+    } = setup;
     let mut rules = parts.into_rules(suite);
     let mut planned = run_plan::plan(args, &setup, &mut rules)?;
     let mut out = Printer::stdout();
@@ -46,6 +45,24 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // On screen before the live status line, which is drawn through a
     // descriptor of its own.
     std::io::Write::flush(&mut out)?;
+    // The recorded durations of the tests to run, for the ETA of the live
+    // status line (read only when there is one).
+    let expected = if run_progress::live(args.verbose, args.quiet) && !args.no_history {
+        planned.expected_durations(collection, history_path)
+    } else {
+        std::collections::HashMap::new()
+    };
+    // Each static item's effective markers are read after the tests only
+    // for the JSON and HTML reports: without them, not held while pytest
+    // runs (a few hundred bytes an item, tens of MB on 100,000 tests).
+    planned.forget_statics();
+    let effectives = std::mem::take(&mut setup.effectives);
+    let effectives = if args.json.is_some() || args.html.is_some() {
+        effectives
+    } else {
+        drop(effectives);
+        Vec::new()
+    };
     let opt_in = crate::commands::run_opt_in::write_manifest(
         &own_dir.path,
         &suite.config.pytest.rootdir,
@@ -63,20 +80,13 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         started,
     };
     let decider = RunDecider::new(&rules, &collection.items);
-    // The recorded durations of the tests to run, for the ETA of the live
-    // status line (read only when there is one).
-    let expected = if run_progress::live(args.verbose, args.quiet) && !args.no_history {
-        planned.expected_durations(collection, history_path)
-    } else {
-        std::collections::HashMap::new()
-    };
     let mut progress = Progress::new(args.verbose, args.quiet, expected);
     let mut finish = Finish {
         out,
         args,
         suite,
         collection,
-        effectives,
+        effectives: &effectives,
         selection: describe_selection(&rules.selection),
         started_at,
         shard: planned.shard.take(),

@@ -147,6 +147,7 @@ impl Setup {
             ignore: Vec::new(),
             opt_in: None,
             starts: crate::commands::run_progress::live(args.verbose, args.quiet),
+            keep_results: false,
         };
         // One phase and no service to start first: pytest starts now, and
         // Python's start-up (a tenth of a second or more) overlaps proctor's
@@ -270,6 +271,13 @@ impl Planned {
             .map(|(i, _)| i.nodeid.clone())
             .collect();
         read_durations(history_path, &running)
+    }
+
+    /// Drops what only the header and `--co` read (a verdict and a node id
+    /// per static item), before pytest runs.
+    pub(crate) fn forget_statics(&mut self) {
+        self.statics = Vec::new();
+        self.in_phases = HashSet::new();
     }
 }
 
@@ -625,7 +633,7 @@ fn skipped(item: &Item, reason: &str, markers: &[String]) -> TestResult {
     TestResult {
         reason: Some(reason.to_owned()),
         attempts: 0,
-        markers: markers.to_vec(),
+        markers: markers.into(),
         location: Some(if decorated && item.line > 0 {
             format!("{file}:{}", item.line)
         } else {

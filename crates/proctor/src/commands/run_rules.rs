@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use proctor_plan::{Facts, Verdict};
 use proctor_python::{function_nodeid, Item, Marker, MarkerSource};
-use proctor_run::{CollectedItem, Decider, Decisions};
+use proctor_run::{CollectedItem, Decider, Decisions, MarkerNames};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
 use crate::commands::run_flags::LastFailed;
@@ -142,7 +142,7 @@ impl Rules<'_> {
 pub(crate) struct RunDecider<'r> {
     rules: &'r Rules<'r>,
     static_by_id: HashMap<&'r str, &'r Item>,
-    markers_of: RefCell<HashMap<String, Vec<String>>>,
+    markers_of: RefCell<HashMap<String, MarkerNames>>,
 }
 
 impl<'r> RunDecider<'r> {
@@ -170,7 +170,7 @@ impl Decider for RunDecider<'_> {
         self.rules.started_services_of(item, &self.static_by_id)
     }
 
-    fn markers_of(&self, nodeid: &str) -> Option<Vec<String>> {
+    fn markers_of(&self, nodeid: &str) -> Option<MarkerNames> {
         self.markers_of.borrow().get(nodeid).cloned()
     }
 }
@@ -180,7 +180,7 @@ fn decide(
     items: &[CollectedItem],
     rules: &Rules<'_>,
     static_by_id: &HashMap<&str, &Item>,
-    markers_of: &RefCell<HashMap<String, Vec<String>>>,
+    markers_of: &RefCell<HashMap<String, MarkerNames>>,
     phase: Option<&str>,
 ) -> Decisions {
     let mut decisions = Decisions::default();
@@ -190,6 +190,9 @@ fn decide(
     // Items with the same markers share one list (a parametrized
     // function's calls): converted once.
     let mut converted: HashMap<*const (), Vec<Arc<Marker>>> = HashMap::new();
+    // Each distinct list of names is kept once, shared by its items (and
+    // by their results, until the run's reports are written).
+    let mut shared: HashSet<MarkerNames> = HashSet::new();
     for collected in items {
         let markers = converted
             .entry(Arc::as_ptr(&collected.markers).cast::<()>())
@@ -220,6 +223,13 @@ fn decide(
         if names.iter().any(|n| rules.no_network.contains(n)) {
             decisions.no_network.push(collected.nodeid.clone());
         }
+        let names = if let Some(names) = shared.get(names.as_slice()) {
+            MarkerNames::clone(names)
+        } else {
+            let names = MarkerNames::from(names);
+            shared.insert(MarkerNames::clone(&names));
+            names
+        };
         markers_of
             .borrow_mut()
             .insert(collected.nodeid.clone(), names);
@@ -227,7 +237,10 @@ fn decide(
     if rules.order != Order::Pytest {
         let markers = markers_of.borrow();
         decisions.order = run_order::order(&kept, &rules.order, &|nodeid| {
-            markers.get(nodeid).cloned().unwrap_or_default()
+            markers
+                .get(nodeid)
+                .map(|names| names.to_vec())
+                .unwrap_or_default()
         });
     }
     // `--ff`: the failures first, each part in the order it had.

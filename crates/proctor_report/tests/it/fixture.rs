@@ -24,14 +24,14 @@ pub(crate) const OLLAMA: &str = "service ollama not reachable at 127.0.0.1:11434
 pub(crate) fn results() -> Vec<TestResult> {
     let mut ok = result("tests/unit/test_a.py::test_ok", Outcome::Passed);
     ok.duration = 0.012;
-    ok.markers = vec!["unit".to_owned()];
+    ok.markers = vec!["unit".to_owned()].into();
     let mut failed = with_message(
         result("tests/unit/test_a.py::TestX::test_fail[1]", Outcome::Failed),
         "    def test_fail(n):\n>       assert n == 2\nE       assert 1 == 2\n\ntests/unit/test_a.py:9: AssertionError\n",
     );
     failed.output.push_str("hello from test_fail\n");
     failed.duration = 0.5;
-    failed.markers = vec!["unit".to_owned()];
+    failed.markers = vec!["unit".to_owned()].into();
     let mut llama = with_reason(
         result(
             "tests/integration/test_ollama.py::test_generate[llama3]",
@@ -39,7 +39,7 @@ pub(crate) fn results() -> Vec<TestResult> {
         ),
         OLLAMA,
     );
-    llama.markers = vec!["integration".to_owned(), "ollama".to_owned()];
+    llama.markers = vec!["integration".to_owned(), "ollama".to_owned()].into();
     let qwen = with_reason(
         result(
             "tests/integration/test_ollama.py::test_generate[qwen2.5]",

@@ -122,7 +122,7 @@ fn everything_from_tests_is_escaped() {
     failed.message =
         Some("E   assert '</pre><script>alert(3)</script>' == '&amp;'\u{2028}\u{2029}".to_owned());
     failed.output = "<!-- <b>bold</b> -->\n".to_owned();
-    failed.markers = vec!["<unit>".to_owned()];
+    failed.markers = vec!["<unit>".to_owned()].into();
     failed.duration = 0.5;
     let mut skipped = result(img, Outcome::Skipped);
     skipped.reason = Some("needs <gpu> & \"cuda\"".to_owned());

@@ -218,7 +218,7 @@ fn hostile_text_stays_well_formed() {
         "E   AssertionError: <b>&amp;</b> ]]> \"quoted\" 'single' \x1b[0m\x00\x07\r\n".to_owned(),
     );
     hostile.output.push_str("<![CDATA[ boom ]]>\x1b[2K & done");
-    hostile.markers = vec!["e2e".to_owned(), "x\"<&>".to_owned()];
+    hostile.markers = vec!["e2e".to_owned(), "x\"<&>".to_owned()].into();
     let mut skipped = result("tests/test_x.py::test_s", Outcome::Skipped);
     skipped.reason = Some("needs <gpu> & \"cuda\"".to_owned());
     let xml = xml_of(&[hostile, skipped]);

@@ -32,6 +32,7 @@ import sys
 from json.encoder import encode_basestring_ascii as _quote
 
 import pytest
+from _pytest.reports import TestReport as _TestReport
 
 _connection = None
 _reader = None
@@ -255,6 +256,7 @@ _module_sync = False
 _renamed = {}  # real node id -> as sent, for the few `_wire` changes
 _kept = None  # the items the answer kept, in order, until collection ends
 _stopped = None  # why pytest stopped early (`pytest.exit`, a KeyboardInterrupt)
+_subtests = []  # the running test's subtests (pytest's `subtests` fixture), sent with it
 
 
 def pytest_sessionstart(session):
@@ -282,6 +284,8 @@ def pytest_sessionstart(session):
         # the ini file and the initial conftests are the same.
         root = str(config.rootpath)
         config.args = _restart_args(root, only)
+    if not config.pluginmanager.has_plugin("proctor_bridge_subtests"):
+        config.pluginmanager.register(_Subtests(config), "proctor_bridge_subtests")
     if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
         config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
     if setup.get("starts") and not config.pluginmanager.has_plugin("proctor_bridge_starts"):
@@ -512,6 +516,11 @@ def _send_test(nodeid, reports):
     """One message when a test ends, so that a test that crashes its
     process is found as the first kept one that never ended. `nodeid` is
     already quoted for JSON."""
+    global _subtests
+    if _subtests:
+        subtests, _subtests = _subtests, []
+        _connection.sendall(b'{"event":"done","nodeid":%s,"reports":%s,"subtests":%s}\n' % (nodeid.encode("ascii"), _json([_report(r) for r in reports]), _json(subtests)))
+        return
     if len(reports) == 3:
         setup, call, teardown = reports
         if setup.outcome == "passed" and call.outcome == "passed" and teardown.outcome == "passed" and getattr(call, "wasxfail", None) is None:
@@ -575,6 +584,39 @@ def _skip_reason(report):
     return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
 
 
+def _is_subtest(report):
+    """Whether a report is a subtest's (`SubtestReport`, pytest 9's
+    `subtests` fixture), which reaches only the report hook."""
+    return report.__class__.__name__ == "SubtestReport" and hasattr(report, "context")
+
+
+class _Subtests:
+    """Each subtest's report, converted when pytest logs it and sent with
+    its test's reports, with the stats category pytest's terminal counts it
+    in (`failed`, `subtests passed`, or none while subtests are quiet)."""
+
+    def __init__(self, config):
+        self.config = config
+
+    def pytest_runtest_logreport(self, report):
+        if report.__class__ is _TestReport or not _is_subtest(report):
+            return
+        # Counted at the user's verbosity: proctor starts pytest with one
+        # `-q` of its own (session.rs), which would make subtests verbose
+        # (pytest counts passed subtests only at a verbosity other than 0).
+        option = self.config.option
+        verbose = option.verbose
+        option.verbose = verbose + 1
+        try:
+            status = self.config.hook.pytest_report_teststatus(report=report, config=self.config)
+        finally:
+            option.verbose = verbose
+        entry = _report(report)
+        entry["description"] = report._sub_test_description()
+        entry["category"] = status[0] if status else report.outcome
+        _subtests.append(entry)
+
+
 class _Protocol:
     """pytest's own ``pytest_runtest_protocol`` (``_pytest.runner``), step
     for step, which also sends the test's reports: registered only when no
@@ -606,7 +648,8 @@ class _Reports:
         self.reports = []
 
     def pytest_runtest_logreport(self, report):
-        self.reports.append(report)
+        if not _is_subtest(report):
+            self.reports.append(report)
 
     def pytest_runtest_logfinish(self, nodeid):
         reports, self.reports = self.reports, []
