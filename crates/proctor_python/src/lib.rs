@@ -25,6 +25,7 @@ mod settings;
 mod source;
 mod value;
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use cache::clean as clean_cache;
@@ -264,6 +265,85 @@ fn collect_inner(
         });
     }
     collection
+}
+
+/// Records in the collection cache the items pytest collected for the
+/// functions `collection` calls dynamic (and those it took from an earlier
+/// recording), so that later static collections use them while the test
+/// module's record key holds. `collected` is every node id pytest
+/// collected, in its order; a function with none of them (its module not
+/// collected, or the run given a node id of another function) is left as
+/// it was. `run` is when the run started (ISO-8601, UTC). Returns how many
+/// functions were recorded; nothing is recorded without the cache.
+pub fn record_expansions(
+    settings: &CollectSettings,
+    collection: &Collection,
+    collected: &[String],
+    run: &str,
+) -> usize {
+    let Some(root) = settings.cache.as_deref() else {
+        return 0;
+    };
+    let mut functions: HashMap<&str, usize> = HashMap::new();
+    for item in &collection.items {
+        *functions.entry(function_nodeid(&item.nodeid)).or_default() += 1;
+    }
+    // A function's static items: one dynamic item (no parameters), or the
+    // items an earlier recording gave.
+    let mut wanted: BTreeMap<&str, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for item in &collection.items {
+        let function = function_nodeid(&item.nodeid);
+        let dynamic = item.dynamic.is_some()
+            && item.nodeid.contains("::")
+            && function == item.nodeid
+            && functions.get(function) == Some(&1);
+        if dynamic || collection.recorded.contains_key(function) {
+            wanted
+                .entry(collected_file(function))
+                .or_default()
+                .entry(function.to_string())
+                .or_default();
+        }
+    }
+    if wanted.is_empty() {
+        return 0;
+    }
+    let mut real: HashMap<&str, Vec<&String>> = HashMap::new();
+    for nodeid in collected {
+        real.entry(function_nodeid(nodeid))
+            .or_default()
+            .push(nodeid);
+    }
+    let mut modules = Vec::new();
+    let mut count = 0;
+    for (file, mut functions) in wanted {
+        let Some(&key) = collection.record_keys.get(file) else {
+            continue;
+        };
+        functions.retain(|function, ids| {
+            let Some(found) = real.get(function.as_str()) else {
+                return false;
+            };
+            ids.extend(found.iter().map(|id| (*id).clone()));
+            true
+        });
+        if functions.is_empty() {
+            continue;
+        }
+        count += functions.len();
+        modules.push((
+            file.to_string(),
+            cache::store::RecordedModule {
+                key,
+                run: run.to_string(),
+                functions,
+            },
+        ));
+    }
+    if !modules.is_empty() {
+        cache::store::Store::open(root).write_recorded(&settings.rootdir, modules);
+    }
+    count
 }
 
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {

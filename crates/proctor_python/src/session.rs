@@ -130,7 +130,6 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             }
         }
     }
-    drop(scans);
     let mut start = 0;
     loop {
         // What the modules loaded since `start` import in turn.
@@ -165,6 +164,16 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .enumerate()
         .map(|(i, s)| (s.path.as_os_str(), i))
         .collect();
+    // What a recorded expansion's key follows: each shared module's path,
+    // hash and imports (the slots themselves are consumed below).
+    let deps: Vec<(PathBuf, Hash, Vec<String>)> = if cached {
+        slots
+            .iter()
+            .map(|s| (s.path.clone(), s.hash, s.imports.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
 
     // With the cache: the context every module's result depends on, each
     // module's key in it, and the cached results that still hold.
@@ -283,6 +292,71 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         for (i, output, entry) in collected {
             outputs[i] = Some(output);
             fresh.extend(entry);
+        }
+    }
+    // Recorded expansions: a dynamic function's items as a run saw pytest
+    // collect them, while the module's record key holds.
+    if let (Some(store), Some(_)) = (store.as_ref(), context) {
+        let (recorded, _) = store.recorded();
+        let base = key::context(settings).finish();
+        let slot_of: HashMap<&OsStr, usize> = deps
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.0.as_os_str(), i))
+            .collect();
+        for (i, output) in outputs.iter_mut().enumerate() {
+            let Some(output) = output else { continue };
+            if !output.items.iter().any(|item| item.dynamic.is_some()) {
+                continue;
+            }
+            let path = &discovery.test_files[i];
+            let rel = settings.relative(path);
+            let (dotted, package) = &test_names[i];
+            let hash = slot_of
+                .get(path.as_os_str())
+                .map_or(hashes[i], |&s| deps[s].1);
+            let mut hasher = key::Hasher::new();
+            hasher.hash(base);
+            hasher.hash(module_key(0, path, dotted, package, hash));
+            hasher.str(&format!("{:?}", discovery.conditional));
+            let mut queue: Vec<usize> = Vec::new();
+            let dir = path.parent().unwrap_or(path);
+            for conftest in discovery
+                .conftests
+                .iter()
+                .filter(|(d, _)| dir.starts_with(d))
+                .map(|(_, c)| c)
+            {
+                queue.extend(slot_of.get(conftest.as_os_str()));
+            }
+            for dotted in &scans[i] {
+                for (file, _) in resolver.find_module(&roots, dotted) {
+                    queue.extend(slot_of.get(file.as_os_str()));
+                }
+            }
+            let mut seen: HashSet<usize> = HashSet::default();
+            while let Some(s) = queue.pop() {
+                if !seen.insert(s) {
+                    continue;
+                }
+                for dotted in &deps[s].2 {
+                    for (file, _) in resolver.find_module(&roots, dotted) {
+                        queue.extend(slot_of.get(file.as_os_str()));
+                    }
+                }
+            }
+            let mut reached: Vec<&(PathBuf, Hash, Vec<String>)> =
+                seen.into_iter().map(|s| &deps[s]).collect();
+            reached.sort_by(|a, b| a.0.cmp(&b.0));
+            for (path, hash, _) in reached {
+                hasher.path(path);
+                hasher.hash(*hash);
+            }
+            let key = record_key(hasher.finish(), output);
+            if let Some(module) = recorded.modules.get(&rel).filter(|m| m.key == key) {
+                apply_recorded(output, module, &mut collection.recorded);
+            }
+            collection.record_keys.insert(rel, key);
         }
     }
     if let Some(entry) = &session_entry {
@@ -1011,6 +1085,55 @@ fn module_key(context: Hash, path: &Path, dotted: &str, package: &str, hash: Has
     hasher.str(package);
     hasher.hash(hash);
     hasher.finish()
+}
+
+/// The key a module's recorded expansions are stored under: its key in
+/// the context (its bytes, everything it resolves against) and its static
+/// result's items, so that a change of what the file system answered it
+/// (an optional module installed) that changes them drops the recording.
+pub(crate) fn record_key(key: Hash, output: &ModuleOutput) -> Hash {
+    let mut hasher = key::Hasher::new();
+    hasher.str("recorded");
+    hasher.hash(key);
+    for item in &output.items {
+        hasher.str(&item.nodeid);
+        hasher.str(item.dynamic.as_deref().unwrap_or(""));
+    }
+    hasher.str(&format!("{:?}{:?}", output.error, output.skipped));
+    hasher.finish()
+}
+
+/// Replaces each dynamic item of `output` that `module` recorded with the
+/// items pytest collected for it (static now, with the dynamic item's
+/// file, line and markers), noting the function in `recorded`.
+fn apply_recorded(
+    output: &mut ModuleOutput,
+    module: &store::RecordedModule,
+    recorded: &mut BTreeMap<String, String>,
+) {
+    let recorded_here =
+        |item: &RawItem| item.dynamic.is_some() && module.functions.contains_key(&item.nodeid);
+    if !output.items.iter().any(recorded_here) {
+        return;
+    }
+    let mut items = Vec::with_capacity(output.items.len());
+    for item in std::mem::take(&mut output.items) {
+        if !recorded_here(&item) {
+            items.push(item);
+            continue;
+        }
+        let ids = &module.functions[&item.nodeid];
+        recorded.insert(item.nodeid.clone(), module.run.clone());
+        for id in ids {
+            items.push(RawItem {
+                nodeid: id.clone(),
+                dynamic: None,
+                high_params: Vec::new(),
+                ..item.clone()
+            });
+        }
+    }
+    output.items = items;
 }
 
 /// The cached output of each test module whose entry has its key and whose

@@ -42,6 +42,10 @@ struct JsonItem<'c> {
     decorators: &'c [Arc<proctor_python::Decorator>],
     #[serde(skip_serializing_if = "Option::is_none")]
     effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
+    /// Where an item static collection calls dynamic came from a run:
+    /// `recorded in the run of DATE`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<String>,
 }
 
 /// Writes `collect --json` straight from the collection. Each distinct
@@ -101,6 +105,9 @@ fn write_json(
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
             effective: taxonomy.map(|t| t.effective(item).markers),
+            recorded: collection
+                .recorded_in(&item.nodeid)
+                .map(|run| format!("recorded in the run of {run}")),
         };
         serde_json::to_writer(&mut *out, &json_item)?;
     }
@@ -176,6 +183,14 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
         );
         if dynamic > 0 {
             let _ = write!(summary, ", {dynamic} dynamic");
+        }
+        let recorded = collection
+            .items
+            .iter()
+            .filter(|i| collection.recorded_in(&i.nodeid).is_some())
+            .count();
+        if recorded > 0 {
+            let _ = write!(summary, " ({recorded} recorded in a run)");
         }
         if !collection.errors.is_empty() {
             let n = collection.errors.len();

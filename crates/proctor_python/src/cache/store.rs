@@ -541,3 +541,58 @@ pub fn clean(root: &Path) -> std::io::Result<bool> {
         Err(err) => Err(err),
     }
 }
+
+/// `recorded.json`: per test module (its path relative to the rootdir) the
+/// items a `proctor run` saw pytest collect for the functions static
+/// collection calls dynamic, valid while the module's record key holds.
+#[derive(Default, Serialize, Deserialize)]
+pub(crate) struct RecordedFile {
+    format: String,
+    pub(crate) modules: std::collections::BTreeMap<String, RecordedModule>,
+}
+
+/// The recorded expansions of one test module.
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct RecordedModule {
+    #[serde(with = "hex")]
+    pub(crate) key: Hash,
+    /// When the run that recorded them started (ISO-8601, UTC).
+    pub(crate) run: String,
+    /// Per dynamic function (its node id) pytest's node ids, in pytest's
+    /// order.
+    pub(crate) functions: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+const RECORDED: &str = "recorded.json";
+
+impl Store {
+    /// The recorded expansions, and a hash of the file they were read from
+    /// (0 when there is none).
+    pub(crate) fn recorded(&self) -> (RecordedFile, Hash) {
+        let Ok(bytes) = std::fs::read(self.dir.join(RECORDED)) else {
+            return (RecordedFile::default(), 0);
+        };
+        match serde_json::from_slice::<RecordedFile>(&bytes) {
+            Ok(file) if file.format == FORMAT => {
+                let mut hasher = super::key::Hasher::new();
+                hasher.bytes(&bytes);
+                (file, hasher.finish())
+            }
+            _ => (RecordedFile::default(), 0),
+        }
+    }
+
+    /// Stores `modules` over the recorded expansions read now; modules
+    /// whose file is gone (relative to `rootdir`) are dropped.
+    pub(crate) fn write_recorded(&self, rootdir: &Path, modules: Vec<(String, RecordedModule)>) {
+        let (mut file, _) = self.recorded();
+        file.format = FORMAT.to_string();
+        for (path, module) in modules {
+            file.modules.insert(path, module);
+        }
+        file.modules.retain(|path, _| rootdir.join(path).exists());
+        if let Ok(bytes) = serde_json::to_vec(&file) {
+            self.write(RECORDED, &bytes);
+        }
+    }
+}
