@@ -35,7 +35,8 @@ pub use hooks::{
 };
 pub use ids::IdOptions;
 pub use model::{
-    CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource,
+    CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource, Memo,
+    MemoSlot,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
@@ -186,15 +187,52 @@ pub fn collect(
 ) -> Collection {
     // One thread per core is the global pool, which callers reuse after
     // collection (lint, selection): no second pool to start and tear down.
+    collect_in_pool(settings, args, cwd, testpaths, None)
+}
+
+/// [`collect`] for a caller that renders the whole collection the same way
+/// every time (`collect --json`): `memo` identifies the rendering (its
+/// format and everything it reads besides the collection). With the cache
+/// on, when a rendering stored with [`store_memo`] has the same inputs
+/// (every module's key, the context, what discovery found, the recorded
+/// expansions, the arguments, `memo`) and its file-system answers hold,
+/// the collection is only its [`Memo::Hit`] (with the cache's counts);
+/// otherwise it is the full collection with a [`Memo::Miss`] to store the
+/// rendering with.
+#[must_use]
+pub fn collect_memoized(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+    memo: u128,
+) -> Collection {
+    collect_in_pool(settings, args, cwd, testpaths, Some(memo))
+}
+
+/// Stores `rendered` as the memo of the collection that gave `slot`.
+pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, rendered: &[u8]) {
+    if let Some(root) = settings.cache.as_deref() {
+        cache::store::Store::open_bare(root).write_memo(slot.digest, &slot.probes, rendered);
+    }
+}
+
+fn collect_in_pool(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+    memo: Option<u128>,
+) -> Collection {
     if settings.threads == 0 || settings.threads == rayon::current_num_threads() {
-        return collect_inner(settings, args, cwd, testpaths);
+        return collect_inner(settings, args, cwd, testpaths, memo);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads)
         .build();
     match pool {
-        Ok(pool) => pool.install(|| collect_inner(settings, args, cwd, testpaths)),
-        Err(_) => collect_inner(settings, args, cwd, testpaths),
+        Ok(pool) => pool.install(|| collect_inner(settings, args, cwd, testpaths, memo)),
+        Err(_) => collect_inner(settings, args, cwd, testpaths, memo),
     }
 }
 
@@ -235,10 +273,21 @@ fn collect_inner(
     args: &[String],
     cwd: &Path,
     testpaths: &[String],
+    memo: Option<u128>,
 ) -> Collection {
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();
-    let (mut collection, raw) = session::run(settings, &paths);
+    // The selection below follows the arguments: part of the memo's key.
+    let memo = memo.map(|memo| {
+        let mut hasher = cache::key::Hasher::new();
+        hasher.hash(memo);
+        hasher.str(&format!("{initial:?}"));
+        hasher.finish()
+    });
+    let (mut collection, raw) = session::run(settings, &paths, memo);
+    if matches!(collection.memo, Some(Memo::Hit(_))) {
+        return collection;
+    }
     collection.beyond_walk = initial
         .iter()
         .filter(|a| a.beyond_walk)
@@ -341,7 +390,7 @@ pub fn record_expansions(
         ));
     }
     if !modules.is_empty() {
-        cache::store::Store::open(root).write_recorded(&settings.rootdir, modules);
+        cache::store::Store::open_bare(root).write_recorded(&settings.rootdir, modules);
     }
     count
 }

@@ -172,6 +172,28 @@ pub struct Collection {
     /// with the cache on.
     #[serde(skip)]
     pub record_keys: std::collections::HashMap<String, u128>,
+    /// With [`crate::collect_memoized`]: the caller's stored rendering of
+    /// this very collection (then nothing else is filled in), or what
+    /// storing one takes.
+    #[serde(skip)]
+    pub memo: Option<Memo>,
+}
+
+/// The memo of a whole collection's rendering ([`crate::collect_memoized`]).
+#[derive(Debug, Clone)]
+pub enum Memo {
+    /// The bytes the caller stored for a collection with the same inputs.
+    Hit(Vec<u8>),
+    /// No memo held: store the rendering with [`crate::store_memo`].
+    Miss(MemoSlot),
+}
+
+/// What storing a memo takes: the collection's digest and the
+/// file-system answers its modules got.
+#[derive(Debug, Clone)]
+pub struct MemoSlot {
+    pub(crate) digest: u128,
+    pub(crate) probes: Vec<crate::cache::probe::Probe>,
 }
 
 impl Collection {

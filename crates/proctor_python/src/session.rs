@@ -24,7 +24,7 @@ use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::imports::{package_of, scan_imports, Resolver};
-use crate::model::{CacheStats, CollectError, Collection, Item};
+use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot};
 use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared};
 use crate::reorder;
@@ -34,7 +34,11 @@ use crate::source::{read_bytes, SourceFile};
 /// Runs discovery and collection from `paths`; returns the collection
 /// (errors, warnings and conftest-level dynamic items) and the items in
 /// pytest's order.
-pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection, Vec<RawItem>) {
+pub(crate) fn run(
+    settings: &CollectSettings,
+    paths: &[PathBuf],
+    memo: Option<Hash>,
+) -> (Collection, Vec<RawItem>) {
     let mut discovery = discover::Walker::new(settings).run(paths);
     // Missing imports are only inferred where no conftest edits `sys.path`
     // (which proctor cannot follow) and the interpreter's path is known.
@@ -195,14 +199,51 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             .collect(),
         None => Vec::new(),
     };
+    let (recorded, recorded_hash) = store.as_ref().map(Store::recorded).unwrap_or_default();
+    // The memo of the caller's rendering: its digest covers every input of
+    // the collection (the context, each module's key, what discovery found,
+    // the recorded expansions) and of the rendering (`memo`). Not with
+    // items only a hook or a doctest file's text decides.
+    let digest = memo
+        .zip(context)
+        .filter(|_| discovery.hook_files.is_empty() && discovery.doctest_files.is_empty());
+    let digest = digest.map(|(memo, context)| {
+        let mut hasher = key::Hasher::new();
+        hasher.str("memo");
+        hasher.hash(memo);
+        hasher.hash(context);
+        hasher.hash(recorded_hash);
+        hasher.str(&format!("{paths:?}"));
+        for (path, key) in discovery.test_files.iter().zip(&keys) {
+            hasher.path(path);
+            hasher.hash(*key);
+        }
+        hasher.str(&format!("{:?}", discovery.errors));
+        hasher.str(&format!("{:?}", discovery.opt_in));
+        hasher.finish()
+    });
+    if let Some(bytes) = digest.and_then(|d| store.as_ref()?.memo(d)) {
+        let collection = Collection {
+            cache: Some(CacheStats {
+                cached: discovery.test_files.len(),
+                collected: 0,
+            }),
+            memo: Some(Memo::Hit(bytes)),
+            ..Collection::default()
+        };
+        return (collection, Vec::new());
+    }
     let pack = store
         .as_ref()
         .zip(context)
         .and_then(|(store, context)| store.pack(context));
     let (raw_entries, mut session_entry) =
         pack.as_ref().and_then(Pack::entries).unwrap_or_default();
+    let mut all_probes: Vec<probe::Probe> = Vec::new();
     let mut outputs: Vec<Option<ModuleOutput>> = if cached {
-        cached_outputs(&discovery.test_files, &keys, &raw_entries)
+        let (outputs, probes) = cached_outputs(&discovery.test_files, &keys, &raw_entries);
+        all_probes = probes;
+        outputs
     } else {
         (0..discovery.test_files.len()).map(|_| None).collect()
     };
@@ -291,13 +332,15 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             .collect();
         for (i, output, entry) in collected {
             outputs[i] = Some(output);
+            if digest.is_some() {
+                all_probes.extend(entry.iter().flat_map(|(_, e)| e.probes.iter().cloned()));
+            }
             fresh.extend(entry);
         }
     }
     // Recorded expansions: a dynamic function's items as a run saw pytest
     // collect them, while the module's record key holds.
-    if let (Some(store), Some(_)) = (store.as_ref(), context) {
-        let (recorded, _) = store.recorded();
+    if store.is_some() && context.is_some() {
         let base = key::context(settings).finish();
         let slot_of: HashMap<&OsStr, usize> = deps
             .iter()
@@ -368,6 +411,14 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             cached: hits,
             collected: outputs.len() - hits,
         });
+        if let Some(digest) = digest.filter(|_| !tainted) {
+            let mut seen = HashSet::default();
+            all_probes.retain(|p| seen.insert(p.clone()));
+            collection.memo = Some(Memo::Miss(MemoSlot {
+                digest,
+                probes: all_probes,
+            }));
+        }
         if !tainted {
             store.write_stamps(stamps);
             if !fresh.is_empty() || session_fresh {
@@ -1143,7 +1194,7 @@ fn cached_outputs(
     files: &[PathBuf],
     keys: &[Hash],
     raw: &HashMap<String, &serde_json::value::RawValue>,
-) -> Vec<Option<ModuleOutput>> {
+) -> (Vec<Option<ModuleOutput>>, Vec<probe::Probe>) {
     let entries: Vec<Option<ModuleEntry>> = files
         .par_iter()
         .zip(keys.par_iter())
@@ -1157,7 +1208,8 @@ fn cached_outputs(
         .flatten()
         .flat_map(|e| e.probes.iter())
         .collect();
-    let failed: HashSet<&probe::Probe> = probes.into_par_iter().filter(|p| !p.holds()).collect();
+    let failed: HashSet<&probe::Probe> =
+        probes.par_iter().copied().filter(|p| !p.holds()).collect();
     let valid: Vec<bool> = entries
         .iter()
         .map(|entry| {
@@ -1166,12 +1218,18 @@ fn cached_outputs(
                 .is_some_and(|e| !e.probes.iter().any(|p| failed.contains(p)))
         })
         .collect();
+    let held: Vec<probe::Probe> = probes
+        .iter()
+        .filter(|p| !failed.contains(*p))
+        .map(|p| (*p).clone())
+        .collect();
     drop(failed);
-    entries
+    let outputs = entries
         .into_par_iter()
         .zip(valid)
         .map(|(entry, valid)| entry.filter(|_| valid)?.output())
-        .collect()
+        .collect();
+    (outputs, held)
 }
 
 /// Collects a test module nothing imports: parsed for this task only and

@@ -348,6 +348,15 @@ impl Store {
         Store { dir, stamps }
     }
 
+    /// The cache under `root` without reading its stamps, for writing
+    /// what is not a stamp.
+    pub(crate) fn open_bare(root: &Path) -> Store {
+        Store {
+            dir: root.join(FORMAT),
+            stamps: HashMap::default(),
+        }
+    }
+
     /// The stored stamp of `path` when its `stat` data is unchanged.
     pub(crate) fn fresh_stamp(&self, path: &Path) -> Option<&Stamp> {
         let stamp = self.stamps.get(path.to_str()?)?;
@@ -594,5 +603,50 @@ impl Store {
         if let Ok(bytes) = serde_json::to_vec(&file) {
             self.write(RECORDED, &bytes);
         }
+    }
+}
+
+/// `memo.bin`: what a caller rendered from the last whole collection
+/// (`collect --json`'s document), valid while its digest (every input of
+/// the collection and of the rendering) is the same and the file-system
+/// answers its modules got still hold. Layout: the digest (16 bytes,
+/// little-endian), the probes' JSON length (8 bytes), the probes as JSON,
+/// then the caller's bytes.
+const MEMO: &str = "memo.bin";
+
+impl Store {
+    /// The memo's bytes, when it was stored with `digest` and its probes
+    /// still hold.
+    pub(crate) fn memo(&self, digest: Hash) -> Option<Vec<u8>> {
+        let mut bytes = std::fs::read(self.dir.join(MEMO)).ok()?;
+        let stored = u128::from_le_bytes(bytes.get(..16)?.try_into().ok()?);
+        if stored != digest {
+            return None;
+        }
+        let length = u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?);
+        let end = 24usize.checked_add(usize::try_from(length).ok()?)?;
+        let probes: Vec<Probe> = serde_json::from_slice(bytes.get(24..end)?).ok()?;
+        {
+            use rayon::prelude::*;
+            if !probes.par_iter().all(Probe::holds) {
+                return None;
+            }
+        }
+        bytes.drain(..end);
+        // A memo without a document is a damaged one.
+        (!bytes.is_empty()).then_some(bytes)
+    }
+
+    /// Stores `rendered` as the memo of `digest`.
+    pub(crate) fn write_memo(&self, digest: Hash, probes: &[Probe], rendered: &[u8]) {
+        let Ok(probes) = serde_json::to_vec(probes) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(24 + probes.len() + rendered.len());
+        bytes.extend_from_slice(&digest.to_le_bytes());
+        bytes.extend_from_slice(&(probes.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&probes);
+        bytes.extend_from_slice(rendered);
+        self.write(MEMO, &bytes);
     }
 }
