@@ -586,7 +586,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         ),
     ];
     for (what, pack_bytes, stamp_bytes) in damages {
-        std::fs::write(&packs[0], pack_bytes).unwrap();
+        std::fs::write(&packs[0], &pack_bytes).unwrap();
         std::fs::write(cache.join("stamps.json"), stamp_bytes).unwrap();
         // The memo of the last document, damaged alike (or cut after its
         // header and probes, so that it holds no document).
