@@ -593,13 +593,13 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         let memo = cache.join("memo.bin");
         assert!(memo.exists(), "{what}: no memo written");
         let memo_bytes = std::fs::read(&memo).unwrap();
-        let damaged = if what.starts_with("truncated") {
+        let memo_damage = if what.starts_with("truncated") {
             let probes = u64::from_le_bytes(memo_bytes[16..24].try_into().unwrap());
             memo_bytes[..24 + usize::try_from(probes).unwrap()].to_vec()
         } else {
             pack_bytes.clone()
         };
-        std::fs::write(&memo, damaged).unwrap();
+        std::fs::write(&memo, memo_damage).unwrap();
         let (out, stderr) = proctor(&root, &["collect", "--json"]);
         assert!(out == expected, "{what}: output differs\n{stderr}");
         assert_eq!(cached_count(&stderr), 0, "{what}: {stderr}");

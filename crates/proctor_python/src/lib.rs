@@ -322,16 +322,16 @@ fn collect_inner(
 /// module's record key holds. `collected` is every node id pytest
 /// collected, in its order; a function with none of them (its module not
 /// collected, or the run given a node id of another function) is left as
-/// it was. `run` is when the run started (ISO-8601, UTC). Returns how many
-/// functions were recorded; nothing is recorded without the cache.
+/// it was. `run` is when the run started (ISO-8601, UTC). Nothing is
+/// recorded without the cache.
 pub fn record_expansions(
     settings: &CollectSettings,
     collection: &Collection,
     collected: &[String],
     run: &str,
-) -> usize {
+) {
     let Some(root) = settings.cache.as_deref() else {
-        return 0;
+        return;
     };
     let mut functions: HashMap<&str, usize> = HashMap::new();
     for item in &collection.items {
@@ -355,7 +355,7 @@ pub fn record_expansions(
         }
     }
     if wanted.is_empty() {
-        return 0;
+        return;
     }
     let mut real: HashMap<&str, Vec<&String>> = HashMap::new();
     for nodeid in collected {
@@ -364,7 +364,6 @@ pub fn record_expansions(
             .push(nodeid);
     }
     let mut modules = Vec::new();
-    let mut count = 0;
     for (file, mut functions) in wanted {
         let Some(&key) = collection.record_keys.get(file) else {
             continue;
@@ -379,7 +378,6 @@ pub fn record_expansions(
         if functions.is_empty() {
             continue;
         }
-        count += functions.len();
         modules.push((
             file.to_string(),
             cache::store::RecordedModule {
@@ -392,7 +390,6 @@ pub fn record_expansions(
     if !modules.is_empty() {
         cache::store::Store::open_bare(root).write_recorded(&settings.rootdir, modules);
     }
-    count
 }
 
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {

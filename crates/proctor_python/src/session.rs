@@ -208,19 +208,19 @@ pub(crate) fn run(
         .zip(context)
         .filter(|_| discovery.hook_files.is_empty() && discovery.doctest_files.is_empty());
     let digest = digest.map(|(memo, context)| {
-        let mut hasher = key::Hasher::new();
-        hasher.str("memo");
-        hasher.hash(memo);
-        hasher.hash(context);
-        hasher.hash(recorded_hash);
-        hasher.str(&format!("{paths:?}"));
+        let mut memo_hasher = key::Hasher::new();
+        memo_hasher.str("memo");
+        memo_hasher.hash(memo);
+        memo_hasher.hash(context);
+        memo_hasher.hash(recorded_hash);
+        memo_hasher.str(&format!("{paths:?}"));
         for (path, key) in discovery.test_files.iter().zip(&keys) {
-            hasher.path(path);
-            hasher.hash(*key);
+            memo_hasher.path(path);
+            memo_hasher.hash(*key);
         }
-        hasher.str(&format!("{:?}", discovery.errors));
-        hasher.str(&format!("{:?}", discovery.opt_in));
-        hasher.finish()
+        memo_hasher.str(&format!("{:?}", discovery.errors));
+        memo_hasher.str(&format!("{:?}", discovery.opt_in));
+        memo_hasher.finish()
     });
     if let Some(bytes) = digest.and_then(|d| store.as_ref()?.memo(d)) {
         let collection = Collection {
@@ -358,10 +358,10 @@ pub(crate) fn run(
             let hash = slot_of
                 .get(path.as_os_str())
                 .map_or(hashes[i], |&s| deps[s].1);
-            let mut hasher = key::Hasher::new();
-            hasher.hash(base);
-            hasher.hash(module_key(0, path, dotted, package, hash));
-            hasher.str(&format!("{:?}", discovery.conditional));
+            let mut dep_hasher = key::Hasher::new();
+            dep_hasher.hash(base);
+            dep_hasher.hash(module_key(0, path, dotted, package, hash));
+            dep_hasher.str(&format!("{:?}", discovery.conditional));
             let mut queue: Vec<usize> = Vec::new();
             let dir = path.parent().unwrap_or(path);
             for conftest in discovery
@@ -392,10 +392,10 @@ pub(crate) fn run(
                 seen.into_iter().map(|s| &deps[s]).collect();
             reached.sort_by(|a, b| a.0.cmp(&b.0));
             for (path, hash, _) in reached {
-                hasher.path(path);
-                hasher.hash(*hash);
+                dep_hasher.path(path);
+                dep_hasher.hash(*hash);
             }
-            let key = record_key(hasher.finish(), output);
+            let key = record_key(dep_hasher.finish(), output);
             if let Some(module) = recorded.modules.get(&rel).filter(|m| m.key == key) {
                 apply_recorded(output, module, &mut collection.recorded);
             }
