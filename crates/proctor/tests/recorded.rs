@@ -168,6 +168,19 @@ fn recorded_expansions_equal_pytest_until_their_inputs_change() {
         text(&summary)
     );
 
+    // `plan`'s counts are pytest's, with no dynamic item left.
+    let plan = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .arg("plan")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let plan = text(&plan);
+    assert!(
+        plan.contains(&format!("): {} run, 0 skipped, 0 deselected.", real.len()))
+            && !plan.contains("dynamic"),
+        "{plan}"
+    );
+
     // A module it imports changes: that module's function is dynamic
     // again, with the static reason; the others stay recorded.
     write(
