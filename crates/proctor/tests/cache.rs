@@ -8,7 +8,8 @@
 //! deleted, renamed, broken, created, rewritten unchanged — and after each
 //! edit `proctor collect --json` with the cache must print byte for byte
 //! what `--no-cache` prints. Every few edits `proctor check --format json`
-//! is compared the same way. Some edits set the edited file's modification
+//! is compared the same way, and each cached command runs twice (the
+//! second `collect --json` writes the memo of the first). Some edits set the edited file's modification
 //! time to a distinct past time, so that the `stat` fast path (which does
 //! not trust files changed in the last seconds) is taken as well.
 //!
@@ -448,10 +449,10 @@ fn proctor(dir: &Path, args: &[&str]) -> (Vec<u8>, String) {
         "proctor {args:?} failed: {}",
         text(&output)
     );
-    (
-        output.stdout,
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    // The exit status is compared with the output.
+    let mut stdout = output.stdout;
+    stdout.extend(format!("exit: {:?}\n", output.status.code()).bytes());
+    (stdout, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 /// How many modules the cache served, from the `cache: N cached` line.
@@ -468,6 +469,15 @@ fn cached_count(stderr: &str) -> usize {
 /// returns how many modules the cached run took from the cache.
 fn same_with_and_without_cache(root: &Path, args: &[&str], context: &str) -> usize {
     let (cached, stderr) = proctor(root, args);
+    // Again with nothing changed: `collect --json` then writes its memo.
+    let (again, _) = proctor(root, args);
+    assert!(
+        again == cached,
+        "{context}: `proctor {}` differs on a second cached run\n--- first\n{}\n--- second\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&cached),
+        String::from_utf8_lossy(&again)
+    );
     let mut plain_args = args.to_vec();
     plain_args.push("--no-cache");
     let (plain, plain_stderr) = proctor(root, &plain_args);
@@ -576,8 +586,20 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         ),
     ];
     for (what, pack_bytes, stamp_bytes) in damages {
-        std::fs::write(&packs[0], pack_bytes).unwrap();
+        std::fs::write(&packs[0], &pack_bytes).unwrap();
         std::fs::write(cache.join("stamps.json"), stamp_bytes).unwrap();
+        // The memo of the last document, damaged alike (or cut after its
+        // header and probes, so that it holds no document).
+        let memo = cache.join("memo.bin");
+        assert!(memo.exists(), "{what}: no memo written");
+        let memo_bytes = std::fs::read(&memo).unwrap();
+        let memo_damage = if what.starts_with("truncated") {
+            let probes = u64::from_le_bytes(memo_bytes[16..24].try_into().unwrap());
+            memo_bytes[..24 + usize::try_from(probes).unwrap()].to_vec()
+        } else {
+            pack_bytes.clone()
+        };
+        std::fs::write(&memo, memo_damage).unwrap();
         let (out, stderr) = proctor(&root, &["collect", "--json"]);
         assert!(out == expected, "{what}: output differs\n{stderr}");
         assert_eq!(cached_count(&stderr), 0, "{what}: {stderr}");

@@ -25,6 +25,7 @@ mod settings;
 mod source;
 mod value;
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use cache::clean as clean_cache;
@@ -35,7 +36,8 @@ pub use hooks::{
 };
 pub use ids::IdOptions;
 pub use model::{
-    CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource,
+    CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource, Memo,
+    MemoSlot,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
@@ -186,15 +188,52 @@ pub fn collect(
 ) -> Collection {
     // One thread per core is the global pool, which callers reuse after
     // collection (lint, selection): no second pool to start and tear down.
+    collect_in_pool(settings, args, cwd, testpaths, None)
+}
+
+/// [`collect`] for a caller that renders the whole collection the same way
+/// every time (`collect --json`): `memo` identifies the rendering (its
+/// format and everything it reads besides the collection). With the cache
+/// on, when a rendering stored with [`store_memo`] has the same inputs
+/// (every module's key, the context, what discovery found, the recorded
+/// expansions, the arguments, `memo`) and its file-system answers hold,
+/// the collection is only its [`Memo::Hit`] (with the cache's counts);
+/// otherwise it is the full collection with a [`Memo::Miss`] to store the
+/// rendering with.
+#[must_use]
+pub fn collect_memoized(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+    memo: u128,
+) -> Collection {
+    collect_in_pool(settings, args, cwd, testpaths, Some(memo))
+}
+
+/// Stores `rendered` as the memo of the collection that gave `slot`.
+pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, rendered: &[u8]) {
+    if let Some(root) = settings.cache.as_deref() {
+        cache::store::Store::open_bare(root).write_memo(slot.digest, &slot.probes, rendered);
+    }
+}
+
+fn collect_in_pool(
+    settings: &CollectSettings,
+    args: &[String],
+    cwd: &Path,
+    testpaths: &[String],
+    memo: Option<u128>,
+) -> Collection {
     if settings.threads == 0 || settings.threads == rayon::current_num_threads() {
-        return collect_inner(settings, args, cwd, testpaths);
+        return collect_inner(settings, args, cwd, testpaths, memo);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads)
         .build();
     match pool {
-        Ok(pool) => pool.install(|| collect_inner(settings, args, cwd, testpaths)),
-        Err(_) => collect_inner(settings, args, cwd, testpaths),
+        Ok(pool) => pool.install(|| collect_inner(settings, args, cwd, testpaths, memo)),
+        Err(_) => collect_inner(settings, args, cwd, testpaths, memo),
     }
 }
 
@@ -235,10 +274,21 @@ fn collect_inner(
     args: &[String],
     cwd: &Path,
     testpaths: &[String],
+    memo: Option<u128>,
 ) -> Collection {
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();
-    let (mut collection, raw) = session::run(settings, &paths);
+    // The selection below follows the arguments: part of the memo's key.
+    let memo = memo.map(|memo| {
+        let mut hasher = cache::key::Hasher::new();
+        hasher.hash(memo);
+        hasher.str(&format!("{initial:?}"));
+        hasher.finish()
+    });
+    let (mut collection, raw) = session::run(settings, &paths, memo);
+    if matches!(collection.memo, Some(Memo::Hit(_))) {
+        return collection;
+    }
     collection.beyond_walk = initial
         .iter()
         .filter(|a| a.beyond_walk)
@@ -265,6 +315,82 @@ fn collect_inner(
         });
     }
     collection
+}
+
+/// Records in the collection cache the items pytest collected for the
+/// functions `collection` calls dynamic (and those it took from an earlier
+/// recording), so that later static collections use them while the test
+/// module's record key holds. `collected` is every node id pytest
+/// collected, in its order; a function with none of them (its module not
+/// collected, or the run given a node id of another function) is left as
+/// it was. `run` is when the run started (ISO-8601, UTC). Nothing is
+/// recorded without the cache.
+pub fn record_expansions(
+    settings: &CollectSettings,
+    collection: &Collection,
+    collected: &[String],
+    run: &str,
+) {
+    let Some(root) = settings.cache.as_deref() else {
+        return;
+    };
+    let mut functions: HashMap<&str, usize> = HashMap::new();
+    for item in &collection.items {
+        *functions.entry(function_nodeid(&item.nodeid)).or_default() += 1;
+    }
+    // A function's static items: one dynamic item (no parameters), or the
+    // items an earlier recording gave.
+    let mut wanted: BTreeMap<&str, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for item in &collection.items {
+        let function = function_nodeid(&item.nodeid);
+        let dynamic = item.dynamic.is_some()
+            && item.nodeid.contains("::")
+            && function == item.nodeid
+            && functions.get(function) == Some(&1);
+        if dynamic || collection.recorded.contains_key(function) {
+            wanted
+                .entry(collected_file(function))
+                .or_default()
+                .entry(function.to_string())
+                .or_default();
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let mut real: HashMap<&str, Vec<&String>> = HashMap::new();
+    for nodeid in collected {
+        real.entry(function_nodeid(nodeid))
+            .or_default()
+            .push(nodeid);
+    }
+    let mut modules = Vec::new();
+    for (file, mut functions) in wanted {
+        let Some(&key) = collection.record_keys.get(file) else {
+            continue;
+        };
+        functions.retain(|function, ids| {
+            let Some(found) = real.get(function.as_str()) else {
+                return false;
+            };
+            ids.extend(found.iter().map(|id| (*id).clone()));
+            true
+        });
+        if functions.is_empty() {
+            continue;
+        }
+        modules.push((
+            file.to_string(),
+            cache::store::RecordedModule {
+                key,
+                run: run.to_string(),
+                functions,
+            },
+        ));
+    }
+    if !modules.is_empty() {
+        cache::store::Store::open_bare(root).write_recorded(&settings.rootdir, modules);
+    }
 }
 
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {

@@ -161,6 +161,53 @@ pub struct Collection {
     /// How the collection cache served this collection, when it was used.
     #[serde(skip)]
     pub cache: Option<CacheStats>,
+    /// Functions static collection calls dynamic whose items came from a
+    /// `proctor run` that saw pytest's real ones (recorded expansions): the
+    /// function's node id and when that run started (ISO-8601, UTC).
+    #[serde(skip)]
+    pub recorded: std::collections::BTreeMap<String, String>,
+    /// Per test module (its path relative to the rootdir) the key a
+    /// recorded expansion of its dynamic functions is stored under: what
+    /// its static result depends on, and that result's dynamic items. Only
+    /// with the cache on.
+    #[serde(skip)]
+    pub record_keys: std::collections::HashMap<String, u128>,
+    /// With [`crate::collect_memoized`]: the caller's stored rendering of
+    /// this very collection (then nothing else is filled in), or what
+    /// storing one takes.
+    #[serde(skip)]
+    pub memo: Option<Memo>,
+}
+
+/// The memo of a whole collection's rendering ([`crate::collect_memoized`]).
+#[derive(Debug, Clone)]
+pub enum Memo {
+    /// The bytes the caller stored for a collection with the same inputs.
+    Hit(Vec<u8>),
+    /// No memo held: store the rendering with [`crate::store_memo`].
+    Miss(MemoSlot),
+}
+
+/// What storing a memo takes: the collection's digest and the
+/// file-system answers its modules got.
+#[derive(Debug, Clone)]
+pub struct MemoSlot {
+    pub(crate) digest: u128,
+    pub(crate) probes: Vec<crate::cache::probe::Probe>,
+}
+
+impl Collection {
+    /// The run an item's node id was recorded in, if it came from a
+    /// recorded expansion.
+    #[must_use]
+    pub fn recorded_in(&self, nodeid: &str) -> Option<&str> {
+        if self.recorded.is_empty() {
+            return None;
+        }
+        self.recorded
+            .get(crate::function_nodeid(nodeid))
+            .map(String::as_str)
+    }
 }
 
 /// How many test modules came from the collection cache and how many were

@@ -24,7 +24,7 @@ use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::imports::{package_of, scan_imports, Resolver};
-use crate::model::{CacheStats, CollectError, Collection, Item};
+use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot};
 use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared};
 use crate::reorder;
@@ -34,7 +34,11 @@ use crate::source::{read_bytes, ParsedFile};
 /// Runs discovery and collection from `paths`; returns the collection
 /// (errors, warnings and conftest-level dynamic items) and the items in
 /// pytest's order.
-pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection, Vec<RawItem>) {
+pub(crate) fn run(
+    settings: &CollectSettings,
+    paths: &[PathBuf],
+    memo: Option<Hash>,
+) -> (Collection, Vec<RawItem>) {
     let mut discovery = discover::Walker::new(settings).run(paths);
     // Missing imports are only inferred where no conftest edits `sys.path`
     // (which proctor cannot follow) and the interpreter's path is known.
@@ -130,7 +134,6 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             }
         }
     }
-    drop(scans);
     let mut start = 0;
     loop {
         // What the modules loaded since `start` import in turn.
@@ -165,6 +168,16 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
         .enumerate()
         .map(|(i, s)| (s.path.as_os_str(), i))
         .collect();
+    // What a recorded expansion's key follows: each shared module's path,
+    // hash and imports (the slots themselves are consumed below).
+    let deps: Vec<(PathBuf, Hash, Vec<String>)> = if cached {
+        slots
+            .iter()
+            .map(|s| (s.path.clone(), s.hash, s.imports.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
 
     // With the cache: the context every module's result depends on, each
     // module's key in it, and the cached results that still hold.
@@ -186,14 +199,51 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             .collect(),
         None => Vec::new(),
     };
+    let (recorded, recorded_hash) = store.as_ref().map(Store::recorded).unwrap_or_default();
+    // The memo of the caller's rendering: its digest covers every input of
+    // the collection (the context, each module's key, what discovery found,
+    // the recorded expansions) and of the rendering (`memo`). Not with
+    // items only a hook or a doctest file's text decides.
+    let digest = memo
+        .zip(context)
+        .filter(|_| discovery.hook_files.is_empty() && discovery.doctest_files.is_empty());
+    let digest = digest.map(|(memo, context)| {
+        let mut memo_hasher = key::Hasher::new();
+        memo_hasher.str("memo");
+        memo_hasher.hash(memo);
+        memo_hasher.hash(context);
+        memo_hasher.hash(recorded_hash);
+        memo_hasher.str(&format!("{paths:?}"));
+        for (path, key) in discovery.test_files.iter().zip(&keys) {
+            memo_hasher.path(path);
+            memo_hasher.hash(*key);
+        }
+        memo_hasher.str(&format!("{:?}", discovery.errors));
+        memo_hasher.str(&format!("{:?}", discovery.opt_in));
+        memo_hasher.finish()
+    });
+    if let Some(bytes) = digest.and_then(|d| store.as_ref()?.memo(d)) {
+        let collection = Collection {
+            cache: Some(CacheStats {
+                cached: discovery.test_files.len(),
+                collected: 0,
+            }),
+            memo: Some(Memo::Hit(bytes)),
+            ..Collection::default()
+        };
+        return (collection, Vec::new());
+    }
     let pack = store
         .as_ref()
         .zip(context)
         .and_then(|(store, context)| store.pack(context));
     let (raw_entries, mut session_entry) =
         pack.as_ref().and_then(Pack::entries).unwrap_or_default();
+    let mut all_probes: Vec<probe::Probe> = Vec::new();
     let mut outputs: Vec<Option<ModuleOutput>> = if cached {
-        cached_outputs(&discovery.test_files, &keys, &raw_entries)
+        let (outputs, probes) = cached_outputs(&discovery.test_files, &keys, &raw_entries);
+        all_probes = probes;
+        outputs
     } else {
         (0..discovery.test_files.len()).map(|_| None).collect()
     };
@@ -282,7 +332,74 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             .collect();
         for (i, output, entry) in collected {
             outputs[i] = Some(output);
+            if digest.is_some() {
+                all_probes.extend(entry.iter().flat_map(|(_, e)| e.probes.iter().cloned()));
+            }
             fresh.extend(entry);
+        }
+    }
+    // Recorded expansions: a dynamic function's items as a run saw pytest
+    // collect them, while the module's record key holds.
+    if store.is_some() && context.is_some() {
+        let base = key::context(settings).finish();
+        let slot_of: HashMap<&OsStr, usize> = deps
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.0.as_os_str(), i))
+            .collect();
+        for (i, output) in outputs.iter_mut().enumerate() {
+            let Some(output) = output else { continue };
+            if !output.items.iter().any(|item| item.dynamic.is_some()) {
+                continue;
+            }
+            let path = &discovery.test_files[i];
+            let rel = settings.relative(path);
+            let (dotted, package) = &test_names[i];
+            let hash = slot_of
+                .get(path.as_os_str())
+                .map_or(hashes[i], |&s| deps[s].1);
+            let mut dep_hasher = key::Hasher::new();
+            dep_hasher.hash(base);
+            dep_hasher.hash(module_key(0, path, dotted, package, hash));
+            dep_hasher.str(&format!("{:?}", discovery.conditional));
+            let mut queue: Vec<usize> = Vec::new();
+            let dir = path.parent().unwrap_or(path);
+            for conftest in discovery
+                .conftests
+                .iter()
+                .filter(|(d, _)| dir.starts_with(d))
+                .map(|(_, c)| c)
+            {
+                queue.extend(slot_of.get(conftest.as_os_str()));
+            }
+            for dotted in &scans[i] {
+                for (file, _) in resolver.find_module(&roots, dotted) {
+                    queue.extend(slot_of.get(file.as_os_str()));
+                }
+            }
+            let mut seen: HashSet<usize> = HashSet::default();
+            while let Some(s) = queue.pop() {
+                if !seen.insert(s) {
+                    continue;
+                }
+                for dotted in &deps[s].2 {
+                    for (file, _) in resolver.find_module(&roots, dotted) {
+                        queue.extend(slot_of.get(file.as_os_str()));
+                    }
+                }
+            }
+            let mut reached: Vec<&(PathBuf, Hash, Vec<String>)> =
+                seen.into_iter().map(|s| &deps[s]).collect();
+            reached.sort_by(|a, b| a.0.cmp(&b.0));
+            for (path, hash, _) in reached {
+                dep_hasher.path(path);
+                dep_hasher.hash(*hash);
+            }
+            let key = record_key(dep_hasher.finish(), output);
+            if let Some(module) = recorded.modules.get(&rel).filter(|m| m.key == key) {
+                apply_recorded(output, module, &mut collection.recorded);
+            }
+            collection.record_keys.insert(rel, key);
         }
     }
     if let Some(entry) = &session_entry {
@@ -294,6 +411,14 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
             cached: hits,
             collected: outputs.len() - hits,
         });
+        if let Some(digest) = digest.filter(|_| !tainted) {
+            let mut seen = HashSet::default();
+            all_probes.retain(|p| seen.insert(p.clone()));
+            collection.memo = Some(Memo::Miss(MemoSlot {
+                digest,
+                probes: all_probes,
+            }));
+        }
         if !tainted {
             store.write_stamps(stamps);
             if !fresh.is_empty() || session_fresh {
@@ -1013,6 +1138,55 @@ fn module_key(context: Hash, path: &Path, dotted: &str, package: &str, hash: Has
     hasher.finish()
 }
 
+/// The key a module's recorded expansions are stored under: its key in
+/// the context (its bytes, everything it resolves against) and its static
+/// result's items, so that a change of what the file system answered it
+/// (an optional module installed) that changes them drops the recording.
+pub(crate) fn record_key(key: Hash, output: &ModuleOutput) -> Hash {
+    let mut hasher = key::Hasher::new();
+    hasher.str("recorded");
+    hasher.hash(key);
+    for item in &output.items {
+        hasher.str(&item.nodeid);
+        hasher.str(item.dynamic.as_deref().unwrap_or(""));
+    }
+    hasher.str(&format!("{:?}{:?}", output.error, output.skipped));
+    hasher.finish()
+}
+
+/// Replaces each dynamic item of `output` that `module` recorded with the
+/// items pytest collected for it (static now, with the dynamic item's
+/// file, line and markers), noting the function in `recorded`.
+fn apply_recorded(
+    output: &mut ModuleOutput,
+    module: &store::RecordedModule,
+    recorded: &mut BTreeMap<String, String>,
+) {
+    let recorded_here =
+        |item: &RawItem| item.dynamic.is_some() && module.functions.contains_key(&item.nodeid);
+    if !output.items.iter().any(recorded_here) {
+        return;
+    }
+    let mut items = Vec::with_capacity(output.items.len());
+    for item in std::mem::take(&mut output.items) {
+        if !recorded_here(&item) {
+            items.push(item);
+            continue;
+        }
+        let ids = &module.functions[&item.nodeid];
+        recorded.insert(item.nodeid.clone(), module.run.clone());
+        for id in ids {
+            items.push(RawItem {
+                nodeid: id.clone(),
+                dynamic: None,
+                high_params: Vec::new(),
+                ..item.clone()
+            });
+        }
+    }
+    output.items = items;
+}
+
 /// The cached output of each test module whose entry has its key and whose
 /// recorded file-system answers still hold (each distinct probe is asked
 /// once).
@@ -1020,7 +1194,7 @@ fn cached_outputs(
     files: &[PathBuf],
     keys: &[Hash],
     raw: &HashMap<String, &serde_json::value::RawValue>,
-) -> Vec<Option<ModuleOutput>> {
+) -> (Vec<Option<ModuleOutput>>, Vec<probe::Probe>) {
     let entries: Vec<Option<ModuleEntry>> = files
         .par_iter()
         .zip(keys.par_iter())
@@ -1034,7 +1208,8 @@ fn cached_outputs(
         .flatten()
         .flat_map(|e| e.probes.iter())
         .collect();
-    let failed: HashSet<&probe::Probe> = probes.into_par_iter().filter(|p| !p.holds()).collect();
+    let failed: HashSet<&probe::Probe> =
+        probes.par_iter().copied().filter(|p| !p.holds()).collect();
     let valid: Vec<bool> = entries
         .iter()
         .map(|entry| {
@@ -1043,12 +1218,18 @@ fn cached_outputs(
                 .is_some_and(|e| !e.probes.iter().any(|p| failed.contains(p)))
         })
         .collect();
+    let held: Vec<probe::Probe> = probes
+        .iter()
+        .filter(|p| !failed.contains(*p))
+        .map(|p| (*p).clone())
+        .collect();
     drop(failed);
-    entries
+    let outputs = entries
         .into_par_iter()
         .zip(valid)
         .map(|(entry, valid)| entry.filter(|_| valid)?.output())
-        .collect()
+        .collect();
+    (outputs, held)
 }
 
 /// Collects a test module nothing imports: parsed for this task only and

@@ -42,6 +42,10 @@ struct JsonItem<'c> {
     decorators: &'c [Arc<proctor_python::Decorator>],
     #[serde(skip_serializing_if = "Option::is_none")]
     effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
+    /// Where an item static collection calls dynamic came from a run:
+    /// `recorded in the run of DATE`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<String>,
 }
 
 /// Writes `collect --json` straight from the collection. Each distinct
@@ -101,6 +105,9 @@ fn write_json(
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
             effective: taxonomy.map(|t| t.effective(item).markers),
+            recorded: collection
+                .recorded_in(&item.nodeid)
+                .map(|run| format!("recorded in the run of {run}")),
         };
         serde_json::to_writer(&mut *out, &json_item)?;
     }
@@ -116,6 +123,50 @@ fn write_json(
     Ok(())
 }
 
+/// pytest's exit status for a collection.
+fn exit_code(collection: &proctor_python::Collection) -> u8 {
+    if !collection.errors.is_empty() {
+        exit::INTERRUPTED
+    } else if collection.items.is_empty() {
+        exit::NO_TESTS
+    } else {
+        exit::OK
+    }
+}
+
+/// `collect --json` through the cache's memo: with nothing changed since
+/// the document was last written, the stored document (its exit status
+/// first, then its bytes) is written again without collecting; otherwise
+/// the document is rendered and stored.
+fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    JSON_VERSION.hash(&mut hasher);
+    suite.collect.rootdir.hash(&mut hasher);
+    suite.config.pytest.inifile.hash(&mut hasher);
+    let mut collection = suite.collect_memoized(u128::from(hasher.finish()));
+    if let Some(proctor_python::Memo::Hit(bytes)) = &collection.memo {
+        if let Some((&code, document)) = bytes.split_first() {
+            out.write_all(document)?;
+            out.flush()?;
+            return Ok(code);
+        }
+        // An empty memo is a damaged one: collect.
+        collection = suite.collect();
+    }
+    let code = exit_code(&collection);
+    let mut document = vec![code];
+    write_json(&mut document, suite, &collection, None)?;
+    document.push(b'\n');
+    out.write_all(&document[1..])?;
+    out.flush()?;
+    if let Some(proctor_python::Memo::Miss(slot)) = &collection.memo {
+        proctor_python::store_memo(&suite.collect, slot, &document);
+    }
+    std::mem::forget(collection);
+    Ok(code)
+}
+
 pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let start = Instant::now();
     let suite = Suite::load(&args.suite)?;
@@ -126,8 +177,11 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     } else {
         None
     };
-    let collection = suite.collect();
     let mut out = Printer::stdout();
+    if args.json && taxonomy.is_none() {
+        return json_memoized(&mut out, &suite);
+    }
+    let collection = suite.collect();
     if args.json {
         write_json(&mut out, &suite, &collection, taxonomy.as_ref())?;
         writeln!(out)?;
@@ -177,6 +231,14 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
         if dynamic > 0 {
             let _ = write!(summary, ", {dynamic} dynamic");
         }
+        let recorded = collection
+            .items
+            .iter()
+            .filter(|i| collection.recorded_in(&i.nodeid).is_some())
+            .count();
+        if recorded > 0 {
+            let _ = write!(summary, " ({recorded} recorded in a run)");
+        }
         if !collection.errors.is_empty() {
             let n = collection.errors.len();
             let _ = write!(summary, ", {n} error{}", if n == 1 { "" } else { "s" });
@@ -185,13 +247,7 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
         writeln!(out, "{summary} in {:.2}s", start.elapsed().as_secs_f64())?;
     }
     out.flush()?;
-    let code = if !collection.errors.is_empty() {
-        exit::INTERRUPTED
-    } else if collection.items.is_empty() {
-        exit::NO_TESTS
-    } else {
-        exit::OK
-    };
+    let code = exit_code(&collection);
     // Freeing hundreds of thousands of items just before exiting is wasted
     // work; the process ends right after this.
     std::mem::forget(collection);

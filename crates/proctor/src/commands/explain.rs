@@ -80,6 +80,9 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
             if let Some(reason) = &item.dynamic {
                 writeln!(out, "  dynamic: {reason}")?;
             }
+            if let Some(run) = collection.recorded_in(&item.nodeid) {
+                writeln!(out, "  recorded in the run of {run}")?;
+            }
             writeln!(out, "  markers:")?;
             if effective.markers.is_empty() {
                 writeln!(out, "    (none)")?;

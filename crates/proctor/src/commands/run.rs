@@ -101,6 +101,44 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     if let Some(err) = finish.error.take() {
         return Err(err);
     }
+    record_expansions(args, suite, collection, &decider, started_at);
     let code = finished.wait(&mut progress);
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// Records in the collection cache the items pytest collected for the
+/// functions static collection calls dynamic ([recorded expansions]),
+/// unless pytest itself selected among the items (`-k`, `-m`,
+/// `--deselect`, its own `--lf` or `--sw`, in the arguments after `--` or
+/// in `addopts`): then what the bridge saw is not the whole function.
+///
+/// [recorded expansions]: proctor_python::record_expansions
+fn record_expansions(
+    args: &RunArgs,
+    suite: &crate::commands::suite::Suite,
+    collection: &proctor_python::Collection,
+    decider: &RunDecider<'_>,
+    started_at: SystemTime,
+) {
+    const SELECTING: [&str; 7] = [
+        "-k",
+        "-m",
+        "--deselect",
+        "--lf",
+        "--last-failed",
+        "--sw",
+        "--stepwise",
+    ];
+    let selects = |token: &String| {
+        SELECTING.iter().any(|option| {
+            token == option
+                || token.starts_with(&format!("{option}="))
+                || (option.len() == 2 && token.starts_with(option))
+        })
+    };
+    if args.pytest_args.iter().any(selects) || suite.config.pytest.addopts.iter().any(selects) {
+        return;
+    }
+    let run = crate::commands::run_report::utc(started_at);
+    proctor_python::record_expansions(&suite.collect, collection, &decider.collected_ids(), &run);
 }

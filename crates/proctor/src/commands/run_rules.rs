@@ -143,6 +143,8 @@ pub(crate) struct RunDecider<'r> {
     rules: &'r Rules<'r>,
     static_by_id: HashMap<&'r str, &'r Item>,
     markers_of: RefCell<HashMap<String, MarkerNames>>,
+    /// Every node id pytest collected, once, in the order first seen.
+    collected: RefCell<Vec<String>>,
 }
 
 impl<'r> RunDecider<'r> {
@@ -151,7 +153,14 @@ impl<'r> RunDecider<'r> {
             rules,
             static_by_id: items.iter().map(|i| (i.nodeid.as_str(), i)).collect(),
             markers_of: RefCell::new(HashMap::new()),
+            collected: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Every node id pytest collected in the run's processes, once each,
+    /// in pytest's order.
+    pub(crate) fn collected_ids(&self) -> Vec<String> {
+        self.collected.borrow().clone()
     }
 }
 
@@ -162,6 +171,7 @@ impl Decider for RunDecider<'_> {
             self.rules,
             &self.static_by_id,
             &self.markers_of,
+            &self.collected,
             phase,
         )
     }
@@ -181,6 +191,7 @@ fn decide(
     rules: &Rules<'_>,
     static_by_id: &HashMap<&str, &Item>,
     markers_of: &RefCell<HashMap<String, MarkerNames>>,
+    seen: &RefCell<Vec<String>>,
     phase: Option<&str>,
 ) -> Decisions {
     let mut decisions = Decisions::default();
@@ -230,9 +241,13 @@ fn decide(
             shared.insert(MarkerNames::clone(&names));
             names
         };
-        markers_of
+        let first = markers_of
             .borrow_mut()
-            .insert(collected.nodeid.clone(), names);
+            .insert(collected.nodeid.clone(), names)
+            .is_none();
+        if first {
+            seen.borrow_mut().push(collected.nodeid.clone());
+        }
     }
     if rules.order != Order::Pytest {
         let markers = markers_of.borrow();

@@ -175,6 +175,18 @@ impl Suite {
         ))
     }
 
+    /// [`Suite::collect`] for a rendering identified by `memo`
+    /// ([`proctor_python::collect_memoized`]).
+    pub(crate) fn collect_memoized(&self, memo: u128) -> proctor_python::Collection {
+        trace_cache(proctor_python::collect_memoized(
+            &self.collect,
+            &self.args,
+            &self.cwd,
+            &self.config.pytest.testpaths,
+            memo,
+        ))
+    }
+
     /// Reads the suite for `python` (`--python`) instead of the
     /// interpreter found from config and environment.
     pub(crate) fn use_interpreter(&mut self, python: Option<&Path>) {

@@ -348,6 +348,15 @@ impl Store {
         Store { dir, stamps }
     }
 
+    /// The cache under `root` without reading its stamps, for writing
+    /// what is not a stamp.
+    pub(crate) fn open_bare(root: &Path) -> Store {
+        Store {
+            dir: root.join(FORMAT),
+            stamps: HashMap::default(),
+        }
+    }
+
     /// The stored stamp of `path` when its `stat` data is unchanged.
     pub(crate) fn fresh_stamp(&self, path: &Path) -> Option<&Stamp> {
         let stamp = self.stamps.get(path.to_str()?)?;
@@ -539,5 +548,105 @@ pub fn clean(root: &Path) -> std::io::Result<bool> {
         Ok(()) => Ok(true),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(err) => Err(err),
+    }
+}
+
+/// `recorded.json`: per test module (its path relative to the rootdir) the
+/// items a `proctor run` saw pytest collect for the functions static
+/// collection calls dynamic, valid while the module's record key holds.
+#[derive(Default, Serialize, Deserialize)]
+pub(crate) struct RecordedFile {
+    format: String,
+    pub(crate) modules: std::collections::BTreeMap<String, RecordedModule>,
+}
+
+/// The recorded expansions of one test module.
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct RecordedModule {
+    #[serde(with = "hex")]
+    pub(crate) key: Hash,
+    /// When the run that recorded them started (ISO-8601, UTC).
+    pub(crate) run: String,
+    /// Per dynamic function (its node id) pytest's node ids, in pytest's
+    /// order.
+    pub(crate) functions: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+const RECORDED: &str = "recorded.json";
+
+impl Store {
+    /// The recorded expansions, and a hash of the file they were read from
+    /// (0 when there is none).
+    pub(crate) fn recorded(&self) -> (RecordedFile, Hash) {
+        let Ok(bytes) = std::fs::read(self.dir.join(RECORDED)) else {
+            return (RecordedFile::default(), 0);
+        };
+        match serde_json::from_slice::<RecordedFile>(&bytes) {
+            Ok(file) if file.format == FORMAT => {
+                let mut hasher = super::key::Hasher::new();
+                hasher.bytes(&bytes);
+                (file, hasher.finish())
+            }
+            _ => (RecordedFile::default(), 0),
+        }
+    }
+
+    /// Stores `modules` over the recorded expansions read now; modules
+    /// whose file is gone (relative to `rootdir`) are dropped.
+    pub(crate) fn write_recorded(&self, rootdir: &Path, modules: Vec<(String, RecordedModule)>) {
+        let (mut file, _) = self.recorded();
+        file.format = FORMAT.to_string();
+        for (path, module) in modules {
+            file.modules.insert(path, module);
+        }
+        file.modules.retain(|path, _| rootdir.join(path).exists());
+        if let Ok(bytes) = serde_json::to_vec(&file) {
+            self.write(RECORDED, &bytes);
+        }
+    }
+}
+
+/// `memo.bin`: what a caller rendered from the last whole collection
+/// (`collect --json`'s document), valid while its digest (every input of
+/// the collection and of the rendering) is the same and the file-system
+/// answers its modules got still hold. Layout: the digest (16 bytes,
+/// little-endian), the probes' JSON length (8 bytes), the probes as JSON,
+/// then the caller's bytes.
+const MEMO: &str = "memo.bin";
+
+impl Store {
+    /// The memo's bytes, when it was stored with `digest` and its probes
+    /// still hold.
+    pub(crate) fn memo(&self, digest: Hash) -> Option<Vec<u8>> {
+        let mut bytes = std::fs::read(self.dir.join(MEMO)).ok()?;
+        let stored = u128::from_le_bytes(bytes.get(..16)?.try_into().ok()?);
+        if stored != digest {
+            return None;
+        }
+        let length = u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?);
+        let end = 24usize.checked_add(usize::try_from(length).ok()?)?;
+        let probes: Vec<Probe> = serde_json::from_slice(bytes.get(24..end)?).ok()?;
+        {
+            use rayon::prelude::*;
+            if !probes.par_iter().all(Probe::holds) {
+                return None;
+            }
+        }
+        bytes.drain(..end);
+        // A memo without a document is a damaged one.
+        (!bytes.is_empty()).then_some(bytes)
+    }
+
+    /// Stores `rendered` as the memo of `digest`.
+    pub(crate) fn write_memo(&self, digest: Hash, probes: &[Probe], rendered: &[u8]) {
+        let Ok(probes) = serde_json::to_vec(probes) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(24 + probes.len() + rendered.len());
+        bytes.extend_from_slice(&digest.to_le_bytes());
+        bytes.extend_from_slice(&(probes.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&probes);
+        bytes.extend_from_slice(rendered);
+        self.write(MEMO, &bytes);
     }
 }
