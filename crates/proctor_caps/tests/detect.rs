@@ -233,15 +233,29 @@ fn a_broken_or_hung_interpreter_is_a_warning() {
 
     let hung = dir.path().join("hung");
     std::fs::create_dir(&hung).unwrap();
-    let hung = stub_interpreter(&hung, "#!/bin/sh\nexec sleep 10\n");
-    let started = Instant::now();
+    // It writes its pid, then hangs for longer than any test run: detect
+    // must kill it after its timeout (the process is gone once detect
+    // returns), not wait for it.
+    let pid_file = hung.join("pid");
+    let hung = stub_interpreter(
+        &hung,
+        &format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 3600\n",
+            pid_file.display()
+        ),
+    );
     let options = DetectOptions {
         python: Some(hung),
         process_timeout: Duration::from_millis(200),
         ..DetectOptions::default()
     };
     let caps = detect(&options);
-    assert!(started.elapsed() < Duration::from_secs(3));
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(
+        !std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(),
+        "the hung interpreter {} is still there",
+        pid.trim()
+    );
     assert!(caps.python.is_none());
     assert!(
         caps.warnings[0].contains("did not finish within 200 ms"),
