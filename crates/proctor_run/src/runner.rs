@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use proctor_config::{PlanOptions, RerunRule};
@@ -21,7 +22,7 @@ use crate::plan::{PhasePlan, RunPlan};
 use crate::protocol::{CollectedItem, Decisions};
 use crate::services::{RunningService, ServiceError};
 use crate::session::{run_phase, Exiting, LateExit, PhaseOptions, RunError, Started};
-use crate::workers::{run_workers, shares, worker_options};
+use crate::workers::{run_workers, schedule, worker_options, StealQueue};
 
 /// What the run decides for the items pytest collects.
 pub trait Decider {
@@ -328,20 +329,23 @@ impl Runner<'_> {
             decisions
         };
         let first = out.results.results.len();
-        // `-n`: a share of the files per worker, all at once. Hooks between
+        // `-n`: a first share of the files per worker, all at once, and
+        // the rest for the workers to take as they finish. Hooks between
         // modules need the one process's order: such a phase runs in one.
-        let shares = if plan.workers > 1 && !options.module_sync {
-            shares(
+        let (shares, queue) = if plan.workers > 1 && !options.module_sync {
+            schedule(
                 &phase_plan.files,
                 &plan.file_durations,
                 self.rootdir,
                 plan.workers,
+                plan.dist,
+                &plan.file_groups,
             )
         } else {
-            Vec::new()
+            (Vec::new(), StealQueue::default())
         };
         let mut outcome = if shares.len() > 1 {
-            let workers = worker_options(&options, self.rootdir, &shares);
+            let workers = worker_options(&options, self.rootdir, &shares, &Arc::new(queue));
             let (outcome, late_exits) = run_workers(
                 &workers,
                 self.early.take(),

@@ -23,7 +23,8 @@ use crate::outcome::fold;
 use crate::process::{
     describe_exit, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
 };
-use crate::protocol::{CollectedItem, Decisions, Message, Setup, Unreadable};
+use crate::protocol::{CollectedItem, Decisions, Message, More, Setup, Unreadable};
+use crate::workers::StealQueue;
 
 /// The plugin's source, written next to the run's files and imported by
 /// pytest as `proctor_bridge`.
@@ -71,6 +72,9 @@ pub struct PhaseOptions {
     pub ignore: Vec<PathBuf>,
     /// The manifest of opted-in examples and notebooks, if any.
     pub opt_in: Option<PathBuf>,
+    /// A worker's queue of files to take once it is about to run the last
+    /// test it holds (`-n`), collected into the same pytest session.
+    pub steal: Option<Arc<StealQueue>>,
 }
 
 /// What a phase produced.
@@ -338,6 +342,7 @@ pub fn run_phase(
         module_sync: options.module_sync,
         only: options.only.clone(),
         progress: options.timeout.is_some(),
+        steal: options.steal.is_some(),
     };
     let mut outcome = PhaseOutcome::default();
     let mut finished: HashSet<String> = HashSet::new();
@@ -395,9 +400,26 @@ pub fn run_phase(
             });
         }
         if let Some(kept) = process.kept {
-            if expected.is_none() {
-                expected = Some(kept);
+            match &mut expected {
+                None => expected = Some(kept),
+                // A restart's own items are expected already; the files it
+                // took afterwards are not.
+                Some(expected) => expected.extend(kept.into_iter().skip(process.first_batch)),
             }
+        }
+        if !process.taking.is_empty() {
+            // The files it took never came back collected: pytest's
+            // process ended while it imported them.
+            let problem = format!(
+                "the pytest process ended while it collected {} ({}){}",
+                process.taking.join(", "),
+                describe_exit(status),
+                pytest_tail(&log_path)
+            );
+            on_event(&Event::Note {
+                message: problem.clone(),
+            });
+            outcome.problems.push(problem);
         }
         if let Some(code) = process.session_status {
             outcome.pytest_status = Some(code);
@@ -503,6 +525,12 @@ struct ProcessReport {
     /// What went wrong with no test to blame; before collection was
     /// answered, why the process was stopped.
     problems: Vec<String>,
+    /// Where in `kept` the latest collection's items start (after the
+    /// first, the files a worker took), and how many the first holds.
+    batch: usize,
+    first_batch: usize,
+    /// Files handed to the worker and not yet collected.
+    taking: Vec<String>,
 }
 
 /// How long, after pytest exited, proctor waits for the rest of what it
@@ -708,9 +736,26 @@ fn serve(
                     }
                 }
                 Message::Order { ids } => {
-                    if report.kept.is_some() {
-                        report.kept = Some(ids);
+                    if let Some(kept) = &mut report.kept {
+                        kept.truncate(report.batch);
+                        kept.extend(ids);
+                        if report.batch == 0 {
+                            report.first_batch = kept.len();
+                        }
                     }
+                }
+                Message::More => {
+                    let files = options.steal.as_ref().map(|q| q.take()).unwrap_or_default();
+                    let answer = serde_json::to_string(&More {
+                        files: files.clone(),
+                    })
+                    .unwrap_or_else(|_| "{}".to_owned())
+                        + "\n";
+                    report.taking = files;
+                    if lines.answer(answer.as_bytes()).is_err() {
+                        break 'process;
+                    }
+                    since = Instant::now();
                 }
                 Message::Collected { items } => {
                     let decisions = decide(&items);
@@ -735,16 +780,28 @@ fn serve(
                             .collect();
                         kept.sort_by_key(|n| position.get(n).copied().unwrap_or(usize::MAX));
                     }
+                    // A later collection (files a worker took) adds to
+                    // what the process holds: the test it has yet to run.
+                    let held = report.kept.as_ref().map_or(0, |old| {
+                        old.iter().filter(|n| !finished.contains(*n)).count()
+                    });
                     on_event(&Event::Collected {
-                        collected: items.len(),
+                        collected: held + items.len(),
                         deselected: decisions.deselect.len(),
                         skipped: decisions.skip.len(),
                     });
-                    if first {
-                        outcome.collected = items;
-                        outcome.deselected = decisions.deselect;
+                    if first || report.kept.is_some() {
+                        outcome.collected.extend(items);
+                        outcome.deselected.extend(decisions.deselect);
                     }
-                    report.kept = Some(kept);
+                    report.taking.clear();
+                    if let Some(old) = &mut report.kept {
+                        report.batch = old.len();
+                        old.extend(kept);
+                    } else {
+                        report.first_batch = kept.len();
+                        report.kept = Some(kept);
+                    }
                     since = Instant::now();
                 }
                 Message::Module { module } => {

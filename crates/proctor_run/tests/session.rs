@@ -36,6 +36,7 @@ fn options(root: &Path) -> PhaseOptions {
         module_sync: false,
         ignore: Vec::new(),
         opt_in: None,
+        steal: None,
     }
 }
 

@@ -282,6 +282,8 @@ def pytest_sessionstart(session):
         # the ini file and the initial conftests are the same.
         root = str(config.rootpath)
         config.args = _restart_args(root, only)
+    if setup.get("steal") and not config.pluginmanager.has_plugin("proctor_bridge_steal"):
+        config.pluginmanager.register(_Steal(), "proctor_bridge_steal")
     if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
         config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
     manifest = setup.get("opt_in")
@@ -471,6 +473,71 @@ def pytest_collectreport(report):
         _send({"event": "collect-error", "nodeid": _wire(report.nodeid), "longrepr": report.longreprtext})
     elif report.skipped:
         _send({"event": "collect-skip", "nodeid": _wire(report.nodeid), "reason": _skip_reason(report)})
+
+
+class _Steal:
+    """Work stealing (``proctor run -n N``): pytest's own run loop
+    (``_pytest.main.pytest_runtestloop``), step for step, except that
+    before the last test it holds it asks proctor for more files, and
+    collects those into the same session (``Session.perform_collect``,
+    as pytest-xdist's worker waits for its next items before it runs the
+    last one). The last test of a batch then knows its next item: the
+    session's fixtures stay set up across batches, and a worker pays
+    pytest's start-up once however many modules it takes. Registered only
+    when proctor's setup asks for it."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted(_collection_errors(session.testsfailed))
+        if session.config.option.collectonly:
+            return True
+        items = session.items
+        at = 0
+        more = True
+        while True:
+            if more and at + 1 >= len(items):
+                more = _steal(session, items)
+                continue
+            if at >= len(items):
+                return True
+            item = items[at]
+            nextitem = items[at + 1] if at + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            if session.shouldfail:
+                raise session.Failed(session.shouldfail)
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
+            at += 1
+
+
+def _collection_errors(count):
+    return "%d error%s during collection" % (count, "s" if count != 1 else "")
+
+
+def _steal(session, items):
+    """Asks proctor for more files and appends their items (after
+    proctor's answer to their collection) to `items`, which the run loop
+    holds. False once proctor has none left."""
+    _send({"event": "more"})
+    files = _receive().get("files") or []
+    if not files:
+        return False
+    global _only
+    _only = None  # a restart's filter is for its own node ids only
+    config = session.config
+    # Initial paths are collected even when `--ignore`d, as these are.
+    collected, failed = session.testscollected, session.testsfailed
+    try:
+        new = session.perform_collect(files)
+    finally:
+        session.items = items
+    items.extend(new)
+    session.testscollected = collected + len(new)
+    # As pytest's own loop refuses to run after a collection error.
+    if session.testsfailed > failed and not config.option.continue_on_collection_errors:
+        raise session.Interrupted(_collection_errors(session.testsfailed))
+    return True
 
 
 class _Progress:
