@@ -46,6 +46,11 @@ pub struct RunPlan {
     pub file_durations: HashMap<String, f64>,
     /// `--dist`: how workers share the tests out.
     pub dist: Dist,
+    /// How many collection errors static collection found: pytest's
+    /// collection error stops its whole session before any test runs,
+    /// so with one, `-n` runs each phase in one process (unless pytest
+    /// is given `--continue-on-collection-errors`).
+    pub collect_errors: usize,
     /// With `--dist loadgroup`: the `xdist_group` names each file's tests
     /// are marked with (files without one are not listed).
     pub file_groups: HashMap<String, Vec<String>>,

@@ -332,7 +332,15 @@ impl Runner<'_> {
         // `-n`: a first share of the files per worker, all at once, and
         // the rest for the workers to take as they finish. Hooks between
         // modules need the one process's order: such a phase runs in one.
-        let (shares, queue) = if plan.workers > 1 && !options.module_sync {
+        // So does a suite with a collection error, which stops pytest's
+        // session before its first test (a worker could not know whether
+        // another's files fail to collect before it ran its own tests).
+        let collection_stops = plan.collect_errors > 0
+            && !options
+                .extra_args
+                .iter()
+                .any(|a| a == "--continue-on-collection-errors");
+        let (shares, queue) = if plan.workers > 1 && !options.module_sync && !collection_stops {
             schedule(
                 &phase_plan.files,
                 &plan.file_durations,

@@ -374,6 +374,7 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
         workers,
         file_durations,
         dist,
+        collect_errors: collection.errors.len(),
         file_groups,
         files_in_suite: count_files(collection),
         shard: shard_spec.as_ref().map(ToString::to_string),
@@ -450,6 +451,19 @@ pub(crate) fn print_header(
     }
     if plan.workers > 1 {
         let _ = write!(header, ", {} workers", plan.workers);
+        if plan.dist == Dist::LoadGroup {
+            header.push_str(" (--dist loadgroup)");
+        }
+        if plan.collect_errors > 0
+            && !args
+                .pytest_args
+                .iter()
+                .any(|a| a == "--continue-on-collection-errors")
+        {
+            // The runner's rule: pytest runs no test after a collection
+            // error, and one process finds them all before any test runs.
+            header.push_str(" (one process: collection errors stop pytest's session)");
+        }
     }
     if let Some(seed) = plan.seed {
         let _ = write!(header, ", random order (--seed {seed})");

@@ -479,12 +479,15 @@ class _Steal:
     """Work stealing (``proctor run -n N``): pytest's own run loop
     (``_pytest.main.pytest_runtestloop``), step for step, except that
     before the last test it holds it asks proctor for more files, and
-    collects those into the same session (``Session.perform_collect``,
-    as pytest-xdist's worker waits for its next items before it runs the
-    last one). The last test of a batch then knows its next item: the
-    session's fixtures stay set up across batches, and a worker pays
-    pytest's start-up once however many modules it takes. Registered only
-    when proctor's setup asks for it."""
+    collects those into the same session (as pytest-xdist's worker waits
+    for its next items before it runs the last one). The last test of a
+    batch then knows its next item: the session's fixtures stay set up
+    across batches, and a worker pays pytest's start-up once however many
+    modules it takes. Registered only when proctor's setup asks for it."""
+
+    def pytest_collectstart(self, collector):
+        if _DIRECTORY is not None and isinstance(collector, _DIRECTORY):
+            _directories[collector.path] = collector
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
@@ -511,6 +514,10 @@ class _Steal:
             at += 1
 
 
+_DIRECTORY = getattr(pytest, "Directory", None)  # pytest >= 8
+_directories = {}  # path -> the Directory node this session collected there
+
+
 def _collection_errors(count):
     return "%d error%s during collection" % (count, "s" if count != 1 else "")
 
@@ -526,18 +533,72 @@ def _steal(session, items):
     global _only
     _only = None  # a restart's filter is for its own node ids only
     config = session.config
-    # Initial paths are collected even when `--ignore`d, as these are.
-    collected, failed = session.testscollected, session.testsfailed
+    # The files are collected now: `--ignore` no longer applies to them.
+    taken = set(files)
+    if config.option.ignore:
+        config.option.ignore = [path for path in config.option.ignore if str(path) not in taken]
+    failed = session.testsfailed
+    new = _collect(session, files)
+    session.items = new
     try:
-        new = session.perform_collect(files)
+        config.hook.pytest_collection_modifyitems(session=session, config=config, items=new)
     finally:
+        config.hook.pytest_collection_finish(session=session)
         session.items = items
     items.extend(new)
-    session.testscollected = collected + len(new)
+    session.testscollected += len(new)
     # As pytest's own loop refuses to run after a collection error.
     if session.testsfailed > failed and not config.option.continue_on_collection_errors:
         raise session.Interrupted(_collection_errors(session.testsfailed))
     return True
+
+
+def _collect(session, files):
+    """The items of `files`, each collected under the Directory node this
+    session has for its directory: pytest keys a conftest's fixtures (and
+    package-scoped ones) to that node, which a new collection from the
+    session would make again without them. A directory the session did
+    not collect is collected now, below the closest one it did; without
+    one (pytest < 8), the files are collected as pytest collects
+    arguments (``Session.perform_collect``)."""
+    from pathlib import Path
+
+    items, rest = [], []
+    for file in files:
+        path = Path(file)
+        parent = _directory(path.parent)
+        if parent is None:
+            rest.append(file)
+            continue
+        for collector in parent.ihook.pytest_collect_file(file_path=path, parent=parent):
+            items.extend(session.genitems(collector))
+    if rest:
+        held, collected = session.items, session.testscollected
+        try:
+            items.extend(session.perform_collect(rest))
+        finally:
+            session.items, session.testscollected = held, collected
+    return items
+
+
+def _directory(path):
+    """The session's Directory node for `path`, collected now (its
+    conftests loaded, its fixtures parsed) below its closest collected
+    parent if need be; None when there is none."""
+    node = _directories.get(path)
+    if node is not None or path.parent == path:
+        return node
+    parent = _directory(path.parent)
+    if parent is None:
+        return None
+    from _pytest.runner import collect_one_node
+
+    node = parent.ihook.pytest_collect_directory(path=path, parent=parent)
+    if node is None:
+        return None
+    report = collect_one_node(node)  # registers it (pytest_collectstart)
+    node.ihook.pytest_collectreport(report=report)
+    return node if report.passed else None
 
 
 class _Progress:
