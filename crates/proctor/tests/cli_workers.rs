@@ -384,3 +384,38 @@ fn dist_needs_workers_and_a_known_mode() {
     assert_eq!(output.status.code(), Some(4), "{}", text(&output));
     assert!(text(&output).contains("loadgroup"), "{}", text(&output));
 }
+
+/// A worker's session outlives what it takes: a session-scoped fixture is
+/// set up once per worker, also in the worker that took the third module
+/// into its session, and torn down once, after that worker's last test.
+#[test]
+fn a_taken_module_shares_its_workers_session_fixtures() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "conftest.py",
+        "import os\nimport pytest\n\n@pytest.fixture(scope='session')\ndef resource():\n    with open('session.log', 'a') as f:\n        f.write('up %d\\n' % os.getpid())\n    yield\n    with open('session.log', 'a') as f:\n        f.write('down %d\\n' % os.getpid())\n",
+    );
+    for name in ["a", "b", "c"] {
+        write(
+            root,
+            &format!("test_{name}.py"),
+            &recorded(name, "def test_uses(resource):\n    pass\n"),
+        );
+    }
+    let output = proctor(root, &["-n", "2", "--no-history"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let pids = import_pids(root);
+    let workers: BTreeSet<&String> = pids.values().collect();
+    assert_eq!(workers.len(), 2, "one worker took a module: {pids:?}");
+    let log = std::fs::read_to_string(root.join("session.log")).unwrap();
+    let mut want: Vec<String> = workers
+        .iter()
+        .flat_map(|pid| [format!("up {pid}"), format!("down {pid}")])
+        .collect();
+    let mut got: Vec<String> = log.lines().map(str::to_owned).collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "{log}");
+}
