@@ -352,8 +352,9 @@ impl Runner<'_> {
         } else {
             (Vec::new(), StealQueue::default())
         };
+        let queue = Arc::new(queue);
         let mut outcome = if shares.len() > 1 {
-            let workers = worker_options(&options, self.rootdir, &shares, &Arc::new(queue));
+            let workers = worker_options(&options, self.rootdir, &shares, &queue);
             let (outcome, late_exits) = run_workers(
                 &workers,
                 self.early.take(),
@@ -391,11 +392,23 @@ impl Runner<'_> {
             .filter(|r| !r.nodeid.contains("::"))
             .map(|r| r.nodeid.as_str())
             .collect();
+        // Files no worker took, once one's session stopped early (`-x`):
+        // not run, as in one process, and not drift.
+        let withdrawn: HashSet<String> = queue.withdrawn().into_iter().collect();
+        if !withdrawn.is_empty() {
+            outcome.not_run.extend(
+                phase_plan
+                    .items
+                    .iter()
+                    .filter(|i| !i.dynamic && withdrawn.contains(&i.file))
+                    .map(|i| i.nodeid.clone()),
+            );
+        }
         let files: HashSet<&str> = phase_plan
             .files
             .iter()
             .map(String::as_str)
-            .filter(|f| !whole.contains(f))
+            .filter(|f| !whole.contains(f) && !withdrawn.contains(*f))
             .collect();
         for message in drift_between(plan, phase_plan, &files, &outcome.collected) {
             out.emit(&RunEvent::Drift { message: &message });

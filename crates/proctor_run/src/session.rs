@@ -828,6 +828,11 @@ fn serve(
                 } => {
                     report.session_status = Some(exitstatus);
                     report.clean_end = true;
+                    if let (Some(queue), Some(_)) = (&options.steal, &stopped) {
+                        // pytest chose to stop (`-x`, `pytest.exit`): the
+                        // other workers take nothing more either.
+                        queue.close();
+                    }
                     report.stopped = stopped;
                 }
                 Message::Unconfigured { exitstatus } => {

@@ -124,6 +124,7 @@ pub(crate) fn schedule(
                 })
                 .collect(),
             remaining: 0.0,
+            withdrawn: Vec::new(),
         }),
         workers: count,
         rootdir: rootdir.to_path_buf(),
@@ -180,6 +181,8 @@ struct Pending {
     units: VecDeque<(Vec<String>, f64)>,
     /// Their total weight.
     remaining: f64,
+    /// The files withdrawn when a worker's session stopped early.
+    withdrawn: Vec<String>,
 }
 
 impl Pending {
@@ -217,6 +220,24 @@ impl StealQueue {
 
     fn absolute(&self, file: &str) -> String {
         self.rootdir.join(file).to_string_lossy().into_owned()
+    }
+
+    /// Hands out nothing more: a worker's pytest session stopped early
+    /// (`-x`, `pytest.exit`), as one process would have.
+    pub(crate) fn close(&self) {
+        let mut pending = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let units = std::mem::take(&mut pending.units);
+        pending
+            .withdrawn
+            .extend(units.into_iter().flat_map(|u| u.0));
+        pending.remaining = 0.0;
+    }
+
+    /// The files [`close`](Self::close) withdrew (as in node ids): no
+    /// worker collected them.
+    pub(crate) fn withdrawn(&self) -> Vec<String> {
+        let pending = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        pending.withdrawn.clone()
     }
 
     /// Every file still queued (absolute paths), which the workers ignore
@@ -597,5 +618,23 @@ mod tests {
         // Without loadgroup the marks do not matter.
         let (shares, _) = schedule(&files, &durations, Path::new("/r"), 2, Dist::Load, &groups);
         assert_eq!(shares, [names(&["a.py"]), names(&["b.py"])]);
+    }
+
+    #[test]
+    fn a_closed_queue_hands_out_nothing_and_names_what_it_withdrew() {
+        let files = names(&["a.py", "b.py", "c.py", "d.py"]);
+        let durations = durations(&[("a.py", 4.0), ("b.py", 3.0), ("c.py", 2.0), ("d.py", 1.0)]);
+        let (_, queue) = schedule(
+            &files,
+            &durations,
+            Path::new("/r"),
+            2,
+            Dist::Load,
+            &HashMap::new(),
+        );
+        assert_eq!(queue.files(), ["/r/c.py", "/r/d.py"]);
+        queue.close();
+        assert!(queue.take().is_empty());
+        assert_eq!(queue.withdrawn(), names(&["c.py", "d.py"]));
     }
 }
