@@ -31,6 +31,14 @@ fn outcomes(path: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Node ids with their outcomes, as [`outcomes`] reads them.
+fn owned(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(n, o)| ((*n).to_owned(), (*o).to_owned()))
+        .collect()
+}
+
 /// A module that writes `<its name> <pid>` to `imports.log` when pytest
 /// imports it, with a passing and a failing test.
 fn module(name: &str) -> String {
@@ -98,16 +106,13 @@ fn a_crash_in_one_worker_loses_no_test() {
     let output = proctor(root, &["-n", "2", "--json", "report.json", "--no-history"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let got = outcomes(&root.join("report.json"));
-    let want: BTreeMap<String, String> = [
+    let want = owned(&[
         ("test_crash.py::test_before", "passed"),
         ("test_crash.py::test_killed", "crashed"),
         ("test_crash.py::test_after", "passed"),
         ("test_other.py::test_one", "passed"),
         ("test_other.py::test_two", "passed"),
-    ]
-    .into_iter()
-    .map(|(n, o)| (n.to_owned(), o.to_owned()))
-    .collect();
+    ]);
     assert_eq!(got, want, "{}", text(&output));
 }
 
@@ -300,16 +305,13 @@ fn a_timeout_in_one_worker_restarts_only_that_worker() {
     );
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let got = outcomes(&root.join("report.json"));
-    let want: BTreeMap<String, String> = [
+    let want = owned(&[
         ("test_hang.py::test_first", "passed"),
         ("test_hang.py::test_hangs", "timed-out"),
         ("test_hang.py::test_last", "passed"),
         ("test_other.py::test_one", "passed"),
         ("test_other.py::test_two", "passed"),
-    ]
-    .into_iter()
-    .map(|(n, o)| (n.to_owned(), o.to_owned()))
-    .collect();
+    ]);
     assert_eq!(got, want, "{}", text(&output));
     // test_hang.py imported twice (the restart), test_other.py once.
     let log = std::fs::read_to_string(root.join("imports.log")).unwrap();
