@@ -467,6 +467,12 @@ pub(crate) struct RunArgs {
     /// durations in the run history (file sizes without one).
     #[arg(short = 'n', long = "workers", value_name = "N|auto")]
     pub(crate) workers: Option<String>,
+    /// How `-n` shares the tests out, as pytest-xdist's `--dist`: `load`
+    /// (the default), `loadfile` and `loadscope` keep each module on one
+    /// worker; `loadgroup` also keeps the modules whose tests share an
+    /// `xdist_group` name on one.
+    #[arg(long, value_enum, value_name = "MODE", requires = "workers")]
+    pub(crate) dist: Option<DistArg>,
     /// Do not read or write the run history (`.proctor/history.db`).
     #[arg(long)]
     pub(crate) no_history: bool,
@@ -656,4 +662,22 @@ pub(crate) enum CoverageFormat {
     Json,
     /// GitHub workflow annotations (`::error title=coverage::...`).
     Github,
+}
+
+/// `--dist`'s values, as pytest-xdist names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DistArg {
+    /// Whole modules, longest first, taken as workers finish (proctor
+    /// never imports a module in two workers to split it).
+    Load,
+    /// Whole modules, as `load`.
+    #[value(name = "loadfile")]
+    LoadFile,
+    /// Whole modules, as `load`: every module and class on one worker.
+    #[value(name = "loadscope")]
+    LoadScope,
+    /// Whole modules, and those whose tests share an `xdist_group` on
+    /// one worker.
+    #[value(name = "loadgroup")]
+    LoadGroup,
 }

@@ -4,7 +4,9 @@
 //! collection errors included) and the same exit status. The suites are
 //! those marked `run-ci = true` in `tests/corpus/suites.toml`, compared by
 //! `tests/corpus/corpus.py run --ci` (`corpus.py run` does all the suites
-//! marked `run = true`).
+//! marked `run = true`). Both again with `proctor run -n 2` (two workers,
+//! work stealing): per-test outcomes and exit status still those of
+//! serial bare pytest.
 //!
 //! The suites must be fetched first (`tests/corpus/corpus.py fetch --ci`,
 //! which `.ci/run` does; it needs `PyPI`). Without them this test says so and
@@ -13,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,11 +25,43 @@ fn repo_root() -> PathBuf {
 }
 
 #[test]
+fn real_suites_run_as_bare_pytest_runs_them() {
+    check_run_ci(Path::new(env!("CARGO_BIN_EXE_proctor")));
+}
+
+#[test]
+fn real_suites_run_in_two_workers_as_bare_pytest_runs_them() {
+    // corpus.py runs `PROCTOR run ARGS`: this one runs `proctor run -n 2
+    // ARGS`.
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("proctor-n2");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nshift\nexec '{}' run -n 2 \"$@\"\n",
+            env!("CARGO_BIN_EXE_proctor")
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&wrapper).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&wrapper, permissions).unwrap();
+    check_run_ci(&wrapper);
+}
+
+/// `corpus.py run --ci` with `proctor` as the proctor binary: every
+/// run-ci suite agrees with bare pytest.
 #[expect(
     clippy::print_stderr,
     reason = "the skip notice is for the person running the tests"
 )]
-fn real_suites_run_as_bare_pytest_runs_them() {
+fn check_run_ci(proctor: &Path) {
+    // corpus.py writes its reports under the corpus's `out/` by suite
+    // name: one run at a time.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let root = repo_root();
     let corpus =
         std::env::var_os("PROCTOR_CORPUS").map_or_else(|| root.join(".corpus"), PathBuf::from);
@@ -67,15 +102,9 @@ fn real_suites_run_as_bare_pytest_runs_them() {
     // what did not.
     let status = Command::new("python3")
         .arg(root.join("tests/corpus/corpus.py"))
-        .args([
-            "run",
-            "--ci",
-            "--show",
-            "10",
-            "--proctor",
-            env!("CARGO_BIN_EXE_proctor"),
-            "--json",
-        ])
+        .args(["run", "--ci", "--show", "10", "--proctor"])
+        .arg(proctor)
+        .arg("--json")
         .arg(&report)
         .env("PROCTOR_CORPUS", &corpus)
         .env_remove("PYTEST_ADDOPTS")

@@ -30,3 +30,4 @@ pub use services::{RunningService, ServiceError};
 pub use session::{
     run_phase, start, Exiting, LateExit, PhaseOptions, PhaseOutcome, RunError, Started,
 };
+pub use workers::{Dist, StealQueue};

@@ -9,6 +9,8 @@
 use std::collections::{HashMap, HashSet};
 
 use proctor_outcome::TestResult;
+
+use crate::workers::Dist;
 use proctor_python::{collected_file, function_nodeid};
 
 /// What a run will do.
@@ -42,6 +44,16 @@ pub struct RunPlan {
     /// The recorded duration of each file's tests, to share files out
     /// among workers (a file without one is weighed by its size).
     pub file_durations: HashMap<String, f64>,
+    /// `--dist`: how workers share the tests out.
+    pub dist: Dist,
+    /// How many collection errors static collection found: pytest's
+    /// collection error stops its whole session before any test runs,
+    /// so with one, `-n` runs each phase in one process (unless pytest
+    /// is given `--continue-on-collection-errors`).
+    pub collect_errors: usize,
+    /// With `--dist loadgroup`: the `xdist_group` names each file's tests
+    /// are marked with (files without one are not listed).
+    pub file_groups: HashMap<String, Vec<String>>,
 }
 
 /// One phase of a run.

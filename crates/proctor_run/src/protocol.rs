@@ -86,6 +86,10 @@ pub(crate) enum Message {
         /// (`pytest.exit`, a `KeyboardInterrupt`, `-x`), as pytest says it.
         stopped: Option<String>,
     },
+    /// A worker (`-n`) is about to run the last test it holds and asks
+    /// for more files; the plugin waits for [`More`], and
+    /// collects the files it names into the same session.
+    More,
     /// pytest ran its last hook (`pytest_unconfigure`): from here the
     /// interpreter only shuts down, which takes a large suite hundreds of
     /// milliseconds.
@@ -237,6 +241,7 @@ impl Message {
                 exitstatus: wire.exitstatus.ok_or_else(missing)?,
                 stopped: wire.stopped,
             },
+            "more" => Message::More,
             "unconfigured" => Message::Unconfigured {
                 exitstatus: wire.exitstatus.ok_or_else(missing)?,
             },
@@ -267,6 +272,16 @@ pub(crate) struct Setup {
     /// running test).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) starts: bool,
+    /// Ask for more files before the last test ([`Message::More`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) steal: bool,
+}
+
+/// proctor's answer to [`Message::More`]: absolute paths of the files
+/// to collect next, none when the worker is done.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub(crate) struct More {
+    pub(crate) files: Vec<String>,
 }
 
 /// An item as pytest collected it.

@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use proctor_config::{PlanOptions, RerunRule};
@@ -21,7 +22,7 @@ use crate::plan::{PhasePlan, RunPlan};
 use crate::protocol::{CollectedItem, Decisions};
 use crate::services::{RunningService, ServiceError};
 use crate::session::{run_phase, Exiting, LateExit, PhaseOptions, RunError, Started};
-use crate::workers::{run_workers, shares, worker_options};
+use crate::workers::{run_workers, schedule, worker_options, StealQueue};
 
 /// What the run decides for the items pytest collects.
 pub trait Decider {
@@ -331,20 +332,32 @@ impl Runner<'_> {
             decisions
         };
         let first = out.results.results.len();
-        // `-n`: a share of the files per worker, all at once. Hooks between
+        // `-n`: a first share of the files per worker, all at once, and
+        // the rest for the workers to take as they finish. Hooks between
         // modules need the one process's order: such a phase runs in one.
-        let shares = if plan.workers > 1 && !options.module_sync {
-            shares(
+        // So does a suite with a collection error, which stops pytest's
+        // session before its first test (a worker could not know whether
+        // another's files fail to collect before it ran its own tests).
+        let collection_stops = plan.collect_errors > 0
+            && !options
+                .extra_args
+                .iter()
+                .any(|a| a == "--continue-on-collection-errors");
+        let (shares, queue) = if plan.workers > 1 && !options.module_sync && !collection_stops {
+            schedule(
                 &phase_plan.files,
                 &plan.file_durations,
                 self.rootdir,
                 plan.workers,
+                plan.dist,
+                &plan.file_groups,
             )
         } else {
-            Vec::new()
+            (Vec::new(), StealQueue::default())
         };
+        let queue = Arc::new(queue);
         let mut outcome = if shares.len() > 1 {
-            let workers = worker_options(&options, self.rootdir, &shares);
+            let workers = worker_options(&options, self.rootdir, &shares, &queue);
             let (outcome, late_exits) = run_workers(
                 &workers,
                 self.early.take(),
@@ -381,11 +394,23 @@ impl Runner<'_> {
             .filter(|r| !r.nodeid.contains("::"))
             .map(|r| r.nodeid.as_str())
             .collect();
+        // Files no worker took, once one's session stopped early (`-x`):
+        // not run, as in one process, and not drift.
+        let withdrawn: HashSet<String> = queue.withdrawn().into_iter().collect();
+        if !withdrawn.is_empty() {
+            outcome.not_run.extend(
+                phase_plan
+                    .items
+                    .iter()
+                    .filter(|i| !i.dynamic && withdrawn.contains(&i.file))
+                    .map(|i| i.nodeid.clone()),
+            );
+        }
         let files: HashSet<&str> = phase_plan
             .files
             .iter()
             .map(String::as_str)
-            .filter(|f| !whole.contains(f))
+            .filter(|f| !whole.contains(f) && !withdrawn.contains(*f))
             .collect();
         for message in drift_between(plan, phase_plan, &files, &outcome.collected) {
             out.emit(&RunEvent::Drift { message: &message });

@@ -23,7 +23,8 @@ use crate::outcome::fold;
 use crate::process::{
     describe_exit, group_of, log_tail, own_group_dying_with_proctor, register_group, signal_group,
 };
-use crate::protocol::{CollectedItem, Decisions, Message, Setup, Unreadable};
+use crate::protocol::{CollectedItem, Decisions, Message, More, Setup, Unreadable};
+use crate::workers::StealQueue;
 
 /// The plugin's source, written next to the run's files and imported by
 /// pytest as `proctor_bridge`.
@@ -78,6 +79,9 @@ pub struct PhaseOptions {
     /// caller keeps them from [`Event::TestFinished`], and a run of
     /// 100,000 tests does not hold each twice).
     pub keep_results: bool,
+    /// A worker's queue of files to take once it is about to run the last
+    /// test it holds (`-n`), collected into the same pytest session.
+    pub steal: Option<Arc<StealQueue>>,
 }
 
 /// What a phase produced.
@@ -269,11 +273,15 @@ fn listen_on_loopback(options: &PhaseOptions) -> Result<(TcpListener, String), R
     // Written only when it changed: an untouched file keeps its mtime, so
     // Python reuses the bytecode it cached instead of compiling it again.
     // Renamed into place, so that a run starting meanwhile never imports
-    // half a file.
+    // half a file. The partial file's name is this writer's own: the
+    // workers of `-n` write it from threads of one process at once.
     if std::fs::read(&plugin).ok().as_deref() != Some(PLUGIN.as_bytes()) {
-        let partial = options
-            .plugin_dir
-            .join(format!(".proctor_bridge.py.{}", std::process::id()));
+        static WRITERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let writer = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let partial = options.plugin_dir.join(format!(
+            ".proctor_bridge.py.{}.{writer}",
+            std::process::id()
+        ));
         std::fs::write(&partial, PLUGIN)
             .and_then(|()| std::fs::rename(&partial, &plugin))
             .map_err(|source| RunError::WorkDir {
@@ -347,6 +355,7 @@ pub fn run_phase(
         only: options.only.clone(),
         progress: options.timeout.is_some(),
         starts: options.starts,
+        steal: options.steal.is_some(),
     };
     let mut outcome = PhaseOutcome::default();
     let mut finished: HashSet<String> = HashSet::new();
@@ -404,9 +413,26 @@ pub fn run_phase(
             });
         }
         if let Some(kept) = process.kept {
-            if expected.is_none() {
-                expected = Some(kept);
+            match &mut expected {
+                None => expected = Some(kept),
+                // A restart's own items are expected already; the files it
+                // took afterwards are not.
+                Some(expected) => expected.extend(kept.into_iter().skip(process.first_batch)),
             }
+        }
+        if !process.taking.is_empty() {
+            // The files it took never came back collected: pytest's
+            // process ended while it imported them.
+            let problem = format!(
+                "the pytest process ended while it collected {} ({}){}",
+                process.taking.join(", "),
+                describe_exit(status),
+                pytest_tail(&log_path)
+            );
+            on_event(&Event::Note {
+                message: problem.clone(),
+            });
+            outcome.problems.push(problem);
         }
         if let Some(code) = process.session_status {
             outcome.pytest_status = Some(code);
@@ -511,6 +537,12 @@ struct ProcessReport {
     /// What went wrong with no test to blame; before collection was
     /// answered, why the process was stopped.
     problems: Vec<String>,
+    /// Where in `kept` the latest collection's items start (after the
+    /// first, the files a worker took), and how many the first holds.
+    batch: usize,
+    first_batch: usize,
+    /// Files handed to the worker and not yet collected.
+    taking: Vec<String>,
 }
 
 /// How long, after pytest exited, proctor waits for the rest of what it
@@ -713,9 +745,26 @@ fn serve(
                     }
                 }
                 Message::Order { ids } => {
-                    if report.kept.is_some() {
-                        report.kept = Some(ids);
+                    if let Some(kept) = &mut report.kept {
+                        kept.truncate(report.batch);
+                        kept.extend(ids);
+                        if report.batch == 0 {
+                            report.first_batch = kept.len();
+                        }
                     }
+                }
+                Message::More => {
+                    let files = options.steal.as_ref().map(|q| q.take()).unwrap_or_default();
+                    let answer = serde_json::to_string(&More {
+                        files: files.clone(),
+                    })
+                    .unwrap_or_else(|_| "{}".to_owned())
+                        + "\n";
+                    report.taking = files;
+                    if lines.answer(answer.as_bytes()).is_err() {
+                        break 'process;
+                    }
+                    since = Instant::now();
                 }
                 Message::Collected { items } => {
                     let decisions = decide(&items);
@@ -740,16 +789,28 @@ fn serve(
                             .collect();
                         kept.sort_by_key(|n| position.get(n).copied().unwrap_or(usize::MAX));
                     }
+                    // A later collection (files a worker took) adds to
+                    // what the process holds: the test it has yet to run.
+                    let held = report.kept.as_ref().map_or(0, |old| {
+                        old.iter().filter(|n| !finished.contains(*n)).count()
+                    });
                     on_event(&Event::Collected {
-                        collected: items.len(),
+                        collected: held + items.len(),
                         deselected: decisions.deselect.len(),
                         skipped: decisions.skip.len(),
                     });
-                    if first {
-                        outcome.collected = items;
-                        outcome.deselected = decisions.deselect;
+                    if first || report.kept.is_some() {
+                        outcome.collected.extend(items);
+                        outcome.deselected.extend(decisions.deselect);
                     }
-                    report.kept = Some(kept);
+                    report.taking.clear();
+                    if let Some(old) = &mut report.kept {
+                        report.batch = old.len();
+                        old.extend(kept);
+                    } else {
+                        report.first_batch = kept.len();
+                        report.kept = Some(kept);
+                    }
                     since = Instant::now();
                 }
                 Message::Module { module } => {
@@ -778,6 +839,11 @@ fn serve(
                 } => {
                     report.session_status = Some(exitstatus);
                     report.clean_end = true;
+                    if let (Some(queue), Some(_)) = (&options.steal, &stopped) {
+                        // pytest chose to stop (`-x`, `pytest.exit`): the
+                        // other workers take nothing more either.
+                        queue.close();
+                    }
                     report.stopped = stopped;
                 }
                 Message::Unconfigured { exitstatus } => {

@@ -1,37 +1,33 @@
-//! Parallel workers (`proctor run -n N`): a phase's files split into
-//! shares, longest first by their recorded durations (file size where
-//! there are none), and one pytest process per share, all at once. Each
-//! worker imports only its share: the other files are ignored as with
-//! `--ignore`, so that every worker keeps bare pytest's command line (its
-//! rootdir, ini file and initial conftests) and pytest's own walk, which
-//! many file arguments would make slower. Each worker is a serial session
-//! ([`run_phase`]) on a thread of its own, restarting after a crash for
-//! the rest of its share; its events and its collections come to the
-//! calling thread, which alone decides and reports, so that the run has
-//! one stream of events.
+//! Parallel workers (`proctor run -n N`): a phase's files as units one
+//! worker runs whole (a module; with `--dist loadgroup` the modules that
+//! share an `xdist_group`), longest first by their recorded durations
+//! (file size where there are none). Each worker starts with a first
+//! share and takes more from a queue as it finishes ([`schedule`]):
+//! before the last test it holds, the bridge asks for more files and
+//! collects them into the same pytest session, so that a worker pays
+//! pytest's start-up once, keeps its session fixtures, and none idles
+//! while another has a long tail. Each worker imports only what it runs:
+//! the other files are ignored as with `--ignore`, so that every worker
+//! keeps bare pytest's command line (its rootdir, ini file and initial
+//! conftests) and pytest's own walk, which many file arguments would
+//! make slower. Each worker is a serial session ([`run_phase`]) on a
+//! thread of its own, restarting after a crash or a timeout for the rest
+//! of what it holds (and taking on from the queue); its events and its
+//! collections come to the calling thread, which alone decides and
+//! reports, so that the run has one stream of events.
 
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
-use std::sync::mpsc;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use crate::model::Event;
 use crate::protocol::{CollectedItem, Decisions};
 use crate::session::{run_phase, Exiting, LateExit, PhaseOptions, PhaseOutcome, RunError, Started};
 
-/// The files split into at most `count` shares, each file whole, the
-/// heaviest first onto the lightest share (longest processing time
-/// first). A file's weight is its recorded duration; a file without one
+/// The weight of each file: its recorded duration; a file without one
 /// weighs its size in bytes at the suite's seconds per byte (one second
-/// per byte when no file has a duration, so sizes alone decide). Shares
-/// keep the files' order and none is empty.
-#[must_use]
-pub(crate) fn shares(
-    files: &[String],
-    durations: &HashMap<String, f64>,
-    rootdir: &Path,
-    count: usize,
-) -> Vec<Vec<String>> {
-    let count = count.clamp(1, files.len().max(1));
+/// per byte when no file has a duration, so sizes alone decide).
+fn weights(files: &[String], durations: &HashMap<String, f64>, rootdir: &Path) -> Vec<f64> {
     let sizes: Vec<f64> = files
         .iter()
         .map(|f| {
@@ -49,31 +45,211 @@ pub(crate) fn shares(
     } else {
         1.0
     };
-    let mut order: Vec<(usize, f64)> = files
+    files
         .iter()
         .zip(&sizes)
-        .enumerate()
-        .map(|(at, (f, size))| (at, durations.get(f).copied().unwrap_or(size * per_byte)))
+        .map(|(f, size)| durations.get(f).copied().unwrap_or(size * per_byte))
+        .collect()
+}
+
+/// The files as units that one worker runs whole: each file alone, or
+/// with `--dist loadgroup` every file that shares an `xdist_group` name
+/// with another (transitively) in one unit. Indices into `files`, each
+/// unit's in order, the units in the order of their first file.
+fn units(files: &[String], dist: Dist, groups: &HashMap<String, Vec<String>>) -> Vec<Vec<usize>> {
+    fn root(unit_of: &mut [usize], mut at: usize) -> usize {
+        while unit_of[at] != at {
+            unit_of[at] = unit_of[unit_of[at]];
+            at = unit_of[at];
+        }
+        at
+    }
+    let mut unit_of: Vec<usize> = (0..files.len()).collect();
+    if dist == Dist::LoadGroup {
+        let mut first_with: HashMap<&str, usize> = HashMap::new();
+        for (at, file) in files.iter().enumerate() {
+            for group in groups.get(file).into_iter().flatten() {
+                let other = *first_with.entry(group.as_str()).or_insert(at);
+                let (a, b) = (root(&mut unit_of, at), root(&mut unit_of, other));
+                unit_of[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
+    for at in 0..files.len() {
+        let unit = root(&mut unit_of, at);
+        members[unit].push(at);
+    }
+    members.retain(|m| !m.is_empty());
+    members
+}
+
+/// A phase's work for `count` workers: a first share for each (at most
+/// `count`, none empty, each file whole) and the queue of the rest,
+/// which the workers take from as they finish ([`StealQueue::take`]).
+/// Units (see [`units`]) go heaviest first; each share, and each take
+/// from the queue, is the next units until they weigh at least what is
+/// left over twice the workers (guided self-scheduling): the heavy files
+/// are shared out first, and the takes shrink towards the end, when a
+/// worker with a long tail is what the others would wait for.
+#[must_use]
+pub(crate) fn schedule(
+    files: &[String],
+    durations: &HashMap<String, f64>,
+    rootdir: &Path,
+    count: usize,
+    dist: Dist,
+    groups: &HashMap<String, Vec<String>>,
+) -> (Vec<Vec<String>>, StealQueue) {
+    let count = count.max(1);
+    let weight = weights(files, durations, rootdir);
+    let mut order: Vec<(Vec<usize>, f64)> = units(files, dist, groups)
+        .into_iter()
+        .map(|members| {
+            let total = members.iter().map(|&at| weight[at]).sum();
+            (members, total)
+        })
         .collect();
     // Heaviest first; ties keep the files' order, so shares are stable.
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut load = vec![0.0_f64; count];
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
-    for (at, weight) in order {
-        let lightest = (0..count)
-            .min_by(|a, b| load[*a].total_cmp(&load[*b]).then(a.cmp(b)))
-            .unwrap_or(0);
-        load[lightest] += weight;
-        members[lightest].push(at);
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0[0].cmp(&b.0[0])));
+    let mut queue = StealQueue {
+        state: Mutex::new(Pending {
+            units: order
+                .into_iter()
+                .map(|(members, weight)| {
+                    (
+                        members.into_iter().map(|at| files[at].clone()).collect(),
+                        weight,
+                    )
+                })
+                .collect(),
+            remaining: 0.0,
+            withdrawn: Vec::new(),
+        }),
+        workers: count,
+        rootdir: rootdir.to_path_buf(),
+    };
+    let pending = queue
+        .state
+        .get_mut()
+        .unwrap_or_else(PoisonError::into_inner);
+    pending.remaining = pending.units.iter().map(|u| u.1).sum();
+    let mut shares = Vec::new();
+    for _ in 0..count {
+        let taken = pending.take(count);
+        if taken.is_empty() {
+            break;
+        }
+        shares.push(taken);
     }
-    members
-        .into_iter()
-        .filter(|m| !m.is_empty())
-        .map(|mut m| {
-            m.sort_unstable();
-            m.into_iter().map(|at| files[at].clone()).collect()
-        })
-        .collect()
+    (shares, queue)
+}
+
+/// How `-n` shares a phase's tests out among its workers, as named by
+/// pytest-xdist's `--dist`. proctor never splits a module between
+/// workers (each would import it), so `load`, `loadfile` and `loadscope`
+/// all share whole modules out; `loadgroup` also keeps the modules whose
+/// tests share an `xdist_group` name on one worker.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dist {
+    /// `load`, the default: whole modules (see above).
+    #[default]
+    Load,
+    /// `loadfile`: whole modules.
+    LoadFile,
+    /// `loadscope`: whole modules, so every module and class stays on one
+    /// worker.
+    LoadScope,
+    /// `loadgroup`: whole modules, and those sharing an `xdist_group` on
+    /// one worker.
+    LoadGroup,
+}
+
+/// The files no worker holds yet, for the workers that finish their
+/// share to take (the bridge asks before its last test, and collects
+/// what it gets into the same pytest session).
+#[derive(Debug, Default)]
+pub struct StealQueue {
+    state: Mutex<Pending>,
+    workers: usize,
+    rootdir: PathBuf,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    /// Units of files (as in node ids) with their weights, heaviest first.
+    units: VecDeque<(Vec<String>, f64)>,
+    /// Their total weight.
+    remaining: f64,
+    /// The files withdrawn when a worker's session stopped early.
+    withdrawn: Vec<String>,
+}
+
+impl Pending {
+    /// The next units until they weigh at least what is left over twice
+    /// `workers` (at least one unit), their files sorted.
+    fn take(&mut self, workers: usize) -> Vec<String> {
+        #[expect(clippy::cast_precision_loss, reason = "a worker count")]
+        let enough = self.remaining / (2 * workers) as f64;
+        let mut taken = Vec::new();
+        let mut weight = 0.0;
+        while let Some((files, w)) = self.units.pop_front() {
+            taken.extend(files);
+            weight += w;
+            self.remaining -= w;
+            if weight >= enough {
+                break;
+            }
+        }
+        taken.sort();
+        taken
+    }
+}
+
+impl StealQueue {
+    /// Absolute paths of the next files for a worker that asks; empty
+    /// once there are none left.
+    pub(crate) fn take(&self) -> Vec<String> {
+        let taken = self
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(self.workers);
+        taken.iter().map(|f| self.absolute(f)).collect()
+    }
+
+    fn absolute(&self, file: &str) -> String {
+        self.rootdir.join(file).to_string_lossy().into_owned()
+    }
+
+    /// Hands out nothing more: a worker's pytest session stopped early
+    /// (`-x`, `pytest.exit`), as one process would have.
+    pub(crate) fn close(&self) {
+        let mut pending = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let units = std::mem::take(&mut pending.units);
+        pending
+            .withdrawn
+            .extend(units.into_iter().flat_map(|u| u.0));
+        pending.remaining = 0.0;
+    }
+
+    /// The files [`close`](Self::close) withdrew (as in node ids): no
+    /// worker collected them.
+    pub(crate) fn withdrawn(&self) -> Vec<String> {
+        let pending = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        pending.withdrawn.clone()
+    }
+
+    /// Every file still queued (absolute paths), which the workers ignore
+    /// until they take them.
+    fn files(&self) -> Vec<String> {
+        let pending = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        pending
+            .units
+            .iter()
+            .flat_map(|u| u.0.iter().map(|f| self.absolute(f)))
+            .collect()
+    }
 }
 
 /// What a worker's thread tells the calling thread.
@@ -84,14 +260,17 @@ enum FromWorker {
 }
 
 /// The options of each worker: `phase`'s own, with the files of the other
-/// shares ignored too, and (after the first, which may serve the process
+/// shares and of the queue ignored too (a worker takes queued files as it
+/// finishes its share), and (after the first, which may serve the process
 /// started early) a work directory of its own for pytest's output.
 #[must_use]
 pub(crate) fn worker_options(
     phase: &PhaseOptions,
     rootdir: &Path,
     shares: &[Vec<String>],
+    queue: &Arc<StealQueue>,
 ) -> Vec<PhaseOptions> {
+    let queued: Vec<PathBuf> = queue.files().into_iter().map(PathBuf::from).collect();
     shares
         .iter()
         .enumerate()
@@ -102,6 +281,7 @@ pub(crate) fn worker_options(
                     ignore.extend(files.iter().map(|f| rootdir.join(f)));
                 }
             }
+            ignore.extend(queued.iter().cloned());
             PhaseOptions {
                 ignore,
                 work_dir: if at == 0 {
@@ -109,6 +289,7 @@ pub(crate) fn worker_options(
                 } else {
                     phase.work_dir.join(format!("worker-{at}"))
                 },
+                steal: Some(Arc::clone(queue)),
                 ..phase.clone()
             }
         })
@@ -131,7 +312,7 @@ pub(crate) fn run_workers(
 ) -> Result<(PhaseOutcome, Vec<LateExit>), RunError> {
     let (tx, rx) = mpsc::channel::<FromWorker>();
     let mut outcomes = Vec::with_capacity(workers.len());
-    std::thread::scope(|scope| {
+    let merger = std::thread::scope(|scope| {
         let mut early = early;
         for (at, options) in workers.iter().enumerate() {
             let tx = tx.clone();
@@ -172,8 +353,9 @@ pub(crate) fn run_workers(
                 FromWorker::Done(outcome) => outcomes.push(outcome),
             }
         }
+        merger
     });
-    merge(outcomes)
+    merge(outcomes, &merger.ran)
 }
 
 /// The calling thread's view of the workers: which worker claimed which
@@ -186,6 +368,9 @@ struct Merger {
     expected: Vec<usize>,
     deselected: Vec<usize>,
     skipped: Vec<usize>,
+    /// The tests any worker finished (the sessions do not keep their
+    /// results: the runner keeps them from the events).
+    ran: HashSet<String>,
 }
 
 impl Merger {
@@ -196,6 +381,7 @@ impl Merger {
             expected: vec![0; count],
             deselected: vec![0; count],
             skipped: vec![0; count],
+            ran: HashSet::new(),
         }
     }
 
@@ -237,7 +423,9 @@ impl Merger {
                 skipped,
             } => {
                 self.expected[at] = self.done[at] + collected.saturating_sub(*deselected);
-                self.deselected[at] = *deselected;
+                // A worker's later collections (the files it took, a
+                // restart's) deselect what its earlier ones did not.
+                self.deselected[at] += *deselected;
                 self.skipped[at] = *skipped;
                 let done: usize = self.done.iter().sum();
                 let deselected: usize = self.deselected.iter().sum();
@@ -248,8 +436,9 @@ impl Merger {
                     skipped: self.skipped.iter().sum(),
                 });
             }
-            Event::TestFinished(_) => {
+            Event::TestFinished(result) => {
                 self.done[at] += 1;
+                self.ran.insert(result.nodeid.clone());
                 on_event(event);
             }
             _ => on_event(event),
@@ -260,6 +449,7 @@ impl Merger {
 /// One outcome of the workers' outcomes.
 fn merge(
     outcomes: Vec<Result<(PhaseOutcome, Option<LateExit>), RunError>>,
+    finished: &HashSet<String>,
 ) -> Result<(PhaseOutcome, Vec<LateExit>), RunError> {
     // pytest's statuses, least severe first: no tests, passed, failed,
     // interrupted, internal error, usage error.
@@ -295,7 +485,12 @@ fn merge(
         merged.problems.extend(outcome.problems);
     }
     // An item deselected in one worker and run in another was run.
-    let ran: HashSet<&str> = merged.results.iter().map(|r| r.nodeid.as_str()).collect();
+    let ran: HashSet<&str> = merged
+        .results
+        .iter()
+        .map(|r| r.nodeid.as_str())
+        .chain(finished.iter().map(String::as_str))
+        .collect();
     let mut seen: HashSet<String> = HashSet::new();
     let deselected = std::mem::take(&mut merged.deselected);
     merged.deselected = deselected
@@ -315,17 +510,76 @@ mod tests {
         files.iter().map(|f| (*f).to_owned()).collect()
     }
 
+    fn durations(pairs: &[(&str, f64)]) -> HashMap<String, f64> {
+        pairs.iter().map(|(f, d)| ((*f).to_owned(), *d)).collect()
+    }
+
+    /// What the workers take from the queue, one after the other, as
+    /// files relative to the rootdir.
+    fn takes(queue: &StealQueue) -> Vec<Vec<String>> {
+        let root = queue.rootdir.to_string_lossy().into_owned() + "/";
+        std::iter::from_fn(|| {
+            let taken = queue.take();
+            (!taken.is_empty()).then(|| {
+                taken
+                    .iter()
+                    .map(|f| f.strip_prefix(&root).unwrap().to_owned())
+                    .collect()
+            })
+        })
+        .collect()
+    }
+
     #[test]
-    fn shares_balance_recorded_durations_longest_first() {
-        let files = names(&["a.py", "b.py", "c.py", "d.py"]);
-        let durations: HashMap<String, f64> =
-            [("a.py", 1.0), ("b.py", 5.0), ("c.py", 3.0), ("d.py", 2.0)]
-                .into_iter()
-                .map(|(f, d)| (f.to_owned(), d))
-                .collect();
-        let got = shares(&files, &durations, Path::new("/nonexistent"), 2);
-        // b (5) alone against c + d (5), then a onto either: the first.
-        assert_eq!(got, [names(&["a.py", "b.py"]), names(&["c.py", "d.py"])]);
+    fn first_shares_are_the_heaviest_files_and_takes_shrink() {
+        let files = names(&["a.py", "b.py", "c.py", "d.py", "e.py", "f.py"]);
+        let durations = durations(&[
+            ("a.py", 1.0),
+            ("b.py", 8.0),
+            ("c.py", 4.0),
+            ("d.py", 2.0),
+            ("e.py", 1.0),
+            ("f.py", 0.5),
+        ]);
+        let none = HashMap::new();
+        let (shares, queue) = schedule(&files, &durations, Path::new("/r"), 2, Dist::Load, &none);
+        // 16.5 in all: b (8) is over a quarter; then c (4) over 8.5 / 4.
+        assert_eq!(shares, [names(&["b.py"]), names(&["c.py"])]);
+        assert_eq!(queue.files(), ["/r/d.py", "/r/a.py", "/r/e.py", "/r/f.py"]);
+        // 4.5 left: d (2) is over 4.5 / 4; then a (1) over 2.5 / 4 ...
+        assert_eq!(
+            takes(&queue),
+            [
+                names(&["d.py"]),
+                names(&["a.py"]),
+                names(&["e.py"]),
+                names(&["f.py"])
+            ]
+        );
+    }
+
+    #[test]
+    fn many_light_files_are_taken_together() {
+        let files: Vec<String> = (0..20).map(|i| format!("t{i:02}.py")).collect();
+        let durations: HashMap<String, f64> = files.iter().map(|f| (f.clone(), 1.0)).collect();
+        let (shares, queue) = schedule(
+            &files,
+            &durations,
+            Path::new("/r"),
+            2,
+            Dist::Load,
+            &HashMap::new(),
+        );
+        // A quarter of 20, then of the 15 left.
+        assert_eq!(shares.iter().map(Vec::len).collect::<Vec<_>>(), [5, 4]);
+        let taken = takes(&queue);
+        let sizes: Vec<usize> = taken.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [3, 2, 2, 1, 1, 1, 1]);
+        // Every file once.
+        let mut all: Vec<String> = shares.concat();
+        all.extend(taken.concat());
+        all.sort();
+        assert_eq!(all, files);
     }
 
     #[test]
@@ -335,13 +589,64 @@ mod tests {
         std::fs::write(dir.path().join("small1.py"), "x".repeat(300)).unwrap();
         std::fs::write(dir.path().join("small2.py"), "x".repeat(300)).unwrap();
         let files = names(&["big.py", "small1.py", "small2.py"]);
-        let got = shares(&files, &HashMap::new(), dir.path(), 2);
-        assert_eq!(
-            got,
-            [names(&["big.py"]), names(&["small1.py", "small2.py"])]
-        );
+        let (none, no_groups) = (HashMap::new(), HashMap::new());
+        let (shares, queue) = schedule(&files, &none, dir.path(), 2, Dist::Load, &no_groups);
+        assert_eq!(shares, [names(&["big.py"]), names(&["small1.py"])]);
+        assert_eq!(takes(&queue), [names(&["small2.py"])]);
         // More workers than files: one share per file.
-        assert_eq!(shares(&files, &HashMap::new(), dir.path(), 8).len(), 3);
-        assert_eq!(shares(&[], &HashMap::new(), dir.path(), 2).len(), 0);
+        let (shares, queue) = schedule(&files, &none, dir.path(), 8, Dist::Load, &no_groups);
+        assert_eq!(shares.len(), 3);
+        assert!(queue.take().is_empty());
+        assert_eq!(
+            schedule(&[], &none, dir.path(), 2, Dist::Load, &no_groups)
+                .0
+                .len(),
+            0
+        );
+    }
+
+    #[test]
+    fn loadgroup_keeps_the_files_of_a_group_together() {
+        let files = names(&["a.py", "b.py", "c.py", "d.py"]);
+        let durations = durations(&[("a.py", 4.0), ("b.py", 3.0), ("c.py", 2.0), ("d.py", 1.0)]);
+        let groups: HashMap<String, Vec<String>> = [
+            ("a.py", vec!["db".to_owned()]),
+            ("c.py", vec!["web".to_owned(), "db".to_owned()]),
+            ("d.py", vec!["web".to_owned()]),
+        ]
+        .into_iter()
+        .map(|(f, g)| (f.to_owned(), g))
+        .collect();
+        let (shares, queue) = schedule(
+            &files,
+            &durations,
+            Path::new("/r"),
+            2,
+            Dist::LoadGroup,
+            &groups,
+        );
+        assert_eq!(shares, [names(&["a.py", "c.py", "d.py"]), names(&["b.py"])]);
+        assert!(queue.take().is_empty());
+        // Without loadgroup the marks do not matter.
+        let (shares, _) = schedule(&files, &durations, Path::new("/r"), 2, Dist::Load, &groups);
+        assert_eq!(shares, [names(&["a.py"]), names(&["b.py"])]);
+    }
+
+    #[test]
+    fn a_closed_queue_hands_out_nothing_and_names_what_it_withdrew() {
+        let files = names(&["a.py", "b.py", "c.py", "d.py"]);
+        let durations = durations(&[("a.py", 4.0), ("b.py", 3.0), ("c.py", 2.0), ("d.py", 1.0)]);
+        let (_, queue) = schedule(
+            &files,
+            &durations,
+            Path::new("/r"),
+            2,
+            Dist::Load,
+            &HashMap::new(),
+        );
+        assert_eq!(queue.files(), ["/r/c.py", "/r/d.py"]);
+        queue.close();
+        assert!(queue.take().is_empty());
+        assert_eq!(queue.withdrawn(), names(&["c.py", "d.py"]));
     }
 }

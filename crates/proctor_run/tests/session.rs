@@ -40,6 +40,7 @@ fn options(root: &Path) -> PhaseOptions {
         opt_in: None,
         starts: false,
         keep_results: true,
+        steal: None,
     }
 }
 

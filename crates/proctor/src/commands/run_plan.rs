@@ -17,10 +17,10 @@ use std::time::SystemTime;
 use anyhow::{anyhow, bail, Context, Result};
 use proctor_plan::{Facts, Verdict};
 use proctor_python::{collected_file, Collection, Item};
-use proctor_run::{ItemPlan, Outcome, PhaseOptions, RunPlan, Started, TestResult};
+use proctor_run::{Dist, ItemPlan, Outcome, PhaseOptions, RunPlan, Started, TestResult};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
-use crate::args::RunArgs;
+use crate::args::{DistArg, RunArgs};
 use crate::commands::machine;
 use crate::commands::run_flags::{self, LastFailed, Xdist};
 use crate::commands::run_order::{self, Order};
@@ -148,6 +148,7 @@ impl Setup {
             opt_in: None,
             starts: crate::commands::run_progress::live(args.verbose, args.quiet),
             keep_results: false,
+            steal: None,
         };
         // One phase and no service to start first: pytest starts now, and
         // Python's start-up (a tenth of a second or more) overlaps proctor's
@@ -380,9 +381,23 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
     } else {
         HashMap::new()
     };
+    let dist = match args.dist {
+        None | Some(DistArg::Load) => Dist::Load,
+        Some(DistArg::LoadFile) => Dist::LoadFile,
+        Some(DistArg::LoadScope) => Dist::LoadScope,
+        Some(DistArg::LoadGroup) => Dist::LoadGroup,
+    };
+    let file_groups = if dist == Dist::LoadGroup {
+        xdist_groups(collection)
+    } else {
+        HashMap::new()
+    };
     let plan = RunPlan {
         workers,
         file_durations,
+        dist,
+        collect_errors: collection.errors.len(),
+        file_groups,
         files_in_suite: count_files(collection),
         shard: shard_spec.as_ref().map(ToString::to_string),
         seed: match rules.order {
@@ -398,6 +413,31 @@ pub(crate) fn plan(args: &RunArgs, setup: &Setup, rules: &mut Rules<'_>) -> Resu
         shard: shard_spec,
         last_failed_note,
     })
+}
+
+/// The `xdist_group` names of each file's items (`xdist_group("name")`
+/// or `xdist_group(name="name")`, as pytest-xdist reads them), for
+/// `--dist loadgroup`; a name that is not a literal string is its source
+/// text, so that the same expression still groups.
+fn xdist_groups(collection: &Collection) -> HashMap<String, Vec<String>> {
+    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    for item in &collection.items {
+        for marker in item.markers.iter().filter(|m| m.name == "xdist_group") {
+            let Some(name) = marker.args.first().or_else(|| marker.kwargs.get("name")) else {
+                continue;
+            };
+            let name = name
+                .as_str()
+                .map_or_else(|| name.to_string(), str::to_owned);
+            let names = groups
+                .entry(collected_file(&item.nodeid).to_owned())
+                .or_default();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    groups
 }
 
 /// `-n N` / `-n auto` (the CPUs this process may use): how many pytest
@@ -433,6 +473,19 @@ pub(crate) fn print_header(
     }
     if plan.workers > 1 {
         let _ = write!(header, ", {} workers", plan.workers);
+        if plan.dist == Dist::LoadGroup {
+            header.push_str(" (--dist loadgroup)");
+        }
+        if plan.collect_errors > 0
+            && !args
+                .pytest_args
+                .iter()
+                .any(|a| a == "--continue-on-collection-errors")
+        {
+            // The runner's rule: pytest runs no test after a collection
+            // error, and one process finds them all before any test runs.
+            header.push_str(" (one process: collection errors stop pytest's session)");
+        }
     }
     if let Some(seed) = plan.seed {
         let _ = write!(header, ", random order (--seed {seed})");

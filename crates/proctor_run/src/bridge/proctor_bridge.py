@@ -286,6 +286,8 @@ def pytest_sessionstart(session):
         config.args = _restart_args(root, only)
     if not config.pluginmanager.has_plugin("proctor_bridge_subtests"):
         config.pluginmanager.register(_Subtests(config), "proctor_bridge_subtests")
+    if setup.get("steal") and not config.pluginmanager.has_plugin("proctor_bridge_steal"):
+        config.pluginmanager.register(_Steal(), "proctor_bridge_steal")
     if setup.get("progress") and not config.pluginmanager.has_plugin("proctor_bridge_progress"):
         config.pluginmanager.register(_Progress(), "proctor_bridge_progress")
     if setup.get("starts") and not config.pluginmanager.has_plugin("proctor_bridge_starts"):
@@ -477,6 +479,132 @@ def pytest_collectreport(report):
         _send({"event": "collect-error", "nodeid": _wire(report.nodeid), "longrepr": report.longreprtext})
     elif report.skipped:
         _send({"event": "collect-skip", "nodeid": _wire(report.nodeid), "reason": _skip_reason(report)})
+
+
+class _Steal:
+    """Work stealing (``proctor run -n N``): pytest's own run loop
+    (``_pytest.main.pytest_runtestloop``), step for step, except that
+    before the last test it holds it asks proctor for more files, and
+    collects those into the same session (as pytest-xdist's worker waits
+    for its next items before it runs the last one). The last test of a
+    batch then knows its next item: the session's fixtures stay set up
+    across batches, and a worker pays pytest's start-up once however many
+    modules it takes. Registered only when proctor's setup asks for it."""
+
+    def pytest_collectstart(self, collector):
+        if _DIRECTORY is not None and isinstance(collector, _DIRECTORY):
+            _directories[collector.path] = collector
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted(_collection_errors(session.testsfailed))
+        if session.config.option.collectonly:
+            return True
+        items = session.items
+        at = 0
+        more = True
+        while True:
+            if more and at + 1 >= len(items):
+                more = _steal(session, items)
+                continue
+            if at >= len(items):
+                return True
+            item = items[at]
+            nextitem = items[at + 1] if at + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            if session.shouldfail:
+                raise session.Failed(session.shouldfail)
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
+            at += 1
+
+
+_DIRECTORY = getattr(pytest, "Directory", None)  # pytest >= 8
+_directories = {}  # path -> the Directory node this session collected there
+
+
+def _collection_errors(count):
+    return "%d error%s during collection" % (count, "s" if count != 1 else "")
+
+
+def _steal(session, items):
+    """Asks proctor for more files and appends their items (after
+    proctor's answer to their collection) to `items`, which the run loop
+    holds. False once proctor has none left."""
+    _send({"event": "more"})
+    files = _receive().get("files") or []
+    if not files:
+        return False
+    global _only
+    _only = None  # a restart's filter is for its own node ids only
+    config = session.config
+    # The files are collected now: `--ignore` no longer applies to them.
+    taken = set(files)
+    if config.option.ignore:
+        config.option.ignore = [path for path in config.option.ignore if str(path) not in taken]
+    failed = session.testsfailed
+    new = _collect(session, files)
+    session.items = new
+    try:
+        config.hook.pytest_collection_modifyitems(session=session, config=config, items=new)
+    finally:
+        config.hook.pytest_collection_finish(session=session)
+        session.items = items
+    items.extend(new)
+    session.testscollected += len(new)
+    # As pytest's own loop refuses to run after a collection error.
+    if session.testsfailed > failed and not config.option.continue_on_collection_errors:
+        raise session.Interrupted(_collection_errors(session.testsfailed))
+    return True
+
+
+def _collect(session, files):
+    """The items of `files`, each collected under the Directory node this
+    session has for its directory: pytest keys a conftest's fixtures (and
+    package-scoped ones) to that node, which a new collection from the
+    session would make again without them. A directory the session did
+    not collect is collected now, below the closest one it did; without
+    one (pytest < 8), the files are collected as pytest collects
+    arguments (``Session.perform_collect``)."""
+    from pathlib import Path
+
+    items, rest = [], []
+    for file in files:
+        path = Path(file)
+        parent = _directory(path.parent)
+        if parent is None:
+            rest.append(file)
+            continue
+        for collector in parent.ihook.pytest_collect_file(file_path=path, parent=parent):
+            items.extend(session.genitems(collector))
+    if rest:
+        held, collected = session.items, session.testscollected
+        try:
+            items.extend(session.perform_collect(rest))
+        finally:
+            session.items, session.testscollected = held, collected
+    return items
+
+
+def _directory(path):
+    """The session's Directory node for `path`, collected now (its
+    conftests loaded, its fixtures parsed) below its closest collected
+    parent if need be; None when there is none."""
+    node = _directories.get(path)
+    if node is not None or path.parent == path:
+        return node
+    parent = _directory(path.parent)
+    if parent is None:
+        return None
+    from _pytest.runner import collect_one_node
+
+    node = parent.ihook.pytest_collect_directory(path=path, parent=parent)
+    if node is None:
+        return None
+    report = collect_one_node(node)  # registers it (pytest_collectstart)
+    node.ihook.pytest_collectreport(report=report)
+    return node if report.passed else None
 
 
 class _Progress:

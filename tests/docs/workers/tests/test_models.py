@@ -1,3 +1,7 @@
+import pytest
+
+
+@pytest.mark.xdist_group("disk")
 def test_models_reads():
     assert "models".isalpha()
 
