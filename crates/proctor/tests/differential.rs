@@ -80,6 +80,8 @@ suites!(
     collect_hooks,
     class_scope,
     module_getattr,
+    interpreter_facts,
+    asyncio_auto,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
@@ -331,6 +333,53 @@ fn python() -> Result<&'static OsString, String> {
         .map_err(Clone::clone)
 }
 
+/// Suites whose pytest needs plugins besides pytest
+/// (`tests/requirements-plugins.txt`): they run with
+/// `PROCTOR_TEST_PLUGINS_PYTHON`, which `scripts/test` points at
+/// `.venv-plugins`.
+const PLUGIN_SUITES: &[&str] = &["asyncio_auto"];
+
+/// The Python for suite `label`: [`plugins_python`] for the
+/// [`PLUGIN_SUITES`], else [`python`].
+fn suite_python(label: &str) -> Result<&'static OsString, String> {
+    if PLUGIN_SUITES.contains(&label) {
+        plugins_python()
+    } else {
+        python()
+    }
+}
+
+/// The Python with the plugins of `tests/requirements-plugins.txt`,
+/// checked once: it must import the pinned pytest and pytest-asyncio.
+fn plugins_python() -> Result<&'static OsString, String> {
+    static PYTHON: OnceLock<Result<OsString, String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let hint = "run the tests through `scripts/test`, which creates .venv-plugins \
+                from tests/requirements-plugins.txt and sets PROCTOR_TEST_PLUGINS_PYTHON";
+            let Some(python) = std::env::var_os("PROCTOR_TEST_PLUGINS_PYTHON") else {
+                return Err(format!("PROCTOR_TEST_PLUGINS_PYTHON is not set: {hint}"));
+            };
+            let mut cmd = Command::new(&python);
+            cmd.args([
+                "-c",
+                "import pytest, pytest_asyncio; print(pytest.__version__)",
+            ]);
+            let finished = run(cmd, "the plugins check").map_err(|err| format!("{err}\n{hint}"))?;
+            let version = String::from_utf8_lossy(&finished.stdout).trim().to_owned();
+            if finished.status != Some(0) || Some(&version) != pinned_pytest().as_ref() {
+                return Err(format!(
+                    "PROCTOR_TEST_PLUGINS_PYTHON={} lacks the pinned pytest or pytest-asyncio:\n{}\n{hint}",
+                    python.to_string_lossy(),
+                    tail(&finished.stderr, 5)
+                ));
+            }
+            Ok(python)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
 /// The pytest version pinned in `tests/requirements.txt`.
 fn pinned_pytest() -> Option<String> {
     let text = std::fs::read_to_string(repo_root().join("tests/requirements.txt")).ok()?;
@@ -351,7 +400,7 @@ fn temp_path(suite: &str) -> PathBuf {
 }
 
 fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
-    let python = python()?;
+    let python = suite_python(label)?;
     let dump = temp_path(label);
     let mut cmd = Command::new(python);
     cmd.args([
@@ -397,10 +446,21 @@ fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
     }
 }
 
-fn run_proctor(dir: &Path) -> Result<ProctorOutput, String> {
+fn run_proctor(dir: &Path, label: &str) -> Result<ProctorOutput, String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_proctor"));
     cmd.args(["collect", "--json", "--effective"])
         .current_dir(dir);
+    // proctor reads the interpreter pytest runs in (its version decides
+    // `sys.version_info` conditions), found as the active environment's.
+    if let Some(venv) = suite_python(label)
+        .ok()
+        .map(Path::new)
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .filter(|venv| venv.join("pyvenv.cfg").is_file())
+    {
+        cmd.env("VIRTUAL_ENV", venv);
+    }
     let finished = run(cmd, "proctor collect --json")?;
     let parsed: Result<ProctorOutput, _> = serde_json::from_slice(&finished.stdout);
     match parsed {
@@ -966,7 +1026,7 @@ fn evaluate(dir: &Path, label: &str, errors: PytestErrors) -> SuiteResult {
     if errors == PytestErrors::Required && pytest.errors.is_empty() {
         return failure("real pytest reports no collection errors in the errors suite".to_owned());
     }
-    let proctor = match run_proctor(dir) {
+    let proctor = match run_proctor(dir, label) {
         Ok(output) => output,
         Err(err) => return failure(err),
     };
@@ -997,7 +1057,7 @@ fn suite_result(name: &'static str) -> &'static SuiteResult {
 }
 
 fn check_suite(name: &'static str) {
-    if let Err(err) = python() {
+    if let Err(err) = suite_python(name) {
         panic!("{err}");
     }
     let result = suite_result(name);
@@ -1019,11 +1079,9 @@ fn check_suite(name: &'static str) {
     }
 }
 
-/// The suites with constructs known only at run time: `dynamic`,
-/// `discovery_config`'s `collect_ignore` under `sys.version_info` (the
-/// target interpreter's version is not yet read by discovery), and
+/// The suites with constructs known only at run time: `dynamic`, and
 /// `module_getattr`'s names a module computes in `__getattr__`.
-const DYNAMIC_SUITES: &[&str] = &["dynamic", "discovery_config", "module_getattr"];
+const DYNAMIC_SUITES: &[&str] = &["dynamic", "module_getattr"];
 
 #[test]
 fn every_suite_has_a_test() {

@@ -56,8 +56,8 @@ pub use plan_options::{
     PhaseOptions, PlanOptions, ServiceOptions, Trigger,
 };
 pub use proctor_options::{
-    CheckOptions, CollectOptions, MirrorOptions, ProctorOptions, ProfileOptions, SelectOptions,
-    TestNamePattern,
+    CheckOptions, CollectOptions, FixtureOptions, MirrorOptions, ProctorOptions, ProfileOptions,
+    SelectOptions, TestNamePattern,
 };
 pub use python::repr_str;
 pub use run_options::{

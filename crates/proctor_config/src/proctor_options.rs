@@ -63,6 +63,26 @@ pub struct ProctorOptions {
     pub examples: ExampleOptions,
     /// Notebooks that opt in with a metadata block (`[notebooks]`).
     pub notebooks: NotebookOptions,
+    /// Markers for the tests that use a fixture (`[fixtures.<name>]`), in
+    /// file order.
+    pub fixtures: Vec<(String, FixtureOptions)>,
+}
+
+/// Markers applied to every test whose fixture closure holds the fixture
+/// (`[fixtures.<name>]`): requested as an argument, by `usefixtures`, as
+/// autouse, or by another fixture it uses. They come after the test's own
+/// markers and its parameters', as a `pytest_collection_modifyitems` hook's
+/// `item.add_marker(...)` puts them.
+///
+/// ```toml
+/// [fixtures.pytester]
+/// markers = ["slow"]
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FixtureOptions {
+    /// The markers' names, in the order they are added (`markers`).
+    pub markers: Vec<String>,
 }
 
 /// Which rules `proctor check` runs, and opt-in conventions it enforces
@@ -268,6 +288,8 @@ struct RawOptions {
     coverage: CoverageOptions,
     examples: ExampleOptions,
     notebooks: NotebookOptions,
+    #[serde(deserialize_with = "ordered_table")]
+    fixtures: Vec<(String, FixtureOptions)>,
 }
 
 impl From<RawOptions> for ProctorOptions {
@@ -295,6 +317,7 @@ impl From<RawOptions> for ProctorOptions {
             coverage: raw.coverage,
             examples: raw.examples,
             notebooks: raw.notebooks,
+            fixtures: raw.fixtures,
         }
     }
 }
@@ -502,6 +525,35 @@ mod tests {
     }
 
     #[test]
+    fn fixture_tables_keep_their_order_and_reject_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "proctor.toml",
+            "[fixtures.pytester]\nmarkers = ['slow']\n\n[fixtures.db]\nmarkers = ['integration', 'slow']\n",
+        );
+        let (_, options) = find(dir.path()).unwrap().unwrap();
+        let names: Vec<(&str, &[String])> = options
+            .fixtures
+            .iter()
+            .map(|(name, f)| (name.as_str(), f.markers.as_slice()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("pytester", &["slow".to_owned()][..]),
+                ("db", &["integration".to_owned(), "slow".to_owned()][..])
+            ]
+        );
+        write(
+            dir.path(),
+            "proctor.toml",
+            "[fixtures.db]\nmark = ['slow']\n",
+        );
+        assert!(find(dir.path()).is_err());
+    }
+
+    #[test]
     fn proctor_toml_wins_over_pyproject_in_the_same_directory() {
         let dir = tempfile::tempdir().unwrap();
         write(
@@ -533,6 +585,7 @@ mod tests {
                 coverage: CoverageOptions::default(),
                 examples: ExampleOptions::default(),
                 notebooks: NotebookOptions::default(),
+                fixtures: Vec::new(),
             }
         );
     }

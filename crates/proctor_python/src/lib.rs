@@ -37,7 +37,7 @@ pub use model::{
     CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
-pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
+pub use settings::{deprecation_is_error, CollectSettings, ModulePath, PythonVersion};
 
 use collector::RawItem;
 

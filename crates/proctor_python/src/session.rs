@@ -230,7 +230,7 @@ pub(crate) fn run(settings: &CollectSettings, paths: &[PathBuf]) -> (Collection,
                 file
             })
             .collect();
-        let shared = build_shared(&loaded, &names);
+        let shared = build_shared(&loaded, &names, settings.python_version.clone());
         let project = Project::new(&shared, None);
         let by_path: ByPath<'_> = loaded
             .iter()
@@ -407,7 +407,11 @@ fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
         .collect()
 }
 
-fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Shared<'a> {
+pub(crate) fn build_shared<'a>(
+    loaded: &'a [SourceFile],
+    names: &[(String, String)],
+    python_version: Option<crate::settings::PythonVersion>,
+) -> Shared<'a> {
     let modules: Vec<Module<'a>> = loaded
         .par_iter()
         .zip(names.par_iter())
@@ -430,6 +434,7 @@ fn build_shared<'a>(loaded: &'a [SourceFile], names: &[(String, String)]) -> Sha
         modules,
         by_dotted,
         classes,
+        python_version,
     }
 }
 
