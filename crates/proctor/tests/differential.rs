@@ -82,6 +82,7 @@ suites!(
     module_getattr,
     interpreter_facts,
     asyncio_auto,
+    fixture_markers,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
