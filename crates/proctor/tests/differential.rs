@@ -83,6 +83,7 @@ suites!(
     interpreter_facts,
     asyncio_auto,
     fixture_markers,
+    class_flags,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
@@ -202,6 +203,10 @@ struct ProctorItem {
     /// The markers after proctor's taxonomy (`collect --effective`).
     #[serde(default)]
     effective: Vec<EffectiveMarker>,
+    /// Why the test skips itself when it runs (a class flag), read
+    /// statically.
+    #[serde(default)]
+    skip: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1083,6 +1088,54 @@ fn check_suite(name: &'static str) {
 /// The suites with constructs known only at run time: `dynamic`, and
 /// `module_getattr`'s names a module computes in `__getattr__`.
 const DYNAMIC_SUITES: &[&str] = &["dynamic", "module_getattr"];
+
+/// The skips proctor reads from class flags (`skip` in `collect --json`)
+/// are the ones pytest takes when the suite runs: the same tests, each
+/// reason starting with pytest's (`-v` prints it after `SKIPPED`). Tests
+/// pytest skips for other reasons would show up as missing here too: the
+/// suite has none.
+#[test]
+fn class_flags_skips_are_the_ones_pytest_takes() {
+    let python = python().unwrap_or_else(|err| panic!("{err}"));
+    let dir = suites_dir().join("class_flags");
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "pytest", "-v", "-p", "no:cacheprovider"])
+        .current_dir(&dir)
+        .env("COLUMNS", "1000")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        .env("PY_COLORS", "0")
+        .env_remove("PYTEST_ADDOPTS");
+    let finished = run(cmd, "pytest -v").unwrap_or_else(|err| panic!("{err}"));
+    let stdout = String::from_utf8_lossy(&finished.stdout);
+    let pytest: BTreeMap<String, String> = stdout
+        .lines()
+        .filter_map(|line| {
+            let (nodeid, rest) = line.split_once(" SKIPPED (")?;
+            let reason = rest.rsplit_once(')')?.0;
+            Some((nodeid.to_owned(), reason.to_owned()))
+        })
+        .collect();
+    assert!(!pytest.is_empty(), "pytest skipped nothing:\n{stdout}");
+    let proctor = run_proctor(&dir, "class_flags").unwrap_or_else(|err| panic!("{err}"));
+    let statically: BTreeMap<String, String> = proctor
+        .items
+        .iter()
+        .filter_map(|item| Some((item.nodeid.clone(), item.skip.clone()?)))
+        .collect();
+    assert_eq!(
+        statically.keys().collect::<Vec<_>>(),
+        pytest.keys().collect::<Vec<_>>(),
+        "proctor's static skips: {statically:#?}\npytest's: {pytest:#?}"
+    );
+    for (nodeid, reason) in &pytest {
+        assert!(
+            statically[nodeid].starts_with(reason.as_str()),
+            "{nodeid}: proctor says {:?}, pytest {reason:?}",
+            statically[nodeid]
+        );
+    }
+}
 
 #[test]
 fn every_suite_has_a_test() {

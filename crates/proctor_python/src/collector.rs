@@ -34,6 +34,9 @@ pub(crate) struct RawItem {
     pub(crate) high_params: Vec<ParamEntry>,
     /// Node id of the innermost class, for class-scoped parameters.
     pub(crate) class_key: Option<String>,
+    /// Why the test skips itself on its class (see
+    /// [`crate::class_flags`]).
+    pub(crate) skip: Option<String>,
 }
 
 /// One class on the path from the module to an item.
@@ -451,6 +454,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 high_params: Vec::new(),
                 class_key: Some(prefix.clone()),
+                skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
             });
         }
     }
@@ -480,6 +484,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             dynamic: self.module_dynamic.clone(),
             high_params: Vec::new(),
             class_key: (!chain.is_empty()).then(|| prefix.to_string()),
+            skip: None,
         });
     }
 
@@ -517,6 +522,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .file
             .line_of(def.range.start().to_u32());
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
+        let skip = chain.last().and_then(|frame| {
+            crate::class_flags::flag_skip(self.project, fmodule, def, &frame.mro)
+        });
         let def_file = self.project.module(fmodule).file.rel.clone();
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
         let mut argnames = function_argnames(def, is_method);
@@ -558,6 +566,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     dynamic: Some(dynamic.unwrap_or(reason)),
                     high_params: Vec::new(),
                     class_key,
+                    skip: skip.clone(),
                 });
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
@@ -581,6 +590,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     high_params: Vec::new(),
                     class_key,
                     decorators,
+                    skip: skip.clone(),
                 });
             }
             Ok(Some(callspecs)) => {
@@ -624,6 +634,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                             .cloned()
                             .collect(),
                         class_key: class_key.clone(),
+                        skip: skip.clone(),
                     });
                 }
             }

@@ -5,6 +5,7 @@
 //! dynamic item, never guessed and never dropped.
 
 mod cache;
+mod class_flags;
 mod collector;
 mod discover;
 mod eval;
@@ -261,6 +262,7 @@ fn collect_inner(
             markers: item.markers,
             dynamic: item.dynamic,
             decorators: item.decorators,
+            skip: item.skip,
         });
     }
     collection

@@ -540,6 +540,7 @@ fn conftest_hooks(
                     markers: Vec::new(),
                     dynamic: Some(reason),
                     decorators: Vec::new(),
+                    skip: None,
                 });
             }
         }
@@ -695,6 +696,7 @@ fn collect_module<'a>(
             high_params: Vec::new(),
             decorators: Vec::new(),
             class_key: None,
+            skip: None,
         });
     }
     let collector =
@@ -737,6 +739,7 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
         high_params: Vec::new(),
         decorators: Vec::new(),
         class_key: None,
+        skip: None,
     })
 }
 

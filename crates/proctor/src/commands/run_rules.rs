@@ -291,6 +291,7 @@ fn runtime_item(
         markers,
         dynamic: None,
         decorators,
+        skip: None,
     }
 }
 
