@@ -295,3 +295,37 @@ fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::PythonVersion;
+
+    fn parts(text: &str) -> Option<(u32, u32, Option<u32>, Option<(String, u32)>)> {
+        PythonVersion::parse(text).map(|v| (v.major, v.minor, v.micro, v.level))
+    }
+
+    #[test]
+    fn versions_as_pyvenv_cfg_and_patchlevel_h_write_them() {
+        assert_eq!(parts("3.12"), Some((3, 12, None, None)));
+        assert_eq!(
+            parts("3.12.1"),
+            Some((3, 12, Some(1), Some(("final".into(), 0))))
+        );
+        assert_eq!(
+            parts("3.13.0rc2"),
+            Some((3, 13, Some(0), Some(("candidate".into(), 2))))
+        );
+        assert_eq!(
+            parts("3.14.0a7"),
+            Some((3, 14, Some(0), Some(("alpha".into(), 7))))
+        );
+        assert_eq!(
+            parts("3.12.1.final.0"),
+            Some((3, 12, Some(1), Some(("final".into(), 0))))
+        );
+        // A suffix it does not know leaves the version unread, never guessed.
+        assert_eq!(parts("3.12.1+"), None);
+        assert_eq!(parts("python3"), None);
+        assert_eq!(parts("3"), None);
+    }
+}
