@@ -300,7 +300,9 @@ fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
 mod tests {
     use super::PythonVersion;
 
-    fn parts(text: &str) -> Option<(u32, u32, Option<u32>, Option<(String, u32)>)> {
+    type Parts = (u32, u32, Option<u32>, Option<(String, u32)>);
+
+    fn parts(text: &str) -> Option<Parts> {
         PythonVersion::parse(text).map(|v| (v.major, v.minor, v.micro, v.level))
     }
 
