@@ -80,6 +80,10 @@ suites!(
     collect_hooks,
     class_scope,
     module_getattr,
+    interpreter_facts,
+    asyncio_auto,
+    fixture_markers,
+    class_flags,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
@@ -199,6 +203,10 @@ struct ProctorItem {
     /// The markers after proctor's taxonomy (`collect --effective`).
     #[serde(default)]
     effective: Vec<EffectiveMarker>,
+    /// Why the test skips itself when it runs (a class flag), read
+    /// statically.
+    #[serde(default)]
+    skip: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -331,6 +339,53 @@ fn python() -> Result<&'static OsString, String> {
         .map_err(Clone::clone)
 }
 
+/// Suites whose pytest needs plugins besides pytest
+/// (`tests/requirements-plugins.txt`): they run with
+/// `PROCTOR_TEST_PLUGINS_PYTHON`, which `scripts/test` points at
+/// `.venv-plugins`.
+const PLUGIN_SUITES: &[&str] = &["asyncio_auto"];
+
+/// The Python for suite `label`: [`plugins_python`] for the
+/// [`PLUGIN_SUITES`], else [`python`].
+fn suite_python(label: &str) -> Result<&'static OsString, String> {
+    if PLUGIN_SUITES.contains(&label) {
+        plugins_python()
+    } else {
+        python()
+    }
+}
+
+/// The Python with the plugins of `tests/requirements-plugins.txt`,
+/// checked once: it must import the pinned pytest and pytest-asyncio.
+fn plugins_python() -> Result<&'static OsString, String> {
+    static PYTHON: OnceLock<Result<OsString, String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let hint = "run the tests through `scripts/test`, which creates .venv-plugins \
+                from tests/requirements-plugins.txt and sets PROCTOR_TEST_PLUGINS_PYTHON";
+            let Some(python) = std::env::var_os("PROCTOR_TEST_PLUGINS_PYTHON") else {
+                return Err(format!("PROCTOR_TEST_PLUGINS_PYTHON is not set: {hint}"));
+            };
+            let mut cmd = Command::new(&python);
+            cmd.args([
+                "-c",
+                "import pytest, pytest_asyncio; print(pytest.__version__)",
+            ]);
+            let finished = run(cmd, "the plugins check").map_err(|err| format!("{err}\n{hint}"))?;
+            let version = String::from_utf8_lossy(&finished.stdout).trim().to_owned();
+            if finished.status != Some(0) || Some(&version) != pinned_pytest().as_ref() {
+                return Err(format!(
+                    "PROCTOR_TEST_PLUGINS_PYTHON={} lacks the pinned pytest or pytest-asyncio:\n{}\n{hint}",
+                    python.to_string_lossy(),
+                    tail(&finished.stderr, 5)
+                ));
+            }
+            Ok(python)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
 /// The pytest version pinned in `tests/requirements.txt`.
 fn pinned_pytest() -> Option<String> {
     let text = std::fs::read_to_string(repo_root().join("tests/requirements.txt")).ok()?;
@@ -351,7 +406,7 @@ fn temp_path(suite: &str) -> PathBuf {
 }
 
 fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
-    let python = python()?;
+    let python = suite_python(label)?;
     let dump = temp_path(label);
     let mut cmd = Command::new(python);
     cmd.args([
@@ -397,10 +452,21 @@ fn run_pytest(dir: &Path, label: &str) -> Result<PytestDump, String> {
     }
 }
 
-fn run_proctor(dir: &Path) -> Result<ProctorOutput, String> {
+fn run_proctor(dir: &Path, label: &str) -> Result<ProctorOutput, String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_proctor"));
     cmd.args(["collect", "--json", "--effective"])
         .current_dir(dir);
+    // proctor reads the interpreter pytest runs in (its version decides
+    // `sys.version_info` conditions), found as the active environment's.
+    if let Some(venv) = suite_python(label)
+        .ok()
+        .map(Path::new)
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .filter(|venv| venv.join("pyvenv.cfg").is_file())
+    {
+        cmd.env("VIRTUAL_ENV", venv);
+    }
     let finished = run(cmd, "proctor collect --json")?;
     let parsed: Result<ProctorOutput, _> = serde_json::from_slice(&finished.stdout);
     match parsed {
@@ -966,7 +1032,7 @@ fn evaluate(dir: &Path, label: &str, errors: PytestErrors) -> SuiteResult {
     if errors == PytestErrors::Required && pytest.errors.is_empty() {
         return failure("real pytest reports no collection errors in the errors suite".to_owned());
     }
-    let proctor = match run_proctor(dir) {
+    let proctor = match run_proctor(dir, label) {
         Ok(output) => output,
         Err(err) => return failure(err),
     };
@@ -997,7 +1063,7 @@ fn suite_result(name: &'static str) -> &'static SuiteResult {
 }
 
 fn check_suite(name: &'static str) {
-    if let Err(err) = python() {
+    if let Err(err) = suite_python(name) {
         panic!("{err}");
     }
     let result = suite_result(name);
@@ -1019,11 +1085,57 @@ fn check_suite(name: &'static str) {
     }
 }
 
-/// The suites with constructs known only at run time: `dynamic`,
-/// `discovery_config`'s `collect_ignore` under `sys.version_info` (the
-/// target interpreter's version is not yet read by discovery), and
+/// The suites with constructs known only at run time: `dynamic`, and
 /// `module_getattr`'s names a module computes in `__getattr__`.
-const DYNAMIC_SUITES: &[&str] = &["dynamic", "discovery_config", "module_getattr"];
+const DYNAMIC_SUITES: &[&str] = &["dynamic", "module_getattr"];
+
+/// The skips proctor reads from class flags (`skip` in `collect --json`)
+/// are the ones pytest takes when the suite runs: the same tests, each
+/// reason starting with pytest's (`-v` prints it after `SKIPPED`). Tests
+/// pytest skips for other reasons would show up as missing here too: the
+/// suite has none.
+#[test]
+fn class_flags_skips_are_the_ones_pytest_takes() {
+    let python = python().unwrap_or_else(|err| panic!("{err}"));
+    let dir = suites_dir().join("class_flags");
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "pytest", "-v", "-p", "no:cacheprovider"])
+        .current_dir(&dir)
+        .env("COLUMNS", "1000")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        .env("PY_COLORS", "0")
+        .env_remove("PYTEST_ADDOPTS");
+    let finished = run(cmd, "pytest -v").unwrap_or_else(|err| panic!("{err}"));
+    let stdout = String::from_utf8_lossy(&finished.stdout);
+    let pytest: BTreeMap<String, String> = stdout
+        .lines()
+        .filter_map(|line| {
+            let (nodeid, rest) = line.split_once(" SKIPPED (")?;
+            let reason = rest.rsplit_once(')')?.0;
+            Some((nodeid.to_owned(), reason.to_owned()))
+        })
+        .collect();
+    assert!(!pytest.is_empty(), "pytest skipped nothing:\n{stdout}");
+    let proctor = run_proctor(&dir, "class_flags").unwrap_or_else(|err| panic!("{err}"));
+    let statically: BTreeMap<String, String> = proctor
+        .items
+        .iter()
+        .filter_map(|item| Some((item.nodeid.clone(), item.skip.clone()?)))
+        .collect();
+    assert_eq!(
+        statically.keys().collect::<Vec<_>>(),
+        pytest.keys().collect::<Vec<_>>(),
+        "proctor's static skips: {statically:#?}\npytest's: {pytest:#?}"
+    );
+    for (nodeid, reason) in &pytest {
+        assert!(
+            statically[nodeid].starts_with(reason.as_str()),
+            "{nodeid}: proctor says {:?}, pytest {reason:?}",
+            statically[nodeid]
+        );
+    }
+}
 
 #[test]
 fn every_suite_has_a_test() {

@@ -30,4 +30,4 @@ pub use interpreter::find_interpreter;
 pub use model::{gib, gib_bytes, Capabilities, Gpu, Platform, Python, Service};
 pub use packages::normalize_name;
 pub use render::render;
-pub use site::{module_search_path, site_packages};
+pub use site::{interpreter_version, module_search_path, site_packages};

@@ -126,6 +126,52 @@ fn search_path(interpreter: &Path, pythonpath: Option<&std::ffi::OsStr>) -> Opti
     Some(out)
 }
 
+/// The interpreter's version as its files state it, without running it:
+/// `version_info` or `version` of a virtual environment's `pyvenv.cfg`
+/// (`3.12.1`, `3.13.0rc2`), else `PY_VERSION` of its installation's
+/// `include/pythonX.Y/patchlevel.h`, else only `X.Y` from its
+/// `lib/pythonX.Y` directory. `None` when none of them is found.
+#[must_use]
+pub fn interpreter_version(interpreter: &Path) -> Option<String> {
+    let prefix = interpreter.parent()?.parent()?;
+    let config = std::fs::read_to_string(prefix.join("pyvenv.cfg")).ok();
+    if let Some(version) = config
+        .as_deref()
+        .and_then(|text| key(text, "version_info").or_else(|| key(text, "version")))
+    {
+        return Some(version);
+    }
+    let base = match config.as_deref().and_then(|text| key(text, "home")) {
+        Some(home) => Path::new(&home).parent()?.to_path_buf(),
+        None => std::fs::canonicalize(interpreter)
+            .ok()?
+            .parent()?
+            .parent()?
+            .to_path_buf(),
+    };
+    let lib = site_packages(interpreter)
+        .first()
+        .and_then(|dir| dir.parent())
+        .and_then(|lib| lib.file_name())
+        .map(|name| name.to_string_lossy().into_owned())?;
+    let short = lib.strip_prefix("python")?.to_owned();
+    let header = std::fs::read_to_string(base.join("include").join(&lib).join("patchlevel.h"));
+    let full = header.ok().and_then(|text| {
+        text.lines().find_map(|line| {
+            let rest = line.trim().strip_prefix("#define")?.trim_start();
+            let value = rest.strip_prefix("PY_VERSION")?;
+            value
+                .starts_with([' ', '\t'])
+                .then(|| value.trim().trim_matches('"').to_owned())
+        })
+    });
+    // The header of another installation of the same X.Y is not this one's.
+    Some(
+        full.filter(|v| v.starts_with(&format!("{short}.")))
+            .unwrap_or(short),
+    )
+}
+
 /// The value of `key = value` in a `pyvenv.cfg`.
 fn key(text: &str, wanted: &str) -> Option<String> {
     text.lines().find_map(|line| {
@@ -204,6 +250,37 @@ mod tests {
             [base.join("lib/python3.12/site-packages")]
         );
         assert!(site_packages(Path::new("python")).is_empty());
+    }
+
+    #[test]
+    fn the_version_from_pyvenv_cfg_or_the_installation() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base");
+        let venv = dir.path().join("venv");
+        for d in [
+            base.join("bin"),
+            base.join("lib/python3.12/site-packages"),
+            base.join("include/python3.12"),
+            venv.join("bin"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let cfg = format!("home = {}\nversion = 3.12.1\n", base.join("bin").display());
+        std::fs::write(venv.join("pyvenv.cfg"), cfg).unwrap();
+        assert_eq!(
+            interpreter_version(&venv.join("bin/python")).as_deref(),
+            Some("3.12.1")
+        );
+        let python = base.join("bin/python3");
+        std::fs::write(&python, "").unwrap();
+        assert_eq!(interpreter_version(&python).as_deref(), Some("3.12"));
+        std::fs::write(
+            base.join("include/python3.12/patchlevel.h"),
+            "#define PY_VERSION_HEX 0\n#define PY_VERSION              \"3.12.4\"\n",
+        )
+        .unwrap();
+        assert_eq!(interpreter_version(&python).as_deref(), Some("3.12.4"));
+        assert_eq!(interpreter_version(Path::new("python")), None);
     }
 
     #[test]

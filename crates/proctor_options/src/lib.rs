@@ -25,8 +25,8 @@ pub use plan_options::{
     JobPhaseOptions, NeedOptions, PlanOptions, ServiceOptions, Trigger,
 };
 pub use proctor_options::{
-    find, CheckOptions, CollectOptions, MirrorOptions, ProctorOptions, ProfileOptions,
-    SelectOptions, TestNamePattern,
+    find, CheckOptions, CollectOptions, FixtureOptions, MirrorOptions, ProctorOptions,
+    ProfileOptions, SelectOptions, TestNamePattern,
 };
 pub use run_options::{RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS};
 pub use schema::{json_schema, key_table};

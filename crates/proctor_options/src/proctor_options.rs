@@ -62,6 +62,26 @@ pub struct ProctorOptions {
     pub examples: ExampleOptions,
     /// Notebooks that opt in with a metadata block (`[notebooks]`).
     pub notebooks: NotebookOptions,
+    /// Markers for the tests that use a fixture (`[fixtures.<name>]`), in
+    /// file order.
+    pub fixtures: Vec<(String, FixtureOptions)>,
+}
+
+/// Markers applied to every test whose fixture closure holds the fixture
+/// (`[fixtures.<name>]`): requested as an argument, by `usefixtures`, as
+/// autouse, or by another fixture it uses. They come after the test's own
+/// markers and its parameters', as a `pytest_collection_modifyitems` hook's
+/// `item.add_marker(...)` puts them.
+///
+/// ```toml
+/// [fixtures.pytester]
+/// markers = ["slow"]
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FixtureOptions {
+    /// The markers' names, in the order they are added (`markers`).
+    pub markers: Vec<String>,
 }
 
 /// Which rules `proctor check` runs, and opt-in conventions it enforces
@@ -262,6 +282,8 @@ pub(crate) struct RawOptions {
     profiles: IndexMap<String, ProfileOptions>,
     /// Decorator dotted path → marker: [taxonomy.md](taxonomy.md#decorators).
     decorators: IndexMap<String, String>,
+    /// Markers for every test whose fixture closure holds the fixture: [below](#markers-for-the-tests-that-use-a-fixture).
+    fixtures: IndexMap<String, FixtureOptions>,
     /// What `proctor check` runs and the opt-in conventions it enforces.
     check: CheckOptions,
     /// A service tests talk to, how to reach it, and how `proctor run` starts and stops it: [plan.md](plan.md#services), [plan.md](plan.md#service-lifecycles).
@@ -311,6 +333,7 @@ impl From<RawOptions> for ProctorOptions {
             coverage: raw.coverage,
             examples: raw.examples,
             notebooks: raw.notebooks,
+            fixtures: raw.fixtures.into_iter().collect(),
         }
     }
 }
@@ -523,6 +546,35 @@ mod tests {
     }
 
     #[test]
+    fn fixture_tables_keep_their_order_and_reject_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "proctor.toml",
+            "[fixtures.pytester]\nmarkers = ['slow']\n\n[fixtures.db]\nmarkers = ['integration', 'slow']\n",
+        );
+        let (_, options) = find(dir.path()).unwrap().unwrap();
+        let names: Vec<(&str, &[String])> = options
+            .fixtures
+            .iter()
+            .map(|(name, f)| (name.as_str(), f.markers.as_slice()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("pytester", &["slow".to_owned()][..]),
+                ("db", &["integration".to_owned(), "slow".to_owned()][..])
+            ]
+        );
+        write(
+            dir.path(),
+            "proctor.toml",
+            "[fixtures.db]\nmark = ['slow']\n",
+        );
+        assert!(find(dir.path()).is_err());
+    }
+
+    #[test]
     fn proctor_toml_wins_over_pyproject_in_the_same_directory() {
         let dir = tempfile::tempdir().unwrap();
         write(
@@ -554,6 +606,7 @@ mod tests {
                 coverage: CoverageOptions::default(),
                 examples: ExampleOptions::default(),
                 notebooks: NotebookOptions::default(),
+                fixtures: Vec::new(),
             }
         );
     }

@@ -34,6 +34,9 @@ pub(crate) struct RawItem {
     pub(crate) high_params: Vec<ParamEntry>,
     /// Node id of the innermost class, for class-scoped parameters.
     pub(crate) class_key: Option<String>,
+    /// Why the test skips itself on its class (see
+    /// [`crate::class_flags`]).
+    pub(crate) skip: Option<String>,
 }
 
 /// One class on the path from the module to an item.
@@ -66,6 +69,9 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     /// The `hypothesis` mark Hypothesis's plugin adds to `@given` tests,
     /// when the plugin is active: one, shared by every such item.
     hypothesis_mark: Option<Arc<Marker>>,
+    /// The `asyncio` mark pytest-asyncio adds to coroutine tests in `auto`
+    /// mode, when the plugin is active: one, shared by every such item.
+    asyncio_mark: Option<Arc<Marker>>,
     /// Module-level `pytest.importorskip` calls, then the entries of the
     /// module's `pytestmark` that are not marks.
     module_decorators: Vec<Arc<Decorator>>,
@@ -91,6 +97,15 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             module_dynamic,
             module_marks: Vec::new(),
             module_markers: Vec::new(),
+            asyncio_mark: (settings.asyncio_plugin && settings.asyncio_auto).then(|| {
+                Arc::new(Marker {
+                    name: "asyncio".into(),
+                    args: Vec::new(),
+                    kwargs: serde_json::Map::new(),
+                    source: MarkerSource::Function,
+                    location: None,
+                })
+            }),
             hypothesis_mark: settings.hypothesis_plugin.then(|| {
                 Arc::new(Marker {
                     name: "hypothesis".into(),
@@ -173,7 +188,15 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 }
                 _ => continue,
             };
-            let dynamic = cond.then(|| format!("`{name}` is defined inside a conditional block"));
+            let dynamic = if cond {
+                match defined_under(project, self.module, binding, &m.ns, name) {
+                    Some(true) => None,
+                    Some(false) => continue,
+                    None => Some(format!("`{name}` is defined inside a conditional block")),
+                }
+            } else {
+                None
+            };
             match entity {
                 Entity::Class { module: cm, def } => {
                     if !self.settings.collect_imported_tests && cm != self.module {
@@ -414,7 +437,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .project
                 .decorator_marks_in(fm, &fdef.decorator_list, owner);
             let own = self.shared(&own, MarkerSource::Function);
-            let markers = self.markers(&own, &[], self.plugin_mark(fm, fdef), &chain);
+            let markers = self.markers(&own, &[], Some((fm, fdef, false)), &[], &chain);
             let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
             let decorators = self.item_decorators(&own_decorators, &chain);
             self.items.push(RawItem {
@@ -431,6 +454,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 high_params: Vec::new(),
                 class_key: Some(prefix.clone()),
+                skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
             });
         }
     }
@@ -444,7 +468,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         prefix: &str,
         chain: &[ClassFrame<'a>],
     ) {
-        let markers = self.markers(&[], &[], None, chain);
+        let markers = self.markers(&[], &[], None, &[], chain);
         let decorators = self.item_decorators(&[], chain);
         self.items.push(RawItem {
             decorators,
@@ -460,6 +484,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             dynamic: self.module_dynamic.clone(),
             high_params: Vec::new(),
             class_key: (!chain.is_empty()).then(|| prefix.to_string()),
+            skip: None,
         });
     }
 
@@ -497,6 +522,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .file
             .line_of(def.range.start().to_u32());
         let class_key = (!chain.is_empty()).then(|| prefix.to_string());
+        let skip = chain.last().and_then(|frame| {
+            crate::class_flags::flag_skip(self.project, fmodule, def, &frame.mro)
+        });
         let def_file = self.project.module(fmodule).file.rel.clone();
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
         let mut argnames = function_argnames(def, is_method);
@@ -506,6 +534,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let fixtures = self
             .fixtures
             .with_classes(chain.iter().map(|frame| frame.fixtures.as_slice()));
+        let mut closure = Vec::new();
         let expansion = expand(
             self.project,
             self.settings,
@@ -514,7 +543,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             &argnames,
             name,
             &base_id,
+            &mut closure,
         );
+        let fixture_marks = self.fixture_marks(&closure);
         let dynamic = dynamic
             .or_else(|| self.module_dynamic.clone())
             .or_else(|| self.marking_decorator(fmodule, def));
@@ -523,7 +554,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let decorators = self.item_decorators(&own_decorators, chain);
         match expansion {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
-                let markers = self.markers(&own, &[], self.plugin_mark(fmodule, def), chain);
+                let markers =
+                    self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
                 self.items.push(RawItem {
                     decorators: decorators.clone(),
                     nodeid: base_id,
@@ -534,6 +566,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     dynamic: Some(dynamic.unwrap_or(reason)),
                     high_params: Vec::new(),
                     class_key,
+                    skip: skip.clone(),
                 });
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
@@ -545,7 +578,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 }));
             }
             Ok(None) => {
-                let markers = self.markers(&own, &[], self.plugin_mark(fmodule, def), chain);
+                let markers =
+                    self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
                 self.items.push(RawItem {
                     nodeid: base_id,
                     file: self.rel().to_string(),
@@ -556,6 +590,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     high_params: Vec::new(),
                     class_key,
                     decorators,
+                    skip: skip.clone(),
                 });
             }
             Ok(Some(callspecs)) => {
@@ -574,8 +609,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     } else {
                         format!("{base_id}[{}]", callspec.ids.join("-"))
                     };
-                    let markers =
-                        self.markers(&own, &callspec.marks, self.plugin_mark(fmodule, def), chain);
+                    let markers = self.markers(
+                        &own,
+                        &callspec.marks,
+                        Some((fmodule, def, true)),
+                        &fixture_marks,
+                        chain,
+                    );
                     self.items.push(RawItem {
                         decorators: decorators.clone(),
                         nodeid,
@@ -594,11 +634,32 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                             .cloned()
                             .collect(),
                         class_key: class_key.clone(),
+                        skip: skip.clone(),
                     });
                 }
             }
         }
         Ok(())
+    }
+
+    /// The markers of the `[fixtures.<name>]` rules whose fixture is in
+    /// `closure`, rules in file order.
+    fn fixture_marks(&self, closure: &[String]) -> Vec<Arc<Marker>> {
+        self.settings
+            .fixture_markers
+            .iter()
+            .filter(|(fixture, _)| closure.contains(fixture))
+            .flat_map(|(_, markers)| markers)
+            .map(|name| {
+                Arc::new(Marker {
+                    name: name.clone(),
+                    args: Vec::new(),
+                    kwargs: serde_json::Map::new(),
+                    source: MarkerSource::Function,
+                    location: None,
+                })
+            })
+            .collect()
     }
 
     /// Hypothesis' `@given(...)` rewrites the test's signature: the
@@ -670,20 +731,42 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
 
     /// An item's markers: its own, its parameters', its classes' (innermost
     /// first), then the module's.
-    /// `plugin` is a mark a plugin appends to the item (`add_marker`),
-    /// after its own and its parameters'.
+    /// `test` is the test function, for the marks plugins append to the
+    /// item (`add_marker`) after its own and its parameters', and whether
+    /// its item is a plain pytest `Function` (not a unittest method, which
+    /// pytest-asyncio leaves alone).
     fn markers(
         &self,
         own: &[Arc<Marker>],
         params: &[Arc<Marker>],
-        plugin: Option<&Arc<Marker>>,
+        test: Option<(usize, &'a ast::StmtFunctionDef, bool)>,
+        fixture_marks: &[Arc<Marker>],
         chain: &[ClassFrame<'a>],
     ) -> Vec<Arc<Marker>> {
         let mut out: Vec<Arc<Marker>> =
-            Vec::with_capacity(own.len() + params.len() + self.module_markers.len() + 1);
+            Vec::with_capacity(own.len() + params.len() + self.module_markers.len() + 2);
         out.extend(own.iter().cloned());
         out.extend(params.iter().cloned());
-        out.extend(plugin.cloned());
+        if let Some((module, def, function)) = test {
+            // pytest-asyncio's `_resolve_asyncio_marker`: a coroutine test
+            // without an `asyncio` mark of its own or from its classes or
+            // module gets one, while the item is made.
+            if let Some(mark) = &self.asyncio_mark {
+                let marked = || {
+                    out.iter()
+                        .chain(chain.iter().flat_map(|frame| frame.markers.iter()))
+                        .chain(self.module_markers.iter())
+                        .any(|m| m.name == "asyncio")
+                };
+                if function && def.is_async && !marked() {
+                    out.push(mark.clone());
+                }
+            }
+            // Hypothesis adds its mark later, in
+            // `pytest_collection_modifyitems`.
+            out.extend(self.plugin_mark(module, def).cloned());
+        }
+        out.extend(fixture_marks.iter().cloned());
         for frame in chain.iter().rev() {
             out.extend(frame.markers.iter().cloned());
         }
@@ -1170,4 +1253,85 @@ pub(crate) fn is_generator(body: &[Stmt]) -> bool {
         finder.visit_stmt(stmt);
     }
     finder.0
+}
+
+/// Whether a definition bound only under `if` blocks runs: `Some(true)`
+/// when every `if` around it is decided by the evaluator and takes its
+/// branch, `Some(false)` when one takes another branch, `None` when a
+/// condition is not known, the name is bound more than once, or the
+/// definition sits in another kind of block (`try`, `for`).
+fn defined_under<'a>(
+    project: &Project<'_, 'a>,
+    module: usize,
+    binding: &Binding<'a>,
+    ns: &Namespace<'a>,
+    name: &str,
+) -> Option<bool> {
+    if ns.mutated.contains(name) {
+        return None;
+    }
+    let target: *const () = match binding {
+        Binding::Func { def, .. } => std::ptr::from_ref(*def).cast(),
+        Binding::Class { def, .. } => std::ptr::from_ref(*def).cast(),
+        _ => return None,
+    };
+    let body = &project.module(module).file.ast.as_ref()?.body;
+    branch_runs(project, module, body, target)
+}
+
+/// See [`defined_under`]: the search through one body.
+fn branch_runs<'a>(
+    project: &Project<'_, 'a>,
+    module: usize,
+    body: &'a [Stmt],
+    target: *const (),
+) -> Option<bool> {
+    for stmt in body {
+        let Stmt::If(stmt_if) = stmt else {
+            continue;
+        };
+        let branches: Vec<(Option<&'a Expr>, &'a [Stmt])> =
+            std::iter::once((Some(&*stmt_if.test), &stmt_if.body[..]))
+                .chain(
+                    stmt_if
+                        .elif_else_clauses
+                        .iter()
+                        .map(|clause| (clause.test.as_ref(), &clause.body[..])),
+                )
+                .collect();
+        let holds = |branch: &'a [Stmt]| -> Option<Option<bool>> {
+            branch.iter().find_map(|s| match s {
+                Stmt::FunctionDef(d) if std::ptr::eq(std::ptr::from_ref(d).cast(), target) => {
+                    Some(Some(true))
+                }
+                Stmt::ClassDef(d) if std::ptr::eq(std::ptr::from_ref(d).cast(), target) => {
+                    Some(Some(true))
+                }
+                Stmt::If(_) => {
+                    branch_runs(project, module, std::slice::from_ref(s), target).map(Some)
+                }
+                _ => None,
+            })
+        };
+        let Some(at) = branches.iter().position(|(_, b)| holds(b).is_some()) else {
+            continue;
+        };
+        for (i, (test, _)) in branches.iter().enumerate() {
+            let taken = match test {
+                Some(test) => crate::eval::truth(&project.eval(module, test)).ok()?,
+                None => true,
+            };
+            if taken {
+                if i != at {
+                    return Some(false);
+                }
+                return holds(branches[at].1).flatten();
+            }
+            if i == at {
+                return Some(false);
+            }
+        }
+        return Some(false);
+    }
+    None
 }

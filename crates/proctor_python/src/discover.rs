@@ -245,7 +245,7 @@ impl<'s> Walker<'s> {
             if file.source.text.contains("pytest_collect_file") {
                 self.hook_dirs.push(dir.to_path_buf());
             }
-            let ignores = read_collect_ignores(&file, dir);
+            let ignores = read_collect_ignores(&file, dir, self.settings.python_version.as_ref());
             if !ignores.is_empty() {
                 self.ignores.insert(dir.to_path_buf(), ignores);
             }
@@ -484,18 +484,45 @@ pub(crate) fn has_doctest_examples(text: &str) -> bool {
 /// literals). Paths are relative to the conftest's directory. Entries added
 /// inside `if`/`try` blocks depend on the environment; they are kept apart
 /// so the files they name can be flagged instead of silently dropped.
-fn read_collect_ignores(file: &ParsedFile, dir: &Path) -> ConftestIgnores {
+/// An `if` whose condition the evaluator decides (`sys.version_info <
+/// (3, 0)`) is followed like Python would.
+fn read_collect_ignores(
+    file: &ParsedFile,
+    dir: &Path,
+    python_version: Option<&crate::settings::PythonVersion>,
+) -> ConftestIgnores {
     let mut out = ConftestIgnores {
         conftest: file.rel.clone(),
         ..ConftestIgnores::default()
     };
-    if let Some(ast) = &file.ast {
-        scan_ignores(&ast.body, dir, false, &mut out);
+    let Some(ast) = &file.ast else {
+        return out;
+    };
+    if ast.body.iter().any(|stmt| matches!(stmt, Stmt::If(_))) {
+        // The conftest alone, as a module of its own: its conditions rarely
+        // need more than `sys` and its own names.
+        let names = [("conftest".to_owned(), String::new())];
+        let shared = crate::session::build_shared(
+            std::slice::from_ref(file),
+            &names,
+            python_version.cloned(),
+        );
+        let project = crate::project::Project::new(&shared, None);
+        let decide = |test: &Expr| crate::eval::truth(&project.eval(0, test)).ok();
+        scan_ignores(&ast.body, dir, false, &decide, &mut out);
+    } else {
+        scan_ignores(&ast.body, dir, false, &|_| None, &mut out);
     }
     out
 }
 
-fn scan_ignores(body: &[Stmt], dir: &Path, cond: bool, out: &mut ConftestIgnores) {
+fn scan_ignores(
+    body: &[Stmt],
+    dir: &Path,
+    cond: bool,
+    decide: &dyn Fn(&Expr) -> Option<bool>,
+    out: &mut ConftestIgnores,
+) {
     let push = |name: &str, expr: &Expr, out: &mut ConftestIgnores| {
         let strings = literal_strings(expr);
         let paths = strings.iter().map(|s| normalize(&dir.join(s)));
@@ -570,18 +597,41 @@ fn scan_ignores(body: &[Stmt], dir: &Path, cond: bool, out: &mut ConftestIgnores
                 }
             }
             Stmt::If(stmt_if) => {
-                scan_ignores(&stmt_if.body, dir, true, out);
-                for clause in &stmt_if.elif_else_clauses {
-                    scan_ignores(&clause.body, dir, true, out);
+                // The branch Python takes when every condition before it is
+                // decided; from the first undecided one on, each may run.
+                let branches = std::iter::once((Some(&*stmt_if.test), &stmt_if.body)).chain(
+                    stmt_if
+                        .elif_else_clauses
+                        .iter()
+                        .map(|clause| (clause.test.as_ref(), &clause.body)),
+                );
+                let mut decided = true;
+                for (test, branch) in branches {
+                    let verdict = if decided {
+                        test.map_or(Some(true), decide)
+                    } else {
+                        None
+                    };
+                    match verdict {
+                        Some(true) => {
+                            scan_ignores(branch, dir, cond, decide, out);
+                            break;
+                        }
+                        Some(false) => {}
+                        None => {
+                            decided = false;
+                            scan_ignores(branch, dir, true, decide, out);
+                        }
+                    }
                 }
             }
             Stmt::Try(stmt_try) => {
-                scan_ignores(&stmt_try.body, dir, true, out);
+                scan_ignores(&stmt_try.body, dir, true, decide, out);
                 for handler in &stmt_try.handlers {
                     let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
-                    scan_ignores(&h.body, dir, true, out);
+                    scan_ignores(&h.body, dir, true, decide, out);
                 }
-                scan_ignores(&stmt_try.orelse, dir, true, out);
+                scan_ignores(&stmt_try.orelse, dir, true, decide, out);
             }
             _ => {}
         }

@@ -5,6 +5,7 @@
 //! dynamic item, never guessed and never dropped.
 
 mod cache;
+mod class_flags;
 mod collector;
 mod discover;
 mod eval;
@@ -40,7 +41,7 @@ pub use model::{
     MemoSlot,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
-pub use settings::{deprecation_is_error, CollectSettings, ModulePath};
+pub use settings::{deprecation_is_error, CollectSettings, ModulePath, PythonVersion};
 
 use collector::RawItem;
 
@@ -312,6 +313,7 @@ fn collect_inner(
             markers: item.markers,
             dynamic: item.dynamic,
             decorators: item.decorators,
+            skip: item.skip,
         });
     }
     collection

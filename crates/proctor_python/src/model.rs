@@ -84,6 +84,13 @@ pub struct Item {
     /// can map them to markers and a plan to requirements.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decorators: Vec<Arc<Decorator>>,
+    /// Why the test skips itself when it runs, read statically: an
+    /// inherited test whose body starts with `if not self.<flag>:
+    /// self.skipTest(...)` (or `pytest.skip(...)`) on a class whose MRO sets
+    /// the flag false; the reason, then the flag and the class that sets it.
+    /// pytest still decides: `proctor run` leaves the skip to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<String>,
 }
 
 /// A decorator that is not a pytest mark, resolved to the dotted path of

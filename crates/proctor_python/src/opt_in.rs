@@ -463,6 +463,7 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
         decorators,
         high_params: Vec::new(),
         class_key: None,
+        skip: None,
     })
 }
 

@@ -53,6 +53,12 @@ struct ParamSet<'a> {
 }
 
 /// Expands one test function. `Ok(None)` means not parametrized.
+/// `closure_out` receives the function's fixture closure (pytest's
+/// `fixturenames`) once it is known.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the inputs of one expansion, each read once"
+)]
 pub(crate) fn expand<'a>(
     project: &Project<'_, 'a>,
     settings: &CollectSettings,
@@ -61,6 +67,7 @@ pub(crate) fn expand<'a>(
     argnames: &[String],
     func_name: &str,
     nodeid: &str,
+    closure_out: &mut Vec<String>,
 ) -> Result<Option<Vec<CallSpec>>, ExpandError> {
     let parametrize: Vec<&RawMark<'a>> = marks.iter().filter(|m| m.name == "parametrize").collect();
     let mut parsed = Vec::new();
@@ -110,6 +117,7 @@ pub(crate) fn expand<'a>(
         }
     }
     let closure = fixtures.closure(&initial, &direct_args);
+    closure_out.clone_from(&closure);
     let mut calls: Option<Vec<CallSpec>> = None;
     let mark_argnames: Vec<&String> = parsed.iter().flat_map(|p| p.argnames.iter()).collect();
     for argname in &closure {

@@ -77,6 +77,8 @@ pub(crate) struct Shared<'a> {
     pub(crate) by_dotted: HashMap<String, usize>,
     /// Name tables of every class body, keyed by the class node's address.
     pub(crate) classes: HashMap<usize, Namespace<'a>>,
+    /// The target interpreter's version (`sys.version_info`).
+    pub(crate) python_version: Option<crate::settings::PythonVersion>,
 }
 
 /// A module parsed for one collection task only (a test module nothing
@@ -129,6 +131,11 @@ pub(crate) fn class_defs<'a>(body: &'a [ast::Stmt], out: &mut Vec<&'a ast::StmtC
 }
 
 impl<'p, 'a> Project<'p, 'a> {
+    /// The target interpreter's version, when known.
+    pub(crate) fn python_version(&self) -> Option<&crate::settings::PythonVersion> {
+        self.shared.python_version.as_ref()
+    }
+
     pub(crate) fn new(shared: &'p Shared<'a>, local: Option<Local<'p, 'a>>) -> Self {
         Project { shared, local }
     }

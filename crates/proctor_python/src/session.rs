@@ -280,7 +280,7 @@ pub(crate) fn run(
                 file
             })
             .collect();
-        let shared = build_shared(&loaded, &names);
+        let shared = build_shared(&loaded, &names, settings.python_version.clone());
         let project = Project::new(&shared, None);
         let by_path: ByPath<'_> = loaded
             .iter()
@@ -532,7 +532,11 @@ fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
         .collect()
 }
 
-fn build_shared<'a>(loaded: &'a [ParsedFile], names: &[(String, String)]) -> Shared<'a> {
+pub(crate) fn build_shared<'a>(
+    loaded: &'a [ParsedFile],
+    names: &[(String, String)],
+    python_version: Option<crate::settings::PythonVersion>,
+) -> Shared<'a> {
     let modules: Vec<Module<'a>> = loaded
         .par_iter()
         .zip(names.par_iter())
@@ -555,6 +559,7 @@ fn build_shared<'a>(loaded: &'a [ParsedFile], names: &[(String, String)]) -> Sha
         modules,
         by_dotted,
         classes,
+        python_version,
     }
 }
 
@@ -660,6 +665,7 @@ fn conftest_hooks(
                     markers: Vec::new(),
                     dynamic: Some(reason),
                     decorators: Vec::new(),
+                    skip: None,
                 });
             }
         }
@@ -815,6 +821,7 @@ fn collect_module<'a>(
             high_params: Vec::new(),
             decorators: Vec::new(),
             class_key: None,
+            skip: None,
         });
     }
     let collector =
@@ -857,6 +864,7 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
         high_params: Vec::new(),
         decorators: Vec::new(),
         class_key: None,
+        skip: None,
     })
 }
 

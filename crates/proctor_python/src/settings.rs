@@ -72,6 +72,20 @@ pub struct CollectSettings {
     /// marks every test decorated with `@given` `hypothesis` (appended in
     /// `pytest_collection_modifyitems`).
     pub hypothesis_plugin: bool,
+    /// pytest-asyncio's plugin is active in the target interpreter: in
+    /// `auto` mode ([`Self::asyncio_auto`]) it marks every coroutine test
+    /// `asyncio` (`add_marker` while the item is made).
+    pub asyncio_plugin: bool,
+    /// `asyncio_mode = auto` (or `--asyncio-mode=auto` in addopts).
+    pub asyncio_auto: bool,
+    /// `[fixtures.<name>] markers = [...]`: markers for every test whose
+    /// fixture closure holds the fixture, rules in file order. They follow
+    /// the test's own, parameter and plugin markers (`item.add_marker`).
+    pub fixture_markers: Vec<(String, Vec<String>)>,
+    /// The target interpreter's `sys.version_info` as far as its files
+    /// state it; `None` when no interpreter is found. The evaluator answers
+    /// `sys.version_info` comparisons with it.
+    pub python_version: Option<PythonVersion>,
     pub opt_in: OptInSettings,
     /// The collection cache's folder (`.proctor/cache` under the rootdir
     /// unless configured); `None` (`--no-cache`) collects everything anew
@@ -116,6 +130,10 @@ impl CollectSettings {
             opt_in: OptInSettings::default(),
             deprecations_are_errors: false,
             hypothesis_plugin: false,
+            asyncio_plugin: false,
+            asyncio_auto: false,
+            fixture_markers: Vec::new(),
+            python_version: None,
             module_path: None,
             infer_import_errors: false,
             cache: None,
@@ -168,6 +186,65 @@ impl ModulePath {
     }
 }
 
+/// `sys.version_info` of the target interpreter, read from its files:
+/// major and minor always, the rest when the files state them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonVersion {
+    pub major: u32,
+    pub minor: u32,
+    pub micro: Option<u32>,
+    /// `releaselevel` and `serial` (`("final", 0)`, `("candidate", 2)`).
+    pub level: Option<(String, u32)>,
+}
+
+impl PythonVersion {
+    /// Reads `3.12`, `3.12.1`, `3.13.0rc2` or `3.12.1.final.0`; `None` for
+    /// anything else.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.trim().splitn(3, '.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        let Some(rest) = parts.next() else {
+            return Some(PythonVersion {
+                major,
+                minor,
+                micro: None,
+                level: None,
+            });
+        };
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let micro = rest[..digits].parse().ok()?;
+        let suffix = &rest[digits..];
+        let level = if suffix.is_empty() {
+            Some(("final".to_owned(), 0))
+        } else if let Some(dotted) = suffix.strip_prefix('.') {
+            let (level, serial) = dotted.split_once('.')?;
+            ["alpha", "beta", "candidate", "final"]
+                .contains(&level)
+                .then_some(())?;
+            Some((level.to_owned(), serial.parse().ok()?))
+        } else {
+            let split = suffix.find(|c: char| c.is_ascii_digit())?;
+            let level = match &suffix[..split] {
+                "a" => "alpha",
+                "b" => "beta",
+                "rc" => "candidate",
+                _ => return None,
+            };
+            Some((level.to_owned(), suffix[split..].parse().ok()?))
+        };
+        Some(PythonVersion {
+            major,
+            minor,
+            micro: Some(micro),
+            level,
+        })
+    }
+}
+
 /// Whether warning filters in pytest's order (`filterwarnings` lines, then
 /// `-W` options; the last matching one wins) make a
 /// `PytestRemovedIn10Warning` an error.
@@ -216,5 +293,41 @@ fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
         for byte in chunk.invalid() {
             let _ = write!(out, "\\udc{byte:02x}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PythonVersion;
+
+    type Parts = (u32, u32, Option<u32>, Option<(String, u32)>);
+
+    fn parts(text: &str) -> Option<Parts> {
+        PythonVersion::parse(text).map(|v| (v.major, v.minor, v.micro, v.level))
+    }
+
+    #[test]
+    fn versions_as_pyvenv_cfg_and_patchlevel_h_write_them() {
+        assert_eq!(parts("3.12"), Some((3, 12, None, None)));
+        assert_eq!(
+            parts("3.12.1"),
+            Some((3, 12, Some(1), Some(("final".into(), 0))))
+        );
+        assert_eq!(
+            parts("3.13.0rc2"),
+            Some((3, 13, Some(0), Some(("candidate".into(), 2))))
+        );
+        assert_eq!(
+            parts("3.14.0a7"),
+            Some((3, 14, Some(0), Some(("alpha".into(), 7))))
+        );
+        assert_eq!(
+            parts("3.12.1.final.0"),
+            Some((3, 12, Some(1), Some(("final".into(), 0))))
+        );
+        // A suffix it does not know leaves the version unread, never guessed.
+        assert_eq!(parts("3.12.1+"), None);
+        assert_eq!(parts("python3"), None);
+        assert_eq!(parts("3"), None);
     }
 }

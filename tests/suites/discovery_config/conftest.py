@@ -9,9 +9,10 @@ absolute relative to this directory and fnmatch'ed against the full path, so
 collect_ignore = ["zeta_tests/test_conf_ignored.py", "alpha_tests/conf_ignored_dir"]
 collect_ignore_glob = ["*_legacy.py"]
 
-# Ignored only under a condition proctor cannot evaluate statically: the file
-# is still collected by pytest here (Python 3), and proctor reports its items
-# as dynamic instead of guessing.
+# Ignored only under a condition on the target interpreter's version, which
+# proctor reads from its files: the file is still collected by pytest here
+# (Python 3), and so by proctor (with no interpreter found, its items would
+# be dynamic instead of guessed).
 import sys
 
 if sys.version_info < (3, 0):

@@ -40,6 +40,10 @@ struct JsonItem<'c> {
     dynamic: Option<&'c str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     decorators: &'c [Arc<proctor_python::Decorator>],
+    /// Why the test skips itself when it runs (an inherited test switched
+    /// off by a class flag), read statically.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skip: Option<&'c str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
     /// Where an item static collection calls dynamic came from a run:
@@ -104,6 +108,7 @@ fn write_json(
                 .collect(),
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
+            skip: item.skip.as_deref(),
             effective: taxonomy.map(|t| t.effective(item).markers),
             recorded: collection
                 .recorded_in(&item.nodeid)

@@ -319,6 +319,7 @@ fn runtime_item(
         markers,
         dynamic: None,
         decorators,
+        skip: None,
     }
 }
 

@@ -126,6 +126,13 @@ impl Suite {
         collect.deprecations_are_errors = proctor_python::deprecation_is_error(&filters);
         let interpreter =
             proctor_caps::find_interpreter(None, config.proctor.python.as_deref(), &pytest.rootdir);
+        collect.asyncio_auto = asyncio_mode(pytest).as_deref() == Some("auto");
+        collect.fixture_markers = config
+            .proctor
+            .fixtures
+            .iter()
+            .map(|(name, rule)| (name.clone(), rule.markers.clone()))
+            .collect();
         read_interpreter(&mut collect, interpreter.as_deref(), &pytest.addopts);
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
@@ -290,17 +297,35 @@ fn absolute(base: &Path, path: &str) -> PathBuf {
 /// Every value of the given options in addopts (`-W error`, `-Werror`,
 /// `--pythonwarnings=error`).
 /// What static collection reads from the target interpreter, without
-/// running it: its import path (module skips, import errors) and its
-/// plugins that mark items.
+/// running it: its import path (module skips, import errors), its version
+/// (`sys.version_info`) and its plugins that mark items.
 fn read_interpreter(collect: &mut CollectSettings, interpreter: Option<&Path>, addopts: &[String]) {
     collect.module_path = interpreter
         .and_then(proctor_caps::module_search_path)
         .map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
-    collect.hypothesis_plugin = collect
-        .module_path
-        .as_ref()
-        .is_some_and(|path| path.tops.contains("_hypothesis_pytestplugin"))
-        && plugin_loads(addopts, "hypothesispytest");
+    collect.python_version = interpreter
+        .and_then(proctor_caps::interpreter_version)
+        .and_then(|text| proctor_python::PythonVersion::parse(&text));
+    let installed = |top: &str| {
+        collect
+            .module_path
+            .as_ref()
+            .is_some_and(|path| path.tops.contains(top))
+    };
+    collect.hypothesis_plugin =
+        installed("_hypothesis_pytestplugin") && plugin_loads(addopts, "hypothesispytest");
+    collect.asyncio_plugin = installed("pytest_asyncio") && plugin_loads(addopts, "asyncio");
+}
+
+/// pytest-asyncio's mode as it reads it: `--asyncio-mode` in addopts, else
+/// the `asyncio_mode` ini value (its default, `strict`, when neither).
+fn asyncio_mode(pytest: &proctor_config::PytestConfig) -> Option<String> {
+    option_value(&pytest.addopts, "--asyncio-mode").or_else(|| {
+        pytest
+            .other
+            .get("asyncio_mode")
+            .and_then(|value| value.as_string("asyncio_mode").ok())
+    })
 }
 
 /// Whether pytest loads the entry-point plugin `name`: not blocked with

@@ -155,6 +155,8 @@ struct StoredItem {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     high_params: Vec<(String, u8, String)>,
     class_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skip: Option<String>,
 }
 
 /// What collecting a module gives, in the form the session assembles.
@@ -243,6 +245,7 @@ impl ModuleEntry {
                     .map(|p| (p.argname.clone(), scope_code(p.scope), p.key.clone()))
                     .collect(),
                 class_key: item.class_key.clone(),
+                skip: item.skip.clone(),
             })
             .collect();
         ModuleEntry {
@@ -286,6 +289,7 @@ impl ModuleEntry {
                 decorators: pick(&decorators, &item.decorators)?,
                 high_params,
                 class_key: item.class_key,
+                skip: item.skip,
             });
         }
         Some(ModuleOutput {

@@ -90,6 +90,7 @@ pub(crate) fn collect_files(
                             decorators: Vec::new(),
                             high_params: Vec::new(),
                             class_key: None,
+                            skip: None,
                         },
                     )
                 })),

@@ -581,7 +581,9 @@ impl<'a> Evaluator<'_, 'a> {
                     args: Vec::new(),
                     kwargs: Vec::new(),
                 })),
-                None => super::builtins::external_value(&path),
+                None => self
+                    .target_value(&path)
+                    .unwrap_or_else(|| super::builtins::external_value(&path)),
             },
             Entity::SuiteModule(_) => PyValue::Unknown("a module object".to_owned()),
             Entity::Unknown(reason) => PyValue::Unknown(reason),
@@ -681,7 +683,10 @@ impl<'a> Evaluator<'_, 'a> {
             Err(reason) => return PyValue::Unknown(reason),
         };
         match entity {
-            Entity::External(path) => Self::call_external(&path, args),
+            Entity::External(path) => match self.target_call(&path, &args) {
+                Some(value) => value,
+                None => Self::call_external(&path, args),
+            },
             Entity::Builtin(name) => super::builtins::call_builtin(self, &name, &args),
             Entity::Func { module: fm, def } => self.call_function(fm, def, None, args),
             Entity::Class { module: cm, def } => {

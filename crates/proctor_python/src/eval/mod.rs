@@ -20,6 +20,7 @@ mod ops;
 mod paths;
 mod scope;
 mod stmts;
+mod target;
 mod text;
 
 use std::cell::{Cell, RefCell};
@@ -39,6 +40,11 @@ pub(crate) use stmts::MUTATING_METHODS;
 /// The items `for x in value` visits, or why they cannot be known.
 pub(crate) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
     ops::iterate(value)
+}
+
+/// `bool(value)`, or why it cannot be known.
+pub(crate) fn truth(value: &PyValue) -> Result<bool, String> {
+    ops::truth(value)
 }
 
 /// Steps (expressions and statements evaluated) one evaluation may take.

@@ -54,6 +54,7 @@ pub(crate) fn item(nodeid: &str, markers: Vec<Arc<Marker>>) -> Item {
         markers,
         dynamic: None,
         decorators: Vec::new(),
+        skip: None,
     }
 }
 

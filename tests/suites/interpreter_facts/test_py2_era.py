@@ -1,0 +1,2 @@
+def test_ignored_on_python_3():
+    pass
