@@ -84,6 +84,7 @@ suites!(
     asyncio_auto,
     fixture_markers,
     class_flags,
+    subtests,
 );
 
 /// The only suite in which pytest is expected to report collection errors.
