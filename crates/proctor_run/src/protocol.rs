@@ -252,6 +252,10 @@ impl Message {
 
 /// What proctor tells the plugin when it connects, before pytest collects.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "the wire message to the plugin: each flag is a JSON field the plugin reads on its own"
+)]
 pub(crate) struct Setup {
     /// Modules pytest need not import (absolute paths), as `--ignore`.
     pub(crate) ignore: Vec<String>,
