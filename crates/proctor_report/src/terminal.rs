@@ -355,6 +355,22 @@ fn short_summary_lines(results: &[TestResult], options: &SummaryOptions) -> Vec<
     lines
 }
 
+/// `WORD nodeid - first line of the crash`, as pytest's short summary
+/// writes a failure (the dash and the message only when there is one).
+fn failure_line(word: &str, nodeid: &str, message: Option<&str>, color: bool) -> String {
+    let mut line = format!(
+        "{} {}",
+        paint(word, &[Style::Red], color),
+        node_id(nodeid, color)
+    );
+    let first = message.map(crash_line).unwrap_or_default();
+    if !first.is_empty() {
+        line.push_str(" - ");
+        line.push_str(first);
+    }
+    line
+}
+
 /// `WORD nodeid - first line of the message` for each test with one of
 /// the outcomes, outcome by outcome.
 fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool) -> Vec<String> {
@@ -370,41 +386,23 @@ fn failure_lines(results: &[TestResult], kinds: &[(Outcome, &str)], color: bool)
                     .filter(|s| s.outcome == Outcome::Failed)
                 {
                     let word = format!("SUBFAILED{}", subtest.description);
-                    let mut line = format!(
-                        "{} {}",
-                        paint(&word, &[Style::Red], color),
-                        node_id(&result.nodeid, color)
-                    );
-                    let first = subtest
-                        .message
-                        .as_deref()
-                        .map(crash_line)
-                        .unwrap_or_default();
-                    if !first.is_empty() {
-                        line.push_str(" - ");
-                        line.push_str(first);
-                    }
-                    lines.push(line);
+                    lines.push(failure_line(
+                        &word,
+                        &result.nodeid,
+                        subtest.message.as_deref(),
+                        color,
+                    ));
                 }
             }
             if result.outcome != outcome {
                 continue;
             }
-            let mut line = format!(
-                "{} {}",
-                paint(word, &[Style::Red], color),
-                node_id(&result.nodeid, color)
-            );
-            let first = result
-                .message
-                .as_deref()
-                .map(crash_line)
-                .unwrap_or_default();
-            if !first.is_empty() {
-                line.push_str(" - ");
-                line.push_str(first);
-            }
-            lines.push(line);
+            lines.push(failure_line(
+                word,
+                &result.nodeid,
+                result.message.as_deref(),
+                color,
+            ));
         }
     }
     lines
