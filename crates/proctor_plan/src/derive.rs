@@ -9,14 +9,14 @@ use proctor_taxonomy::Effective;
 use serde_json::Value as Json;
 
 use crate::idioms::skipif_requirement;
-use crate::requirement::{Need, Origin, Requirement};
+use crate::requirement::{Need, NeedOrigin, Requirement};
 
 /// Everything `item` needs, in order: markers' needs, helpers', then
 /// `skipif` conditions; each requirement once.
 #[must_use]
 pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need> {
     let mut out: Vec<Need> = Vec::new();
-    let mut push = |requirement: Requirement, origin: Origin| {
+    let mut push = |requirement: Requirement, origin: NeedOrigin| {
         if !out.iter().any(|n| n.requirement == requirement) {
             out.push(Need {
                 requirement,
@@ -34,7 +34,7 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
             for requirement in fixed(need) {
                 push(
                     requirement,
-                    Origin::Marker {
+                    NeedOrigin::Marker {
                         name: marker.name.clone(),
                     },
                 );
@@ -42,7 +42,7 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
         }
     }
     for decorator in &item.decorators {
-        let origin = || Origin::Helper {
+        let origin = || NeedOrigin::Helper {
             path: decorator.path.clone(),
         };
         if decorator.path == "pytest.importorskip" {
@@ -94,7 +94,10 @@ pub fn needs(item: &Item, effective: &Effective, plan: &PlanOptions) -> Vec<Need
             let Some(condition) = condition_text(arg) else {
                 continue;
             };
-            push(skipif_requirement(&condition), Origin::Skipif { condition });
+            push(
+                skipif_requirement(&condition),
+                NeedOrigin::Skipif { condition },
+            );
         }
     }
     out

@@ -27,4 +27,4 @@ pub use jobs::{
     job_facts, job_selection, job_verdict, phase_names, plan_jobs, skip_reasons, ItemPlan,
     JobReport, JobSetup, Planned, NO_PHASE_MARKER,
 };
-pub use requirement::{Need, Origin, Requirement};
+pub use requirement::{Need, NeedOrigin, Requirement};

@@ -99,7 +99,7 @@ impl fmt::Display for Requirement {
 /// Where a requirement comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Origin {
+pub enum NeedOrigin {
     /// `[needs.<marker>]` of an effective marker.
     Marker {
         /// The marker.
@@ -117,12 +117,12 @@ pub enum Origin {
     },
 }
 
-impl fmt::Display for Origin {
+impl fmt::Display for NeedOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Origin::Marker { name } => write!(f, "marker `{name}`"),
-            Origin::Helper { path } => write!(f, "`{path}`"),
-            Origin::Skipif { condition } => write!(f, "skipif({condition})"),
+            NeedOrigin::Marker { name } => write!(f, "marker `{name}`"),
+            NeedOrigin::Helper { path } => write!(f, "`{path}`"),
+            NeedOrigin::Skipif { condition } => write!(f, "skipif({condition})"),
         }
     }
 }
@@ -133,7 +133,7 @@ pub struct Need {
     /// What is needed.
     pub requirement: Requirement,
     /// Why.
-    pub origin: Origin,
+    pub origin: NeedOrigin,
 }
 
 /// GPU and RAM needs, which `--skip-resource-checks` bypasses.
