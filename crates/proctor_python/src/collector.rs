@@ -986,17 +986,44 @@ pub(crate) fn to_marker<'a>(
             end_column: end.column,
         }
     });
+    // A `skipif`/`xfail` condition on the interpreter or the platform stays
+    // as written: pytest decides it on the machine that runs the test, and
+    // `plan` decides it per CI job (a Windows-only test is run by no job on
+    // Ubuntu runners), where this machine's interpreter says nothing.
+    let condition = |module: usize, expr: &'a Expr| {
+        let text = project.module(module).file.slice(expr);
+        if matches!(mark.name.as_str(), "skipif" | "xfail") && names_the_target(text) {
+            serde_json::json!({ "expr": text })
+        } else {
+            json(module, expr)
+        }
+    };
     Marker {
         name: mark.name.clone(),
-        args: mark.args.iter().map(|&(m, e)| json(m, e)).collect(),
+        args: mark.args.iter().map(|&(m, e)| condition(m, e)).collect(),
         kwargs: mark
             .kwargs
             .iter()
-            .map(|(k, m, e)| (k.clone(), json(*m, e)))
+            .map(|(k, m, e)| {
+                let value = if k == "condition" {
+                    condition(*m, e)
+                } else {
+                    json(*m, e)
+                };
+                (k.clone(), value)
+            })
             .collect(),
         source,
         location,
     }
+}
+
+/// Whether a condition's source reads what the target interpreter decides
+/// (`sys.platform`, `sys.version_info`, `os.name`, `platform.system()`).
+fn names_the_target(text: &str) -> bool {
+    ["sys.platform", "sys.version_info", "os.name", "platform."]
+        .iter()
+        .any(|name| text.contains(name))
 }
 
 enum Member<'a> {
