@@ -750,19 +750,7 @@ markers = "not realdb"
 /// contains `needle`.
 fn docs_block(page: &str, info: &str, needle: &str) -> String {
     let text = repository_file(page);
-    let mut blocks = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for line in text.lines() {
-        match (&mut current, line.strip_prefix("```")) {
-            (None, Some(tag)) => current = Some((tag.trim().to_owned(), String::new())),
-            (Some(_), Some("")) => blocks.push(current.take().unwrap()),
-            (Some((_, body)), _) => {
-                body.push_str(line);
-                body.push('\n');
-            }
-            (None, None) => {}
-        }
-    }
+    let blocks = common::fenced_blocks(&text);
     blocks
         .into_iter()
         .find(|(tag, body)| tag == info && body.contains(needle))

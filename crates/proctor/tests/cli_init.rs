@@ -312,30 +312,12 @@ fn a_real_suite_gets_a_config_and_the_list_of_what_was_not_inferred() {
     );
 }
 
-/// The fenced blocks of a Markdown text: (info string, body).
-fn fenced_blocks(text: &str) -> Vec<(String, String)> {
-    let mut blocks = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for line in text.lines() {
-        match (&mut current, line.strip_prefix("```")) {
-            (None, Some(info)) => current = Some((info.trim().to_owned(), String::new())),
-            (Some(_), Some("")) => blocks.push(current.take().unwrap()),
-            (Some((_, body)), _) => {
-                body.push_str(line);
-                body.push('\n');
-            }
-            (None, None) => {}
-        }
-    }
-    blocks
-}
-
 /// docs/init.md's example: its files are written, `proctor init` runs,
 /// and what it prints and appends must be what the page shows.
 #[test]
 fn the_example_of_docs_init_md_prints_and_writes_what_the_page_shows() {
     let page = std::fs::read_to_string(repo().join("docs/init.md")).unwrap();
-    let blocks = fenced_blocks(&page);
+    let blocks = common::fenced_blocks(&page);
     let dir = tempfile::tempdir().unwrap();
     let mut pyproject = None;
     for (info, body) in &blocks {

@@ -314,13 +314,8 @@ fn phases_start_their_services_and_a_broken_service_fails_only_its_phase() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let python = python();
-    let server = "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n";
-    write(root, "fake_server.py", server);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    write(root, "fake_server.py", common::FAKE_SERVER);
+    let port = common::free_port();
     write(
         root,
         "pyproject.toml",
@@ -450,11 +445,7 @@ fn a_service_hook_runs_between_modules() {
     let root = dir.path();
     let server = "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n    def do_POST(self):\n        with open('evictions.log', 'a') as f:\n            f.write(self.path + '\\n')\n        self.send_response(204)\n        self.end_headers()\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n";
     write(root, "fake_server.py", server);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     write(
         root,
         "pyproject.toml",

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::write;
+use common::{free_port, write};
 
 /// How long a wait may take before the test fails: far above what any
 /// step takes on a loaded machine; only a hang reaches it.
@@ -181,14 +181,6 @@ fn assert_history_intact(root: &Path) {
         "the history is damaged: {text}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// The catchable signals and what proctor then exits with.

@@ -138,16 +138,8 @@ fn a_bad_worker_count_is_refused() {
 fn each_phase_runs_its_own_workers_while_its_service_is_up() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    write(
-        root,
-        "fake_server.py",
-        "import http.server, os, socketserver\nhost, port = os.environ['FAKE_HOST'].split(':')\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n    def log_message(self, *a):\n        pass\nsocketserver.TCPServer.allow_reuse_address = True\nsocketserver.TCPServer((host, int(port)), H).serve_forever()\n",
-    );
+    let port = common::free_port();
+    write(root, "fake_server.py", common::FAKE_SERVER);
     write(
         root,
         "pyproject.toml",
