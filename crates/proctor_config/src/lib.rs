@@ -8,15 +8,17 @@
 
 mod settings;
 
-pub use proctor_config_file::{ConfigError, ConfigLocation, ConfigWarning, KeyPath, KeySegment};
+pub use proctor_config_file::{
+    ConfigError, ConfigFile, ConfigLocation, ConfigWarning, KeyPath, KeySegment,
+};
 pub use proctor_options::{
     build_path_glob, json_schema, key_table, limit_seconds, parse_version, AxisOptions,
     Cardinality, CheckOptions, CollectOptions, CoverageArea, CoverageOptions, ExampleOptions,
     FixtureOptions, GateOptions, HelperKind, HelperOptions, HookOptions, JobOptions,
     JobPhaseOptions, MarkerOptions, MarkerScope, MirrorOptions, NeedOptions, NotebookOptions,
     PathRuleOptions, PlanOptions, ProctorOptions, ProfileOptions, RerunRule, RunOptions, RunOrder,
-    Seconds, SelectOptions, ServiceOptions, TaxonomyOptions, TaxonomyProblem, TestNamePattern,
-    Trigger, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT, DEFAULT_HISTORY_RUNS,
+    Seconds, SelectOptions, ServiceOptions, Spanned, TaxonomyOptions, TaxonomyProblem,
+    TestNamePattern, Trigger, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT, DEFAULT_HISTORY_RUNS,
     DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT, MAX_SECONDS,
 };
 pub use proctor_pytest_config::{

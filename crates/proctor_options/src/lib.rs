@@ -35,3 +35,6 @@ pub use taxonomy_options::{
     build_path_glob, AxisOptions, Cardinality, MarkerOptions, MarkerScope, PathRuleOptions,
     TaxonomyOptions, TaxonomyProblem,
 };
+/// A value with its byte range in the file, on the options that validation
+/// points at.
+pub use toml::Spanned;

@@ -18,11 +18,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use toml::Spanned;
 
+use crate::proctor_options::Problem;
 use crate::seconds::Seconds;
 use proctor_config_file::KeyPath;
-
-use crate::taxonomy_options::TaxonomyProblem;
 
 /// The comment an example opts in with when `comment` is not set.
 pub const DEFAULT_EXAMPLE_COMMENT: &str = "# pytest:";
@@ -41,10 +41,12 @@ pub struct ExampleOptions {
     /// Directories (relative to the rootdir) whose `.py` files are examples
     /// (`paths`). A file there is a test only when it carries the opt-in
     /// comment; one without it is left to pytest as any other file.
-    pub paths: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub paths: Vec<Spanned<String>>,
     /// The comment that opts a file in, followed by comma-separated marker
     /// names (`comment`, default `# pytest:`).
-    pub comment: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub comment: Option<Spanned<String>>,
     /// Seconds an example may run before it is killed and fails
     /// (`timeout`; default: no limit but `proctor run --timeout`).
     pub timeout: Option<Seconds>,
@@ -54,7 +56,15 @@ impl ExampleOptions {
     /// The opt-in comment.
     #[must_use]
     pub fn comment(&self) -> &str {
-        self.comment.as_deref().unwrap_or(DEFAULT_EXAMPLE_COMMENT)
+        self.comment
+            .as_ref()
+            .map_or(DEFAULT_EXAMPLE_COMMENT, |c| c.get_ref().as_str())
+    }
+
+    /// The example directories, as written.
+    #[must_use]
+    pub fn dirs(&self) -> Vec<String> {
+        self.paths.iter().map(|p| p.get_ref().clone()).collect()
     }
 }
 
@@ -64,11 +74,13 @@ impl ExampleOptions {
 pub struct NotebookOptions {
     /// Directories (relative to the rootdir) whose `.ipynb` files are tests
     /// (`paths`).
-    pub paths: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub paths: Vec<Spanned<String>>,
     /// The top-level notebook metadata key of the opt-in block
     /// (`metadata-key`, default `proctor`): `{"markers": [...],
     /// "packages": [...]}`.
-    pub metadata_key: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub metadata_key: Option<Spanned<String>>,
     /// Seconds one cell may run (`cell-timeout`, default 300).
     pub cell_timeout: Option<Seconds>,
     /// Seconds the whole notebook may run (`timeout`, default 900); at
@@ -80,7 +92,15 @@ impl NotebookOptions {
     /// The metadata key of the opt-in block.
     #[must_use]
     pub fn metadata_key(&self) -> &str {
-        self.metadata_key.as_deref().unwrap_or(DEFAULT_METADATA_KEY)
+        self.metadata_key
+            .as_ref()
+            .map_or(DEFAULT_METADATA_KEY, |k| k.get_ref().as_str())
+    }
+
+    /// The notebook directories, as written.
+    #[must_use]
+    pub fn dirs(&self) -> Vec<String> {
+        self.paths.iter().map(|p| p.get_ref().clone()).collect()
     }
 
     /// Seconds one cell may run.
@@ -97,52 +117,39 @@ impl NotebookOptions {
 }
 
 /// Every reason to refuse these options: empty or absolute paths, an
-/// empty comment or key, and a notebook timeout shorter than one cell's
-/// (the per-cell budget could never be used: the pitfall the Mellea
-/// document warns about).
-pub(crate) fn problems(
-    examples: &ExampleOptions,
-    notebooks: &NotebookOptions,
-) -> Vec<TaxonomyProblem> {
+/// empty comment or key (each at its value), and a notebook timeout shorter
+/// than one cell's (the per-cell budget could never be used: the pitfall
+/// the Mellea document warns about).
+pub(crate) fn problems(examples: &ExampleOptions, notebooks: &NotebookOptions) -> Vec<Problem> {
     let mut problems = Vec::new();
-    for (table, paths) in [
-        ("examples", &examples.paths),
-        ("notebooks", &notebooks.paths),
-    ] {
-        for (index, path) in paths.iter().enumerate() {
-            let key = KeyPath::default().key(table).key("paths").index(index);
-            if path.trim().is_empty() {
-                problems.push(TaxonomyProblem {
-                    key,
-                    message: "a path cannot be empty".to_owned(),
-                });
-            } else if std::path::Path::new(path).is_absolute() {
-                problems.push(TaxonomyProblem {
-                    key,
-                    message: format!("`{path}` must be relative to the rootdir"),
-                });
-            }
+    for path in examples.paths.iter().chain(&notebooks.paths) {
+        let text = path.get_ref();
+        if text.trim().is_empty() {
+            problems.push(Problem::at_value(path, "a path cannot be empty".to_owned()));
+        } else if std::path::Path::new(text).is_absolute() {
+            problems.push(Problem::at_value(
+                path,
+                format!("`{text}` must be relative to the rootdir"),
+            ));
         }
     }
-    if examples
-        .comment
-        .as_deref()
-        .is_some_and(|c| c.trim().is_empty())
-    {
-        problems.push(TaxonomyProblem {
-            key: KeyPath::default().key("examples").key("comment"),
-            message: "`comment` cannot be empty".to_owned(),
-        });
+    let empty = |value: &Option<Spanned<String>>| {
+        value
+            .as_ref()
+            .filter(|v| v.get_ref().trim().is_empty())
+            .cloned()
+    };
+    if let Some(comment) = empty(&examples.comment) {
+        problems.push(Problem::at_value(
+            &comment,
+            "`comment` cannot be empty".to_owned(),
+        ));
     }
-    if notebooks
-        .metadata_key
-        .as_deref()
-        .is_some_and(|k| k.trim().is_empty())
-    {
-        problems.push(TaxonomyProblem {
-            key: KeyPath::default().key("notebooks").key("metadata-key"),
-            message: "`metadata-key` cannot be empty".to_owned(),
-        });
+    if let Some(key) = empty(&notebooks.metadata_key) {
+        problems.push(Problem::at_value(
+            &key,
+            "`metadata-key` cannot be empty".to_owned(),
+        ));
     }
     if notebooks.timeout() < notebooks.cell_timeout() {
         let key = if notebooks.timeout.is_some() {
@@ -150,14 +157,14 @@ pub(crate) fn problems(
         } else {
             "cell-timeout"
         };
-        problems.push(TaxonomyProblem {
-            key: KeyPath::default().key("notebooks").key(key),
-            message: format!(
+        problems.push(Problem::at_key(
+            KeyPath::default().key("notebooks").key(key),
+            format!(
                 "the notebook timeout ({} s) is shorter than one cell's ({} s): a cell could never use its budget; raise `timeout` with `cell-timeout`",
                 notebooks.timeout(),
                 notebooks.cell_timeout()
             ),
-        });
+        ));
     }
     problems
 }
@@ -174,7 +181,7 @@ mod tests {
         };
         let found = problems(&ExampleOptions::default(), &notebooks);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].key.to_string(), "notebooks.cell-timeout");
+        assert_eq!(found[0].to_string(), "notebooks.cell-timeout");
         assert!(
             found[0]
                 .message
@@ -193,18 +200,22 @@ mod tests {
     #[test]
     fn paths_must_be_relative_and_not_empty() {
         let examples = ExampleOptions {
-            paths: vec![String::new(), "/abs".into(), "docs/examples".into()],
+            paths: vec![
+                Spanned::new(10..12, String::new()),
+                Spanned::new(14..20, "/abs".into()),
+                Spanned::new(22..37, "docs/examples".into()),
+            ],
             ..ExampleOptions::default()
         };
         let found: Vec<String> = problems(&examples, &NotebookOptions::default())
-            .into_iter()
-            .map(|p| format!("{}: {}", p.key, p.message))
+            .iter()
+            .map(|p| format!("{p}: {}", p.message))
             .collect();
         assert_eq!(
             found,
             [
-                "examples.paths[0]: a path cannot be empty",
-                "examples.paths[1]: `/abs` must be relative to the rootdir"
+                "bytes 10..12: a path cannot be empty",
+                "bytes 14..20: `/abs` must be relative to the rootdir"
             ]
         );
     }

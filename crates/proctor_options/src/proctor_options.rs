@@ -19,8 +19,10 @@ use crate::plan_options::{
     GateOptions, HelperOptions, JobOptions, NeedOptions, PlanOptions, ServiceOptions,
 };
 use crate::run_options::RunOptions;
-use crate::taxonomy_options::{AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions};
-use proctor_config_file::{ConfigError, ConfigFile, TomlDoc};
+use crate::taxonomy_options::{
+    AxisOptions, MarkerOptions, PathRuleOptions, TaxonomyOptions, TaxonomyProblem,
+};
+use proctor_config_file::{ConfigError, ConfigFile, KeyPath, TomlDoc};
 
 /// proctor's options as written in `proctor.toml` or `[tool.proctor]`.
 ///
@@ -103,11 +105,14 @@ pub struct FixtureOptions {
 pub struct CheckOptions {
     /// The rules `proctor check` runs, as codes or code prefixes (empty:
     /// every rule); `--select` replaces it: [check.md](check.md#usage).
-    pub select: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub select: Vec<toml::Spanned<String>>,
     /// Rules added to `select` (`--extend-select` adds more).
-    pub extend_select: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub extend_select: Vec<toml::Spanned<String>>,
     /// Rules that do not run (`--extend-ignore` adds more).
-    pub ignore: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub ignore: Vec<toml::Spanned<String>>,
     /// Rules that do not apply to the files a glob matches (a
     /// rootdir-relative glob, or a file name when it has no `/`).
     pub per_file_ignores: std::collections::BTreeMap<String, Vec<String>>,
@@ -398,6 +403,57 @@ pub fn find(rootdir: &Path) -> Result<Option<(PathBuf, ProctorOptions)>, ConfigE
     Ok(None)
 }
 
+/// A problem found after deserialization, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub(crate) at: ProblemAt,
+    /// What is wrong, in lowercase.
+    pub(crate) message: String,
+}
+
+/// Where a [`Problem`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ProblemAt {
+    /// A key path, relative to proctor's table, that the document locates.
+    Key(KeyPath),
+    /// The bytes of a value in the file, as `toml::Spanned` gives them.
+    Span(std::ops::Range<usize>),
+}
+
+impl Problem {
+    /// A problem with `value`, at its position in the file.
+    pub(crate) fn at_value<T>(value: &toml::Spanned<T>, message: String) -> Problem {
+        Problem {
+            at: ProblemAt::Span(value.span()),
+            message,
+        }
+    }
+
+    /// A problem at the value (or table) that `key` names.
+    pub(crate) fn at_key(key: KeyPath, message: String) -> Problem {
+        Problem {
+            at: ProblemAt::Key(key),
+            message,
+        }
+    }
+}
+
+impl From<TaxonomyProblem> for Problem {
+    fn from(problem: TaxonomyProblem) -> Problem {
+        Problem::at_key(problem.key, problem.message)
+    }
+}
+
+/// Where the problem is: its key path, or its bytes.
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.at {
+            ProblemAt::Key(key) => write!(f, "{key}"),
+            ProblemAt::Span(span) => write!(f, "bytes {}..{}", span.start, span.end),
+        }
+    }
+}
+
 /// Checks what serde cannot: the taxonomy's consistency. Every problem is
 /// reported, in file order.
 fn validate(
@@ -411,11 +467,15 @@ fn validate(
         .into_iter()
         .chain(options.plan.problems(&options.taxonomy))
         .chain(options.coverage.problems())
+        .map(Problem::from)
         .chain(crate::opt_in_options::problems(
             &options.examples,
             &options.notebooks,
         ))
-        .map(|problem| doc.error(doc.locate(prefix, &problem.key), problem.message))
+        .map(|problem| match problem.at {
+            ProblemAt::Key(key) => doc.error(doc.locate(prefix, &key), problem.message),
+            ProblemAt::Span(span) => doc.source.error_at(span.start, problem.message),
+        })
         .collect();
     if errors.is_empty() {
         Ok(())
@@ -539,6 +599,58 @@ mod tests {
         let error = find(dir.path()).unwrap_err();
         let lines: Vec<usize> = error.iter().map(|e| e.line).collect();
         assert_eq!(lines, [3, 7], "{error}");
+    }
+
+    #[test]
+    fn opt_in_problems_are_at_their_values_in_either_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = "paths = [\"docs\", \"/abs\", \"\"]\ncomment = \" \"\n";
+        write(dir.path(), "proctor.toml", &format!("[examples]\n{table}"));
+        let error = find(dir.path()).unwrap_err();
+        let found: Vec<(usize, usize, &str)> = error
+            .iter()
+            .map(|e| (e.line, e.column, e.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (2, 18, "`/abs` must be relative to the rootdir"),
+                (2, 26, "a path cannot be empty"),
+                (3, 11, "`comment` cannot be empty"),
+            ],
+            "{error}"
+        );
+        assert_eq!(
+            error.excerpt.as_deref(),
+            Some("paths = [\"docs\", \"/abs\", \"\"]")
+        );
+        std::fs::remove_file(dir.path().join("proctor.toml")).unwrap();
+        write(
+            dir.path(),
+            "pyproject.toml",
+            &format!("[project]\nname = 'x'\n\n[tool.proctor.examples]\n{table}"),
+        );
+        let error = find(dir.path()).unwrap_err();
+        let found: Vec<(usize, usize)> = error.iter().map(|e| (e.line, e.column)).collect();
+        assert_eq!(found, [(5, 18), (5, 26), (6, 11)], "{error}");
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.proctor.notebooks]\npaths = ['nb']\nmetadata-key = ''\n",
+        );
+        let error = find(dir.path()).unwrap_err();
+        assert_eq!((error.line, error.column), (3, 16), "{error}");
+        assert_eq!(error.message, "`metadata-key` cannot be empty");
+        let (_, options) = {
+            write(
+                dir.path(),
+                "pyproject.toml",
+                "[tool.proctor.notebooks]\npaths = ['nb']\nmetadata-key = 'm'\n",
+            );
+            find(dir.path()).unwrap().unwrap()
+        };
+        assert_eq!(options.notebooks.dirs(), ["nb"]);
+        assert_eq!(options.notebooks.metadata_key(), "m");
     }
 
     fn write(dir: &Path, name: &str, text: &str) {

@@ -9,9 +9,10 @@ use crate::args::{CacheArgs, CacheCommand};
 use crate::commands::suite::{cache_dir, load_config};
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::Env;
 
 pub(crate) fn run(args: &CacheArgs) -> Result<u8> {
-    let (_, config) = load_config(&args.config, &[])?;
+    let (_, config) = load_config(&args.config, &[], &Env::process())?;
     let dir = cache_dir(&config.pytest.rootdir);
     match args.command {
         CacheCommand::Clean => {

@@ -13,6 +13,7 @@ use crate::commands::machine;
 use crate::commands::suite::load_config;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::Env;
 
 /// `caps --json`, version 1: the capabilities with a version number.
 #[derive(Serialize)]
@@ -23,7 +24,7 @@ struct JsonCaps<'c> {
 }
 
 pub(crate) fn run(args: &CapsArgs) -> Result<u8> {
-    let (_, config) = load_config(&args.config, &[])?;
+    let (_, config) = load_config(&args.config, &[], &Env::process())?;
     // The probes are the ones `proctor plan` uses for this machine.
     let detect = machine::detect_options(&config, &args.probe);
     let mut caps = proctor_caps::detect(&detect);

@@ -15,16 +15,17 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use proctor_config::ConfigError;
-use proctor_lint::{Baseline, PerFileIgnores, RuleSelection, SelectorLayer};
+use proctor_lint::{Baseline, PerFileIgnores, RuleSelection};
 use proctor_source::{
     render_styled, Diagnostic, FixedFile, Format, LineColumn, RejectedFix, RenderOptions,
     SarifRule, Severity, Sources, COLLECT_ERROR,
 };
 use proctor_taxonomy::Taxonomy;
 
-use crate::args::{CheckArgs, OutputFormat, SuiteArgs};
+use crate::args::{CheckArgs, SuiteArgs};
 use crate::commands::suite::Suite;
 use crate::printer::{self, Printer};
+use crate::settings::{CheckArgsSettings, CheckSettings, Env};
 
 /// No findings, or only information.
 pub(crate) const CLEAN: u8 = 0;
@@ -52,30 +53,17 @@ struct Filters {
 
 pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     let mut out = Printer::stdout();
-    let format = match args.format {
-        _ if args.json => Format::Json,
-        OutputFormat::Full => Format::Full,
-        OutputFormat::Concise => Format::Concise,
-        OutputFormat::Json => Format::Json,
-        OutputFormat::Github => Format::Github,
-        OutputFormat::Sarif => Format::Sarif,
-    };
-    let (ignored_paths, ignored_codes) = split_ignore(&args.ignore);
-    if !ignored_codes.is_empty() {
-        // ruff's convention: `--ignore` is for paths here (pytest's), rule
-        // codes go through `--select`/`--extend-ignore`.
-        anyhow::bail!(
-            "`--ignore {codes}` names rule codes, and `--ignore` takes paths (as pytest's)\n  hint: use `--extend-ignore {codes}`",
-            codes = ignored_codes.join(",")
-        );
-    }
+    let CheckArgsSettings {
+        format,
+        ignore_paths,
+    } = CheckArgsSettings::resolve(args)?;
     let suite_args = SuiteArgs {
         threads: args.threads,
-        ignore: ignored_paths,
+        ignore: ignore_paths,
         no_cache: args.no_cache,
         ..SuiteArgs::with(&args.config, args.paths.clone())
     };
-    let mut suite = match Suite::load(&suite_args) {
+    let mut suite = match Suite::load(&suite_args, &Env::process()) {
         Ok(suite) => suite,
         Err(err) => return config_failure(err, format, &mut out),
     };
@@ -85,44 +73,20 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
             "no proctor config found (`proctor.toml`, or `[tool.proctor]` in `pyproject.toml`): checking against pytest's markers only\n  hint: `proctor init` writes a first config from the suite",
         )?;
     }
-    let options = &suite.config.proctor.check;
-    let extend_ignore = args.extend_ignore.clone();
-    // The configuration's selectors are checked alone first, so that an
-    // unknown one is reported as the configuration's.
-    RuleSelection::layered(&[SelectorLayer {
-        select: &options.select,
-        extend_select: &options.extend_select,
-        ignore: &options.ignore,
-    }])
-    .with_context(|| {
-        format!(
-            "invalid `[check]` rule selection in {}",
-            suite
-                .config
-                .proctor_file
-                .as_deref()
-                .map_or_else(String::new, |p| shown_path(&suite.cwd, p))
-        )
-    })?;
-    let selection = RuleSelection::layered(&[
-        SelectorLayer {
-            select: &options.select,
-            extend_select: &options.extend_select,
-            ignore: &options.ignore,
-        },
-        SelectorLayer {
-            select: &args.select,
-            extend_select: &args.extend_select,
-            ignore: &extend_ignore,
-        },
-    ])?;
+    let settings = CheckSettings::resolve(
+        args,
+        &suite.config.proctor.check,
+        suite.config.proctor_file.as_deref(),
+    );
+    let CheckSettings {
+        rules: selection,
+        per_file_ignores,
+    } = match settings {
+        Ok(settings) => settings,
+        Err(err) => return config_failure(err, format, &mut out),
+    };
     let filters = Filters {
-        per_file: PerFileIgnores::new(
-            options
-                .per_file_ignores
-                .iter()
-                .map(|(glob, codes)| (glob.as_str(), codes.as_slice())),
-        )?,
+        per_file: per_file_ignores,
         baseline: match &args.baseline {
             Some(path) => Some(read_baseline(path)?),
             None => None,
@@ -212,26 +176,6 @@ pub(crate) fn run(args: &CheckArgs) -> Result<u8> {
     // where freeing every item and file one by one takes a while.
     std::mem::forget((collection, diagnostics, sources, shown, hidden_info));
     Ok(code)
-}
-
-/// `--ignore` values: paths, and rule codes (an error). A value is a code
-/// list when every comma-separated part of it names a rule and no such
-/// path exists.
-fn split_ignore(values: &[String]) -> (Vec<String>, Vec<String>) {
-    let mut paths = Vec::new();
-    let mut codes = Vec::new();
-    for value in values {
-        let parts: Vec<&str> = value.split(',').filter(|p| !p.trim().is_empty()).collect();
-        if !parts.is_empty()
-            && !Path::new(value).exists()
-            && parts.iter().all(|p| RuleSelection::is_selector(p))
-        {
-            codes.extend(parts.iter().map(|p| p.trim().to_owned()));
-        } else {
-            paths.push(value.clone());
-        }
-    }
-    (paths, codes)
 }
 
 /// A suite whose configuration cannot be loaded: each configuration error

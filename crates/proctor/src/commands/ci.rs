@@ -13,6 +13,7 @@ use proctor_taxonomy::Origin;
 use crate::args::{CiArgs, CiCommand, CiGithubArgs, CiRunner, SuiteArgs};
 use crate::commands::suite::Suite;
 use crate::exit;
+use crate::settings::Env;
 
 /// Runs `proctor ci <system>`.
 pub(crate) fn run(args: &CiArgs) -> Result<u8> {
@@ -23,7 +24,7 @@ pub(crate) fn run(args: &CiArgs) -> Result<u8> {
 
 fn run_github(args: &CiGithubArgs) -> Result<u8> {
     let suite_args = SuiteArgs::with(&args.config, Vec::new());
-    let suite = Suite::load(&suite_args)?;
+    let suite = Suite::load(&suite_args, &Env::process())?;
     let settings = &suite.config;
     let plan = &settings.proctor.plan;
     if plan.jobs.is_empty() {

@@ -16,6 +16,7 @@ use crate::args::CollectArgs;
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::Env;
 
 /// The version of `collect --json`: 2 lists each distinct marker once, in
 /// `markers`, and items refer to them by index.
@@ -174,7 +175,7 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
 
 pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     let start = Instant::now();
-    let suite = Suite::load(&args.suite)?;
+    let suite = Suite::load(&args.suite, &Env::process())?;
     let taxonomy = if args.effective {
         Some(proctor_taxonomy::Taxonomy::new(
             &suite.config.proctor.taxonomy,

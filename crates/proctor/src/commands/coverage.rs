@@ -12,6 +12,7 @@ use crate::args::{CoverageArgs, CoverageFormat};
 use crate::commands::suite::load_config;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::Env;
 
 /// Some area is below its minimum, matches no file, or dropped.
 pub(crate) const FAILED: u8 = 1;
@@ -23,7 +24,7 @@ pub(crate) const ERROR: u8 = 2;
 const DEFAULT_REPORT: &str = "coverage.json";
 
 pub(crate) fn run(args: &CoverageArgs) -> Result<u8> {
-    let (cwd, config) = load_config(&args.config, &[])?;
+    let (cwd, config) = load_config(&args.config, &[], &Env::process())?;
     let areas = areas(&config)?;
     if !args.tolerance.is_finite() || args.tolerance < 0.0 {
         bail!(

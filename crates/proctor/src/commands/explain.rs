@@ -12,6 +12,7 @@ use crate::commands::selection::Selecting;
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::Env;
 
 pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
     // Collect only the files the node ids name.
@@ -25,7 +26,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Result<u8> {
         no_cache: args.no_cache,
         ..SuiteArgs::with(&args.config, paths)
     };
-    let suite = Suite::load(&suite_args)?;
+    let suite = Suite::load(&suite_args, &Env::process())?;
     let selecting = Selecting::new(&suite, &args.selection)?;
     let collection = suite.collect();
     // The verdict of every other profile, with the same -m / -k.

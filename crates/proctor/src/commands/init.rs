@@ -13,9 +13,10 @@ use crate::args::{InitArgs, MachineArgs, PlanArgs, SelectionArgs, SuiteArgs};
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::Env;
 
 pub(crate) fn run(args: &InitArgs) -> Result<u8> {
-    let suite = Suite::load(&SuiteArgs::with(&args.config, Vec::new()))?;
+    let suite = Suite::load(&SuiteArgs::with(&args.config, Vec::new()), &Env::process())?;
     let rootdir = suite.config.pytest.rootdir.clone();
     let (target, layout) = target(&suite, &rootdir);
     if let Some(existing) = &suite.config.proctor_file {

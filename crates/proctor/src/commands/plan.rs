@@ -16,6 +16,7 @@ use crate::commands::selection::Selecting;
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::{Env, PlanSettings};
 
 /// Some test is run by no job.
 pub(crate) const UNRUN: u8 = 1;
@@ -116,12 +117,13 @@ struct JsonJobVerdict<'a> {
 }
 
 pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
-    let mut suite = Suite::load(&args.suite)?;
+    let mut suite = Suite::load(&args.suite, &Env::process())?;
+    let settings = PlanSettings::resolve(args, &suite.config.proctor)?;
     suite.use_interpreter(args.machine.probe.python.as_deref());
-    let selecting = Selecting::new(&suite, &args.selection)?;
+    let selecting = Selecting::resolved(&suite, &settings.selection, &[])?;
     let options = &suite.config.proctor;
     let plan = &options.plan;
-    let jobs = machine::job_setups(&suite, args.job.as_deref())?;
+    let jobs = machine::job_setups(&suite, settings.job.as_deref())?;
     let here: Facts = machine::facts(&suite, &args.machine)?;
     let collection = suite.collect_whole();
     let mut out = Printer::stdout();
@@ -156,7 +158,7 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
         .collect::<Result<_, _>>()?;
     // The audit is over every job: one job alone leaves most tests to the
     // others.
-    let audit = !jobs.is_empty() && args.job.is_none();
+    let audit = !jobs.is_empty() && settings.job.is_none();
     let unrun: Vec<usize> = if audit {
         (0..planned.items.len())
             .filter(|&i| !planned.items[i].run_by_some_job())
@@ -164,7 +166,7 @@ pub(crate) fn run(args: &PlanArgs) -> Result<u8> {
     } else {
         Vec::new()
     };
-    if args.json {
+    if settings.json {
         write_json(
             &mut out,
             &planned,

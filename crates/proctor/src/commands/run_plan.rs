@@ -28,7 +28,7 @@ use crate::commands::run_rules::{skipped_at_import, Rules, StaticVerdict};
 use crate::commands::selection::{self, Selecting};
 use crate::commands::suite::Suite;
 use crate::printer::Printer;
-use crate::settings::{OrderKind, RunSettings};
+use crate::settings::{Env, OrderKind, RunSettings};
 
 /// Durations from this many of each test's last results balance shards.
 const HISTORY_WINDOW: usize = 10;
@@ -84,7 +84,7 @@ impl Setup {
     /// Resolves the arguments and the configuration; starts pytest early
     /// when it can; collects the suite.
     pub(crate) fn load(args: &RunArgs) -> Result<(Setup, RuleParts)> {
-        let mut suite = Suite::load_overriding(&args.suite, &args.override_ini)?;
+        let mut suite = Suite::load_overriding(&args.suite, &args.override_ini, &Env::process())?;
         let settings = RunSettings::resolve(args, &suite.config.proctor)?;
         suite.use_interpreter(args.machine.probe.python.as_deref());
         // pytest-xdist workers after `--` are refused before anything starts;

@@ -13,6 +13,7 @@ use crate::commands::selection::{self, Selecting};
 use crate::commands::suite::Suite;
 use crate::exit;
 use crate::printer::Printer;
+use crate::settings::{Env, SelectSettings};
 
 #[derive(Serialize)]
 struct JsonSelection<'a> {
@@ -36,8 +37,9 @@ struct JsonDeselected<'a> {
 }
 
 pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
-    let suite = Suite::load(&args.suite)?;
-    let selecting = Selecting::new(&suite, &args.selection)?;
+    let suite = Suite::load(&args.suite, &Env::process())?;
+    let settings = SelectSettings::resolve(args, &suite.config.proctor)?;
+    let selecting = Selecting::resolved(&suite, &settings.selection, &[])?;
     let collection = suite.collect();
     let mut out = Printer::stdout();
     writeln!(out.err(), "selecting: {}", selecting.describe())?;
@@ -53,7 +55,7 @@ pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
             other => deselected.push((item, other)),
         }
     }
-    if let Some(path) = &args.args_file {
+    if let Some(path) = &settings.args_file {
         let mut text = String::new();
         for item in &selected {
             text.push_str(&item.nodeid);
@@ -61,7 +63,7 @@ pub(crate) fn run(args: &SelectArgs) -> Result<u8> {
         }
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if args.json {
+    if settings.json {
         let doc = JsonSelection {
             version: 1,
             markers: selecting.selection.markers_text(),

@@ -3,12 +3,13 @@
 //! `-m` / `-k`, all combined by `and`; the default relaxed on the markers
 //! the others name (see `proctor_taxonomy::Selection`).
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use proctor_python::Item;
 use proctor_taxonomy::{Decision, Effective, Origin, Selection, Taxonomy};
 
 use crate::args::SelectionArgs;
 use crate::commands::suite::Suite;
+use crate::settings::SelectionSettings;
 
 /// The default selection: `[select] default`, else the `-m` of pytest's
 /// `addopts`, so that proctor selects what bare pytest would.
@@ -42,26 +43,24 @@ impl Selecting {
         args: &SelectionArgs,
         pytest_args: &[String],
     ) -> Result<Selecting> {
+        let settings = SelectionSettings::resolve(args, &suite.config.proctor)?;
+        Self::resolved(suite, &settings, pytest_args)
+    }
+
+    /// The selection `settings` ask for (with `pytest_args` as for
+    /// [`Selecting::with_pytest_args`]).
+    pub(crate) fn resolved(
+        suite: &Suite,
+        settings: &SelectionSettings,
+        pytest_args: &[String],
+    ) -> Result<Selecting> {
         // An error here is pytest's to report, when it reads them.
         let after_dashes = proctor_config::parse_pytest_args(pytest_args)
             .ok()
             .and_then(|parsed| parsed.markexpr);
         let taxonomy = Taxonomy::new(&suite.config.proctor.taxonomy)?;
         let mut selection = Selection::default();
-        let mut use_default = !args.no_default_select;
-        if let Some(name) = &args.profile {
-            let profiles = &suite.config.proctor.profiles;
-            let Some((_, profile)) = profiles.iter().find(|(n, _)| n == name) else {
-                let known: Vec<&str> = profiles.iter().map(|(n, _)| n.as_str()).collect();
-                if known.is_empty() {
-                    bail!("unknown profile `{name}`: no [profiles] are configured");
-                }
-                bail!(
-                    "unknown profile `{name}` (configured: {})",
-                    known.join(", ")
-                );
-            };
-            use_default &= profile.use_default.unwrap_or(true);
+        if let Some((name, profile)) = &settings.profile {
             let origin = Origin::Profile { name: name.clone() };
             if let Some(markers) = &profile.markers {
                 selection.add_markers(markers, origin.clone())?;
@@ -70,15 +69,15 @@ impl Selecting {
                 selection.add_keywords(keywords, origin)?;
             }
         }
-        if use_default {
+        if settings.use_default {
             if let Some((default, origin)) = default_selection(suite) {
                 selection.add_markers(default, origin)?;
             }
         }
-        for markers in args.markers.iter().chain(&after_dashes) {
+        for markers in settings.markers.iter().chain(&after_dashes) {
             selection.add_markers(markers, Origin::CommandLine)?;
         }
-        if let Some(keywords) = &args.keywords {
+        if let Some(keywords) = &settings.keywords {
             selection.add_keywords(keywords, Origin::CommandLine)?;
         }
         Ok(Selecting {

@@ -8,7 +8,7 @@ use proctor_config::{LoadOptions, Settings};
 use proctor_python::CollectSettings;
 
 use crate::args::{ConfigArgs, SuiteArgs};
-use crate::settings::{threads_arg, PytestValues};
+use crate::settings::{threads_arg, Env, EnvSettings, PytestValues};
 
 /// The suite as configured: pytest's and proctor's settings, resolved.
 pub(crate) struct Suite {
@@ -16,13 +16,19 @@ pub(crate) struct Suite {
     pub(crate) config: Settings,
     pub(crate) collect: CollectSettings,
     pub(crate) args: Vec<String>,
+    /// What the suite's loading read of the environment.
+    pub(crate) env: EnvSettings,
 }
 
 /// The current directory and pytest's and proctor's settings, found as
 /// pytest finds them from `paths` (its positional arguments), `--rootdir`
-/// and `-c`.
-pub(crate) fn load_config(config: &ConfigArgs, paths: &[String]) -> Result<(PathBuf, Settings)> {
-    load_config_overriding(config, paths, &[])
+/// and `-c`, and `PYTEST_ADDOPTS` in `env`.
+pub(crate) fn load_config(
+    config: &ConfigArgs,
+    paths: &[String],
+    env: &Env,
+) -> Result<(PathBuf, Settings)> {
+    load_config_overriding(config, paths, &[], &EnvSettings::resolve(env)?)
 }
 
 /// [`load_config`] with pytest's command-line `-o KEY=VALUE` overrides,
@@ -32,9 +38,10 @@ fn load_config_overriding(
     config: &ConfigArgs,
     paths: &[String],
     overrides: &[String],
+    env: &EnvSettings,
 ) -> Result<(PathBuf, Settings)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let mut env_addopts = std::env::var("PYTEST_ADDOPTS").ok();
+    let mut env_addopts = env.pytest_addopts.clone();
     if !overrides.is_empty() {
         let mut text = env_addopts.unwrap_or_default();
         for value in overrides {
@@ -76,14 +83,19 @@ fn shell_quoted(text: &str) -> String {
 }
 
 impl Suite {
-    pub(crate) fn load(args: &SuiteArgs) -> Result<Suite> {
-        Suite::load_overriding(args, &[])
+    pub(crate) fn load(args: &SuiteArgs, env: &Env) -> Result<Suite> {
+        Suite::load_overriding(args, &[], env)
     }
 
     /// The suite with pytest's `-o KEY=VALUE` overrides applied, as
     /// `proctor run -o` gives them to pytest.
-    pub(crate) fn load_overriding(args: &SuiteArgs, overrides: &[String]) -> Result<Suite> {
-        let (cwd, config) = load_config_overriding(&args.config, &args.paths, overrides)?;
+    pub(crate) fn load_overriding(
+        args: &SuiteArgs,
+        overrides: &[String],
+        env: &Env,
+    ) -> Result<Suite> {
+        let env = EnvSettings::resolve(env)?;
+        let (cwd, config) = load_config_overriding(&args.config, &args.paths, overrides, &env)?;
         let pytest = &config.pytest;
         let mut collect = CollectSettings::new(pytest.rootdir.clone());
         collect.python_files.clone_from(&pytest.python_files);
@@ -133,7 +145,7 @@ impl Suite {
             .iter()
             .map(|(name, rule)| (name.clone(), rule.markers.clone()))
             .collect();
-        read_interpreter(&mut collect, interpreter.as_deref(), &pytest.addopts);
+        read_interpreter(&mut collect, interpreter.as_deref(), &pytest.addopts, &env);
         collect.doctest_modules = addopts.doctest_modules;
         if let Some(mode) = option_value(&pytest.addopts, "--import-mode") {
             collect.import_mode = mode;
@@ -155,9 +167,9 @@ impl Suite {
         let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
         collect.opt_in = proctor_python::OptInSettings::under(
             &pytest.rootdir,
-            &examples.paths,
+            &examples.dirs(),
             examples.comment(),
-            &notebooks.paths,
+            &notebooks.dirs(),
             notebooks.metadata_key(),
         );
         if !args.no_cache {
@@ -170,11 +182,12 @@ impl Suite {
             config,
             collect,
             args: positional,
+            env,
         })
     }
 
     pub(crate) fn collect(&self) -> proctor_python::Collection {
-        trace_cache(proctor_python::collect(
+        self.trace_cache(proctor_python::collect(
             &self.collect,
             &self.args,
             &self.cwd,
@@ -185,7 +198,7 @@ impl Suite {
     /// [`Suite::collect`] for a rendering identified by `memo`
     /// ([`proctor_python::collect_memoized`]).
     pub(crate) fn collect_memoized(&self, memo: u128) -> proctor_python::Collection {
-        trace_cache(proctor_python::collect_memoized(
+        self.trace_cache(proctor_python::collect_memoized(
             &self.collect,
             &self.args,
             &self.cwd,
@@ -198,7 +211,12 @@ impl Suite {
     /// interpreter found from config and environment.
     pub(crate) fn use_interpreter(&mut self, python: Option<&Path>) {
         if let Some(python) = python {
-            read_interpreter(&mut self.collect, Some(python), &self.config.pytest.addopts);
+            read_interpreter(
+                &mut self.collect,
+                Some(python),
+                &self.config.pytest.addopts,
+                &self.env,
+            );
         }
     }
 
@@ -222,29 +240,30 @@ impl Suite {
     pub(crate) fn collect_whole(&self) -> proctor_python::Collection {
         let mut settings = self.collect.clone();
         settings.opt_in.whole_suite = true;
-        trace_cache(proctor_python::collect(
+        self.trace_cache(proctor_python::collect(
             &settings,
             &self.args,
             &self.cwd,
             &self.config.pytest.testpaths,
         ))
     }
-}
 
-/// With `PROCTOR_CACHE_TRACE` set, says on stderr how many test modules
-/// came from the collection cache (`cache: 41 cached, 1 collected`).
-fn trace_cache(collection: proctor_python::Collection) -> proctor_python::Collection {
-    if std::env::var_os("PROCTOR_CACHE_TRACE").is_some() {
-        let line = match collection.cache {
-            Some(stats) => format!(
-                "cache: {} cached, {} collected\n",
-                stats.cached, stats.collected
-            ),
-            None => "cache: off\n".to_string(),
-        };
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+    /// With `PROCTOR_CACHE_TRACE` set, says on stderr how many test
+    /// modules came from the collection cache (`cache: 41 cached, 1
+    /// collected`).
+    fn trace_cache(&self, collection: proctor_python::Collection) -> proctor_python::Collection {
+        if self.env.cache_trace {
+            let line = match collection.cache {
+                Some(stats) => format!(
+                    "cache: {} cached, {} collected\n",
+                    stats.cached, stats.collected
+                ),
+                None => "cache: off\n".to_string(),
+            };
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+        }
+        collection
     }
-    collection
 }
 
 /// The collection cache's folder for the suite at `rootdir`.
@@ -299,7 +318,12 @@ fn absolute(base: &Path, path: &str) -> PathBuf {
 /// What static collection reads from the target interpreter, without
 /// running it: its import path (module skips, import errors), its version
 /// (`sys.version_info`) and its plugins that mark items.
-fn read_interpreter(collect: &mut CollectSettings, interpreter: Option<&Path>, addopts: &[String]) {
+fn read_interpreter(
+    collect: &mut CollectSettings,
+    interpreter: Option<&Path>,
+    addopts: &[String],
+    env: &EnvSettings,
+) {
     collect.module_path = interpreter
         .and_then(proctor_caps::module_search_path)
         .map(|dirs| std::sync::Arc::new(proctor_python::ModulePath::new(dirs)));
@@ -313,8 +337,8 @@ fn read_interpreter(collect: &mut CollectSettings, interpreter: Option<&Path>, a
             .is_some_and(|path| path.tops.contains(top))
     };
     collect.hypothesis_plugin =
-        installed("_hypothesis_pytestplugin") && plugin_loads(addopts, "hypothesispytest");
-    collect.asyncio_plugin = installed("pytest_asyncio") && plugin_loads(addopts, "asyncio");
+        installed("_hypothesis_pytestplugin") && plugin_loads(addopts, env, "hypothesispytest");
+    collect.asyncio_plugin = installed("pytest_asyncio") && plugin_loads(addopts, env, "asyncio");
 }
 
 /// pytest-asyncio's mode as it reads it: `--asyncio-mode` in addopts, else
@@ -331,13 +355,12 @@ fn asyncio_mode(pytest: &proctor_config::PytestConfig) -> Option<String> {
 /// Whether pytest loads the entry-point plugin `name`: not blocked with
 /// `-p no:NAME`, and plugins autoload (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`
 /// unset) or `-p NAME` asks for it.
-fn plugin_loads(addopts: &[String], name: &str) -> bool {
+fn plugin_loads(addopts: &[String], env: &EnvSettings, name: &str) -> bool {
     let plugins = all_option_values(addopts, &["-p"]);
     if plugins.iter().any(|p| p.strip_prefix("no:") == Some(name)) {
         return false;
     }
-    std::env::var_os("PYTEST_DISABLE_PLUGIN_AUTOLOAD").is_none_or(|v| v.is_empty())
-        || plugins.iter().any(|p| p == name)
+    env.plugin_autoload || plugins.iter().any(|p| p == name)
 }
 
 fn all_option_values(addopts: &[String], names: &[&str]) -> Vec<String> {
