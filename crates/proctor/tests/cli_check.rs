@@ -663,13 +663,34 @@ fn config_selects_and_ignores_rules_per_file() {
         "proctor.toml",
         &format!("{TAXONOMY}\n[check]\nselect = [\"E501\"]\n"),
     );
+    // An unknown selector of `[check]` is a configuration error at its
+    // value, in the chosen format like every other.
     insta::assert_snapshot!(run(dir.path(), &["check"]), @r##"
     exit: 2
     --- stdout
+    proctor.toml:20:11: config-error unknown rule selector `E501`: no rule code starts with it (see `proctor rule --all`)
+       |
+    19 | [check]
+    20 | select = ["E501"]
+       |           ^ config-error
+    21 |
+       |
+
     --- stderr
-    proctor: error: invalid `[check]` rule selection in proctor.toml
-      caused by: unknown rule selector `E501`: no rule code starts with it (see `proctor rule --all`)
     "##);
+    write(
+        dir.path(),
+        "proctor.toml",
+        &format!("{TAXONOMY}\n[check]\nselect = [\"PRC0\", \"E501\"]\nignore = [\"W2\"]\n"),
+    );
+    let github = run(dir.path(), &["check", "--output-format", "github"]);
+    assert!(github.starts_with("exit: 2\n"), "{github}");
+    for at in ["line=20,col=19,", "line=21,col=11,"] {
+        assert!(
+            github.contains(&format!("::error file=proctor.toml,{at}")),
+            "{at}: {github}"
+        );
+    }
 }
 
 #[test]
