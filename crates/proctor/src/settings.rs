@@ -47,6 +47,11 @@ impl Env {
         }
     }
 
+    /// Every variable, for what expands `$VAR` (pytest's `--rootdir`).
+    pub(crate) fn vars(&self) -> &BTreeMap<OsString, OsString> {
+        &self.vars
+    }
+
     /// The value of `name`, if it is set (perhaps empty).
     pub(crate) fn get(&self, name: &str) -> Option<&OsStr> {
         self.vars.get(OsStr::new(name)).map(OsString::as_os_str)
@@ -95,6 +100,8 @@ pub(crate) struct EnvSettings {
     pub(crate) plugin_autoload: bool,
     /// `PROCTOR_CACHE_TRACE` is set (to anything).
     pub(crate) cache_trace: bool,
+    /// The whole environment, which `$VAR` in `--rootdir` expands from.
+    pub(crate) vars: BTreeMap<OsString, OsString>,
 }
 
 impl EnvSettings {
@@ -103,6 +110,7 @@ impl EnvSettings {
             pytest_addopts: env.text(PYTEST_ADDOPTS)?.map(str::to_owned),
             plugin_autoload: !env.is_true(PYTEST_DISABLE_PLUGIN_AUTOLOAD),
             cache_trace: env.get(PROCTOR_CACHE_TRACE).is_some(),
+            vars: env.vars().clone(),
         })
     }
 }
@@ -605,6 +613,7 @@ mod tests {
                 pytest_addopts: None,
                 plugin_autoload: true,
                 cache_trace: false,
+                vars: BTreeMap::new(),
             }
         );
         for (value, autoload) in [("", true), ("1", false), ("0", false), ("false", false)] {
@@ -640,33 +649,33 @@ mod tests {
     /// The arguments of `proctor ARGS...`, parsed as clap parses them.
     fn command(args: &[&str]) -> crate::args::Command {
         use clap::Parser as _;
-        let mut argv = vec!["proctor"];
-        argv.extend(args);
-        crate::args::Cli::try_parse_from(argv).unwrap().command
+        let mut words = vec!["proctor"];
+        words.extend(args);
+        crate::args::Cli::try_parse_from(words).unwrap().command
     }
 
     fn select_args(args: &[&str]) -> SelectArgs {
-        let mut argv = vec!["select"];
-        argv.extend(args);
-        match command(&argv) {
+        let mut words = vec!["select"];
+        words.extend(args);
+        match command(&words) {
             crate::args::Command::Select(select) => select,
             _ => unreachable!(),
         }
     }
 
     fn plan_args(args: &[&str]) -> PlanArgs {
-        let mut argv = vec!["plan"];
-        argv.extend(args);
-        match command(&argv) {
+        let mut words = vec!["plan"];
+        words.extend(args);
+        match command(&words) {
             crate::args::Command::Plan(plan) => plan,
             _ => unreachable!(),
         }
     }
 
     fn check_args(args: &[&str]) -> CheckArgs {
-        let mut argv = vec!["check"];
-        argv.extend(args);
-        match command(&argv) {
+        let mut words = vec!["check"];
+        words.extend(args);
+        match command(&words) {
             crate::args::Command::Check(check) => check,
             _ => unreachable!(),
         }

@@ -329,18 +329,22 @@ fn hypothesis_plugin_marks_given_tests() {
         "tests/test_props.py",
         "import pytest\nfrom hypothesis import given, strategies as st\n\n@pytest.mark.slow\n@given(st.integers())\ndef test_given(x):\n    pass\n\ndef test_plain():\n    pass\n",
     );
-    let names = |extra: &str| {
+    let names_with = |extra: &str, disable_autoload: Option<&str>| {
         write(
             dir.path(),
             "pyproject.toml",
             &format!("[tool.proctor]\npython = \"env/bin/python\"\n{extra}"),
         );
-        let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
+        command
             .args(["collect", "--json", "tests"])
             .current_dir(dir.path())
-            .env_remove("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-            .output()
-            .unwrap();
+            .env_remove("PYTEST_ADDOPTS")
+            .env_remove("PYTEST_DISABLE_PLUGIN_AUTOLOAD");
+        if let Some(value) = disable_autoload {
+            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", value);
+        }
+        let output = command.output().unwrap();
         let doc = common::inline_markers(serde_json::from_slice(&output.stdout).unwrap());
         doc["items"]
             .as_array()
@@ -356,7 +360,24 @@ fn hypothesis_plugin_marks_given_tests() {
             })
             .collect::<Vec<_>>()
     };
+    let names = |extra: &str| names_with(extra, None);
     assert_eq!(names(""), [vec!["slow", "hypothesis"], vec![]]);
+    // pytest 9.2 loads no entry-point plugin under a non-empty
+    // `PYTEST_DISABLE_PLUGIN_AUTOLOAD` (`0` too: it tests
+    // `bool(os.environ.get(...))`) or `--disable-plugin-autoload`, unless
+    // `-p` names it (`_pytest/config/__init__.py`, `_preparse`).
+    let without: [Vec<&str>; 2] = [vec!["slow"], vec![]];
+    assert_eq!(names_with("", Some("0")), without);
+    assert_eq!(
+        names_with("", Some("")),
+        [vec!["slow", "hypothesis"], vec![]]
+    );
+    let addopts = |value: &str| format!("[tool.pytest.ini_options]\naddopts = \"{value}\"\n");
+    assert_eq!(names(&addopts("--disable-plugin-autoload")), without);
+    assert_eq!(
+        names(&addopts("--disable-plugin-autoload -p hypothesispytest")),
+        [vec!["slow", "hypothesis"], vec![]]
+    );
     // The plugin registers the marker: `check` does not call it unknown.
     write(dir.path(), "pyproject.toml", "[tool.proctor]\npython = \"env/bin/python\"\n[tool.pytest.ini_options]\nmarkers = [\"slow\"]\n");
     let check = Command::new(env!("CARGO_BIN_EXE_proctor"))

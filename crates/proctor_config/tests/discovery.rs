@@ -251,6 +251,25 @@ fn rootdir_option_expands_environment_variables() {
 }
 
 #[test]
+fn rootdir_variables_expand_from_the_given_environment() {
+    let tree = Tree::new();
+    tree.dir("other");
+    let mut opts = tree.opts("", &[]);
+    opts.rootdir = Some("${PROCTOR_TEST_ROOT}/other".into());
+    opts.environ = Some(
+        [("PROCTOR_TEST_ROOT".into(), tree.path("").into_os_string())]
+            .into_iter()
+            .collect(),
+    );
+    let settings = load(&opts).unwrap();
+    assert_eq!(settings.pytest.rootdir, tree.path("other"));
+    // A variable the environment lacks stays as written, as in
+    // `os.path.expandvars`; the rootdir then does not exist.
+    opts.environ = Some(std::collections::BTreeMap::new());
+    assert!(load(&opts).is_err());
+}
+
+#[test]
 fn rootdir_option_without_config_skips_the_fallbacks() {
     let tree = Tree::new();
     tree.file("setup.py", "").file("a/pytest.ini", "").dir("r");

@@ -187,6 +187,7 @@ fn load(root: &Path) -> Suite {
         rootdir: Some(root.to_path_buf()),
         inifile: None,
         env_addopts: None,
+        ..LoadOptions::default()
     };
     let config = proctor_config::load(&options).unwrap();
     let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
@@ -194,9 +195,9 @@ fn load(root: &Path) -> Suite {
     let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
     settings.opt_in = proctor_python::OptInSettings::under(
         root,
-        &examples.paths,
+        &examples.dirs(),
         examples.comment(),
-        &notebooks.paths,
+        &notebooks.dirs(),
         notebooks.metadata_key(),
     );
     settings.opt_in.whole_suite = true;

@@ -33,6 +33,7 @@ fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sourc
         rootdir: Some(root.clone()),
         inifile: None,
         env_addopts: None,
+        ..LoadOptions::default()
     };
     let config = proctor_config::load(&options).unwrap_or_else(|e| panic!("{code}: {e}"));
     let mut settings = CollectSettings::new(config.pytest.rootdir.clone());
@@ -41,9 +42,9 @@ fn lint_collected(code: &str, definitions_only: bool) -> (Vec<Diagnostic>, Sourc
     let (examples, notebooks) = (&config.proctor.examples, &config.proctor.notebooks);
     settings.opt_in = proctor_python::OptInSettings::under(
         &root,
-        &examples.paths,
+        &examples.dirs(),
         examples.comment(),
-        &notebooks.paths,
+        &notebooks.dirs(),
         notebooks.metadata_key(),
     );
     let collection = proctor_python::collect(&settings, &[], &root, &config.pytest.testpaths);

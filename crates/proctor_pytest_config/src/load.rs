@@ -41,6 +41,9 @@ pub struct LoadOptions {
     /// tokens come after the ini `addopts` and before the command line, and
     /// its `-c`, `--rootdir`, `-o` and paths take part in discovery.
     pub env_addopts: Option<String>,
+    /// The environment `$VAR` in `--rootdir` is expanded from; `None`: the
+    /// process's.
+    pub environ: Option<BTreeMap<OsString, OsString>>,
 }
 
 /// pytest's configuration: rootdir, config file and the values proctor uses.
@@ -227,7 +230,10 @@ pub fn load(
         .as_deref()
         .map(Path::as_os_str)
         .or(env.rootdir.as_deref().map(OsStr::new));
-    let lookup = |name: &str| std::env::var_os(name);
+    let lookup = |name: &str| match &opts.environ {
+        Some(vars) => vars.get(OsStr::new(name)).cloned(),
+        None => std::env::var_os(name),
+    };
     let setup = discovery::determine_setup(&SetupArgs {
         invocation_dir: &cwd,
         inifile,

@@ -56,6 +56,7 @@ fn load_config_overriding(
         rootdir: config.rootdir.clone(),
         inifile: config.config_file.clone(),
         env_addopts,
+        environ: Some(env.vars.clone()),
     };
     // The error keeps its type, so that `check` can render it as a diagnostic.
     let settings = proctor_config::load(&options).map_err(anyhow::Error::new)?;
@@ -353,14 +354,16 @@ fn asyncio_mode(pytest: &proctor_config::PytestConfig) -> Option<String> {
 }
 
 /// Whether pytest loads the entry-point plugin `name`: not blocked with
-/// `-p no:NAME`, and plugins autoload (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`
-/// unset) or `-p NAME` asks for it.
+/// `-p no:NAME`, and plugins autoload (neither a non-empty
+/// `PYTEST_DISABLE_PLUGIN_AUTOLOAD` nor `--disable-plugin-autoload`, which
+/// argparse does not abbreviate in pytest) or `-p NAME` asks for it.
 fn plugin_loads(addopts: &[String], env: &EnvSettings, name: &str) -> bool {
     let plugins = all_option_values(addopts, &["-p"]);
     if plugins.iter().any(|p| p.strip_prefix("no:") == Some(name)) {
         return false;
     }
-    env.plugin_autoload || plugins.iter().any(|p| p == name)
+    let autoload = env.plugin_autoload && !addopts.iter().any(|t| t == "--disable-plugin-autoload");
+    autoload || plugins.iter().any(|p| p == name)
 }
 
 fn all_option_values(addopts: &[String], names: &[&str]) -> Vec<String> {
