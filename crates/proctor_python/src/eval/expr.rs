@@ -442,6 +442,11 @@ impl<'a> Evaluator<'_, 'a> {
         attr: &'a ast::ExprAttribute,
     ) -> PyValue {
         let name = attr.attr.id.as_str();
+        if !matches!(attr.value.as_ref(), Expr::Name(_) | Expr::Attribute(_)) {
+            // `pair[0].__name__`, `make()(...).attr`: of the value.
+            let base = self.expr(module, scope, &attr.value);
+            return self.attribute_of(base, name);
+        }
         if let Some(base) = self.local_base(scope, &attr.value) {
             return self.attribute_of(base, name);
         }
@@ -483,6 +488,10 @@ impl<'a> Evaluator<'_, 'a> {
                 }
             }
             PyValue::Path(path) => super::paths::attribute(path, name),
+            // A class or function: `__name__` is what pytest's id reads.
+            PyValue::Named(own) | PyValue::Function { name: own, .. } if name == "__name__" => {
+                PyValue::Str(own.clone())
+            }
             PyValue::Param(param) => match name {
                 "values" => PyValue::Container {
                     kind: ContainerKind::Tuple,
@@ -683,12 +692,21 @@ impl<'a> Evaluator<'_, 'a> {
             Err(reason) => return PyValue::Unknown(reason),
         };
         match entity {
-            Entity::External(path) => match self.target_call(&path, &args) {
+            Entity::External(path) => match self
+                .target_call(&path, &args)
+                .or_else(|| super::class_factory::class_factory_call(&path, &args))
+            {
                 Some(value) => value,
                 None => Self::call_external(&path, args),
             },
             Entity::Builtin(name) => super::builtins::call_builtin(self, &name, &args),
-            Entity::Func { module: fm, def } => self.call_function(fm, def, None, args),
+            Entity::Func { module: fm, def } => {
+                let qualified = format!("{}.{}", self.project.module(fm).dotted, def.name.id);
+                match super::class_factory::class_factory_call(&qualified, &args) {
+                    Some(value) => value,
+                    None => self.call_function(fm, def, None, args),
+                }
+            }
             Entity::Class { module: cm, def } => {
                 if self.project.class_is_plain(cm, def, 0) {
                     PyValue::Object
