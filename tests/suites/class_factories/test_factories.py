@@ -1,6 +1,7 @@
 import collections
 import dataclasses
 import functools
+import re
 import types
 
 import pytest
@@ -40,4 +41,9 @@ def test_same_name(cls):
 
 @pytest.mark.parametrize("value", [plain_instance(1), plain_instance(2)])
 def test_instances(value):
+    pass
+
+
+@pytest.mark.parametrize("func", [None, getattr(re, "fullmatch", None), getattr(re, "match")])
+def test_getattr_of_a_module(func):
     pass

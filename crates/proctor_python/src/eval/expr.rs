@@ -687,6 +687,11 @@ impl<'a> Evaluator<'_, 'a> {
             }
             entity => entity,
         };
+        if matches!(&entity, Entity::Builtin(name) if name == "getattr") {
+            if let Some(value) = self.getattr_outside(module, call) {
+                return value;
+            }
+        }
         let args = match self.args(module, scope, &call.arguments) {
             Ok(args) => args,
             Err(reason) => return PyValue::Unknown(reason),
@@ -720,6 +725,27 @@ impl<'a> Evaluator<'_, 'a> {
             }
             Entity::SuiteModule(_) => PyValue::Unknown("a call of a module".to_owned()),
             Entity::Unknown(reason) => PyValue::Unknown(reason),
+        }
+    }
+
+    /// `getattr(module, "name"[, default])` of a module outside the suite
+    /// (`getattr(re, "fullmatch", None)`): the value `module.name` has when
+    /// proctor knows it; `None` otherwise (the call is then evaluated, and
+    /// unknown, as any other).
+    fn getattr_outside(&self, module: usize, call: &'a ast::ExprCall) -> Option<PyValue> {
+        let [target, Expr::StringLiteral(name), rest @ ..] = &call.arguments.args[..] else {
+            return None;
+        };
+        if rest.len() > 1 || !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        let Entity::External(path) = self.project.resolve_expr(module, target, 0) else {
+            return None;
+        };
+        let attribute = format!("{path}.{}", name.value.to_str());
+        match self.entity_value(Entity::External(attribute)) {
+            PyValue::Unknown(_) => None,
+            value => Some(value),
         }
     }
 
