@@ -153,7 +153,7 @@ def fetch(name: str, suite: dict) -> None:
     stamp.write_text(stamp_text)
 
 
-def pytest_items(name: str, suite: dict, extra: list[str]) -> tuple[dict, float]:
+def pytest_items(name: str, suite: dict, extra: list[str]) -> tuple[dict, float, int]:
     src = source_dir(name, suite)
     dump = corpus_dir() / "out" / f"{name}.pytest.json"
     dump.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +166,7 @@ def pytest_items(name: str, suite: dict, extra: list[str]) -> tuple[dict, float]
     elapsed = time.perf_counter() - started
     if not dump.exists():
         sys.exit(f"corpus: pytest wrote no items for {name} (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return json.loads(dump.read_text()), elapsed
+    return json.loads(dump.read_text()), elapsed, done.returncode
 
 
 def proctor_items(name: str, suite: dict, proctor: str, extra: list[str]) -> tuple[dict, float, int]:
@@ -254,10 +254,10 @@ def collect(args) -> int:
         if not (venv_python(name).exists() and (source_dir(name, suite) / ".unpacked").exists()):
             sys.exit(f"corpus: {name} is not fetched; run `tests/corpus/corpus.py fetch {name}`")
         extra = list(suite.get("args", []))
-        reference, pytest_s = pytest_items(name, suite, extra)
+        reference, pytest_s, pytest_status = pytest_items(name, suite, extra)
         static, proctor_s, status = proctor_items(name, suite, proctor, extra)
         row = compare(name, reference, static)
-        row.update(pytest_s=pytest_s, proctor_s=proctor_s, proctor_status=status, floor=suite.get("floor", 1.0),
+        row.update(pytest_s=pytest_s, pytest_status=pytest_status, proctor_s=proctor_s, proctor_status=status, floor=suite.get("floor", 1.0),
                    marker_diffs_allowed=suite.get("marker-diffs", 0))
         rows.append(row)
         print(f"{name}: pytest {row['pytest_items']} items ({row['pytest_errors']} errors), "
@@ -265,6 +265,13 @@ def collect(args) -> int:
               f"missing {len(row['missing'])}, extra {len(row['extra'])}, marker diffs {len(row['marker_diffs'])}, "
               f"order {'same' if row['same_order'] else 'DIFFERENT'}; pytest {pytest_s:.2f}s, proctor {proctor_s:.2f}s",
               flush=True)
+        if pytest_status == 3:
+            # An internal error: the dump's items are what pytest had when
+            # it stopped (pytest_collection_finish runs in a `finally`). If
+            # it stopped in a pytest_collection_modifyitems hook, node ids
+            # are complete, but marks the hooks after it add are missing.
+            print("   pytest stopped with an internal error (exit 3): if in a "
+                  "pytest_collection_modifyitems hook, the marks later hooks add are missing from its items")
         for nodeid in row["missing"][: args.show]:
             print("   missing", nodeid)
         for nodeid in row["extra"][: args.show]:

@@ -245,7 +245,7 @@ impl<'s> Walker<'s> {
             if file.source.text.contains("pytest_collect_file") {
                 self.hook_dirs.push(dir.to_path_buf());
             }
-            let ignores = read_collect_ignores(&file, dir, self.settings.python_version.as_ref());
+            let ignores = read_collect_ignores(&file, dir, self.settings);
             if !ignores.is_empty() {
                 self.ignores.insert(dir.to_path_buf(), ignores);
             }
@@ -489,7 +489,7 @@ pub(crate) fn has_doctest_examples(text: &str) -> bool {
 fn read_collect_ignores(
     file: &ParsedFile,
     dir: &Path,
-    python_version: Option<&crate::settings::PythonVersion>,
+    settings: &CollectSettings,
 ) -> ConftestIgnores {
     let mut out = ConftestIgnores {
         conftest: file.rel.clone(),
@@ -499,14 +499,12 @@ fn read_collect_ignores(
         return out;
     };
     if ast.body.iter().any(|stmt| matches!(stmt, Stmt::If(_))) {
-        // The conftest alone, as a module of its own: its conditions rarely
-        // need more than `sys` and its own names.
-        let names = [("conftest".to_owned(), String::new())];
-        let shared = crate::session::build_shared(
-            std::slice::from_ref(file),
-            &names,
-            python_version.cloned(),
-        );
+        // The conftest as a module of its own, with the suite and project
+        // modules it imports directly (`from pkg._compat import PY_3_10`):
+        // its conditions rarely need more than `sys`, its own names and a
+        // version flag of the project's.
+        let (loaded, names) = conftest_with_imports(file, ast, settings);
+        let shared = crate::session::build_shared(&loaded, &names, settings.python_version.clone());
         let project = crate::project::Project::new(&shared, None);
         let decide = |test: &Expr| crate::eval::truth(&project.eval(0, test)).ok();
         scan_ignores(&ast.body, dir, false, &decide, &mut out);
@@ -514,6 +512,43 @@ fn read_collect_ignores(
         scan_ignores(&ast.body, dir, false, &|_| None, &mut out);
     }
     out
+}
+
+/// The conftest (first) and the modules of the suite and the project that
+/// it imports at module level, parsed, with their dotted names and
+/// packages. Only direct imports: a name they import in turn stays unknown,
+/// and with it the condition.
+fn conftest_with_imports(
+    file: &ParsedFile,
+    ast: &ruff_python_ast::ModModule,
+    settings: &CollectSettings,
+) -> (Vec<ParsedFile>, Vec<(String, String)>) {
+    let mut resolver = crate::imports::Resolver::default();
+    let (dotted, package) = resolver.module_names(&file.path);
+    let roots = resolver.import_roots(settings, [file.path.as_path()]);
+    // Parsed again from the text already read: the shared modules are one
+    // slice, and the walker keeps its own copy of the conftest.
+    let mut loaded = vec![ParsedFile::parse(
+        &file.path,
+        file.rel.clone(),
+        Ok(file.source.text.as_bytes().to_vec()),
+    )];
+    let mut names = vec![(dotted, package.clone())];
+    let mut seen: FxHashSet<PathBuf> = std::iter::once(file.path.clone()).collect();
+    for module in crate::session::imported_modules(&ast.body, &package) {
+        for (path, name) in resolver.find_module(&roots, &module) {
+            if seen.insert(path.clone()) {
+                let package = crate::imports::package_of(&path, &name);
+                loaded.push(ParsedFile::load(
+                    &path,
+                    settings.relative(&path),
+                    settings.max_file_size,
+                ));
+                names.push((name, package));
+            }
+        }
+    }
+    (loaded, names)
 }
 
 fn scan_ignores(

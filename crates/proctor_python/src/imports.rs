@@ -22,6 +22,10 @@ pub(crate) struct Resolver {
     found: HashMap<String, Vec<(PathBuf, String)>>,
     /// The dotted name of each directory's package ("" outside packages).
     packages: HashMap<OsString, String>,
+    /// `rootdir/src` of a src layout, searched last (see
+    /// [`Resolver::import_roots`]), with the top-level names the target
+    /// interpreter can import (`None` when unknown).
+    src_layout: Option<(PathBuf, Option<std::sync::Arc<crate::settings::ModulePath>>)>,
 }
 
 /// The directories and other entries of `dir` (empty when unreadable).
@@ -140,7 +144,16 @@ impl Resolver {
     }
 
     /// Directories searched for `import x`: `pythonpath`, the base
-    /// directories of the test files, then the rootdir.
+    /// directories of the test files, the rootdir, then (for reading the
+    /// project's own source only) `rootdir/src` of a src layout.
+    ///
+    /// pytest does not put `src/` on `sys.path`: the suite imports the
+    /// project from its installed copy, which a src layout installs from
+    /// `src/` (an editable install is `src/` itself). So a package under
+    /// `src/` is read only when the target interpreter can import a
+    /// top-level name of that name (or when its path is unknown, where
+    /// proctor infers no import errors either), and only after every
+    /// directory pytest does search.
     pub(crate) fn import_roots<'f>(
         &mut self,
         settings: &CollectSettings,
@@ -163,6 +176,17 @@ impl Resolver {
         if seen.insert(settings.rootdir.clone()) {
             roots.push(settings.rootdir.clone());
         }
+        let src = settings.rootdir.join("src");
+        if !seen.contains(&src)
+            && self
+                .listing(&settings.rootdir)
+                .dirs
+                .contains(OsStr::new("src"))
+            && !self.has_init(&src)
+        {
+            roots.push(src.clone());
+            self.src_layout = Some((src, settings.module_path.clone()));
+        }
         roots
     }
 
@@ -179,6 +203,13 @@ impl Resolver {
         let parts: Vec<&str> = dotted.split('.').collect();
         let mut result = Vec::new();
         for root in roots {
+            if let Some((_, Some(installed))) =
+                self.src_layout.as_ref().filter(|(src, _)| src == root)
+            {
+                if !installed.tops.contains(parts[0]) {
+                    continue;
+                }
+            }
             let mut found = Vec::new();
             let mut dir = root.clone();
             for (i, part) in parts.iter().enumerate() {
@@ -311,7 +342,51 @@ fn is_dotted(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::scan_imports;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::{scan_imports, Resolver};
+    use crate::settings::{CollectSettings, ModulePath};
+
+    /// A src layout: `src/pkg/__init__.py` and `tests/test_a.py` under a
+    /// temporary rootdir.
+    fn src_layout() -> (tempfile::TempDir, CollectSettings, PathBuf) {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        std::fs::create_dir_all(dir.path().join("src/pkg")).expect("src/pkg");
+        std::fs::create_dir_all(dir.path().join("tests")).expect("tests");
+        std::fs::write(dir.path().join("src/pkg/__init__.py"), "X = 1\n").expect("write");
+        let test = dir.path().join("tests/test_a.py");
+        std::fs::write(&test, "import pkg\n").expect("write");
+        let settings = CollectSettings::new(dir.path().to_path_buf());
+        (dir, settings, test)
+    }
+
+    #[test]
+    fn a_src_layout_package_is_read_when_the_interpreter_has_it() {
+        let (dir, settings, test) = src_layout();
+        let init = dir.path().join("src/pkg/__init__.py");
+        let found = |settings: &CollectSettings| {
+            let mut resolver = Resolver::default();
+            let roots = resolver.import_roots(settings, [test.as_path()]);
+            resolver.find_module(&roots, "pkg")
+        };
+        // The interpreter's path unknown: read it.
+        assert_eq!(found(&settings), [(init.clone(), "pkg".to_owned())]);
+        // Installed: read it.
+        let mut installed = ModulePath::new(Vec::new());
+        installed.tops.insert("pkg".to_owned());
+        let with = CollectSettings {
+            module_path: Some(Arc::new(installed)),
+            ..settings.clone()
+        };
+        assert_eq!(found(&with), [(init, "pkg".to_owned())]);
+        // Not installed: pytest cannot import it, so it is not the suite's.
+        let without = CollectSettings {
+            module_path: Some(Arc::new(ModulePath::new(Vec::new()))),
+            ..settings
+        };
+        assert_eq!(found(&without), []);
+    }
 
     #[test]
     fn finds_every_import_form() {

@@ -801,17 +801,59 @@ fn apply<'a>(
 }
 
 /// pytest's `ParamValueKey`: hashable values compare by value, others by
-/// their index in the parametrize call.
+/// their index in the parametrize call. A value holding an object or a
+/// function compares by identity in Python, which proctor's values do not
+/// carry (a function's slot differs between evaluations of one fixture's
+/// params), so it too compares by index: every item of one fixture
+/// param shares it, as they share the object.
 fn value_key(value: &PyValue, index: usize) -> String {
+    if by_index(value) {
+        format!("#{index}")
+    } else {
+        format!("{value:?}")
+    }
+}
+
+fn by_index(value: &PyValue) -> bool {
     match value {
         PyValue::Container {
             kind: ContainerKind::List | ContainerKind::Dict | ContainerKind::Set,
             ..
         }
         | PyValue::Object
-        | PyValue::Unknown(_) => {
-            format!("#{index}")
-        }
-        other => format!("{other:?}"),
+        | PyValue::Function { .. }
+        | PyValue::Unknown(_) => true,
+        PyValue::Container { elements, .. } => elements.iter().any(by_index),
+        PyValue::Param(param) => param.values.iter().any(by_index),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_key;
+    use crate::value::{ContainerKind, PyValue};
+
+    #[test]
+    fn a_value_holding_a_function_or_object_is_keyed_by_index() {
+        let function = |slot| PyValue::Function {
+            name: "always_pass".to_owned(),
+            owner: 1,
+            slot,
+        };
+        let tuple = |slot| PyValue::Container {
+            kind: ContainerKind::Tuple,
+            elements: vec![function(slot), PyValue::Object].into(),
+        };
+        // The same param evaluated twice (other slots) has one key.
+        assert_eq!(value_key(&tuple(3), 2), value_key(&tuple(7), 2));
+        assert_eq!(value_key(&tuple(3), 2), "#2");
+        assert_eq!(value_key(&PyValue::Object, 0), "#0");
+        // Hashable plain values compare by value, whatever their index.
+        let ints = PyValue::Container {
+            kind: ContainerKind::Tuple,
+            elements: vec![PyValue::Int("1".to_owned())].into(),
+        };
+        assert_eq!(value_key(&ints, 0), value_key(&ints, 5));
     }
 }

@@ -679,7 +679,11 @@ impl<'p, 'a> Project<'p, 'a> {
                 Entity::Builtin(name) => {
                     name == "object" || name.ends_with("Exception") || name.ends_with("Error")
                 }
-                Entity::External(path) => path == "abc.ABC",
+                // Standard-library bases whose instances have no `__name__`.
+                Entity::External(path) => matches!(
+                    path.as_str(),
+                    "abc.ABC" | "datetime.tzinfo" | "datetime.timezone"
+                ),
                 _ => false,
             })
     }

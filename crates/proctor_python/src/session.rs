@@ -887,7 +887,7 @@ fn conftest_chain(
 }
 
 /// Absolute module names a module imports (module level and class bodies).
-fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
+pub(crate) fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
     let mut out = Vec::new();
     for stmt in body {
         match stmt {

@@ -442,6 +442,11 @@ impl<'a> Evaluator<'_, 'a> {
         attr: &'a ast::ExprAttribute,
     ) -> PyValue {
         let name = attr.attr.id.as_str();
+        if !matches!(attr.value.as_ref(), Expr::Name(_) | Expr::Attribute(_)) {
+            // `pair[0].__name__`, `make()(...).attr`: of the value.
+            let base = self.expr(module, scope, &attr.value);
+            return self.attribute_of(base, name);
+        }
         if let Some(base) = self.local_base(scope, &attr.value) {
             return self.attribute_of(base, name);
         }
@@ -483,6 +488,10 @@ impl<'a> Evaluator<'_, 'a> {
                 }
             }
             PyValue::Path(path) => super::paths::attribute(path, name),
+            // A class or function: `__name__` is what pytest's id reads.
+            PyValue::Named(own) | PyValue::Function { name: own, .. } if name == "__name__" => {
+                PyValue::Str(own.clone())
+            }
             PyValue::Param(param) => match name {
                 "values" => PyValue::Container {
                     kind: ContainerKind::Tuple,
@@ -678,17 +687,31 @@ impl<'a> Evaluator<'_, 'a> {
             }
             entity => entity,
         };
+        if matches!(&entity, Entity::Builtin(name) if name == "getattr") {
+            if let Some(value) = self.getattr_outside(module, call) {
+                return value;
+            }
+        }
         let args = match self.args(module, scope, &call.arguments) {
             Ok(args) => args,
             Err(reason) => return PyValue::Unknown(reason),
         };
         match entity {
-            Entity::External(path) => match self.target_call(&path, &args) {
+            Entity::External(path) => match self
+                .target_call(&path, &args)
+                .or_else(|| super::class_factory::class_factory_call(&path, &args))
+            {
                 Some(value) => value,
                 None => Self::call_external(&path, args),
             },
             Entity::Builtin(name) => super::builtins::call_builtin(self, &name, &args),
-            Entity::Func { module: fm, def } => self.call_function(fm, def, None, args),
+            Entity::Func { module: fm, def } => {
+                let qualified = format!("{}.{}", self.project.module(fm).dotted, def.name.id);
+                match super::class_factory::class_factory_call(&qualified, &args) {
+                    Some(value) => value,
+                    None => self.call_function(fm, def, None, args),
+                }
+            }
             Entity::Class { module: cm, def } => {
                 if self.project.class_is_plain(cm, def, 0) {
                     PyValue::Object
@@ -702,6 +725,27 @@ impl<'a> Evaluator<'_, 'a> {
             }
             Entity::SuiteModule(_) => PyValue::Unknown("a call of a module".to_owned()),
             Entity::Unknown(reason) => PyValue::Unknown(reason),
+        }
+    }
+
+    /// `getattr(module, "name"[, default])` of a module outside the suite
+    /// (`getattr(re, "fullmatch", None)`): the value `module.name` has when
+    /// proctor knows it; `None` otherwise (the call is then evaluated, and
+    /// unknown, as any other).
+    fn getattr_outside(&self, module: usize, call: &'a ast::ExprCall) -> Option<PyValue> {
+        let [target, Expr::StringLiteral(name), rest @ ..] = &call.arguments.args[..] else {
+            return None;
+        };
+        if rest.len() > 1 || !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        let Entity::External(path) = self.project.resolve_expr(module, target, 0) else {
+            return None;
+        };
+        let attribute = format!("{path}.{}", name.value.to_str());
+        match self.entity_value(Entity::External(attribute)) {
+            PyValue::Unknown(_) => None,
+            value => Some(value),
         }
     }
 

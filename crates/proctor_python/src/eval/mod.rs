@@ -12,6 +12,7 @@
 //! it hang or exhaust memory.
 
 mod builtins;
+mod class_factory;
 mod class_scope;
 mod collect_file;
 mod expr;

@@ -1,0 +1,3 @@
+import sys
+
+OLD_PYTHON = sys.version_info < (3, 8)

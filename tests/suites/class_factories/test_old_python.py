@@ -1,0 +1,2 @@
+def test_only_on_old_python():
+    pass
