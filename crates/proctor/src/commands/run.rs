@@ -63,6 +63,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         drop(effectives);
         Vec::new()
     };
+    crate::release_freed_memory();
     let opt_in = crate::commands::run_opt_in::write_manifest(
         &own_dir.path,
         &suite.config.pytest.rootdir,
@@ -79,7 +80,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         opt_in,
         started,
     };
-    let decider = RunDecider::new(&rules, &collection.items);
+    let decider = RunDecider::new(&rules, collection);
     let mut progress = Progress::new(args.verbose, args.quiet, expected);
     let mut finish = Finish {
         out,
