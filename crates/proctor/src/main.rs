@@ -138,17 +138,6 @@ fn pytest_option_hint(argv: &[String], unknown: &str) -> String {
     format!("pass pytest options after --: proctor run -- {option}")
 }
 
-/// Hands the pages freed so far back to the system now: mimalloc purges a
-/// page as it empties, but keeps those whose blocks another thread freed
-/// until their own thread allocates again, and collection's threads are
-/// idle by then. Called before a long wait that holds far less than the
-/// work before it did (`proctor run` once its plan is made).
-pub(crate) fn release_freed_memory() {
-    // SAFETY: `mi_collect` only walks the allocator's own structures; the
-    // calling thread's heap is its own.
-    unsafe { libmimalloc_sys::mi_collect(true) };
-}
-
 /// mimalloc: collection allocates many small nodes from several threads;
 /// it is measurably faster than the system allocator here (bench/).
 #[global_allocator]

@@ -63,7 +63,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         drop(effectives);
         Vec::new()
     };
-    crate::release_freed_memory();
     let opt_in = crate::commands::run_opt_in::write_manifest(
         &own_dir.path,
         &suite.config.pytest.rootdir,
