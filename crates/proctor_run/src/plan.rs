@@ -139,13 +139,12 @@ impl RunPlan {
             if !phase.files.contains(&file) {
                 phase.files.push(file.clone());
             }
-            let file_text = match file_texts.get(file.as_str()) {
-                Some(text) => Arc::clone(text),
-                None => {
-                    let text: Arc<str> = Arc::from(file.as_str());
-                    file_texts.insert(Arc::clone(&text));
-                    text
-                }
+            let file_text = if let Some(text) = file_texts.get(file.as_str()) {
+                Arc::clone(text)
+            } else {
+                let text: Arc<str> = Arc::from(file.as_str());
+                file_texts.insert(Arc::clone(&text));
+                text
             };
             let nodeid: Arc<str> = Arc::from(item.nodeid.as_str());
             plan.static_ids.insert(Arc::clone(&nodeid));
