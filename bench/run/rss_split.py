@@ -6,7 +6,9 @@ descendants' (proctor and its pytest child), sampled from /proc.
 
 Prints the root's peak RSS (VmHWM at its last sample), the peak of the
 tree's summed RSS, and the root's and the children's RSS at that peak:
-what `bench/run/scale.sh`'s tree ratio is made of. A diagnostic, not a
+what `bench/run/scale.sh`'s tree ratio is made of; and the root's RSS
+when its children first held half their peak (for proctor: what it
+holds, its collection's own peak freed or not, as pytest grows). A diagnostic, not a
 benchmark: one run, no peer.
 """
 
@@ -41,6 +43,7 @@ def main() -> int:
     child = subprocess.Popen(cmd, cwd=args.cwd, stdout=subprocess.DEVNULL)
     tree = TreeSampler(child.pid)
     peak = {"tree": 0, "root": 0, "hwm": 0}
+    samples = []
     done = threading.Event()
 
     def sample():
@@ -48,6 +51,7 @@ def main() -> int:
             total = tree.sample()
             root = rss_kb(child.pid, "VmRSS")
             peak["hwm"] = max(peak["hwm"], rss_kb(child.pid, "VmHWM"))
+            samples.append((root, total - root))
             if total > peak["tree"]:
                 peak["tree"], peak["root"] = total, root
             done.wait(0.02)
@@ -61,6 +65,10 @@ def main() -> int:
     print(f"exit {code}")
     print(f"root's own peak (VmHWM): {mib(peak['hwm'])}")
     print(f"tree peak (sum): {mib(peak['tree'])}: root {mib(peak['root'])}, children {mib(peak['tree'] - peak['root'])}")
+    children = max((c for _, c in samples), default=0)
+    half = next(((r, c) for r, c in samples if children and c >= children / 2), None)
+    if half:
+        print(f"root as its children first held half their peak: {mib(half[0])} (children {mib(half[1])})")
     return 0
 
 

@@ -7,6 +7,7 @@
 //! [`Runner`]: crate::Runner
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use proctor_outcome::TestResult;
 
@@ -30,8 +31,9 @@ pub struct RunPlan {
     pub static_skips: Vec<TestResult>,
     /// Static items deselected without pytest.
     pub deselected: usize,
-    /// Node ids of the static items, to tell pytest's items apart.
-    pub static_ids: HashSet<String>,
+    /// Node ids of the static items, to tell pytest's items apart (the
+    /// phases' items share the texts).
+    pub static_ids: HashSet<Arc<str>>,
     /// Functions whose items only pytest knows (dynamic parametrization).
     pub dynamic_functions: HashSet<String>,
     /// `--shard`, as given (`2/3`).
@@ -72,10 +74,10 @@ pub struct PhasePlan {
 /// A static item a phase runs.
 #[derive(Debug, Clone)]
 pub struct PlannedItem {
-    /// Its node id.
-    pub nodeid: String,
-    /// Its file, as in node ids.
-    pub file: String,
+    /// Its node id (the text [`RunPlan::static_ids`] holds).
+    pub nodeid: Arc<str>,
+    /// Its file, as in node ids (one text per file).
+    pub file: Arc<str>,
     /// Only pytest knows its items (dynamic parametrization).
     pub dynamic: bool,
 }
@@ -125,6 +127,11 @@ impl RunPlan {
             ..RunPlan::default()
         };
         let mut needed: HashSet<String> = HashSet::new();
+        // On 100,000 tests, what the plan holds while pytest runs is
+        // megabytes: each node id's text once (its phase's item and
+        // `static_ids` share it), each file's once.
+        let mut file_texts: HashSet<Arc<str>> = HashSet::new();
+        plan.static_ids.reserve(items.len());
         for item in items.iter().filter(|item| item.runs) {
             let at = names.iter().position(|p| *p == item.phase).unwrap_or(0);
             let phase = &mut plan.phases[at];
@@ -132,9 +139,18 @@ impl RunPlan {
             if !phase.files.contains(&file) {
                 phase.files.push(file.clone());
             }
+            let file_text = if let Some(text) = file_texts.get(file.as_str()) {
+                Arc::clone(text)
+            } else {
+                let text: Arc<str> = Arc::from(file.as_str());
+                file_texts.insert(Arc::clone(&text));
+                text
+            };
+            let nodeid: Arc<str> = Arc::from(item.nodeid.as_str());
+            plan.static_ids.insert(Arc::clone(&nodeid));
             phase.items.push(PlannedItem {
-                nodeid: item.nodeid.clone(),
-                file: file.clone(),
+                nodeid,
+                file: file_text,
                 dynamic: item.dynamic,
             });
             for service in &item.services {
@@ -153,7 +169,9 @@ impl RunPlan {
         for item in items {
             let file = collected_file(&item.nodeid);
             all_files.push(file.to_owned());
-            plan.static_ids.insert(item.nodeid.clone());
+            if !item.runs {
+                plan.static_ids.insert(Arc::from(item.nodeid.as_str()));
+            }
             if item.dynamic {
                 plan.dynamic_functions
                     .insert(function_nodeid(&item.nodeid).to_owned());
@@ -168,6 +186,8 @@ impl RunPlan {
         }
         all_files.sort_unstable();
         all_files.dedup();
+        // Room for one file per item is not held while pytest runs.
+        all_files.shrink_to_fit();
         plan.all_files = all_files;
         plan.files_to_import = needed.len();
         plan

@@ -197,7 +197,10 @@ impl Message {
                                 &"a `collected` message whose items name groups it does not hold",
                             )),
                         };
-                    items.push(CollectedItem { nodeid, markers });
+                    items.push(CollectedItem {
+                        nodeid: nodeid.into(),
+                        markers,
+                    });
                 }
                 Message::Collected { items }
             }
@@ -291,8 +294,10 @@ pub(crate) struct More {
 /// An item as pytest collected it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CollectedItem {
-    /// Its node id.
-    pub nodeid: String,
+    /// Its node id: one text shared by whatever holds the item's id while
+    /// pytest runs (the session's kept and finished tests, the decider's
+    /// markers), not a copy each.
+    pub nodeid: Arc<str>,
     /// `item.iter_markers()`, closest first: one list shared by the items
     /// that have the same markers (a parametrized function's calls), each
     /// marker shared by the lists that hold it.

@@ -165,13 +165,17 @@ impl Runner<'_> {
         let signal = crate::interrupt::signal();
         let interrupted = gathered.interrupted || signal.is_some();
         let results = &out.results.results;
-        let seen: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
         let deselected = plan.deselected
-            + gathered
-                .deselected_ids
-                .iter()
-                .filter(|n| !seen.contains(n.as_str()))
-                .count();
+            + if gathered.deselected_ids.is_empty() {
+                0
+            } else {
+                let seen: HashSet<&str> = results.iter().map(|r| r.nodeid.as_str()).collect();
+                gathered
+                    .deselected_ids
+                    .iter()
+                    .filter(|n| !seen.contains(n.as_str()))
+                    .count()
+            };
         let interrupted_run = interrupted
             || gathered.failed_to_start.is_some()
             || matches!(gathered.pytest_status, Some(2));
@@ -402,8 +406,8 @@ impl Runner<'_> {
                 phase_plan
                     .items
                     .iter()
-                    .filter(|i| !i.dynamic && withdrawn.contains(&i.file))
-                    .map(|i| i.nodeid.clone()),
+                    .filter(|i| !i.dynamic && withdrawn.contains(&*i.file))
+                    .map(|i| i.nodeid.to_string()),
             );
         }
         let files: HashSet<&str> = phase_plan
@@ -435,14 +439,17 @@ impl Runner<'_> {
                 .is_some_and(|f| f.load(Ordering::Relaxed));
         }
         // After the reruns: these did not run, there is nothing to rerun.
-        let reported: HashSet<String> = out.results.results[first..]
-            .iter()
-            .map(|r| r.nodeid.clone())
-            .collect();
-        for (nodeid, service) in withheld.take() {
-            if reported.contains(&nodeid) {
-                continue;
-            }
+        // (Without a service down, no set of the phase's ids is made: it
+        // would be megabytes on 100,000 tests while pytest exits.)
+        let mut withheld = withheld.take();
+        if !withheld.is_empty() {
+            let reported: HashSet<&str> = out.results.results[first..]
+                .iter()
+                .map(|r| r.nodeid.as_str())
+                .collect();
+            withheld.retain(|(nodeid, _)| !reported.contains(nodeid.as_str()));
+        }
+        for (nodeid, service) in withheld {
             let mut result = TestResult {
                 phase: phase_plan.name.clone(),
                 message: Some(down[service].1.clone()),
@@ -609,9 +616,9 @@ fn drift_between(
     if collected.is_empty() {
         return drift;
     }
-    let real: HashSet<&str> = collected.iter().map(|i| i.nodeid.as_str()).collect();
+    let real: HashSet<&str> = collected.iter().map(|i| &*i.nodeid).collect();
     for item in collected {
-        if !plan.static_ids.contains(item.nodeid.as_str())
+        if !plan.static_ids.contains(&*item.nodeid)
             && !plan
                 .dynamic_functions
                 .contains(function_nodeid(&item.nodeid))
@@ -623,10 +630,7 @@ fn drift_between(
         }
     }
     for item in &phase.items {
-        if !item.dynamic
-            && needed.contains(item.file.as_str())
-            && !real.contains(item.nodeid.as_str())
-        {
+        if !item.dynamic && needed.contains(&*item.file) && !real.contains(&*item.nodeid) {
             drift.push(format!(
                 "static collection has {} but pytest did not collect it",
                 item.nodeid
@@ -649,13 +653,13 @@ fn withhold(
     let deselected: HashSet<&str> = decisions.deselect.iter().map(String::as_str).collect();
     let mut held = Vec::new();
     for collected in items {
-        let nodeid = collected.nodeid.as_str();
+        let nodeid = &*collected.nodeid;
         if deselected.contains(nodeid) || decisions.skip.contains_key(nodeid) {
             continue;
         }
         let needs = decider.started_services_of(collected);
         if let Some(service) = down.iter().position(|(name, _)| needs.contains(name)) {
-            held.push((collected.nodeid.clone(), service));
+            held.push((collected.nodeid.to_string(), service));
         }
     }
     if held.is_empty() {

@@ -361,7 +361,7 @@ pub(crate) fn run_workers(
 /// The calling thread's view of the workers: which worker claimed which
 /// item, and each one's collection, for one count of the run's tests.
 struct Merger {
-    claimed: HashMap<String, usize>,
+    claimed: HashMap<Arc<str>, usize>,
     /// Per worker: tests finished, and its latest collection's expected
     /// total (finished then + kept), deselected and skipped.
     done: Vec<usize>,
@@ -395,12 +395,12 @@ impl Merger {
         let deselected: HashSet<&str> = decisions.deselect.iter().map(String::as_str).collect();
         let mut elsewhere: Vec<String> = Vec::new();
         for item in items {
-            if deselected.contains(item.nodeid.as_str()) {
+            if deselected.contains(&*item.nodeid) {
                 continue;
             }
-            let owner = *self.claimed.entry(item.nodeid.clone()).or_insert(at);
+            let owner = *self.claimed.entry(Arc::clone(&item.nodeid)).or_insert(at);
             if owner != at {
-                elsewhere.push(item.nodeid.clone());
+                elsewhere.push(item.nodeid.to_string());
             }
         }
         if !elsewhere.is_empty() {
@@ -497,8 +497,10 @@ fn merge(
         .into_iter()
         .filter(|n| !ran.contains(n.as_str()) && seen.insert(n.clone()))
         .collect();
-    let mut seen: HashSet<String> = HashSet::new();
-    merged.collected.retain(|i| seen.insert(i.nodeid.clone()));
+    let mut seen: HashSet<Arc<str>> = HashSet::new();
+    merged
+        .collected
+        .retain(|i| seen.insert(Arc::clone(&i.nodeid)));
     Ok((merged, late_exits))
 }
 

@@ -85,7 +85,7 @@ fn decisions_apply_and_outcomes_match_pytest() {
     assert_eq!(seen.len(), 7, "{seen:?}");
     assert!(seen
         .iter()
-        .find(|i| i.nodeid == "test_a.py::test_gpu")
+        .find(|i| &*i.nodeid == "test_a.py::test_gpu")
         .unwrap()
         .markers
         .iter()

@@ -79,7 +79,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         opt_in,
         started,
     };
-    let decider = RunDecider::new(&rules, &collection.items);
+    let decider = RunDecider::new(&rules, collection);
     let mut progress = Progress::new(args.verbose, args.quiet, expected);
     let mut finish = Finish {
         out,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use proctor_plan::{Facts, Verdict};
-use proctor_python::{function_nodeid, Item, Marker, MarkerSource};
+use proctor_python::{function_nodeid, Collection, Item, Marker, MarkerSource};
 use proctor_run::{CollectedItem, Decider, Decisions, MarkerNames};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
@@ -142,23 +142,38 @@ impl Rules<'_> {
 pub(crate) struct RunDecider<'r> {
     rules: &'r Rules<'r>,
     static_by_id: HashMap<&'r str, &'r Item>,
-    markers_of: RefCell<HashMap<String, MarkerNames>>,
-    /// Every node id pytest collected, once, in the order first seen.
+    /// Each collected test's effective marker names, by its node id (the
+    /// session's text of the id, not a copy).
+    markers_of: RefCell<HashMap<Arc<str>, MarkerNames>>,
+    /// The node ids pytest collected of the functions whose items the run
+    /// records ([`proctor_python::record_expansions`]: those static
+    /// collection calls dynamic, and those recorded before), once each, in
+    /// the order first seen. Not every test's: on a suite without dynamic
+    /// parametrization, nothing.
     collected: RefCell<Vec<String>>,
+    /// Those functions' node ids.
+    recorded_functions: HashSet<&'r str>,
 }
 
 impl<'r> RunDecider<'r> {
-    pub(crate) fn new(rules: &'r Rules<'r>, items: &'r [Item]) -> Self {
+    pub(crate) fn new(rules: &'r Rules<'r>, collection: &'r Collection) -> Self {
+        let items = &collection.items;
         RunDecider {
             rules,
             static_by_id: items.iter().map(|i| (i.nodeid.as_str(), i)).collect(),
             markers_of: RefCell::new(HashMap::new()),
             collected: RefCell::new(Vec::new()),
+            recorded_functions: items
+                .iter()
+                .filter(|i| i.dynamic.is_some())
+                .map(|i| function_nodeid(&i.nodeid))
+                .chain(collection.recorded.keys().map(String::as_str))
+                .collect(),
         }
     }
 
-    /// Every node id pytest collected in the run's processes, once each,
-    /// in pytest's order.
+    /// The node ids pytest collected in the run's processes of the
+    /// functions whose items are recorded, once each, in pytest's order.
     pub(crate) fn collected_ids(&self) -> Vec<String> {
         self.collected.borrow().clone()
     }
@@ -171,7 +186,10 @@ impl Decider for RunDecider<'_> {
             self.rules,
             &self.static_by_id,
             &self.markers_of,
-            &self.collected,
+            &Recorded {
+                functions: &self.recorded_functions,
+                ids: &self.collected,
+            },
             phase,
         )
     }
@@ -185,13 +203,20 @@ impl Decider for RunDecider<'_> {
     }
 }
 
+/// The functions whose collected items the run records, and those items'
+/// node ids so far.
+struct Recorded<'a> {
+    functions: &'a HashSet<&'a str>,
+    ids: &'a RefCell<Vec<String>>,
+}
+
 /// proctor's answer to pytest's collection.
 fn decide(
     items: &[CollectedItem],
     rules: &Rules<'_>,
     static_by_id: &HashMap<&str, &Item>,
-    markers_of: &RefCell<HashMap<String, MarkerNames>>,
-    seen: &RefCell<Vec<String>>,
+    markers_of: &RefCell<HashMap<Arc<str>, MarkerNames>>,
+    recorded: &Recorded<'_>,
     phase: Option<&str>,
 ) -> Decisions {
     let mut decisions = Decisions::default();
@@ -217,22 +242,22 @@ fn decide(
         };
         let in_shard = rules.in_shard(
             &collected.nodeid,
-            static_by_id.contains_key(collected.nodeid.as_str()),
+            static_by_id.contains_key(&*collected.nodeid),
         );
         let in_phase = phase.is_none() || rules.phase_of(&names).as_deref() == phase;
         match verdict {
-            Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.clone()),
+            Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.to_string()),
             _ if !in_shard || !in_phase || !rules.last_failed_keeps(&collected.nodeid) => {
-                decisions.deselect.push(collected.nodeid.clone());
+                decisions.deselect.push(collected.nodeid.to_string());
             }
             Verdict::Skipped { reason } => {
-                decisions.skip.insert(collected.nodeid.clone(), reason);
-                kept.push(collected.nodeid.clone());
+                decisions.skip.insert(collected.nodeid.to_string(), reason);
+                kept.push(collected.nodeid.to_string());
             }
-            Verdict::Run => kept.push(collected.nodeid.clone()),
+            Verdict::Run => kept.push(collected.nodeid.to_string()),
         }
         if names.iter().any(|n| rules.no_network.contains(n)) {
-            decisions.no_network.push(collected.nodeid.clone());
+            decisions.no_network.push(collected.nodeid.to_string());
         }
         let names = if let Some(names) = shared.get(names.as_slice()) {
             MarkerNames::clone(names)
@@ -243,10 +268,14 @@ fn decide(
         };
         let first = markers_of
             .borrow_mut()
-            .insert(collected.nodeid.clone(), names)
+            .insert(Arc::clone(&collected.nodeid), names)
             .is_none();
-        if first {
-            seen.borrow_mut().push(collected.nodeid.clone());
+        if first
+            && recorded
+                .functions
+                .contains(function_nodeid(&collected.nodeid))
+        {
+            recorded.ids.borrow_mut().push(collected.nodeid.to_string());
         }
     }
     if rules.order != Order::Pytest {
@@ -296,7 +325,7 @@ fn runtime_item(
 ) -> Item {
     let function = function_nodeid(&collected.nodeid);
     let known = static_by_id
-        .get(collected.nodeid.as_str())
+        .get(&*collected.nodeid)
         .or_else(|| static_by_id.get(function));
     let decorators = known
         .map(|item| item.decorators.clone())
@@ -313,7 +342,7 @@ fn runtime_item(
         |item| (item.file.clone(), item.line),
     );
     Item {
-        nodeid: collected.nodeid.clone(),
+        nodeid: collected.nodeid.to_string(),
         file,
         line,
         markers,
