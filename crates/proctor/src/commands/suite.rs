@@ -232,13 +232,21 @@ impl Suite {
 }
 
 /// With `PROCTOR_CACHE_TRACE` set, says on stderr how many test modules
-/// came from the collection cache (`cache: 41 cached, 1 collected`).
+/// came from the collection cache (`cache: 41 cached, 1 collected`); set
+/// to `memo`, also whether `collect --json`'s memo was found from `stat`
+/// data alone (`, memo by stat`).
 fn trace_cache(collection: proctor_python::Collection) -> proctor_python::Collection {
-    if std::env::var_os("PROCTOR_CACHE_TRACE").is_some() {
+    if let Some(trace) = std::env::var_os("PROCTOR_CACHE_TRACE") {
         let line = match collection.cache {
             Some(stats) => format!(
-                "cache: {} cached, {} collected\n",
-                stats.cached, stats.collected
+                "cache: {} cached, {} collected{}\n",
+                stats.cached,
+                stats.collected,
+                if stats.by_stat && trace == "memo" {
+                    ", memo by stat"
+                } else {
+                    ""
+                }
             ),
             None => "cache: off\n".to_string(),
         };
