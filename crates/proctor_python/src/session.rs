@@ -258,13 +258,8 @@ pub(crate) fn run(
             // Stamps read again because they were too recent are stored,
             // and the memo gets a watch list it lacked.
             store.write_stamps(stamps);
-            if !watched {
-                let slot = MemoSlot {
-                    digest: digest.unwrap_or(0),
-                    probes: Vec::new(),
-                    watch,
-                };
-                store.rewatch_memo(&slot, &document);
+            if let Some(digest) = digest.filter(|_| !watched) {
+                store.rewatch_memo(digest, watch.as_ref());
             }
         }
         let collection = Collection {
@@ -542,7 +537,8 @@ fn quick_digest(settings: &CollectSettings, paths: &[PathBuf], memo: Hash) -> Ha
 
 /// Every file and directory whose `stat` data stand for what a collection
 /// read before collecting: the directories discovery listed (a file added
-/// or removed changes them), the arguments and their folders, the test
+/// or removed changes them), the arguments (and the folder of a missing
+/// one), the test
 /// modules, conftests and shared modules, the directories the import
 /// resolver listed, and the recorded expansions.
 fn watch_paths(
@@ -555,7 +551,11 @@ fn watch_paths(
     let mut out: Vec<PathBuf> = discovery.walked.clone();
     for path in paths {
         out.push(path.clone());
-        out.extend(path.parent().map(Path::to_path_buf));
+        // A missing argument appears in its folder (an existing one is
+        // watched itself: its folder, often the busy `/tmp`, is not).
+        if !path.exists() {
+            out.extend(path.parent().map(Path::to_path_buf));
+        }
     }
     out.extend(discovery.test_files.iter().cloned());
     out.extend(discovery.conftests.values().cloned());

@@ -756,7 +756,8 @@ impl MemoParts {
 
 impl Store {
     /// The memo's document, when it was stored with `digest` and its
-    /// probes still hold; and whether it has a watch list for `quick`.
+    /// probes still hold; and whether it has a watch list for `quick` that
+    /// still holds.
     pub(crate) fn memo(
         &self,
         digest: Hash,
@@ -766,7 +767,7 @@ impl Store {
         if parts.digest != digest || !parts.probes_hold() {
             return None;
         }
-        let watched = quick != 0 && parts.quick == quick && !parts.watch.is_empty();
+        let watched = quick != 0 && parts.quick == quick && parts.watch_holds().is_some();
         Some((parts.document()?, watched))
     }
 
@@ -796,41 +797,55 @@ impl Store {
         let Ok(probes) = serde_json::to_vec(&slot.probes) else {
             return;
         };
-        let watched = slot
-            .watch
-            .as_ref()
-            .and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
+        self.write_memo_parts(slot.digest, slot.watch.as_ref(), &probes, rendered);
+    }
+
+    fn write_memo_parts(
+        &self,
+        digest: Hash,
+        watch: Option<&Watch>,
+        probes: &[u8],
+        rendered: &[u8],
+    ) {
+        let watched = watch.and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
         let (quick, watch) = watched.unwrap_or_default();
         let mut bytes =
             Vec::with_capacity(MEMO_HEADER + watch.len() + probes.len() + rendered.len());
-        bytes.extend_from_slice(&slot.digest.to_le_bytes());
+        bytes.extend_from_slice(&digest.to_le_bytes());
         bytes.extend_from_slice(&quick.to_le_bytes());
         bytes.extend_from_slice(&(watch.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&(probes.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&watch);
-        bytes.extend_from_slice(&probes);
+        bytes.extend_from_slice(probes);
         bytes.extend_from_slice(rendered);
         self.write(MEMO, &bytes);
     }
 
-    /// Writes the memo of `slot` again with the document of `hit`, when its
-    /// watch list can be trusted now (a memo hit found without one).
-    pub(crate) fn rewatch_memo(
-        &self,
-        slot: &crate::model::MemoSlot,
-        hit: &crate::model::MemoDocument,
-    ) {
-        use std::io::{Read, Seek, SeekFrom};
-        if slot.watch.as_ref().and_then(Watch::stats).is_none() {
+    /// Writes the memo of `digest` again, its probes and document as they
+    /// are, with `watch` when it can be trusted now (a memo hit found
+    /// without a watch list).
+    pub(crate) fn rewatch_memo(&self, digest: Hash, watch: Option<&Watch>) {
+        use std::os::unix::fs::FileExt;
+        if watch.and_then(Watch::stats).is_none() {
             return;
         }
-        let mut file: &std::fs::File = &hit.file;
-        let Ok(at) = file.stream_position() else {
+        let Some(parts) = memo_parts(&self.dir.join(MEMO)) else {
             return;
         };
-        let mut rendered = vec![hit.first];
-        if file.read_to_end(&mut rendered).is_ok() && file.seek(SeekFrom::Start(at)).is_ok() {
-            self.write_memo(slot, &rendered);
+        let Ok(size) = parts.file.metadata().map(|m| m.len()) else {
+            return;
+        };
+        let Ok(length) = usize::try_from(size - parts.document) else {
+            return;
+        };
+        let mut rendered = vec![0u8; length];
+        if parts.digest == digest
+            && parts
+                .file
+                .read_exact_at(&mut rendered, parts.document)
+                .is_ok()
+        {
+            self.write_memo_parts(digest, watch, &parts.probes, &rendered);
         }
     }
 }
