@@ -591,7 +591,7 @@ fn a_memo_checked_by_stat_alone_sees_every_edit() {
     let root = dir.path().canonicalize().unwrap();
     let mut rng = Rng::new(seed);
     let mut suite = Suite::new(&root, &mut rng);
-    let mut past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_500_000_000);
+    let mut past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_550_000_000);
     let _ = collect_by_stat(&root);
     // Creating `.proctor/` changed the rootdir.
     age_tree(&root, &mut past);
