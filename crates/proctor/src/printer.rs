@@ -59,6 +59,15 @@ pub(crate) fn stderr() -> AutoStream<Stderr> {
 }
 
 impl Printer {
+    /// Writes what is left of `reader` to standard output after what was
+    /// written before, unbuffered (so that a file goes to the kernel's
+    /// copy straight to stdout, not through memory).
+    pub(crate) fn copy_from(&mut self, reader: &mut impl io::Read) -> io::Result<()> {
+        self.out.flush()?;
+        io::copy(reader, self.out.get_mut())?;
+        Ok(())
+    }
+
     pub(crate) fn stdout() -> Self {
         let stdout = io::stdout();
         Printer {

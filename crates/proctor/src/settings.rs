@@ -100,6 +100,9 @@ pub(crate) struct EnvSettings {
     pub(crate) plugin_autoload: bool,
     /// `PROCTOR_CACHE_TRACE` is set (to anything).
     pub(crate) cache_trace: bool,
+    /// `PROCTOR_CACHE_TRACE=memo`: the trace also says whether `collect
+    /// --json`'s memo was found from `stat` data alone.
+    pub(crate) cache_trace_memo: bool,
     /// The whole environment, which `$VAR` in `--rootdir` expands from.
     pub(crate) vars: BTreeMap<OsString, OsString>,
 }
@@ -110,6 +113,7 @@ impl EnvSettings {
             pytest_addopts: env.text(PYTEST_ADDOPTS)?.map(str::to_owned),
             plugin_autoload: !env.is_true(PYTEST_DISABLE_PLUGIN_AUTOLOAD),
             cache_trace: env.get(PROCTOR_CACHE_TRACE).is_some(),
+            cache_trace_memo: env.get(PROCTOR_CACHE_TRACE).is_some_and(|value| value == "memo"),
             vars: env.vars().clone(),
         })
     }
@@ -613,6 +617,7 @@ mod tests {
                 pytest_addopts: None,
                 plugin_autoload: true,
                 cache_trace: false,
+                cache_trace_memo: false,
                 vars: BTreeMap::new(),
             }
         );
@@ -628,6 +633,9 @@ mod tests {
         let settings = EnvSettings::resolve(&env).unwrap();
         assert_eq!(settings.pytest_addopts.as_deref(), Some("-x -k 'a b'"));
         assert!(settings.cache_trace);
+        assert!(!settings.cache_trace_memo);
+        let env = Env::of(&[(PROCTOR_CACHE_TRACE, "memo")]);
+        assert!(EnvSettings::resolve(&env).unwrap().cache_trace_memo);
     }
 
     #[cfg(unix)]

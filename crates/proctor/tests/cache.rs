@@ -534,6 +534,119 @@ fn a_cached_collection_equals_an_uncached_one_after_every_edit() {
     );
 }
 
+/// Sets the modification time of `path`, a file or a directory.
+fn set_mtime(path: &Path, time: SystemTime) {
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+/// Gives every file and directory under `dir` (but the cache's) its own
+/// past modification time, so that their `stat` data are trusted.
+fn age_tree(dir: &Path, past: &mut SystemTime) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == ".proctor") {
+            continue;
+        }
+        if path.is_dir() {
+            age_tree(&path, past);
+        } else {
+            *past += Duration::from_secs(1);
+            set_mtime(&path, *past);
+        }
+    }
+    *past += Duration::from_secs(1);
+    set_mtime(dir, *past);
+}
+
+/// `collect --json` with the cache, its output and whether its memo was
+/// found from `stat` data alone.
+fn collect_by_stat(root: &Path) -> (Vec<u8>, bool) {
+    let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["collect", "--json"])
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .env_remove("PYTHONPATH")
+        .env("PROCTOR_CACHE_TRACE", "memo")
+        .output()
+        .expect("proctor runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut stdout = output.stdout;
+    stdout.extend(format!("exit: {:?}\n", output.status.code()).bytes());
+    (stdout, stderr.contains(", memo by stat"))
+}
+
+/// The memo's watch list (the `stat` data that stand for discovery, the
+/// stamps and the hashes) after every kind of edit: with every file old
+/// enough to be trusted, the run after an edit never takes the memo from
+/// `stat` data (something it watches changed) and prints what `--no-cache`
+/// prints, and the run after that takes it from `stat` data alone.
+#[test]
+fn a_memo_checked_by_stat_alone_sees_every_edit() {
+    let cases = env_number("PROCTOR_CACHE_CASES", 40);
+    let seed = env_number("PROCTOR_CACHE_SEED", 11);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut rng = Rng::new(seed);
+    let mut suite = Suite::new(&root, &mut rng);
+    let mut past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_550_000_000);
+    let _ = collect_by_stat(&root);
+    // Creating `.proctor/` changed the rootdir.
+    age_tree(&root, &mut past);
+    let (first, _) = collect_by_stat(&root);
+    let (second, by_stat) = collect_by_stat(&root);
+    assert!(first == second);
+    assert!(
+        by_stat,
+        "an unchanged suite's memo is not taken from stat data"
+    );
+    let mut log = Vec::new();
+    for step in 0..cases {
+        let (what, files) = suite.edit(&mut rng);
+        log.push(what);
+        let context = format!(
+            "seed {seed}, step {step} (PROCTOR_CACHE_SEED={seed} PROCTOR_CACHE_CASES={}); edits:\n  {}",
+            step + 1,
+            log.join("\n  ")
+        );
+        if files.is_empty() {
+            // A file deleted: its folder changed.
+            age_tree(&root, &mut past);
+        }
+        for file in &files {
+            for path in Path::new(file).ancestors() {
+                if !path.as_os_str().is_empty() {
+                    past += Duration::from_secs(1);
+                    set_mtime(&root.join(path), past);
+                }
+            }
+        }
+        past += Duration::from_secs(1);
+        set_mtime(&root, past);
+        let config_only = !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f == "pyproject.toml" || f == "proctor.toml");
+        let (after, by_stat) = collect_by_stat(&root);
+        assert!(
+            config_only || !by_stat,
+            "{context}: the memo was taken from stat data after an edit"
+        );
+        let (plain, _) = proctor(&root, &["collect", "--json", "--no-cache"]);
+        assert!(
+            after == plain,
+            "{context}: `collect --json` differs with the cache\n--- cached\n{}\n--- uncached\n{}",
+            String::from_utf8_lossy(&after),
+            String::from_utf8_lossy(&plain)
+        );
+        let (again, by_stat) = collect_by_stat(&root);
+        assert!(again == plain, "{context}: the memo differs");
+        assert!(by_stat, "{context}: the memo was not taken from stat data");
+    }
+}
+
 #[test]
 fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
@@ -594,8 +707,9 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         assert!(memo.exists(), "{what}: no memo written");
         let memo_bytes = std::fs::read(&memo).unwrap();
         let memo_damage = if what.starts_with("truncated") {
-            let probes = u64::from_le_bytes(memo_bytes[16..24].try_into().unwrap());
-            memo_bytes[..24 + usize::try_from(probes).unwrap()].to_vec()
+            let watch = u64::from_le_bytes(memo_bytes[32..40].try_into().unwrap());
+            let probes = u64::from_le_bytes(memo_bytes[40..48].try_into().unwrap());
+            memo_bytes[..48 + usize::try_from(watch + probes).unwrap()].to_vec()
         } else {
             pack_bytes.clone()
         };

@@ -51,6 +51,10 @@ pub(crate) struct Discovery {
     /// Files under a conftest that defines `pytest_collect_file` (every
     /// file pytest hands the hook, whatever its name).
     pub(crate) hook_files: Vec<crate::eval::HookFile>,
+    /// Every directory the walk listed or looked for a conftest.py in: a
+    /// file added, removed or renamed in one changes its `stat` data,
+    /// which the cache's memo checks instead of walking again.
+    pub(crate) walked: Vec<PathBuf>,
 }
 
 /// `collect_ignore` / `collect_ignore_glob` of one conftest.py, as absolute
@@ -223,6 +227,7 @@ impl<'s> Walker<'s> {
         if self.out.conftests.contains_key(dir) {
             return;
         }
+        self.out.walked.push(dir.to_path_buf());
         let conftest = dir.join("conftest.py");
         if conftest.is_file() {
             self.out

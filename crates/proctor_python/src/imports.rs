@@ -55,6 +55,11 @@ struct Listing {
 }
 
 impl Resolver {
+    /// Every directory listed so far.
+    pub(crate) fn listed(&self) -> impl Iterator<Item = &OsStr> {
+        self.listings.keys().map(OsString::as_os_str)
+    }
+
     fn listing(&mut self, dir: &Path) -> &Listing {
         self.listings
             .entry(dir.as_os_str().to_owned())

@@ -38,7 +38,7 @@ pub use hooks::{
 pub use ids::IdOptions;
 pub use model::{
     CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource, Memo,
-    MemoSlot,
+    MemoDocument, MemoSlot,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 pub use settings::{deprecation_is_error, CollectSettings, ModulePath, PythonVersion};
@@ -215,7 +215,7 @@ pub fn collect_memoized(
 /// Stores `rendered` as the memo of the collection that gave `slot`.
 pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, rendered: &[u8]) {
     if let Some(root) = settings.cache.as_deref() {
-        cache::store::Store::open_bare(root).write_memo(slot.digest, &slot.probes, rendered);
+        cache::store::Store::open_bare(root).write_memo(slot, rendered);
     }
 }
 

@@ -189,18 +189,29 @@ pub struct Collection {
 /// The memo of a whole collection's rendering ([`crate::collect_memoized`]).
 #[derive(Debug, Clone)]
 pub enum Memo {
-    /// The bytes the caller stored for a collection with the same inputs.
-    Hit(Vec<u8>),
+    /// What the caller stored for a collection with the same inputs.
+    Hit(MemoDocument),
     /// No memo held: store the rendering with [`crate::store_memo`].
     Miss(MemoSlot),
 }
 
-/// What storing a memo takes: the collection's digest and the
-/// file-system answers its modules got.
+/// A stored rendering: the byte the caller stored first (`collect
+/// --json`'s exit status) and the open memo file, positioned at the rest,
+/// so that the caller copies it out without reading it into memory.
+#[derive(Debug, Clone)]
+pub struct MemoDocument {
+    pub first: u8,
+    pub file: std::sync::Arc<std::fs::File>,
+}
+
+/// What storing a memo takes: the collection's digest, the file-system
+/// answers its modules got, and what lets a later run check it from
+/// `stat` data alone ([`crate::cache::store::Watch`]).
 #[derive(Debug, Clone)]
 pub struct MemoSlot {
     pub(crate) digest: u128,
     pub(crate) probes: Vec<crate::cache::probe::Probe>,
+    pub(crate) watch: Option<crate::cache::store::Watch>,
 }
 
 impl Collection {
@@ -225,4 +236,7 @@ pub struct CacheStats {
     pub cached: usize,
     /// Test modules collected anew (and stored).
     pub collected: usize,
+    /// Whether a memo was found from its watch list's `stat` data alone,
+    /// without discovery.
+    pub by_stat: bool,
 }

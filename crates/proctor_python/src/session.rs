@@ -39,6 +39,25 @@ pub(crate) fn run(
     paths: &[PathBuf],
     memo: Option<Hash>,
 ) -> (Collection, Vec<RawItem>) {
+    let started = store::now_seconds();
+    // A memo whose watch list holds needs no discovery at all.
+    let quick = memo
+        .filter(|_| settings.cache.is_some())
+        .map(|memo| quick_digest(settings, paths, memo));
+    if let (Some(quick), Some(root)) = (quick, settings.cache.as_deref()) {
+        if let Some((document, files)) = Store::open_bare(root).quick_memo(quick) {
+            let collection = Collection {
+                cache: Some(CacheStats {
+                    cached: files,
+                    collected: 0,
+                    by_stat: true,
+                }),
+                memo: Some(Memo::Hit(document)),
+                ..Collection::default()
+            };
+            return (collection, Vec::new());
+        }
+    }
     let mut discovery = discover::Walker::new(settings).run(paths);
     // Missing imports are only inferred where no conftest edits `sys.path`
     // (which proctor cannot follow) and the interpreter's path is known.
@@ -81,7 +100,7 @@ pub(crate) fn run(
             .map(PathBuf::as_path),
     );
 
-    let store = settings.cache.as_deref().map(Store::open);
+    let mut store = settings.cache.as_deref().map(Store::open);
     let cached = store.is_some();
     let mut stamps: Vec<(PathBuf, Stamp)> = Vec::new();
 
@@ -222,13 +241,34 @@ pub(crate) fn run(
         memo_hasher.str(&format!("{:?}", discovery.opt_in));
         memo_hasher.finish()
     });
-    if let Some(bytes) = digest.and_then(|d| store.as_ref()?.memo(d)) {
+    // What a memo's watch list holds: everything read to get here.
+    let watch = quick
+        .zip(digest)
+        .filter(|_| discovery.opt_in.is_empty())
+        .map(|(quick, _)| store::Watch {
+            quick,
+            files: discovery.test_files.len(),
+            paths: watch_paths(&discovery, paths, &slots, &resolver, store.as_ref()),
+            started,
+        });
+    if let Some((document, watched)) =
+        digest.and_then(|d| store.as_ref()?.memo(d, quick.unwrap_or(0)))
+    {
+        if let Some(store) = store.as_mut() {
+            // Stamps read again because they were too recent are stored,
+            // and the memo gets a watch list it lacked.
+            store.write_stamps(stamps);
+            if let Some(digest) = digest.filter(|_| !watched) {
+                store.rewatch_memo(digest, watch.as_ref());
+            }
+        }
         let collection = Collection {
             cache: Some(CacheStats {
                 cached: discovery.test_files.len(),
                 collected: 0,
+                by_stat: false,
             }),
-            memo: Some(Memo::Hit(bytes)),
+            memo: Some(Memo::Hit(document)),
             ..Collection::default()
         };
         return (collection, Vec::new());
@@ -410,6 +450,7 @@ pub(crate) fn run(
         collection.cache = Some(CacheStats {
             cached: hits,
             collected: outputs.len() - hits,
+            by_stat: false,
         });
         if let Some(digest) = digest.filter(|_| !tainted) {
             let mut seen = HashSet::default();
@@ -417,6 +458,7 @@ pub(crate) fn run(
             collection.memo = Some(Memo::Miss(MemoSlot {
                 digest,
                 probes: all_probes,
+                watch,
             }));
         }
         if !tainted {
@@ -478,6 +520,49 @@ pub(crate) fn run(
         reorder::reorder_items(&mut raw);
     }
     (collection, raw)
+}
+
+/// The digest of what a memo depends on that is known before discovery:
+/// the context's settings (configuration, interpreter, proctor's build),
+/// the arguments, the caller's rendering and the environment collection
+/// reads. With it equal, the memo's watch list stands for the rest.
+fn quick_digest(settings: &CollectSettings, paths: &[PathBuf], memo: Hash) -> Hash {
+    let mut hasher = key::context(settings);
+    hasher.str("quick");
+    hasher.hash(memo);
+    hasher.str(&format!("{paths:?}"));
+    hasher.str(&format!("{:?}", std::env::var_os("PYTHONPATH")));
+    hasher.finish()
+}
+
+/// Every file and directory whose `stat` data stand for what a collection
+/// read before collecting: the directories discovery listed (a file added
+/// or removed changes them), the arguments (and the folder of a missing
+/// one), the test
+/// modules, conftests and shared modules, the directories the import
+/// resolver listed, and the recorded expansions.
+fn watch_paths(
+    discovery: &Discovery,
+    paths: &[PathBuf],
+    slots: &[Slot],
+    resolver: &Resolver,
+    store: Option<&Store>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = discovery.walked.clone();
+    for path in paths {
+        out.push(path.clone());
+        // A missing argument appears in its folder (an existing one is
+        // watched itself: its folder, often the busy `/tmp`, is not).
+        if !path.exists() {
+            out.extend(path.parent().map(Path::to_path_buf));
+        }
+    }
+    out.extend(discovery.test_files.iter().cloned());
+    out.extend(discovery.conftests.values().cloned());
+    out.extend(slots.iter().map(|s| s.path.clone()));
+    out.extend(resolver.listed().map(PathBuf::from));
+    out.extend(store.map(Store::recorded_path));
+    out
 }
 
 /// `bytes` as text for the import scan: borrowed when they are UTF-8, as

@@ -150,15 +150,11 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
     JSON_VERSION.hash(&mut hasher);
     suite.collect.rootdir.hash(&mut hasher);
     suite.config.pytest.inifile.hash(&mut hasher);
-    let mut collection = suite.collect_memoized(u128::from(hasher.finish()));
-    if let Some(proctor_python::Memo::Hit(bytes)) = &collection.memo {
-        if let Some((&code, document)) = bytes.split_first() {
-            out.write_all(document)?;
-            out.flush()?;
-            return Ok(code);
-        }
-        // An empty memo is a damaged one: collect.
-        collection = suite.collect();
+    let collection = suite.collect_memoized(u128::from(hasher.finish()));
+    if let Some(proctor_python::Memo::Hit(document)) = &collection.memo {
+        // Copied from the memo file as it is (by the kernel where it can).
+        out.copy_from(&mut &*document.file)?;
+        return Ok(document.first);
     }
     let code = exit_code(&collection);
     let mut document = vec![code];

@@ -251,13 +251,20 @@ impl Suite {
 
     /// With `PROCTOR_CACHE_TRACE` set, says on stderr how many test
     /// modules came from the collection cache (`cache: 41 cached, 1
-    /// collected`).
+    /// collected`); set to `memo`, also whether `collect --json`'s memo
+    /// was found from `stat` data alone (`, memo by stat`).
     fn trace_cache(&self, collection: proctor_python::Collection) -> proctor_python::Collection {
         if self.env.cache_trace {
             let line = match collection.cache {
                 Some(stats) => format!(
-                    "cache: {} cached, {} collected\n",
-                    stats.cached, stats.collected
+                    "cache: {} cached, {} collected{}\n",
+                    stats.cached,
+                    stats.collected,
+                    if stats.by_stat && self.env.cache_trace_memo {
+                        ", memo by stat"
+                    } else {
+                        ""
+                    }
                 ),
                 None => "cache: off\n".to_string(),
             };

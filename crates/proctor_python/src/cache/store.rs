@@ -613,44 +613,239 @@ impl Store {
 /// `memo.bin`: what a caller rendered from the last whole collection
 /// (`collect --json`'s document), valid while its digest (every input of
 /// the collection and of the rendering) is the same and the file-system
-/// answers its modules got still hold. Layout: the digest (16 bytes,
-/// little-endian), the probes' JSON length (8 bytes), the probes as JSON,
-/// then the caller's bytes.
+/// answers its modules got still hold. A memo also holds its watch list
+/// ([`Watch`]): the `stat` data of every file and directory the collection
+/// read, so that a later run with the same quick digest (settings,
+/// arguments, rendering) checks those instead of walking, reading stamps
+/// and hashing. Layout: the digest and the quick digest (16 bytes each,
+/// little-endian; a quick digest of 0 is no watch list), the lengths of
+/// the watch list's and the probes' JSON (8 bytes each), the two, then
+/// the caller's bytes.
 const MEMO: &str = "memo.bin";
 
-impl Store {
-    /// The memo's bytes, when it was stored with `digest` and its probes
-    /// still hold.
-    pub(crate) fn memo(&self, digest: Hash) -> Option<Vec<u8>> {
-        let mut bytes = std::fs::read(self.dir.join(MEMO)).ok()?;
-        let stored = u128::from_le_bytes(bytes.get(..16)?.try_into().ok()?);
-        if stored != digest {
-            return None;
-        }
-        let length = u64::from_le_bytes(bytes.get(16..24)?.try_into().ok()?);
-        let end = 24usize.checked_add(usize::try_from(length).ok()?)?;
-        let probes: Vec<Probe> = serde_json::from_slice(bytes.get(24..end)?).ok()?;
-        {
-            use rayon::prelude::*;
-            if !probes.par_iter().all(Probe::holds) {
-                return None;
-            }
-        }
-        bytes.drain(..end);
-        // A memo without a document is a damaged one.
-        (!bytes.is_empty()).then_some(bytes)
+const MEMO_HEADER: usize = 48;
+
+/// What a memo's watch list is made of: the quick digest of the inputs
+/// known before discovery, the paths whose `stat` data stand for the
+/// rest, and when the collection started (seconds since the epoch): a
+/// path changed since then (or within [`RACY_SECONDS`] before) is not
+/// trusted, and the memo then gets no watch list.
+#[derive(Debug, Clone)]
+pub(crate) struct Watch {
+    pub(crate) quick: Hash,
+    /// How many test modules the collection had (for the cache's counts).
+    pub(crate) files: usize,
+    pub(crate) paths: Vec<PathBuf>,
+    pub(crate) started: i64,
+}
+
+/// The seconds since the epoch now (0 when the clock is before it).
+pub(crate) fn now_seconds() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_secs()).ok())
+        .unwrap_or(0)
+}
+
+impl Watch {
+    /// The `stat` data of every path (`None`: it does not exist), or
+    /// `None` when one changed too recently to be trusted.
+    fn stats(&self) -> Option<WatchList> {
+        use rayon::prelude::*;
+        let mut paths: Vec<&PathBuf> = self.paths.iter().collect();
+        paths.sort();
+        paths.dedup();
+        let stats = paths
+            .par_iter()
+            .map(|path| {
+                let stat = StatData::now(path);
+                if let Some(stat) = stat {
+                    // As with stamps, the modification time decides: a
+                    // file written since the collection started may have
+                    // been read before the write.
+                    if stat.mtime.0 >= self.started - RACY_SECONDS {
+                        return None;
+                    }
+                }
+                Some((path.to_str()?.to_string(), stat))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((self.files, stats))
+    }
+}
+
+/// A watch list as stored: the number of test modules, and each path with
+/// its `stat` data.
+type WatchList = (usize, Vec<(String, Option<StatData>)>);
+
+/// The parts of a memo file, as read.
+struct MemoParts {
+    file: std::fs::File,
+    digest: Hash,
+    quick: Hash,
+    watch: Vec<u8>,
+    probes: Vec<u8>,
+    document: u64,
+}
+
+fn memo_parts(path: &Path) -> Option<MemoParts> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).ok()?;
+    let mut header = [0u8; MEMO_HEADER];
+    file.read_exact_at(&mut header, 0).ok()?;
+    let digest = u128::from_le_bytes(header[..16].try_into().ok()?);
+    let quick = u128::from_le_bytes(header[16..32].try_into().ok()?);
+    let watch_len = usize::try_from(u64::from_le_bytes(header[32..40].try_into().ok()?)).ok()?;
+    let probes_len = usize::try_from(u64::from_le_bytes(header[40..48].try_into().ok()?)).ok()?;
+    let size = usize::try_from(file.metadata().ok()?.len()).ok()?;
+    let document = MEMO_HEADER
+        .checked_add(watch_len)?
+        .checked_add(probes_len)?;
+    // A memo without a document is a damaged one.
+    if document >= size {
+        return None;
+    }
+    let mut watch = vec![0u8; watch_len];
+    file.read_exact_at(&mut watch, MEMO_HEADER as u64).ok()?;
+    let mut probes = vec![0u8; probes_len];
+    file.read_exact_at(&mut probes, (MEMO_HEADER + watch_len) as u64)
+        .ok()?;
+    Some(MemoParts {
+        file,
+        digest,
+        quick,
+        watch,
+        probes,
+        document: document as u64,
+    })
+}
+
+impl MemoParts {
+    fn probes_hold(&self) -> bool {
+        use rayon::prelude::*;
+        serde_json::from_slice::<Vec<Probe>>(&self.probes)
+            .is_ok_and(|probes| probes.par_iter().all(Probe::holds))
     }
 
-    /// Stores `rendered` as the memo of `digest`.
-    pub(crate) fn write_memo(&self, digest: Hash, probes: &[Probe], rendered: &[u8]) {
-        let Ok(probes) = serde_json::to_vec(probes) else {
+    /// How many test modules the watch list's collection had, when every
+    /// `stat` on it holds.
+    fn watch_holds(&self) -> Option<usize> {
+        use rayon::prelude::*;
+        let (files, watch) = serde_json::from_slice::<WatchList>(&self.watch).ok()?;
+        (!watch.is_empty()
+            && watch
+                .par_iter()
+                .all(|(path, stat)| StatData::now(Path::new(path)) == *stat))
+        .then_some(files)
+    }
+
+    /// The document, with the file positioned after its first byte.
+    fn document(self) -> Option<crate::model::MemoDocument> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = self.file;
+        file.seek(SeekFrom::Start(self.document)).ok()?;
+        let mut first = [0u8; 1];
+        file.read_exact(&mut first).ok()?;
+        Some(crate::model::MemoDocument {
+            first: first[0],
+            file: Arc::new(file),
+        })
+    }
+}
+
+impl Store {
+    /// The memo's document, when it was stored with `digest` and its
+    /// probes still hold; and whether it has a watch list for `quick` that
+    /// still holds.
+    pub(crate) fn memo(
+        &self,
+        digest: Hash,
+        quick: Hash,
+    ) -> Option<(crate::model::MemoDocument, bool)> {
+        let parts = memo_parts(&self.dir.join(MEMO))?;
+        if parts.digest != digest || !parts.probes_hold() {
+            return None;
+        }
+        let watched = quick != 0 && parts.quick == quick && parts.watch_holds().is_some();
+        Some((parts.document()?, watched))
+    }
+
+    /// The memo's document, when it has a watch list for `quick` and every
+    /// `stat` on it and every probe still hold: nothing the collection
+    /// read has changed.
+    pub(crate) fn quick_memo(&self, quick: Hash) -> Option<(crate::model::MemoDocument, usize)> {
+        let parts = memo_parts(&self.dir.join(MEMO))?;
+        if quick == 0 || parts.quick != quick {
+            return None;
+        }
+        let files = parts.watch_holds()?;
+        if !parts.probes_hold() {
+            return None;
+        }
+        Some((parts.document()?, files))
+    }
+
+    /// Where the recorded expansions are stored (a memo watches it).
+    pub(crate) fn recorded_path(&self) -> PathBuf {
+        self.dir.join(RECORDED)
+    }
+
+    /// Stores `rendered` as the memo of `slot`, with its watch list when
+    /// every path on it is old enough to be trusted.
+    pub(crate) fn write_memo(&self, slot: &crate::model::MemoSlot, rendered: &[u8]) {
+        let Ok(probes) = serde_json::to_vec(&slot.probes) else {
             return;
         };
-        let mut bytes = Vec::with_capacity(24 + probes.len() + rendered.len());
+        self.write_memo_parts(slot.digest, slot.watch.as_ref(), &probes, rendered);
+    }
+
+    fn write_memo_parts(
+        &self,
+        digest: Hash,
+        watch: Option<&Watch>,
+        probes: &[u8],
+        rendered: &[u8],
+    ) {
+        let watched = watch.and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
+        let (quick, watch) = watched.unwrap_or_default();
+        let mut bytes =
+            Vec::with_capacity(MEMO_HEADER + watch.len() + probes.len() + rendered.len());
         bytes.extend_from_slice(&digest.to_le_bytes());
+        bytes.extend_from_slice(&quick.to_le_bytes());
+        bytes.extend_from_slice(&(watch.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&(probes.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&probes);
+        bytes.extend_from_slice(&watch);
+        bytes.extend_from_slice(probes);
         bytes.extend_from_slice(rendered);
         self.write(MEMO, &bytes);
+    }
+
+    /// Writes the memo of `digest` again, its probes and document as they
+    /// are, with `watch` when it can be trusted now (a memo hit found
+    /// without a watch list).
+    pub(crate) fn rewatch_memo(&self, digest: Hash, watch: Option<&Watch>) {
+        use std::os::unix::fs::FileExt;
+        if watch.and_then(Watch::stats).is_none() {
+            return;
+        }
+        let Some(parts) = memo_parts(&self.dir.join(MEMO)) else {
+            return;
+        };
+        let Ok(size) = parts.file.metadata().map(|m| m.len()) else {
+            return;
+        };
+        let Ok(length) = usize::try_from(size - parts.document) else {
+            return;
+        };
+        let mut rendered = vec![0u8; length];
+        if parts.digest == digest
+            && parts
+                .file
+                .read_exact_at(&mut rendered, parts.document)
+                .is_ok()
+        {
+            self.write_memo_parts(digest, watch, &parts.probes, &rendered);
+        }
     }
 }
