@@ -6,6 +6,7 @@ Usage:
   tests/corpus/corpus.py fetch   [--ci] [SUITE...]   download, unpack, make venvs
   tests/corpus/corpus.py collect [--ci] [--proctor BIN] [--json FILE] [--show N] [SUITE...]
   tests/corpus/corpus.py run     [--ci] [--suite NAME]... [--proctor BIN] [--json FILE] [--show N]
+  tests/corpus/corpus.py compare [--show N] PYTEST_DUMP PROCTOR_JSON
 
 The suites and their pinned test dependencies are in `tests/corpus/suites.toml`.
 Everything this script makes lives under `.corpus/` at the repository root
@@ -37,6 +38,11 @@ no tests in pytest; proctor, which reads the skip statically and does not
 import the module, lists each of its tests skipped: they agree when every
 one has the module's reason. The exit status is 0 when every suite agreed,
 1 when something differed.
+
+`compare` compares two such reports made elsewhere (`bench/run/scale.sh`
+does, on its generated suite): bare pytest's `record_outcomes.py` dump
+and `proctor run --json`'s report, test by test as `run` does and by exit
+status; it exits 1 when anything differs.
 """
 
 from __future__ import annotations
@@ -449,6 +455,20 @@ def run_suites(args) -> int:
     return 0 if all(not row["differences"] and not row["problems"] for row in rows) else 1
 
 
+def compare_files(args) -> int:
+    """`compare`: one pytest dump against one proctor report."""
+    reference = json.loads(Path(args.pytest_dump).read_text())
+    ours = json.loads(Path(args.proctor_json).read_text())
+    row = compare_runs(reference, ours)
+    statuses = (reference["exitstatus"], ours["summary"].get("exit_code"))
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(row["pytest_counts"].items()))
+    print(f"pytest {row['tests']:,} tests ({counts}), agree {row['agree']:,}, "
+          f"differ {len(row['differences']):,}; exit pytest {statuses[0]}, proctor {statuses[1]}")
+    for diff in row["differences"][: args.show]:
+        print(f"   {diff['kind']:<7} {diff['nodeid']}: pytest {diff['pytest']}, proctor {diff['proctor']}")
+    return 0 if not row["differences"] and statuses[0] == statuses[1] else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -470,7 +490,13 @@ def main() -> int:
     run_cmd.add_argument("--proctor", help="the proctor binary (default target/release/proctor)")
     run_cmd.add_argument("--json", help="write the per-suite figures and differences here")
     run_cmd.add_argument("--show", type=int, default=10, help="differences to print per suite")
+    compare_cmd = sub.add_parser("compare")
+    compare_cmd.add_argument("--show", type=int, default=10, help="differences to print")
+    compare_cmd.add_argument("pytest_dump", help="record_outcomes.py's file (PROCTOR_DUMP)")
+    compare_cmd.add_argument("proctor_json", help="proctor run --json's report")
     args = parser.parse_args()
+    if args.command == "compare":
+        return compare_files(args)
     if args.command == "list":
         chosen = load_suites([], args.ci or args.run_ci, "run-ci" if args.run_ci else "ci")
         for name, suite in chosen.items():

@@ -383,10 +383,19 @@ fn the_history_names_flaky_and_slow_tests() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "pyproject.toml", "[tool.pytest.ini_options]\nmarkers = ['slow']\n\n[tool.proctor.run]\nslow-threshold = 0.2\n");
+    // The durations pytest reports (which the history records) are set by
+    // the conftest, 1 s for test_sleeps and 0 for the others: a fast test
+    // must be under a tenth of the threshold to be NOT SLOW, which a
+    // loaded machine would miss with measured times.
+    write(
+        root,
+        "conftest.py",
+        "import pytest\n\n@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_makereport(item, call):\n    report = yield\n    report.duration = 1.0 if item.name == 'test_sleeps' and call.when == 'call' else 0.0\n    return report\n",
+    );
     write(
         root,
         "test_history.py",
-        "import pathlib, time\nimport pytest\n\ndef test_sleeps():\n    time.sleep(0.3)\n\n@pytest.mark.slow\ndef test_marked_but_fast():\n    pass\n\ndef test_alternates():\n    flag = pathlib.Path('flag')\n    if flag.exists():\n        flag.unlink()\n    else:\n        flag.write_text('x')\n        assert False, 'every other run'\n",
+        "import pathlib\nimport pytest\n\ndef test_sleeps():\n    pass\n\n@pytest.mark.slow\ndef test_marked_but_fast():\n    pass\n\ndef test_alternates():\n    flag = pathlib.Path('flag')\n    if flag.exists():\n        flag.unlink()\n    else:\n        flag.write_text('x')\n        assert False, 'every other run'\n",
     );
     proctor(root, &[]);
     let second = proctor(root, &[]);

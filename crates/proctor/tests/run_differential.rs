@@ -149,8 +149,9 @@ fn check_selection(dir: &Path, selection: &[&str]) {
     check_with(dir, selection, &Extra::default());
 }
 
-/// The same `-m` / `-k` and the same extras for both.
-fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
+/// The same `-m` / `-k` and the same extras for both: how many tests
+/// were compared.
+fn check_with(dir: &Path, selection: &[&str], extra: &Extra) -> usize {
     let out = tempfile::tempdir().unwrap();
     let (theirs, module_skips, their_status) = pytest_outcomes(dir, out.path(), selection, extra);
     let (ours, reasons, our_status, log) = proctor_outcomes(dir, out.path(), selection, extra);
@@ -180,6 +181,7 @@ fn check_with(dir: &Path, selection: &[&str], extra: &Extra) {
         dir.display(),
         ours.len()
     );
+    ours.len()
 }
 
 /// `proctor run -n 2` against serial bare pytest.
@@ -438,4 +440,77 @@ fn summary_of(output: &str) -> Vec<String> {
 #[test]
 fn demo() {
     check(&repo().join("examples/demo"));
+}
+
+/// A conftest pytest cannot load stops it before any session, with its
+/// own exit status: 4 for one that does not import, 1 for a hook pluggy
+/// rejects (boltons 24.1.0's `pytest_ignore_collect(path, config)` under
+/// pytest 9). proctor exits with the same status, and so records it.
+#[test]
+fn a_conftest_pytest_cannot_load_exits_as_bare_pytest_does() {
+    for (conftest, expected) in [
+        ("import a_module_that_is_not_installed\n", 4),
+        (
+            "def pytest_ignore_collect(path, config):\n    return None\n",
+            1,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        common::write(root, "pytest.ini", "[pytest]\n");
+        common::write(root, "tests/conftest.py", conftest);
+        common::write(root, "tests/test_a.py", "def test_a():\n    pass\n");
+        let bare = Command::new(python())
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .current_dir(root)
+            .env_remove("PYTEST_ADDOPTS")
+            .output()
+            .unwrap();
+        assert_eq!(
+            bare.status.code(),
+            Some(expected),
+            "{}",
+            common::text(&bare)
+        );
+        let report = root.join("report.json");
+        let output = Command::new(env!("CARGO_BIN_EXE_proctor"))
+            .arg("run")
+            .arg("--python")
+            .arg(python())
+            .arg("--json")
+            .arg(&report)
+            .args(["--no-history", "--", "-p", "no:cacheprovider"])
+            .current_dir(root)
+            .env_remove("PYTEST_ADDOPTS")
+            .output()
+            .unwrap();
+        let log = common::text(&output);
+        assert_eq!(output.status.code(), bare.status.code(), "{conftest}{log}");
+        assert!(
+            log.contains("pytest stopped before running any test"),
+            "{log}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(doc["summary"]["exit_code"], expected, "{log}");
+    }
+}
+
+/// The scale benchmark's module (`bench/run/gen_params.py`: parametrized
+/// tests whose values are large and shared, marks with arguments on the
+/// module, the functions and some parameters) at a size a test can run:
+/// every one of its 2,000 tests has bare pytest's outcome, and the exit
+/// status is pytest's. `bench/run/scale.sh` compares every outcome of
+/// the 100,000-test size the same way.
+#[test]
+fn scale_benchmark_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = Command::new("python3")
+        .arg(repo().join("bench/run/gen_params.py"))
+        .arg(dir.path())
+        .args(["--tests", "2000"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "gen_params.py failed");
+    assert_eq!(check_with(dir.path(), &[], &Extra::default()), 2000);
 }

@@ -5,7 +5,8 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use proctor_caps::{detect, DetectOptions, ServiceProbe};
 
@@ -62,11 +63,18 @@ fn no_gpu_without_nvidia_smi() {
     }
 }
 
+/// Requests the servers of one test have read, and the condition their
+/// threads wait on.
+type Arrivals = Arc<(Mutex<usize>, Condvar)>;
+
 /// Answers every connection with `status` until the listener is dropped
-/// with the test process.
-fn http_server(status: &'static str) -> u16 {
+/// with the test process, each only once `arrivals` counts `together`
+/// requests read by all the servers sharing it: probes that ran one
+/// after the other would wait out their timeout instead.
+fn http_server(status: &'static str, arrivals: &Arrivals, together: usize) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    let arrivals = Arc::clone(arrivals);
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -83,6 +91,14 @@ fn http_server(status: &'static str) -> u16 {
                 "{}",
                 String::from_utf8_lossy(&request)
             );
+            let (count, arrived) = &*arrivals;
+            let mut seen = count.lock().unwrap();
+            *seen += 1;
+            arrived.notify_all();
+            while *seen < together {
+                seen = arrived.wait(seen).unwrap();
+            }
+            drop(seen);
             let _ = write!(
                 stream,
                 "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -105,13 +121,17 @@ fn probe(name: &str, port: u16, http_path: Option<&str>) -> ServiceProbe {
 fn loopback_services_are_probed_up_and_down() {
     let plain = TcpListener::bind("127.0.0.1:0").unwrap();
     let plain_port = plain.local_addr().unwrap().port();
-    let ok_port = http_server("200 OK");
-    let failing_port = http_server("500 Internal Server Error");
+    // Neither HTTP server answers before both have a request: the probes
+    // run concurrently, or the first waits out the timeout, which no
+    // probe here reaches otherwise (the closed ports refuse at once).
+    let arrivals = Arrivals::default();
+    let ok_port = http_server("200 OK", &arrivals, 2);
+    let failing_port = http_server("500 Internal Server Error", &arrivals, 2);
     let closed_port = {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let timeout = Duration::from_millis(300);
+    let timeout = Duration::from_mins(1);
     let options = DetectOptions {
         services: vec![
             probe("plain", plain_port, None),
@@ -123,9 +143,7 @@ fn loopback_services_are_probed_up_and_down() {
         tcp_timeout: timeout,
         ..DetectOptions::default()
     };
-    let started = Instant::now();
     let caps = detect(&options);
-    let elapsed = started.elapsed();
     let service = |name: &str| &caps.services[name];
     assert_eq!(
         (service("plain").reachable, service("plain").http),
@@ -153,8 +171,6 @@ fn loopback_services_are_probed_up_and_down() {
         (false, None)
     );
     assert!(caps.service_up("ok") && !caps.service_up("failing") && !caps.service_up("closed"));
-    // Probes run concurrently: five of them cost about one timeout at most.
-    assert!(elapsed < timeout * 3, "detection took {elapsed:?}");
     drop(plain);
 }
 
@@ -250,9 +266,12 @@ fn a_broken_or_hung_interpreter_is_a_warning() {
         ..DetectOptions::default()
     };
     let caps = detect(&options);
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    // A loaded machine may let the timeout pass before the stub wrote its
+    // pid (then it was killed before it could): only a written pid is
+    // looked for.
+    let pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
     assert!(
-        !std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(),
+        pid.trim().is_empty() || !Path::new(&format!("/proc/{}", pid.trim())).exists(),
         "the hung interpreter {} is still there",
         pid.trim()
     );

@@ -188,7 +188,12 @@ impl Runner<'_> {
         let stopped = gathered.stopped.as_ref();
         let code = match gathered.pytest_status {
             Some(status @ (3 | 4)) if !interrupted => status,
-            _ if gathered.failed_to_start.is_some() => 2,
+            // pytest's own status when its process exited with one (a
+            // conftest it could not load), 2 when it died or said success.
+            _ if gathered.failed_to_start.is_some() => match gathered.pytest_status {
+                Some(status) if status != 0 && !interrupted => status,
+                _ => 2,
+            },
             // pytest chose to stop (`pytest.exit(returncode=...)`, `-x`): its
             // status is the run's, as bare pytest's caller sees it.
             _ if !interrupted && stopped.is_some_and(|(_, status)| status.is_some()) => {

@@ -470,6 +470,12 @@ pub fn run_phase(
                 .map(|p| format!("\n{p}"))
                 .unwrap_or_default();
             outcome.failed_to_start = Some(format!("{reason}{}", pytest_tail(&log_path)));
+            // No session said its status: the process's is the one bare
+            // pytest's caller sees (4 for a conftest that does not import,
+            // 1 for a hook pluggy rejects).
+            if outcome.pytest_status.is_none() {
+                outcome.pytest_status = status.and_then(|s| s.code());
+            }
             return Ok(outcome);
         };
         for problem in process.problems {
