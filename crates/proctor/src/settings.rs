@@ -113,7 +113,9 @@ impl EnvSettings {
             pytest_addopts: env.text(PYTEST_ADDOPTS)?.map(str::to_owned),
             plugin_autoload: !env.is_true(PYTEST_DISABLE_PLUGIN_AUTOLOAD),
             cache_trace: env.get(PROCTOR_CACHE_TRACE).is_some(),
-            cache_trace_memo: env.get(PROCTOR_CACHE_TRACE).is_some_and(|value| value == "memo"),
+            cache_trace_memo: env
+                .get(PROCTOR_CACHE_TRACE)
+                .is_some_and(|value| value == "memo"),
             vars: env.vars().clone(),
         })
     }
