@@ -503,7 +503,7 @@ fn read_collect_ignores(
         // need more than `sys` and its own names.
         let names = [("conftest".to_owned(), String::new())];
         let shared = crate::session::build_shared(
-            std::slice::from_ref(file),
+            vec![crate::project::SourceRef::Parsed(file)],
             &names,
             python_version.cloned(),
         );
