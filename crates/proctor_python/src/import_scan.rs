@@ -19,7 +19,11 @@ pub(crate) fn top_level_imports(text: &str, package: &str) -> Option<Vec<String>
     }
     // An encoding declaration on one of the first two lines: the parse
     // decodes as it says.
-    if text.lines().take(2).any(|l| l.trim_start().starts_with('#') && l.contains("coding")) {
+    if text
+        .lines()
+        .take(2)
+        .any(|l| l.trim_start().starts_with('#') && l.contains("coding"))
+    {
         return None;
     }
     let lines = logical_lines(text.as_bytes())?;
@@ -431,7 +435,9 @@ fn import_keyword(rest: &str) -> Option<usize> {
         let at = from + found;
         let before = at.checked_sub(1).map(|p| bytes[p]);
         let after = bytes.get(at + "import".len()).copied();
-        let bounded = |c: Option<u8>| c.is_none_or(|c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80));
+        let bounded = |c: Option<u8>| {
+            c.is_none_or(|c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80))
+        };
         if bounded(before) && bounded(after) {
             return Some(at);
         }
@@ -460,7 +466,8 @@ fn alias_name(part: &str) -> Option<String> {
 fn is_dotted(name: &str) -> bool {
     !name.is_empty()
         && name.split('.').all(|part| {
-            part.chars().next().is_some_and(|c| !c.is_ascii_digit()) && part.chars().all(is_ident_char)
+            part.chars().next().is_some_and(|c| !c.is_ascii_digit())
+                && part.chars().all(is_ident_char)
         })
 }
 
@@ -478,13 +485,19 @@ mod tests {
     #[test]
     fn follows_the_walk_of_the_syntax_tree() {
         same("import os, a.b as c\nfrom .base import (\n    Mixin,  # comment\n    Other,\n)\nfrom .. import sibling\nfrom x \\\n    import y\n", "pkg.sub");
-        same("if X:\n    import a\nelif Y:\n    import b\nelse:\n    import c\nimport d\n", "");
+        same(
+            "if X:\n    import a\nelif Y:\n    import b\nelse:\n    import c\nimport d\n",
+            "",
+        );
         same("try:\n    import a\nexcept ImportError:\n    import b\nelse:\n    import c\nfinally:\n    import e\nimport d\n", "p");
         same("def f():\n    import hidden\n    if x:\n        import hidden2\nclass A(B):\n    import inner\n    def g(self):\n        import no\n", "");
         same("with x:\n    import w\nfor i in y:\n    import f\nelse:\n    import g\nwhile 1:\n    import h\n", "");
         same("s = '''\nimport fake\n'''\nt = f\"{x!r:>{w}} {'a'}\"\nu = rb'\\'import'\nimport real  # import comment\n", "");
         same("@deco(1)\ndef f(): pass\nclass C: pass\nx = 1; import y; from . import (z as q,)\nfrom .  . m import *\n", "a.b.c");
-        same("if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n", "pkg");
+        same(
+            "if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n",
+            "pkg",
+        );
     }
 
     #[test]

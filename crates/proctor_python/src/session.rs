@@ -23,10 +23,10 @@ use crate::cache::store::{
 use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
+use crate::import_scan::top_level_imports;
 use crate::imports::{package_of, scan_imports, Resolver};
 use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot};
 use crate::namespace::{absolute_module, Binding, Namespace};
-use crate::import_scan::top_level_imports;
 use crate::project::{self, Local, Module, Project, Shared, SharedModule, SourceRef};
 use crate::reorder;
 use crate::settings::CollectSettings;
@@ -1071,16 +1071,15 @@ fn shared_slot(
         .ok()
         .and_then(|b| std::str::from_utf8(b).ok())
         .and_then(|text| top_level_imports(text, package));
-    let (file, bytes, imports) = match scanned {
-        Some(imports) => (None, Some(bytes), imports),
-        None => {
-            let file = ParsedFile::parse(path, settings.relative(path), bytes);
-            let imports = file
-                .ast
-                .as_ref()
-                .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
-            (Some(file), None, imports)
-        }
+    let (file, bytes, imports) = if let Some(imports) = scanned {
+        (None, Some(bytes), imports)
+    } else {
+        let file = ParsedFile::parse(path, settings.relative(path), bytes);
+        let imports = file
+            .ast
+            .as_ref()
+            .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
+        (Some(file), None, imports)
     };
     let stamp = store.filter(|_| readable).map(|_| Stamp {
         stat,

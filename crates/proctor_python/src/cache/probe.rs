@@ -131,9 +131,10 @@ fn extensions_of(dir: &Path) -> std::sync::Arc<[String]> {
 }
 
 fn extension_in(dir: &Path, part: &str) -> bool {
-    extensions_of(dir)
-        .iter()
-        .any(|name| name.strip_prefix(part).is_some_and(|rest| rest.starts_with('.')))
+    extensions_of(dir).iter().any(|name| {
+        name.strip_prefix(part)
+            .is_some_and(|rest| rest.starts_with('.'))
+    })
 }
 
 impl Probe {
