@@ -509,7 +509,11 @@ fn read_collect_ignores(
         // its conditions rarely need more than `sys`, its own names and a
         // version flag of the project's.
         let (loaded, names) = conftest_with_imports(file, ast, settings);
-        let shared = crate::session::build_shared(&loaded, &names, settings.python_version.clone());
+        let shared = crate::session::build_shared(
+            loaded.iter().map(crate::project::SourceRef::Parsed).collect(),
+            &names,
+            settings.python_version.clone(),
+        );
         let project = crate::project::Project::new(&shared, None);
         let decide = |test: &Expr| crate::eval::truth(&project.eval(0, test)).ok();
         scan_ignores(&ast.body, dir, false, &decide, &mut out);

@@ -13,6 +13,7 @@ mod fixtures;
 mod fnmatch;
 mod hooks;
 mod ids;
+mod import_scan;
 mod imports;
 mod model;
 mod module_skip;

@@ -70,15 +70,99 @@ pub(crate) struct Param<'a> {
 const MAX_DEPTH: usize = 24;
 
 /// The modules every test module may refer to — conftests, the suite's
-/// helper modules, and test modules that others import — parsed once and
-/// kept for the whole collection.
+/// helper modules, and test modules that others import — kept for the
+/// whole collection. Each is parsed and its names tabled the first time
+/// it is asked for ([`Project::module`]), so a module that nobody asks a
+/// name of costs only the read its import scan needed.
 pub(crate) struct Shared<'a> {
-    pub(crate) modules: Vec<Module<'a>>,
+    pub(crate) modules: Vec<SharedModule<'a>>,
     pub(crate) by_dotted: HashMap<String, usize>,
-    /// Name tables of every class body, keyed by the class node's address.
-    pub(crate) classes: HashMap<usize, Namespace<'a>>,
     /// The target interpreter's version (`sys.version_info`).
     pub(crate) python_version: Option<crate::settings::PythonVersion>,
+}
+
+/// Where a shared module's parsed file comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum SourceRef<'a> {
+    Parsed(&'a ParsedFile),
+    Lazy(&'a crate::source::LazyFile),
+}
+
+impl<'a> SourceRef<'a> {
+    fn get(self) -> &'a ParsedFile {
+        match self {
+            SourceRef::Parsed(file) => file,
+            SourceRef::Lazy(lazy) => lazy.get(),
+        }
+    }
+}
+
+/// A built shared module: the module with its name table, and the name
+/// tables of its class bodies keyed by the class node's address.
+type Built<'a> = (Module<'a>, HashMap<usize, Namespace<'a>>);
+
+/// One shared module, built on first use.
+pub(crate) struct SharedModule<'a> {
+    source: SourceRef<'a>,
+    dotted: String,
+    package: String,
+    /// Stored as `'static` so that `SharedModule` (and [`Shared`]) stay
+    /// covariant in `'a`, as a plain field would be: a collection task
+    /// views the shared modules with the shorter lifetime of its own
+    /// module. See [`SharedModule::get`].
+    built: std::sync::OnceLock<Built<'static>>,
+}
+
+impl<'a> SharedModule<'a> {
+    pub(crate) fn new(source: SourceRef<'a>, dotted: String, package: String) -> Self {
+        SharedModule {
+            source,
+            dotted,
+            package,
+            built: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &Built<'a> {
+        let built = self.built.get_or_init(|| {
+            let file = self.source.get();
+            let body: &'a [ast::Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
+            let module = Module {
+                file,
+                dotted: self.dotted.clone(),
+                package: self.package.clone(),
+                ns: Namespace::build(body, &self.package),
+            };
+            let classes = class_tables(&module);
+            let built: Built<'a> = (module, classes);
+            // SAFETY: the types differ only in lifetime (same layout). The
+            // value borrows nothing but `self.source`'s file, which lives
+            // for the longest `'a` this module is ever viewed with (the
+            // lifetime it was created with: `'a` only shrinks), and it is
+            // handed out only as `Built<'a>` below, never as `'static`.
+            unsafe { std::mem::transmute::<Built<'a>, Built<'static>>(built) }
+        });
+        // SAFETY: see above: the value is valid for every `'a` this module
+        // is viewed with.
+        unsafe { std::mem::transmute::<&Built<'static>, &Built<'a>>(built) }
+    }
+}
+
+/// Name tables of every class body of a module, keyed by the class node's
+/// address.
+pub(crate) fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
+    let mut defs = Vec::new();
+    if let Some(ast) = &module.file.ast {
+        class_defs(&ast.body, &mut defs);
+    }
+    defs.into_iter()
+        .map(|def| {
+            (
+                std::ptr::from_ref(def) as usize,
+                Namespace::build(&def.body, &module.package),
+            )
+        })
+        .collect()
 }
 
 /// A module parsed for one collection task only (a test module nothing
@@ -158,12 +242,19 @@ impl<'p, 'a> Project<'p, 'a> {
         if let Some(ns) = self.local.and_then(|l| l.classes.get(&key)) {
             return ns;
         }
-        self.shared.classes.get(&key).unwrap_or(&EMPTY)
+        // A class node comes from a module built already: only those are
+        // searched.
+        self.shared
+            .modules
+            .iter()
+            .filter(|m| m.built.get().is_some())
+            .find_map(|m| m.get().1.get(&key))
+            .unwrap_or(&EMPTY)
     }
 
     pub(crate) fn module(&self, idx: usize) -> &'p Module<'a> {
         match (self.shared.modules.get(idx), self.local) {
-            (Some(module), _) => module,
+            (Some(module), _) => &module.get().0,
             (None, Some(local)) => local.module,
             // Indices only come from this project; an out-of-range one is a
             // bug, reported rather than a panic on users' input.

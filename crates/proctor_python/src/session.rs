@@ -23,13 +23,14 @@ use crate::cache::store::{
 use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
+use crate::import_scan::top_level_imports;
 use crate::imports::{package_of, scan_imports, Resolver};
 use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot};
 use crate::namespace::{absolute_module, Binding, Namespace};
-use crate::project::{self, Local, Module, Project, Shared};
+use crate::project::{self, Local, Module, Project, Shared, SharedModule, SourceRef};
 use crate::reorder;
 use crate::settings::CollectSettings;
-use crate::source::{read_bytes, ParsedFile};
+use crate::source::{read_bytes, LazyFile, ParsedFile};
 
 /// Runs discovery and collection from `paths`; returns the collection
 /// (errors, warnings and conftest-level dynamic items) and the items in
@@ -58,6 +59,7 @@ pub(crate) fn run(
             return (collection, Vec::new());
         }
     }
+    probe::forget_listings();
     let mut discovery = discover::Walker::new(settings).run(paths);
     // Missing imports are only inferred where no conftest edits `sys.path`
     // (which proctor cannot follow) and the interpreter's path is known.
@@ -139,6 +141,7 @@ pub(crate) fn run(
                 hash: if cached { conftest_hash(&file) } else { 0 },
                 imports,
                 file: Some(file),
+                bytes: None,
             });
             names.push((dotted, package));
         }
@@ -310,17 +313,15 @@ pub(crate) fn run(
         // Something must be collected: the shared modules are parsed (those
         // the cache let alone are read now) and the misses collected.
         let slot_hashes: Vec<Hash> = slots.iter().map(|s| s.hash).collect();
-        let loaded: Vec<ParsedFile> = slots
-            .into_par_iter()
-            .map(|slot| slot.load(settings, cached))
-            .collect::<Vec<_>>()
+        let loaded: Vec<LazyFile> = slots
             .into_iter()
-            .map(|(file, same)| {
-                tainted |= !same;
-                file
-            })
+            .map(|slot| slot.load(settings, cached))
             .collect();
-        let shared = build_shared(&loaded, &names, settings.python_version.clone());
+        let shared = build_shared(
+            loaded.iter().map(SourceRef::Lazy).collect(),
+            &names,
+            settings.python_version.clone(),
+        );
         let project = Project::new(&shared, None);
         let by_path: ByPath<'_> = loaded
             .iter()
@@ -370,6 +371,9 @@ pub(crate) fn run(
                 (i, output, entry)
             })
             .collect();
+        // A shared module parsed late whose bytes changed since they were
+        // hashed: the results are not stored.
+        tainted |= loaded.iter().any(LazyFile::changed);
         for (i, output, entry) in collected {
             outputs[i] = Some(output);
             if digest.is_some() {
@@ -601,49 +605,25 @@ fn import_mismatch(
     }
 }
 
-/// Name tables of every class body of a module.
-fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<'a>> {
-    let mut defs = Vec::new();
-    if let Some(ast) = &module.file.ast {
-        project::class_defs(&ast.body, &mut defs);
-    }
-    defs.into_iter()
-        .map(|def| {
-            (
-                std::ptr::from_ref(def) as usize,
-                Namespace::build(&def.body, &module.package),
-            )
-        })
-        .collect()
-}
-
 pub(crate) fn build_shared<'a>(
-    loaded: &'a [ParsedFile],
+    sources: Vec<SourceRef<'a>>,
     names: &[(String, String)],
     python_version: Option<crate::settings::PythonVersion>,
 ) -> Shared<'a> {
-    let modules: Vec<Module<'a>> = loaded
-        .par_iter()
-        .zip(names.par_iter())
-        .map(|(file, (dotted, package))| {
-            let body: &[Stmt] = file.ast.as_ref().map_or(&[], |a| a.body.as_slice());
-            Module {
-                file,
-                dotted: dotted.clone(),
-                package: package.clone(),
-                ns: Namespace::build(body, package),
-            }
+    let modules: Vec<SharedModule<'a>> = sources
+        .into_iter()
+        .zip(names)
+        .map(|(source, (dotted, package))| {
+            SharedModule::new(source, dotted.clone(), package.clone())
         })
         .collect();
     let mut by_dotted = HashMap::default();
     for (idx, (dotted, _)) in names.iter().enumerate() {
         by_dotted.entry(dotted.clone()).or_insert(idx);
     }
-    let classes = modules.par_iter().flat_map_iter(class_tables).collect();
     Shared {
         modules,
         by_dotted,
-        classes,
         python_version,
     }
 }
@@ -1120,21 +1100,23 @@ fn test_facts(
 struct Slot {
     path: PathBuf,
     file: Option<ParsedFile>,
+    /// The bytes read for the import scan, when it was enough.
+    bytes: Option<FileBytes>,
     hash: Hash,
     imports: Vec<String>,
 }
 
 impl Slot {
-    /// The parsed module, and whether its bytes still have the hash the
-    /// context was computed with.
-    fn load(self, settings: &CollectSettings, cached: bool) -> (ParsedFile, bool) {
+    /// The module's file, parsed on first use; read then, when it was not
+    /// read yet (checked then against the hash the context was computed
+    /// with).
+    fn load(self, settings: &CollectSettings, cached: bool) -> LazyFile {
         if let Some(file) = self.file {
-            return (file, true);
+            return LazyFile::parsed(file);
         }
-        let bytes = read_bytes(&self.path, settings.max_file_size);
-        let same = !cached || key::content(&bytes) == self.hash;
         let rel = settings.relative(&self.path);
-        (ParsedFile::parse(&self.path, rel, bytes), same)
+        let expect = (cached && self.bytes.is_none()).then_some(self.hash);
+        LazyFile::new(self.path, rel, settings.max_file_size, self.bytes, expect)
     }
 }
 
@@ -1151,6 +1133,7 @@ fn shared_slot(
                 let slot = Slot {
                     path: path.to_path_buf(),
                     file: None,
+                    bytes: None,
                     hash: stamp.hash,
                     imports: imports.clone(),
                 };
@@ -1166,11 +1149,23 @@ fn shared_slot(
         0
     };
     let readable = bytes.is_ok();
-    let file = ParsedFile::parse(path, settings.relative(path), bytes);
-    let imports = file
-        .ast
+    // The import scan reads what the walk of the syntax tree would find,
+    // without parsing; where it cannot tell, the module is parsed now.
+    let scanned = bytes
         .as_ref()
-        .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
+        .ok()
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .and_then(|text| top_level_imports(text, package));
+    let (file, bytes, imports) = if let Some(imports) = scanned {
+        (None, Some(bytes), imports)
+    } else {
+        let file = ParsedFile::parse(path, settings.relative(path), bytes);
+        let imports = file
+            .ast
+            .as_ref()
+            .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
+        (Some(file), None, imports)
+    };
     let stamp = store.filter(|_| readable).map(|_| Stamp {
         stat,
         hash,
@@ -1179,7 +1174,8 @@ fn shared_slot(
     });
     let slot = Slot {
         path: path.to_path_buf(),
-        file: Some(file),
+        file,
+        bytes,
         hash,
         imports,
     };
@@ -1343,7 +1339,7 @@ fn collect_local(
         package: package.to_string(),
         ns: Namespace::build(body, package),
     };
-    let classes = class_tables(&module);
+    let classes = project::class_tables(&module);
     let local = Project::new(
         shared,
         Some(Local {

@@ -102,6 +102,77 @@ impl ParsedFile {
     }
 }
 
+/// A shared module's file, parsed the first time something asks for it:
+/// a module the suite imports but nobody asks a name of is never parsed.
+#[derive(Debug)]
+pub(crate) struct LazyFile {
+    pub(crate) path: PathBuf,
+    rel: String,
+    max_size: u64,
+    /// The bytes read ahead (for the hash or the import scan), taken by the
+    /// parse; `None`: read them when parsing.
+    pending: std::sync::Mutex<Option<Result<Vec<u8>, String>>>,
+    /// The content hash the bytes read when parsing must have.
+    expect: Option<u128>,
+    /// The bytes read when parsing did not have `expect`.
+    changed: std::sync::atomic::AtomicBool,
+    parsed: std::sync::OnceLock<ParsedFile>,
+}
+
+impl LazyFile {
+    /// A file parsed already.
+    pub(crate) fn parsed(file: ParsedFile) -> LazyFile {
+        let lazy = LazyFile::new(file.path.clone(), file.rel.clone(), 0, None, None);
+        let _ = lazy.parsed.set(file);
+        lazy
+    }
+
+    /// A file to parse on first use, from `bytes` when given, else read
+    /// then (and checked against the content hash `expect` when given).
+    pub(crate) fn new(
+        path: PathBuf,
+        rel: String,
+        max_size: u64,
+        bytes: Option<Result<Vec<u8>, String>>,
+        expect: Option<u128>,
+    ) -> LazyFile {
+        LazyFile {
+            path,
+            rel,
+            max_size,
+            pending: std::sync::Mutex::new(bytes),
+            expect,
+            changed: std::sync::atomic::AtomicBool::new(false),
+            parsed: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The parsed file (parsed now if it was not yet).
+    pub(crate) fn get(&self) -> &ParsedFile {
+        self.parsed.get_or_init(|| {
+            let pending = self.pending.lock().ok().and_then(|mut p| p.take());
+            let bytes = pending.unwrap_or_else(|| {
+                let bytes = read_bytes(&self.path, self.max_size);
+                if self
+                    .expect
+                    .is_some_and(|hash| crate::cache::key::content(&bytes) != hash)
+                {
+                    self.changed
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                bytes
+            });
+            ParsedFile::parse(&self.path, self.rel.clone(), bytes)
+        })
+    }
+
+    /// Whether the bytes parsed differ from the hash the session keyed its
+    /// results with (the file changed while collecting).
+    pub(crate) fn changed(&self) -> bool {
+        self.changed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// The bytes of `path`, or why they cannot be read: files over `max_size`
 /// bytes are not read.
 pub(crate) fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {

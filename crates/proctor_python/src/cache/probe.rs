@@ -86,19 +86,54 @@ pub(crate) fn has_extension(dir: &Path, name: &str) -> bool {
     )
 }
 
-fn extension_in(dir: &Path, part: &str) -> bool {
-    std::fs::read_dir(dir).ok().is_some_and(|entries| {
-        entries.filter_map(Result::ok).any(|entry| {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            #[expect(
-                clippy::case_sensitive_file_extension_comparisons,
-                reason = "as CPython's importer does"
-            )]
-            name.strip_prefix(part).is_some_and(|rest| {
-                rest.starts_with('.') && (rest.ends_with(".so") || rest.ends_with(".pyd"))
-            })
+/// The names of the extension modules (`NAME.*.so`, `NAME.*.pyd`) in
+/// each directory listed so far in this session, so that a directory
+/// every test module asks about (`site-packages`) is listed once.
+static LISTINGS: std::sync::LazyLock<
+    std::sync::Mutex<rustc_hash::FxHashMap<PathBuf, std::sync::Arc<[String]>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// Forgets the listings [`extension_in`] keeps: called when a session
+/// starts, so a long-lived process sees the directories as they are now.
+pub(crate) fn forget_listings() {
+    if let Ok(mut listings) = LISTINGS.lock() {
+        listings.clear();
+    }
+}
+
+/// The file names in `dir` that may be extension modules, listed once per
+/// session.
+fn extensions_of(dir: &Path) -> std::sync::Arc<[String]> {
+    if let Some(names) = LISTINGS.lock().ok().and_then(|l| l.get(dir).cloned()) {
+        return names;
+    }
+    let names: std::sync::Arc<[String]> = std::fs::read_dir(dir)
+        .ok()
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| {
+                    #[expect(
+                        clippy::case_sensitive_file_extension_comparisons,
+                        reason = "as CPython's importer does"
+                    )]
+                    let extension = name.ends_with(".so") || name.ends_with(".pyd");
+                    extension
+                })
+                .collect()
         })
+        .unwrap_or_default();
+    if let Ok(mut listings) = LISTINGS.lock() {
+        listings.insert(dir.to_path_buf(), names.clone());
+    }
+    names
+}
+
+fn extension_in(dir: &Path, part: &str) -> bool {
+    extensions_of(dir).iter().any(|name| {
+        name.strip_prefix(part)
+            .is_some_and(|rest| rest.starts_with('.'))
     })
 }
 

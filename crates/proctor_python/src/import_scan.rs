@@ -1,0 +1,509 @@
+//! The modules a source module imports, read from its text without
+//! parsing it: the statements the import closure follows (module level,
+//! `if`/`try` branches and class bodies, not function bodies), in the order
+//! the syntax tree gives them. A shared module is then parsed only when the
+//! evaluator first asks it for a name.
+//!
+//! The scan answers only where it is sure: an f-string it cannot follow, an
+//! `import` it does not recognise, a `pytest_plugins` value, an encoding
+//! other than plain UTF-8 all give `None`, and the caller parses the module
+//! instead.
+
+use crate::namespace::absolute_module;
+
+/// Absolute names of the modules `text` imports, as the syntax tree's
+/// module-level walk finds them; `None` where only a parse can tell.
+pub(crate) fn top_level_imports(text: &str, package: &str) -> Option<Vec<String>> {
+    if text.starts_with('\u{feff}') || text.contains("pytest_plugins") {
+        return None;
+    }
+    // An encoding declaration on one of the first two lines: the parse
+    // decodes as it says.
+    if text
+        .lines()
+        .take(2)
+        .any(|l| l.trim_start().starts_with('#') && l.contains("coding"))
+    {
+        return None;
+    }
+    let lines = logical_lines(text.as_bytes())?;
+    let mut pos = 0;
+    let mut out = Vec::new();
+    block(&lines, &mut pos, None, package, &mut out)?;
+    if pos != lines.len() {
+        return None;
+    }
+    out.retain(|m| !m.is_empty());
+    Some(out)
+}
+
+/// One logical line: its indentation column and its code with comments
+/// dropped, strings replaced by `S` and continuation lines joined.
+struct Line {
+    indent: usize,
+    code: String,
+}
+
+impl Line {
+    fn first_word(&self) -> &str {
+        let end = self
+            .code
+            .find(|c: char| !is_ident_char(c))
+            .unwrap_or(self.code.len());
+        &self.code[..end]
+    }
+
+    fn is_header(&self) -> bool {
+        self.code.trim_end().ends_with(':')
+    }
+}
+
+fn is_ident_char(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+/// Whether `code` holds the keyword `word` as a token of its own.
+fn has_word(code: &str, word: &str) -> bool {
+    code.split(|c: char| !is_ident_char(c)).any(|w| w == word)
+}
+
+/// The text's logical lines; `None` on anything the scan does not follow.
+fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
+    let mut lines = Vec::new();
+    let mut code: Vec<u8> = Vec::new();
+    let mut depth = 0usize;
+    let mut indent: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if indent.is_none() {
+            // The start of a logical line: its indentation, or a blank or
+            // comment line.
+            let mut col = 0;
+            while i < b.len() {
+                match b[i] {
+                    b' ' => col += 1,
+                    b'\t' => col = (col / 8 + 1) * 8,
+                    b'\x0c' => col = 0,
+                    _ => break,
+                }
+                i += 1;
+            }
+            match b.get(i) {
+                None => break,
+                Some(b'\n') => {
+                    i += 1;
+                    continue;
+                }
+                Some(b'\r') if b.get(i + 1) == Some(&b'\n') => {
+                    i += 2;
+                    continue;
+                }
+                Some(b'#') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                Some(b'\\') => return None,
+                Some(_) => indent = Some(col),
+            }
+        }
+        let c = b[i];
+        match c {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\\' => {
+                match (b.get(i + 1), b.get(i + 2)) {
+                    (Some(b'\n'), _) => i += 2,
+                    (Some(b'\r'), Some(b'\n')) => i += 3,
+                    _ => return None,
+                }
+                code.push(b' ');
+                continue;
+            }
+            b'\r' => {
+                if b.get(i + 1) != Some(&b'\n') {
+                    return None;
+                }
+                i += 1;
+                continue;
+            }
+            b'\n' => {
+                i += 1;
+                if depth > 0 {
+                    code.push(b' ');
+                } else {
+                    let text = String::from_utf8(std::mem::take(&mut code)).ok()?;
+                    lines.push(Line {
+                        indent: indent.take()?,
+                        code: text,
+                    });
+                }
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.checked_sub(1)?,
+            b'\'' | b'"' => {
+                let interpolated = string_prefix(&code)?;
+                i = skip_string(b, i, interpolated)?;
+                code.push(b'S');
+                continue;
+            }
+            _ => {}
+        }
+        code.push(c);
+        i += 1;
+    }
+    if depth > 0 {
+        return None;
+    }
+    if let Some(indent) = indent {
+        let text = String::from_utf8(code).ok()?;
+        if !text.trim().is_empty() {
+            lines.push(Line { indent, code: text });
+        }
+    }
+    Some(lines)
+}
+
+/// Whether the string starting after `code` is an f- or t-string; `None`
+/// for a prefix that is not a string prefix.
+fn string_prefix(code: &[u8]) -> Option<bool> {
+    let start = code
+        .iter()
+        .rposition(|&c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80))
+        .map_or(0, |p| p + 1);
+    let prefix = code[start..].to_ascii_lowercase();
+    match prefix.as_slice() {
+        b"" | b"r" | b"u" | b"b" | b"br" | b"rb" => Some(false),
+        b"f" | b"t" | b"fr" | b"rf" | b"tr" | b"rt" => Some(true),
+        _ => None,
+    }
+}
+
+/// The index just past the string literal opening at `i`.
+fn skip_string(b: &[u8], mut i: usize, interpolated: bool) -> Option<usize> {
+    let quote = b[i];
+    let triple = b.get(i + 1) == Some(&quote) && b.get(i + 2) == Some(&quote);
+    i += if triple { 3 } else { 1 };
+    loop {
+        let c = *b.get(i)?;
+        if c == b'\\' {
+            i += 2;
+            continue;
+        }
+        if c == quote && (!triple || (b.get(i + 1) == Some(&quote) && b.get(i + 2) == Some(&quote)))
+        {
+            return Some(i + if triple { 3 } else { 1 });
+        }
+        if c == b'\n' && !triple {
+            return None;
+        }
+        if interpolated && c == b'{' {
+            if b.get(i + 1) == Some(&b'{') {
+                i += 2;
+                continue;
+            }
+            i = skip_field(b, i + 1)?;
+            continue;
+        }
+        i += 1;
+    }
+}
+
+/// The index just past the `}` closing the replacement field whose
+/// expression starts at `i`.
+fn skip_field(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        let c = *b.get(i)?;
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b'}' if depth == 0 => return Some(i + 1),
+            b'}' => depth -= 1,
+            b'\'' | b'"' => {
+                let start = b[..i]
+                    .iter()
+                    .rposition(|&c| !(c == b'_' || c.is_ascii_alphanumeric()))
+                    .map_or(0, |p| p + 1);
+                let interpolated = string_prefix(&b[start..i])?;
+                i = skip_string(b, i, interpolated)?;
+                continue;
+            }
+            // The format spec: literal text with nested fields.
+            b':' if depth == 0 => {
+                i += 1;
+                loop {
+                    match *b.get(i)? {
+                        b'}' => return Some(i + 1),
+                        b'{' => i = skip_field(b, i + 1)?,
+                        b'\n' | b'\\' => return None,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'#' | b'\\' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Which bodies the import walk enters.
+#[derive(Clone, Copy, PartialEq)]
+enum Body {
+    Scanned,
+    Skipped,
+}
+
+/// Walks the statements at one indentation (deeper than `parent`) from
+/// `pos`, appending imports in syntax-tree order.
+fn block(
+    lines: &[Line],
+    pos: &mut usize,
+    parent: Option<usize>,
+    package: &str,
+    out: &mut Vec<String>,
+) -> Option<()> {
+    let inside = |line: &Line| parent.is_none_or(|p| line.indent > p);
+    // Every statement of a block has the block's indentation (module level:
+    // none); anything else is an indentation error, for the parse to report.
+    let mut level = parent.is_none().then_some(0);
+    while let Some(line) = lines.get(*pos).filter(|l| inside(l)) {
+        if *level.get_or_insert(line.indent) != line.indent {
+            return None;
+        }
+        let word = line.first_word();
+        let compound = matches!(
+            word,
+            "if" | "elif"
+                | "else"
+                | "try"
+                | "except"
+                | "finally"
+                | "class"
+                | "def"
+                | "async"
+                | "with"
+                | "for"
+                | "while"
+        ) || (matches!(word, "match" | "case") && line.is_header());
+        if line.code.starts_with('@') {
+            if has_word(&line.code, "import") {
+                return None;
+            }
+            *pos += 1;
+            continue;
+        }
+        if !compound {
+            if line.is_header() {
+                return None;
+            }
+            simple(&line.code, package, out)?;
+            *pos += 1;
+            continue;
+        }
+        if !line.is_header() && has_word(&line.code, "import") {
+            // A body on the header's line.
+            return None;
+        }
+        let indent = line.indent;
+        match word {
+            "if" => {
+                body(lines, pos, Body::Scanned, package, out)?;
+                while let Some(next) = lines.get(*pos).filter(|l| l.indent == indent) {
+                    if !matches!(next.first_word(), "elif" | "else") {
+                        break;
+                    }
+                    body(lines, pos, Body::Scanned, package, out)?;
+                }
+            }
+            "try" => {
+                body(lines, pos, Body::Scanned, package, out)?;
+                let mut handlers = Vec::new();
+                let mut orelse = Vec::new();
+                while let Some(next) = lines.get(*pos).filter(|l| l.indent == indent) {
+                    match next.first_word() {
+                        "except" => body(lines, pos, Body::Scanned, package, &mut handlers)?,
+                        "else" => body(lines, pos, Body::Scanned, package, &mut orelse)?,
+                        "finally" => body(lines, pos, Body::Skipped, package, out)?,
+                        _ => break,
+                    }
+                }
+                out.extend(orelse);
+                out.extend(handlers);
+            }
+            "class" => body(lines, pos, Body::Scanned, package, out)?,
+            // `def`, `with`, `for`, `while`, `match` and the `else` of a
+            // loop: bodies the walk does not enter.
+            _ => body(lines, pos, Body::Skipped, package, out)?,
+        }
+    }
+    Some(())
+}
+
+/// The header at `pos` and its body.
+fn body(
+    lines: &[Line],
+    pos: &mut usize,
+    kind: Body,
+    package: &str,
+    out: &mut Vec<String>,
+) -> Option<()> {
+    let indent = lines[*pos].indent;
+    *pos += 1;
+    if kind == Body::Scanned {
+        block(lines, pos, Some(indent), package, out)
+    } else {
+        while lines.get(*pos).is_some_and(|l| l.indent > indent) {
+            *pos += 1;
+        }
+        Some(())
+    }
+}
+
+/// The imports of one logical line of simple statements.
+fn simple(code: &str, package: &str, out: &mut Vec<String>) -> Option<()> {
+    for stmt in code.split(';') {
+        let stmt = stmt.trim();
+        let word = stmt
+            .find(|c: char| !is_ident_char(c))
+            .map_or(stmt, |end| &stmt[..end]);
+        match word {
+            "import" => {
+                for part in stmt[6..].split(',') {
+                    let name = alias_name(part)?;
+                    out.push(name);
+                }
+            }
+            "from" => {
+                let rest = &stmt[4..];
+                let at = import_keyword(rest)?;
+                let module: String = rest[..at].chars().filter(|c| !c.is_whitespace()).collect();
+                let level = module.chars().take_while(|&c| c == '.').count();
+                let name = &module[level..];
+                if !name.is_empty() && !is_dotted(name) {
+                    return None;
+                }
+                let level = u32::try_from(level).ok()?;
+                let base = absolute_module(package, level, (!name.is_empty()).then_some(name));
+                let mut names = rest[at + "import".len()..].trim();
+                if let Some(inner) = names.strip_prefix('(') {
+                    names = inner.strip_suffix(')')?;
+                }
+                let mut any = false;
+                for part in names.split(',') {
+                    if part.trim().is_empty() {
+                        continue;
+                    }
+                    any = true;
+                    if part.trim() == "*" {
+                        continue;
+                    }
+                    let imported = alias_name(part)?;
+                    if imported.contains('.') {
+                        return None;
+                    }
+                    out.push(if base.is_empty() {
+                        imported
+                    } else {
+                        format!("{base}.{imported}")
+                    });
+                }
+                if !any {
+                    return None;
+                }
+                out.push(base);
+            }
+            _ if has_word(stmt, "import") => return None,
+            _ => {}
+        }
+    }
+    Some(())
+}
+
+/// Where the `import` keyword of a `from` statement's remainder starts.
+fn import_keyword(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let mut from = 0;
+    while let Some(found) = rest[from..].find("import") {
+        let at = from + found;
+        let before = at.checked_sub(1).map(|p| bytes[p]);
+        let after = bytes.get(at + "import".len()).copied();
+        let bounded = |c: Option<u8>| {
+            c.is_none_or(|c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80))
+        };
+        if bounded(before) && bounded(after) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The dotted name of `a.b as c` (whitespace around dots allowed).
+fn alias_name(part: &str) -> Option<String> {
+    let mut words = part.split_whitespace().peekable();
+    let mut name = String::new();
+    while let Some(word) = words.next() {
+        if word == "as" {
+            words.next()?;
+            if words.next().is_some() {
+                return None;
+            }
+            break;
+        }
+        name.push_str(word);
+    }
+    is_dotted(&name).then_some(name)
+}
+
+fn is_dotted(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            part.chars().next().is_some_and(|c| !c.is_ascii_digit())
+                && part.chars().all(is_ident_char)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_imports;
+
+    /// The scan agrees with the syntax tree's walk.
+    fn same(text: &str, package: &str) {
+        let parsed = ruff_python_parser::parse_module(text).expect("valid");
+        let expected = crate::session::imported_modules(&parsed.syntax().body, package);
+        assert_eq!(top_level_imports(text, package), Some(expected), "{text}");
+    }
+
+    #[test]
+    fn follows_the_walk_of_the_syntax_tree() {
+        same("import os, a.b as c\nfrom .base import (\n    Mixin,  # comment\n    Other,\n)\nfrom .. import sibling\nfrom x \\\n    import y\n", "pkg.sub");
+        same(
+            "if X:\n    import a\nelif Y:\n    import b\nelse:\n    import c\nimport d\n",
+            "",
+        );
+        same("try:\n    import a\nexcept ImportError:\n    import b\nelse:\n    import c\nfinally:\n    import e\nimport d\n", "p");
+        same("def f():\n    import hidden\n    if x:\n        import hidden2\nclass A(B):\n    import inner\n    def g(self):\n        import no\n", "");
+        same("with x:\n    import w\nfor i in y:\n    import f\nelse:\n    import g\nwhile 1:\n    import h\n", "");
+        same("s = '''\nimport fake\n'''\nt = f\"{x!r:>{w}} {'a'}\"\nu = rb'\\'import'\nimport real  # import comment\n", "");
+        same("@deco(1)\ndef f(): pass\nclass C: pass\nx = 1; import y; from . import (z as q,)\nfrom .  . m import *\n", "a.b.c");
+        same(
+            "if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n",
+            "pkg",
+        );
+    }
+
+    #[test]
+    fn declines_what_it_cannot_follow() {
+        assert_eq!(top_level_imports("if x: import y\n", ""), None);
+        assert_eq!(top_level_imports("pytest_plugins = ['a']\n", ""), None);
+        assert_eq!(top_level_imports("x = __import__('y'); import\n", ""), None);
+    }
+}
