@@ -510,7 +510,10 @@ fn read_collect_ignores(
         // version flag of the project's.
         let (loaded, names) = conftest_with_imports(file, ast, settings);
         let shared = crate::session::build_shared(
-            loaded.iter().map(crate::project::SourceRef::Parsed).collect(),
+            loaded
+                .iter()
+                .map(crate::project::SourceRef::Parsed)
+                .collect(),
             &names,
             settings.python_version.clone(),
         );
