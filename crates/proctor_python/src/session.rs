@@ -936,6 +936,7 @@ fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
                 if is_plugins {
                     out.extend(plugin_names(&assign.value));
                 }
+                crate::eval::named_submodules(&assign.value, package, &mut out);
             }
             _ => {}
         }

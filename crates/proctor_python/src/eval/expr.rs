@@ -483,6 +483,12 @@ impl<'a> Evaluator<'_, 'a> {
                 }
             }
             PyValue::Path(path) => super::paths::attribute(path, name),
+            PyValue::Function { .. } => match self.callable(&base) {
+                Some(callable) => self
+                    .object_attribute(&callable, name)
+                    .unwrap_or_else(|| PyValue::Unknown(format!("attribute `{name}` of a value"))),
+                None => PyValue::Unknown(format!("attribute `{name}` of a value")),
+            },
             PyValue::Param(param) => match name {
                 "values" => PyValue::Container {
                     kind: ContainerKind::Tuple,
@@ -549,7 +555,7 @@ impl<'a> Evaluator<'_, 'a> {
         self.entity_value(entity)
     }
 
-    fn entity_value(&self, entity: Entity<'a>) -> PyValue {
+    pub(super) fn entity_value(&self, entity: Entity<'a>) -> PyValue {
         match entity {
             Entity::Func { module: fm, def } => self.register(
                 Callable::Function {
@@ -565,14 +571,22 @@ impl<'a> Evaluator<'_, 'a> {
                 expr: value,
             } => {
                 let key = std::ptr::from_ref(value) as usize;
-                match self.project.module(vm).ns.mutated_by_expr.get(&key) {
+                if let Some(known) = self.globals.borrow().get(&key) {
+                    return known.clone();
+                }
+                let computed = match self.project.module(vm).ns.mutated_by_expr.get(&key) {
                     Some(_) if self.literal_only => {
                         PyValue::Unknown("a value built by module code".to_owned())
                     }
                     // A name built by module code (`CASES.append(...)`).
                     Some(name) => self.module_value(vm, name),
                     None => self.expr(vm, None, value),
+                };
+                // Unknown values may depend on the budget or depth left.
+                if !matches!(computed, PyValue::Unknown(_)) {
+                    self.globals.borrow_mut().insert(key, computed.clone());
                 }
+                computed
             }
             Entity::Builtin(name) => PyValue::Named(name),
             Entity::External(path) => match crate::project::mark_name(&path) {
@@ -683,6 +697,9 @@ impl<'a> Evaluator<'_, 'a> {
             Err(reason) => return PyValue::Unknown(reason),
         };
         match entity {
+            Entity::External(path) if path == "importlib.import_module" => {
+                self.import_module(&args)
+            }
             Entity::External(path) => match self.target_call(&path, &args) {
                 Some(value) => value,
                 None => Self::call_external(&path, args),
@@ -760,6 +777,14 @@ impl<'a> Evaluator<'_, 'a> {
             }
             Callable::Method { receiver, name } => {
                 super::builtins::call_method(&receiver, &name, &args)
+            }
+            Callable::Module(_) => PyValue::Unknown("a call of a module".to_owned()),
+            Callable::Class { module, def } => {
+                if self.project.class_is_plain(module, def, 0) {
+                    PyValue::Object
+                } else {
+                    PyValue::Unknown(format!("instance of `{}`", def.name.id.as_str()))
+                }
             }
             Callable::Named(name) => {
                 if crate::namespace::BUILTIN_CALLABLES.contains(&name.as_str()) {

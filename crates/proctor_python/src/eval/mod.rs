@@ -16,6 +16,7 @@ mod class_scope;
 mod collect_file;
 mod expr;
 mod module_code;
+mod objects;
 mod ops;
 mod paths;
 mod scope;
@@ -34,6 +35,7 @@ use crate::project::Project;
 use crate::value::PyValue;
 
 pub(crate) use collect_file::{collect_files, HookFile};
+pub(crate) use objects::named_submodules;
 pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
 
@@ -81,6 +83,14 @@ enum Callable<'a> {
     /// A builtin or standard-library function known by name (`str`,
     /// `operator.eq`).
     Named(String),
+    /// A module of the suite or the project's source, as a value.
+    Module(usize),
+    /// A class of the suite or the project's source whose attributes can
+    /// be read.
+    Class {
+        module: usize,
+        def: &'a ast::StmtClassDef,
+    },
 }
 
 /// One evaluation context: the project's names, the callables made so far,
@@ -99,6 +109,10 @@ pub(crate) struct Evaluator<'p, 'a> {
     in_progress: RefCell<Vec<(usize, String)>>,
     /// Literals only: no calls, comprehensions or module code.
     literal_only: bool,
+    /// Module-level values computed once (as importing computes them) or
+    /// changed in place by a function (`_cache[k] = v`), keyed by the
+    /// address of the bound expression.
+    globals: RefCell<HashMap<usize, PyValue>>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -113,6 +127,7 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             module_values: RefCell::new(HashMap::default()),
             in_progress: RefCell::new(Vec::new()),
             literal_only: false,
+            globals: RefCell::new(HashMap::default()),
         }
     }
 

@@ -291,7 +291,9 @@ impl<'a> Evaluator<'_, 'a> {
                                         failure = Some(reason);
                                     }
                                 };
-                                if !scope.update(name, &mut change) {
+                                if !scope.update(name, &mut change)
+                                    && !self.update_global(module, name, &mut change)
+                                {
                                     return Err(format!(
                                         "`{name}.{method}(...)` on a name that is not local"
                                     ));
@@ -483,7 +485,9 @@ impl<'a> Evaluator<'_, 'a> {
                     }
                     _ => failure = Some("an item assignment proctor does not follow".to_owned()),
                 };
-                if !scope.update(name.id.as_str(), &mut change) {
+                if !scope.update(name.id.as_str(), &mut change)
+                    && !self.update_global(module, name.id.as_str(), &mut change)
+                {
                     return Err("an item assignment to a name that is not local".to_owned());
                 }
                 failure.map_or(Ok(()), Err)
