@@ -85,6 +85,7 @@ suites!(
     fixture_markers,
     class_flags,
     subtests,
+    registry,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

@@ -512,9 +512,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }));
         }
         let owner = owner_namespace(self.project, def, chain);
-        let own = self
+        let mut own = self
             .project
             .decorator_marks_in(fmodule, &def.decorator_list, owner);
+        self.add_factory_marks(fmodule, def, &mut own);
         let base_id = format!("{prefix}::{name}");
         let line = self
             .project
@@ -873,6 +874,26 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         out
     }
 
+    /// Adds to `own` (bottom decorator first) the marks that decorator
+    /// factories of the suite apply (see [`crate::decorator_factory`]).
+    fn add_factory_marks(
+        &self,
+        module: usize,
+        def: &'a ast::StmtFunctionDef,
+        own: &mut Vec<RawMark<'a>>,
+    ) {
+        let before = own.len();
+        own.extend(
+            def.decorator_list
+                .iter()
+                .filter_map(|d| crate::decorator_factory::factory_mark(self.project, module, d)),
+        );
+        if own.len() > before {
+            // Decorators apply bottom first: later in the source, earlier here.
+            own.sort_by_key(|m| std::cmp::Reverse(m.at.map(|(_, range)| range.start())));
+        }
+    }
+
     /// Why a test's items are only known at import: it is decorated by a
     /// function of the suite that parametrizes it (a decorator factory
     /// returning `pytest.mark.parametrize(...)(f)`). Helpers that return
@@ -880,6 +901,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// they are and are recorded as decorators.
     fn marking_decorator(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<String> {
         def.decorator_list.iter().find_map(|decorator| {
+            if crate::decorator_factory::factory_mark(self.project, module, decorator).is_some() {
+                return None;
+            }
             let target = match &decorator.expression {
                 Expr::Call(call) => call.func.as_ref(),
                 other => other,

@@ -57,3 +57,17 @@ def test_fixture_params_from_call(from_loader):
 def test_static_neighbour():
     # Static: must match exactly, markers included.
     pass
+
+
+@pytest.mark.parametrize("mod", [__import__("json")])
+def test_import_outside_the_suite(mod):
+    # A module outside the suite and the project's source: not read, so
+    # its object (and id) stays dynamic.
+    pass
+
+
+@pytest.mark.parametrize("cls", [getattr(__import__("values"), "Missing", int)])
+def test_getattr_default(cls):
+    # A name a module does not bind statically may still exist at run time
+    # (a module can replace itself in sys.modules): the default is not taken.
+    pass

@@ -599,7 +599,7 @@ impl<'a> Evaluator<'_, 'a> {
                     .target_value(&path)
                     .unwrap_or_else(|| super::builtins::external_value(&path)),
             },
-            Entity::SuiteModule(_) => PyValue::Unknown("a module object".to_owned()),
+            Entity::SuiteModule(idx) => self.module_object(idx),
             Entity::Unknown(reason) => PyValue::Unknown(reason),
         }
     }

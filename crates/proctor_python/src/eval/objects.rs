@@ -102,7 +102,7 @@ impl<'a> Evaluator<'_, 'a> {
             Callable::Class { module, def } => match self.class_attribute(*module, def, name, 0) {
                 Some(value) => value,
                 None => PyValue::Unknown(format!(
-                    "class `{}` has no attribute `{name}` (AttributeError)",
+                    "`{name}` is not bound statically in class `{}` or its bases",
                     def.name.id.as_str()
                 )),
             },
@@ -112,10 +112,9 @@ impl<'a> Evaluator<'_, 'a> {
 
     fn missing_in_module(&self, idx: usize, name: &str) -> String {
         let module = self.project.module(idx);
-        format!(
-            "module `{}` has no attribute `{name}` (AttributeError)",
-            module.dotted
-        )
+        // Not an AttributeError for sure: a module may put another object
+        // in its place in `sys.modules` (pygments.formatters does).
+        format!("`{name}` is not bound statically in module `{}`", module.dotted)
     }
 
     /// `module.name`; `None` when the module certainly lacks it.
@@ -217,7 +216,8 @@ impl<'a> Evaluator<'_, 'a> {
         }
     }
 
-    /// `getattr(object, name[, default])`.
+    /// `getattr(object, name[, default])`. A default is never taken: a
+    /// name a module does not bind statically may still be there.
     pub(super) fn getattr(&self, args: &Args) -> PyValue {
         let (object, name, default) = match args.positional.as_slice() {
             [object, PyValue::Str(name)] => (object, name, None),
@@ -230,12 +230,11 @@ impl<'a> Evaluator<'_, 'a> {
                 Callable::Class { module, def } => self.class_attribute(*module, def, name, 0),
                 _ => Some(self.attribute_of(object.clone(), name)),
             };
-            return match (found, default) {
-                (Some(value), _) => value,
-                (None, Some(default)) => default.clone(),
-                (None, None) => match callable {
+            return match found {
+                Some(value) => value,
+                None => match callable {
                     Callable::Module(idx) => PyValue::Unknown(self.missing_in_module(idx, name)),
-                    _ => PyValue::Unknown(format!("no attribute `{name}` (AttributeError)")),
+                    _ => PyValue::Unknown(format!("`{name}` is not bound statically on the class")),
                 },
             };
         }
@@ -345,7 +344,13 @@ impl<'a> Evaluator<'_, 'a> {
             return false;
         };
         let key = std::ptr::from_ref(expr) as usize;
-        let mut value = self.entity_value(entity);
+        // Taken out of the table, so that changing it copies nothing.
+        let known = self.globals.borrow_mut().remove(&key);
+        let mut value = known.unwrap_or_else(|| {
+            let value = self.entity_value(entity);
+            self.globals.borrow_mut().remove(&key);
+            value
+        });
         change(&mut value);
         self.globals.borrow_mut().insert(key, value);
         true

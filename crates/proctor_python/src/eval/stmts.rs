@@ -141,6 +141,21 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
     Ok(())
 }
 
+/// Where a dict's entries hold `key` (`Some(None)`: nowhere), when a
+/// string key makes that certain; `None` otherwise.
+fn dict_position(entries: &[PyValue], key: &PyValue) -> Option<Option<usize>> {
+    if !matches!(key, PyValue::Str(_)) {
+        return None;
+    }
+    for (at, entry) in entries.iter().enumerate() {
+        let (k, _) = ops::pair_ref(entry)?;
+        if ops::equal(k, key)? {
+            return Some(Some(at));
+        }
+    }
+    Some(None)
+}
+
 fn check_size(value: &PyValue) -> Result<(), String> {
     match value {
         PyValue::Container { elements, .. } if elements.len() > MAX_ELEMENTS => {
@@ -456,6 +471,25 @@ impl<'a> Evaluator<'_, 'a> {
                 let key = self.value(module, scope, &subscript.slice)?;
                 let mut failure = None;
                 let mut change = |container: &mut PyValue| match container {
+                    PyValue::Container {
+                        kind: ContainerKind::Dict,
+                        elements,
+                    } if dict_position(elements, &key).is_some() => {
+                        // Set in place, without rebuilding the dict.
+                        let entry = dict_position(elements, &key).flatten();
+                        let new = PyValue::Container {
+                            kind: ContainerKind::Tuple,
+                            elements: vec![key.clone(), value.clone()].into(),
+                        };
+                        match entry {
+                            Some(at) => {
+                                if let PyValue::Container { elements: kv, .. } = &mut elements[at] {
+                                    kv[1] = value.clone();
+                                }
+                            }
+                            None => elements.push(new),
+                        }
+                    }
                     PyValue::Container {
                         kind: ContainerKind::Dict,
                         elements,
