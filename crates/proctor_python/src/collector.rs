@@ -1015,11 +1015,15 @@ pub(crate) fn to_marker<'a>(
     // `plan` decides it per CI job (a Windows-only test is run by no job on
     // Ubuntu runners), where this machine's interpreter says nothing.
     let condition = |module: usize, expr: &'a Expr| {
+        if !matches!(mark.name.as_str(), "skipif" | "xfail") {
+            return json(module, expr);
+        }
         let text = project.module(module).file.slice(expr);
-        if matches!(mark.name.as_str(), "skipif" | "xfail") && names_the_target(text) {
+        let (value, reads_target) = crate::eval::literal_reads_target(*project, module, expr);
+        if reads_target || names_the_target(text) {
             serde_json::json!({ "expr": text })
         } else {
-            json(module, expr)
+            value.to_json(text)
         }
     };
     Marker {
@@ -1042,8 +1046,11 @@ pub(crate) fn to_marker<'a>(
     }
 }
 
-/// Whether a condition's source reads what the target interpreter decides
-/// (`sys.platform`, `sys.version_info`, `os.name`, `platform.system()`).
+/// Whether a condition's source names what the target interpreter decides
+/// (`sys.platform`, `sys.version_info`, `os.name`, `platform.system()`),
+/// also inside a string condition, which pytest evaluates with `sys`,
+/// `os` and `platform` in scope. Values read under other names are
+/// caught by the evaluator's taint ([`crate::eval::literal_reads_target`]).
 fn names_the_target(text: &str) -> bool {
     ["sys.platform", "sys.version_info", "os.name", "platform."]
         .iter()

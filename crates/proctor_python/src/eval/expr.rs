@@ -572,8 +572,12 @@ impl<'a> Evaluator<'_, 'a> {
             } => {
                 let key = std::ptr::from_ref(value) as usize;
                 if let Some(known) = self.globals.borrow().get(&key) {
+                    if self.target_globals.borrow().contains(&key) {
+                        self.read_target.set(true);
+                    }
                     return known.clone();
                 }
+                let outer_read_target = self.read_target.replace(false);
                 let computed = match self.project.module(vm).ns.mutated_by_expr.get(&key) {
                     Some(_) if self.literal_only => {
                         PyValue::Unknown("a value built by module code".to_owned())
@@ -582,8 +586,13 @@ impl<'a> Evaluator<'_, 'a> {
                     Some(name) => self.module_value(vm, name),
                     None => self.expr(vm, None, value),
                 };
+                let from_target = self.read_target.get();
+                self.read_target.set(outer_read_target || from_target);
                 // Unknown values may depend on the budget or depth left.
                 if !matches!(computed, PyValue::Unknown(_)) {
+                    if from_target {
+                        self.target_globals.borrow_mut().insert(key);
+                    }
                     self.globals.borrow_mut().insert(key, computed.clone());
                 }
                 computed

@@ -36,6 +36,7 @@ use crate::value::PyValue;
 
 pub(crate) use collect_file::{collect_files, HookFile};
 pub(crate) use objects::named_submodules;
+pub(crate) use target::literal_reads_target;
 pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
 
@@ -113,6 +114,13 @@ pub(crate) struct Evaluator<'p, 'a> {
     /// changed in place by a function (`_cache[k] = v`), keyed by the
     /// address of the bound expression.
     globals: RefCell<HashMap<usize, PyValue>>,
+    /// Whether a value read so far came from the target interpreter
+    /// (`sys.platform`, `sys.version_info`, however it is spelled or
+    /// bound): a taint carried through everything computed from it.
+    read_target: Cell<bool>,
+    /// The keys of [`Self::globals`] whose values were computed from what
+    /// the target interpreter decides.
+    target_globals: RefCell<rustc_hash::FxHashSet<usize>>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -128,6 +136,8 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             in_progress: RefCell::new(Vec::new()),
             literal_only: false,
             globals: RefCell::new(HashMap::default()),
+            read_target: Cell::new(false),
+            target_globals: RefCell::new(rustc_hash::FxHashSet::default()),
         }
     }
 
