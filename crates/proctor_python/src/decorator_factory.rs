@@ -140,8 +140,7 @@ impl<'a> Arguments<'a> {
         {
             return None;
         }
-        let params: Vec<&ast::ParameterWithDefault> =
-            p.posonlyargs.iter().chain(&p.args).collect();
+        let params: Vec<&ast::ParameterWithDefault> = p.posonlyargs.iter().chain(&p.args).collect();
         if call.args.len() > params.len() {
             return None;
         }
@@ -150,7 +149,11 @@ impl<'a> Arguments<'a> {
         for (i, param) in params.iter().enumerate() {
             let name = param.parameter.name.id.as_str();
             let keyword = (i >= p.posonlyargs.len())
-                .then(|| call.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name)))
+                .then(|| {
+                    call.keywords
+                        .iter()
+                        .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name))
+                })
                 .flatten();
             let value = match (call.args.get(i), keyword) {
                 (Some(_), Some(_)) => return None,
@@ -173,10 +176,22 @@ impl<'a> Arguments<'a> {
     }
 
     /// The expression `name` stands for, with the module it is written in.
-    fn get(&self, name: &str, call_module: usize, helper_module: usize) -> Option<(usize, &'a Expr)> {
+    fn get(
+        &self,
+        name: &str,
+        call_module: usize,
+        helper_module: usize,
+    ) -> Option<(usize, &'a Expr)> {
         let i = self.names.iter().position(|n| *n == name)?;
         let (from_call, expr) = self.values[i];
-        Some((if from_call { call_module } else { helper_module }, expr))
+        Some((
+            if from_call {
+                call_module
+            } else {
+                helper_module
+            },
+            expr,
+        ))
     }
 }
 

@@ -48,7 +48,11 @@ fn conditions_on_the_target_stay_as_written_however_spelled() {
         ("test_aliased_sys", r#"system.platform == "darwin""#),
         ("test_imported_os_name", r#"os_name == "nt""#),
     ] {
-        assert_eq!(condition(&collection, test), json!({ "expr": text }), "{test}");
+        assert_eq!(
+            condition(&collection, test),
+            json!({ "expr": text }),
+            "{test}"
+        );
     }
     assert_eq!(condition(&collection, "test_plain_condition"), json!(false));
 }

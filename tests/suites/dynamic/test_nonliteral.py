@@ -71,3 +71,17 @@ def test_getattr_default(cls):
     # A name a module does not bind statically may still exist at run time
     # (a module can replace itself in sys.modules): the default is not taken.
     pass
+
+
+def parametrize_with(parameter, values):
+    def decorator(f):
+        return pytest.mark.parametrize(parameter, [v for v in values if v])(f)
+
+    return decorator
+
+
+@parametrize_with("v", [0, 1, 2])
+def test_factory_reading_its_parameter(v):
+    # The values read a parameter of the factory inside a comprehension:
+    # not followed, so the item stays dynamic.
+    pass

@@ -36,9 +36,9 @@ use crate::value::PyValue;
 
 pub(crate) use collect_file::{collect_files, HookFile};
 pub(crate) use objects::named_submodules;
-pub(crate) use target::literal_reads_target;
 pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
+pub(crate) use target::literal_reads_target;
 
 /// The items `for x in value` visits, or why they cannot be known.
 pub(crate) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {

@@ -114,7 +114,10 @@ impl<'a> Evaluator<'_, 'a> {
         let module = self.project.module(idx);
         // Not an AttributeError for sure: a module may put another object
         // in its place in `sys.modules` (pygments.formatters does).
-        format!("`{name}` is not bound statically in module `{}`", module.dotted)
+        format!(
+            "`{name}` is not bound statically in module `{}`",
+            module.dotted
+        )
     }
 
     /// `module.name`; `None` when the module certainly lacks it.
@@ -180,7 +183,9 @@ impl<'a> Evaluator<'_, 'a> {
             ));
         }
         match ns.get(name) {
-            Some(Binding::Value { expr, cond: false }) => return Some(self.expr(module, None, expr)),
+            Some(Binding::Value { expr, cond: false }) => {
+                return Some(self.expr(module, None, expr))
+            }
             Some(Binding::Class { def, cond: false }) => {
                 return Some(self.class_object(module, def))
             }
@@ -222,7 +227,9 @@ impl<'a> Evaluator<'_, 'a> {
         let (object, name, default) = match args.positional.as_slice() {
             [object, PyValue::Str(name)] => (object, name, None),
             [object, PyValue::Str(name), default] => (object, name, Some(default)),
-            _ => return PyValue::Unknown("getattr() with arguments proctor does not follow".into()),
+            _ => {
+                return PyValue::Unknown("getattr() with arguments proctor does not follow".into())
+            }
         };
         if let Some(callable) = self.callable(object) {
             let found = match &callable {
@@ -282,14 +289,18 @@ impl<'a> Evaluator<'_, 'a> {
 
     /// `importlib.import_module(name, package=None)`.
     pub(super) fn import_module(&self, args: &Args) -> PyValue {
-        let name = args
-            .positional
-            .first()
-            .or_else(|| args.keywords.iter().find(|(k, _)| k == "name").map(|(_, v)| v));
-        let package = args
-            .positional
-            .get(1)
-            .or_else(|| args.keywords.iter().find(|(k, _)| k == "package").map(|(_, v)| v));
+        let name = args.positional.first().or_else(|| {
+            args.keywords
+                .iter()
+                .find(|(k, _)| k == "name")
+                .map(|(_, v)| v)
+        });
+        let package = args.positional.get(1).or_else(|| {
+            args.keywords
+                .iter()
+                .find(|(k, _)| k == "package")
+                .map(|(_, v)| v)
+        });
         let Some(PyValue::Str(name)) = name else {
             return PyValue::Unknown("`import_module` of a name that is not a string".to_owned());
         };
