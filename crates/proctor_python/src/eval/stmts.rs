@@ -141,19 +141,25 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
     Ok(())
 }
 
-/// Where a dict's entries hold `key` (`Some(None)`: nowhere), when a
-/// string key makes that certain; `None` otherwise.
-fn dict_position(entries: &[PyValue], key: &PyValue) -> Option<Option<usize>> {
+/// Where a dict's entries hold a key.
+enum DictSlot {
+    At(usize),
+    Absent,
+}
+
+/// Where a dict's entries hold `key`, when a string key makes that
+/// certain; `None` otherwise.
+fn dict_slot(entries: &[PyValue], key: &PyValue) -> Option<DictSlot> {
     if !matches!(key, PyValue::Str(_)) {
         return None;
     }
     for (at, entry) in entries.iter().enumerate() {
         let (k, _) = ops::pair_ref(entry)?;
         if ops::equal(k, key)? {
-            return Some(Some(at));
+            return Some(DictSlot::At(at));
         }
     }
-    Some(None)
+    Some(DictSlot::Absent)
 }
 
 fn check_size(value: &PyValue) -> Result<(), String> {
@@ -474,36 +480,29 @@ impl<'a> Evaluator<'_, 'a> {
                     PyValue::Container {
                         kind: ContainerKind::Dict,
                         elements,
-                    } if dict_position(elements, &key).is_some() => {
+                    } => match dict_slot(elements, &key) {
                         // Set in place, without rebuilding the dict.
-                        let entry = dict_position(elements, &key).flatten();
-                        let new = PyValue::Container {
-                            kind: ContainerKind::Tuple,
-                            elements: vec![key.clone(), value.clone()].into(),
-                        };
-                        match entry {
-                            Some(at) => {
-                                if let PyValue::Container { elements: kv, .. } = &mut elements[at] {
-                                    kv[1] = value.clone();
-                                }
+                        Some(DictSlot::At(at)) => {
+                            if let PyValue::Container { elements: kv, .. } = &mut elements[at] {
+                                kv[1] = value.clone();
                             }
-                            None => elements.push(new),
                         }
-                    }
-                    PyValue::Container {
-                        kind: ContainerKind::Dict,
-                        elements,
-                    } => {
-                        let mut pairs = std::mem::take(elements).into_vec();
-                        pairs.push(PyValue::Container {
+                        Some(DictSlot::Absent) => elements.push(PyValue::Container {
                             kind: ContainerKind::Tuple,
                             elements: vec![key.clone(), value.clone()].into(),
-                        });
-                        *container = ops::make_dict(pairs);
-                        if let PyValue::Unknown(reason) = container {
-                            failure = Some(reason.clone());
+                        }),
+                        None => {
+                            let mut pairs = std::mem::take(elements).into_vec();
+                            pairs.push(PyValue::Container {
+                                kind: ContainerKind::Tuple,
+                                elements: vec![key.clone(), value.clone()].into(),
+                            });
+                            *container = ops::make_dict(pairs);
+                            if let PyValue::Unknown(reason) = container {
+                                failure = Some(reason.clone());
+                            }
                         }
-                    }
+                    },
                     PyValue::Container {
                         kind: ContainerKind::List,
                         elements,
