@@ -573,7 +573,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         (
             "foreign format",
             String::from_utf8_lossy(&pack)
-                .replace("\"format\":\"v1\"", "\"format\":\"v0\"")
+                .replace("\"format\":\"v2\"", "\"format\":\"v0\"")
                 .into_bytes(),
             br#"{"format":"v0","stamps":{}}"#.to_vec(),
         ),

@@ -85,3 +85,23 @@ def test_factory_reading_its_parameter(v):
     # The values read a parameter of the factory inside a comprehension:
     # not followed, so the item stays dynamic.
     pass
+
+
+REGISTERED = []
+
+
+def register(value):
+    REGISTERED.append(value)
+    return value
+
+
+@pytest.mark.parametrize("v", [register(1), register(2)])
+def test_registers(v):
+    pass
+
+
+@pytest.mark.parametrize("r", REGISTERED)
+def test_reads_a_registry(r):
+    # `register` changed the list at import, before this line ran: its
+    # value depends on the calls that ran before, so it stays dynamic.
+    pass

@@ -571,6 +571,9 @@ impl<'a> Evaluator<'_, 'a> {
                 expr: value,
             } => {
                 let key = std::ptr::from_ref(value) as usize;
+                if let Some(reason) = self.changed_global(vm, value) {
+                    return PyValue::Unknown(reason);
+                }
                 if let Some(known) = self.globals.borrow().get(&key) {
                     if self.target_globals.borrow().contains(&key) {
                         self.read_target.set(true);

@@ -121,6 +121,10 @@ pub(crate) struct Evaluator<'p, 'a> {
     /// The keys of [`Self::globals`] whose values were computed from what
     /// the target interpreter decides.
     target_globals: RefCell<rustc_hash::FxHashSet<usize>>,
+    /// Per module: the module-level values its functions change in place,
+    /// by the address of the bound expression (see
+    /// [`Evaluator::changed_global`]).
+    changed_globals: RefCell<HashMap<usize, HashMap<usize, String>>>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -138,6 +142,7 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             globals: RefCell::new(HashMap::default()),
             read_target: Cell::new(false),
             target_globals: RefCell::new(rustc_hash::FxHashSet::default()),
+            changed_globals: RefCell::new(HashMap::default()),
         }
     }
 

@@ -368,6 +368,99 @@ impl<'a> Evaluator<'_, 'a> {
     }
 }
 
+/// Names that function bodies of `body` change in place (`NAME[k] = v`,
+/// `NAME.append(v)`) without binding them locally: module-level values
+/// whose content depends on which calls ran before they are read.
+pub(super) fn changed_by_functions(body: &[ast::Stmt]) -> Vec<String> {
+    use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+    struct Finder {
+        in_function: bool,
+        names: Vec<String>,
+    }
+    impl<'b> Visitor<'b> for Finder {
+        fn visit_stmt(&mut self, stmt: &'b ast::Stmt) {
+            match stmt {
+                ast::Stmt::FunctionDef(def) => {
+                    let outer = std::mem::replace(&mut self.in_function, true);
+                    for stmt in &def.body {
+                        self.visit_stmt(stmt);
+                    }
+                    self.in_function = outer;
+                }
+                ast::Stmt::Assign(assign) if self.in_function => {
+                    for target in &assign.targets {
+                        if let Expr::Subscript(s) = target {
+                            if let Expr::Name(n) = s.value.as_ref() {
+                                self.names.push(n.id.as_str().to_owned());
+                            }
+                        }
+                    }
+                    walk_stmt(self, stmt);
+                }
+                _ => walk_stmt(self, stmt),
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if self.in_function {
+                if let Expr::Call(call) = expr {
+                    if let Expr::Attribute(attr) = call.func.as_ref() {
+                        if let Expr::Name(n) = attr.value.as_ref() {
+                            if super::MUTATING_METHODS.contains(&attr.attr.id.as_str()) {
+                                self.names.push(n.id.as_str().to_owned());
+                            }
+                        }
+                    }
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder {
+        in_function: false,
+        names: Vec::new(),
+    };
+    for stmt in body {
+        finder.visit_stmt(stmt);
+    }
+    finder.names.sort();
+    finder.names.dedup();
+    finder.names
+}
+
+impl Evaluator<'_, '_> {
+    /// Why the module-level value bound by `expr` in `module` cannot be
+    /// read outside a call: a function of its module changes it in place,
+    /// so its content depends on which calls ran at import before the
+    /// read (a registry `REG` that `register(x)` appends to). Read inside
+    /// a call (a memo table a helper fills and then reads), it is followed.
+    pub(super) fn changed_global(&self, module: usize, expr: &Expr) -> Option<String> {
+        if self.calls.get() > 0 {
+            return None;
+        }
+        let key = std::ptr::from_ref(expr) as usize;
+        let mut cache = self.changed_globals.borrow_mut();
+        let changed = cache.entry(module).or_insert_with(|| {
+            let file: &crate::source::ParsedFile = self.project.module(module).file;
+            let names = file
+                .ast
+                .as_ref()
+                .map_or_else(Vec::new, |ast| changed_by_functions(&ast.body));
+            names
+                .into_iter()
+                .filter_map(|name| match self.project.module(module).ns.get(&name) {
+                    Some(Binding::Value { expr, .. }) => {
+                        Some((std::ptr::from_ref(*expr) as usize, name))
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        changed.get(&key).map(|name| {
+            format!("`{name}` is changed in place by functions when they are called, so its value depends on what ran before it is read")
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::named_submodules;
