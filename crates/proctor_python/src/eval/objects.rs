@@ -427,6 +427,24 @@ pub(super) fn changed_by_functions(body: &[ast::Stmt]) -> Vec<String> {
     finder.names
 }
 
+/// Why the value a name (or attribute chain) `expr` refers to cannot be
+/// read where it is written, outside any call: see
+/// [`Evaluator::changed_global`]. For code that reads a parameter list
+/// through its name without evaluating it.
+pub(crate) fn changed_by_calls<'a>(
+    project: crate::project::Project<'_, 'a>,
+    module: usize,
+    expr: &'a Expr,
+) -> Option<String> {
+    if !matches!(expr, Expr::Name(_) | Expr::Attribute(_)) {
+        return None;
+    }
+    match project.resolve_expr(module, expr, 0) {
+        Entity::Value { module: vm, expr } => Evaluator::new(project).changed_global(vm, expr),
+        _ => None,
+    }
+}
+
 impl Evaluator<'_, '_> {
     /// Why the module-level value bound by `expr` in `module` cannot be
     /// read outside a call: a function of its module changes it in place,
