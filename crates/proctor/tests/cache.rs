@@ -656,7 +656,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
     let (expected, _) = proctor(&root, &["collect", "--json", "--no-cache"]);
     let (first, _) = proctor(&root, &["collect", "--json"]);
     assert_eq!(first, expected);
-    let cache = root.join(".proctor/cache/v1");
+    let cache = root.join(".proctor/cache/v2");
     assert_eq!(
         std::fs::read_to_string(root.join(".proctor/.gitignore"))
             .unwrap()
@@ -686,7 +686,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         (
             "foreign format",
             String::from_utf8_lossy(&pack)
-                .replace("\"format\":\"v1\"", "\"format\":\"v0\"")
+                .replace("\"format\":\"v2\"", "\"format\":\"v0\"")
                 .into_bytes(),
             br#"{"format":"v0","stamps":{}}"#.to_vec(),
         ),
@@ -695,7 +695,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
             String::from_utf8_lossy(&pack)
                 .replace("\"items\":[", "\"items\":7,\"x\":[")
                 .into_bytes(),
-            br#"{"format":"v1","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
+            br#"{"format":"v2","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
         ),
     ];
     for (what, pack_bytes, stamp_bytes) in damages {

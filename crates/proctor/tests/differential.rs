@@ -86,6 +86,7 @@ suites!(
     class_flags,
     subtests,
     class_factories,
+    registry,
 );
 
 /// The only suite in which pytest is expected to report collection errors.

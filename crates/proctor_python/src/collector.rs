@@ -512,9 +512,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }));
         }
         let owner = owner_namespace(self.project, def, chain);
-        let own = self
+        let mut own = self
             .project
             .decorator_marks_in(fmodule, &def.decorator_list, owner);
+        self.add_factory_marks(fmodule, def, &mut own);
         let base_id = format!("{prefix}::{name}");
         let line = self
             .project
@@ -873,6 +874,26 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         out
     }
 
+    /// Adds to `own` (bottom decorator first) the marks that decorator
+    /// factories of the suite apply (see [`crate::decorator_factory`]).
+    fn add_factory_marks(
+        &self,
+        module: usize,
+        def: &'a ast::StmtFunctionDef,
+        own: &mut Vec<RawMark<'a>>,
+    ) {
+        let before = own.len();
+        own.extend(
+            def.decorator_list
+                .iter()
+                .filter_map(|d| crate::decorator_factory::factory_mark(self.project, module, d)),
+        );
+        if own.len() > before {
+            // Decorators apply bottom first: later in the source, earlier here.
+            own.sort_by_key(|m| std::cmp::Reverse(m.at.map(|(_, range)| range.start())));
+        }
+    }
+
     /// Why a test's items are only known at import: it is decorated by a
     /// function of the suite that parametrizes it (a decorator factory
     /// returning `pytest.mark.parametrize(...)(f)`). Helpers that return
@@ -880,6 +901,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// they are and are recorded as decorators.
     fn marking_decorator(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<String> {
         def.decorator_list.iter().find_map(|decorator| {
+            if crate::decorator_factory::factory_mark(self.project, module, decorator).is_some() {
+                return None;
+            }
             let target = match &decorator.expression {
                 Expr::Call(call) => call.func.as_ref(),
                 other => other,
@@ -991,11 +1015,15 @@ pub(crate) fn to_marker<'a>(
     // `plan` decides it per CI job (a Windows-only test is run by no job on
     // Ubuntu runners), where this machine's interpreter says nothing.
     let condition = |module: usize, expr: &'a Expr| {
+        if !matches!(mark.name.as_str(), "skipif" | "xfail") {
+            return json(module, expr);
+        }
         let text = project.module(module).file.slice(expr);
-        if matches!(mark.name.as_str(), "skipif" | "xfail") && names_the_target(text) {
+        let (value, reads_target) = crate::eval::literal_reads_target(*project, module, expr);
+        if reads_target || names_the_target(text) {
             serde_json::json!({ "expr": text })
         } else {
-            json(module, expr)
+            value.to_json(text)
         }
     };
     Marker {
@@ -1018,8 +1046,11 @@ pub(crate) fn to_marker<'a>(
     }
 }
 
-/// Whether a condition's source reads what the target interpreter decides
-/// (`sys.platform`, `sys.version_info`, `os.name`, `platform.system()`).
+/// Whether a condition's source names what the target interpreter decides
+/// (`sys.platform`, `sys.version_info`, `os.name`, `platform.system()`),
+/// also inside a string condition, which pytest evaluates with `sys`,
+/// `os` and `platform` in scope. Values read under other names are
+/// caught by the evaluator's taint ([`crate::eval::literal_reads_target`]).
 fn names_the_target(text: &str) -> bool {
     ["sys.platform", "sys.version_info", "os.name", "platform."]
         .iter()

@@ -7,6 +7,7 @@
 mod cache;
 mod class_flags;
 mod collector;
+mod decorator_factory;
 mod discover;
 mod eval;
 mod fixtures;

@@ -298,6 +298,7 @@ pub(crate) fn absolute_module(package: &str, level: u32, module: Option<&str>) -
 /// Names of Python builtins whose values are classes or functions (so their
 /// id is their `__name__`).
 pub(crate) const BUILTIN_CALLABLES: &[&str] = &[
+    "__import__",
     "abs",
     "all",
     "any",

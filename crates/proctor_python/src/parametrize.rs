@@ -347,6 +347,11 @@ fn param_sets<'a>(
     argnames: &[String],
     func_name: &str,
 ) -> Result<Vec<ParamSet<'a>>, ExpandError> {
+    if let Some(reason) = crate::eval::changed_by_calls(*project, module, values) {
+        return Err(ExpandError::Dynamic(format!(
+            "parametrize argvalues: {reason}"
+        )));
+    }
     let (vm, values) = project.deref(module, values);
     let elements: &'a [Expr] = match values {
         Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts,

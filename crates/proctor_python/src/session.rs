@@ -1001,6 +1001,7 @@ pub(crate) fn imported_modules(body: &[Stmt], package: &str) -> Vec<String> {
                 if is_plugins {
                     out.extend(plugin_names(&assign.value));
                 }
+                crate::eval::named_submodules(&assign.value, package, &mut out);
             }
             _ => {}
         }

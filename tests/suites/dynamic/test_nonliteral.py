@@ -57,3 +57,51 @@ def test_fixture_params_from_call(from_loader):
 def test_static_neighbour():
     # Static: must match exactly, markers included.
     pass
+
+
+@pytest.mark.parametrize("mod", [__import__("json")])
+def test_import_outside_the_suite(mod):
+    # A module outside the suite and the project's source: not read, so
+    # its object (and id) stays dynamic.
+    pass
+
+
+@pytest.mark.parametrize("cls", [getattr(__import__("values"), "Missing", int)])
+def test_getattr_default(cls):
+    # A name a module does not bind statically may still exist at run time
+    # (a module can replace itself in sys.modules): the default is not taken.
+    pass
+
+
+def parametrize_with(parameter, values):
+    def decorator(f):
+        return pytest.mark.parametrize(parameter, [v for v in values if v])(f)
+
+    return decorator
+
+
+@parametrize_with("v", [0, 1, 2])
+def test_factory_reading_its_parameter(v):
+    # The values read a parameter of the factory inside a comprehension:
+    # not followed, so the item stays dynamic.
+    pass
+
+
+REGISTERED = []
+
+
+def register(value):
+    REGISTERED.append(value)
+    return value
+
+
+@pytest.mark.parametrize("v", [register(1), register(2)])
+def test_registers(v):
+    pass
+
+
+@pytest.mark.parametrize("r", REGISTERED)
+def test_reads_a_registry(r):
+    # `register` changed the list at import, before this line ran: its
+    # value depends on the calls that ran before, so it stays dynamic.
+    pass

@@ -22,8 +22,10 @@ use crate::model::{CollectError, Decorator, Item, Marker};
 use crate::parametrize::ParamEntry;
 
 /// The version of the format, which names the cache's folder: a proctor
-/// that writes another format never reads these files.
-pub(crate) const FORMAT: &str = "v1";
+/// that writes another format never reads these files. Raised also when
+/// what a stamp records changes meaning (v2: a module's imports include
+/// the submodules its tables name), since stamps outlive builds.
+pub(crate) const FORMAT: &str = "v2";
 
 /// Packs kept besides the one just written: one per context recently used
 /// (`collect` and `check` collect with different settings).

@@ -261,6 +261,8 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
     }
     let p = &args.positional;
     match (name, p.as_slice()) {
+        ("__import__", _) => ev.dunder_import(args),
+        ("getattr", _) => ev.getattr(args),
         ("range", _) if args.keywords.is_empty() => result(range(p)),
         ("list", []) => list(Vec::new()),
         ("tuple", []) => tuple(Vec::new()),

@@ -488,10 +488,20 @@ impl<'a> Evaluator<'_, 'a> {
                 }
             }
             PyValue::Path(path) => super::paths::attribute(path, name),
-            // A class or function: `__name__` is what pytest's id reads.
-            PyValue::Named(own) | PyValue::Function { name: own, .. } if name == "__name__" => {
-                PyValue::Str(own.clone())
-            }
+            // A class: `__name__` is what pytest's id reads.
+            PyValue::Named(own) if name == "__name__" => PyValue::Str(own.clone()),
+            PyValue::Function { name: own, .. } => match self.callable(&base) {
+                // A module's `__name__` is its dotted name, and its other
+                // attributes (and a class's) are looked up in its body.
+                Some(callable) if name != "__name__" || matches!(callable, Callable::Module(_)) => {
+                    self.object_attribute(&callable, name).unwrap_or_else(|| {
+                        PyValue::Unknown(format!("attribute `{name}` of a value"))
+                    })
+                }
+                // A function's or class's `__name__` is its own name.
+                _ if name == "__name__" => PyValue::Str(own.clone()),
+                _ => PyValue::Unknown(format!("attribute `{name}` of a value")),
+            },
             PyValue::Param(param) => match name {
                 "values" => PyValue::Container {
                     kind: ContainerKind::Tuple,
@@ -558,7 +568,7 @@ impl<'a> Evaluator<'_, 'a> {
         self.entity_value(entity)
     }
 
-    fn entity_value(&self, entity: Entity<'a>) -> PyValue {
+    pub(super) fn entity_value(&self, entity: Entity<'a>) -> PyValue {
         match entity {
             Entity::Func { module: fm, def } => self.register(
                 Callable::Function {
@@ -574,14 +584,34 @@ impl<'a> Evaluator<'_, 'a> {
                 expr: value,
             } => {
                 let key = std::ptr::from_ref(value) as usize;
-                match self.project.module(vm).ns.mutated_by_expr.get(&key) {
+                if let Some(reason) = self.changed_global(vm, value) {
+                    return PyValue::Unknown(reason);
+                }
+                if let Some(known) = self.globals.borrow().get(&key) {
+                    if self.target_globals.borrow().contains(&key) {
+                        self.read_target.set(true);
+                    }
+                    return known.clone();
+                }
+                let outer_read_target = self.read_target.replace(false);
+                let computed = match self.project.module(vm).ns.mutated_by_expr.get(&key) {
                     Some(_) if self.literal_only => {
                         PyValue::Unknown("a value built by module code".to_owned())
                     }
                     // A name built by module code (`CASES.append(...)`).
                     Some(name) => self.module_value(vm, name),
                     None => self.expr(vm, None, value),
+                };
+                let from_target = self.read_target.get();
+                self.read_target.set(outer_read_target || from_target);
+                // Unknown values may depend on the budget or depth left.
+                if !matches!(computed, PyValue::Unknown(_)) {
+                    if from_target {
+                        self.target_globals.borrow_mut().insert(key);
+                    }
+                    self.globals.borrow_mut().insert(key, computed.clone());
                 }
+                computed
             }
             Entity::Builtin(name) => PyValue::Named(name),
             Entity::External(path) => match crate::project::mark_name(&path) {
@@ -594,7 +624,7 @@ impl<'a> Evaluator<'_, 'a> {
                     .target_value(&path)
                     .unwrap_or_else(|| super::builtins::external_value(&path)),
             },
-            Entity::SuiteModule(_) => PyValue::Unknown("a module object".to_owned()),
+            Entity::SuiteModule(idx) => self.module_object(idx),
             Entity::Unknown(reason) => PyValue::Unknown(reason),
         }
     }
@@ -697,6 +727,9 @@ impl<'a> Evaluator<'_, 'a> {
             Err(reason) => return PyValue::Unknown(reason),
         };
         match entity {
+            Entity::External(path) if path == "importlib.import_module" => {
+                self.import_module(&args)
+            }
             Entity::External(path) => match self
                 .target_call(&path, &args)
                 .or_else(|| super::class_factory::class_factory_call(&path, &args))
@@ -804,6 +837,14 @@ impl<'a> Evaluator<'_, 'a> {
             }
             Callable::Method { receiver, name } => {
                 super::builtins::call_method(&receiver, &name, &args)
+            }
+            Callable::Module(_) => PyValue::Unknown("a call of a module".to_owned()),
+            Callable::Class { module, def } => {
+                if self.project.class_is_plain(module, def, 0) {
+                    PyValue::Object
+                } else {
+                    PyValue::Unknown(format!("instance of `{}`", def.name.id.as_str()))
+                }
             }
             Callable::Named(name) => {
                 if crate::namespace::BUILTIN_CALLABLES.contains(&name.as_str()) {

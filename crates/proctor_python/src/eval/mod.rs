@@ -17,6 +17,7 @@ mod class_scope;
 mod collect_file;
 mod expr;
 mod module_code;
+mod objects;
 mod ops;
 mod paths;
 mod scope;
@@ -35,8 +36,10 @@ use crate::project::Project;
 use crate::value::PyValue;
 
 pub(crate) use collect_file::{collect_files, HookFile};
+pub(crate) use objects::{changed_by_calls, named_submodules};
 pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
+pub(crate) use target::literal_reads_target;
 
 /// The items `for x in value` visits, or why they cannot be known.
 pub(crate) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
@@ -82,6 +85,14 @@ enum Callable<'a> {
     /// A builtin or standard-library function known by name (`str`,
     /// `operator.eq`).
     Named(String),
+    /// A module of the suite or the project's source, as a value.
+    Module(usize),
+    /// A class of the suite or the project's source whose attributes can
+    /// be read.
+    Class {
+        module: usize,
+        def: &'a ast::StmtClassDef,
+    },
 }
 
 /// One evaluation context: the project's names, the callables made so far,
@@ -100,6 +111,21 @@ pub(crate) struct Evaluator<'p, 'a> {
     in_progress: RefCell<Vec<(usize, String)>>,
     /// Literals only: no calls, comprehensions or module code.
     literal_only: bool,
+    /// Module-level values computed once (as importing computes them) or
+    /// changed in place by a function (`_cache[k] = v`), keyed by the
+    /// address of the bound expression.
+    globals: RefCell<HashMap<usize, PyValue>>,
+    /// Whether a value read so far came from the target interpreter
+    /// (`sys.platform`, `sys.version_info`, however it is spelled or
+    /// bound): a taint carried through everything computed from it.
+    read_target: Cell<bool>,
+    /// The keys of [`Self::globals`] whose values were computed from what
+    /// the target interpreter decides.
+    target_globals: RefCell<rustc_hash::FxHashSet<usize>>,
+    /// Per module: the module-level values its functions change in place,
+    /// by the address of the bound expression (see
+    /// [`Evaluator::changed_global`]).
+    changed_globals: RefCell<HashMap<usize, HashMap<usize, String>>>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -114,6 +140,10 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             module_values: RefCell::new(HashMap::default()),
             in_progress: RefCell::new(Vec::new()),
             literal_only: false,
+            globals: RefCell::new(HashMap::default()),
+            read_target: Cell::new(false),
+            target_globals: RefCell::new(rustc_hash::FxHashSet::default()),
+            changed_globals: RefCell::new(HashMap::default()),
         }
     }
 

@@ -127,6 +127,18 @@ pub(super) fn pair(entry: PyValue) -> Option<(PyValue, PyValue)> {
     }
 }
 
+/// The key and value of a dict entry, borrowed (lookups must not copy
+/// every entry of a large dict).
+pub(super) fn pair_ref(entry: &PyValue) -> Option<(&PyValue, &PyValue)> {
+    match entry {
+        PyValue::Container {
+            kind: ContainerKind::Tuple | ContainerKind::List,
+            elements,
+        } if elements.len() == 2 => Some((&elements[0], &elements[1])),
+        _ => None,
+    }
+}
+
 /// A dict of `(key, value)` pairs: a later value replaces an earlier one
 /// and keeps its position, as in Python.
 pub(super) fn make_dict(pairs: Vec<PyValue>) -> PyValue {
@@ -330,7 +342,7 @@ fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
         ) => {
             let keys: Vec<PyValue> = elements
                 .iter()
-                .filter_map(|e| pair(e.clone()).map(|(k, _)| k))
+                .filter_map(|e| pair_ref(e).map(|(k, _)| k.clone()))
                 .collect();
             contains(
                 &PyValue::Container {
@@ -670,9 +682,9 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
             elements,
         } => {
             for entry in elements {
-                if let Some((key, v)) = pair(entry.clone()) {
-                    match equal(&key, index) {
-                        Some(true) => return v,
+                if let Some((key, v)) = pair_ref(entry) {
+                    match equal(key, index) {
+                        Some(true) => return v.clone(),
                         Some(false) => {}
                         None => {
                             return PyValue::Unknown(

@@ -141,6 +141,27 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
     Ok(())
 }
 
+/// Where a dict's entries hold a key.
+enum DictSlot {
+    At(usize),
+    Absent,
+}
+
+/// Where a dict's entries hold `key`, when a string key makes that
+/// certain; `None` otherwise.
+fn dict_slot(entries: &[PyValue], key: &PyValue) -> Option<DictSlot> {
+    if !matches!(key, PyValue::Str(_)) {
+        return None;
+    }
+    for (at, entry) in entries.iter().enumerate() {
+        let (k, _) = ops::pair_ref(entry)?;
+        if ops::equal(k, key)? {
+            return Some(DictSlot::At(at));
+        }
+    }
+    Some(DictSlot::Absent)
+}
+
 fn check_size(value: &PyValue) -> Result<(), String> {
     match value {
         PyValue::Container { elements, .. } if elements.len() > MAX_ELEMENTS => {
@@ -291,7 +312,9 @@ impl<'a> Evaluator<'_, 'a> {
                                         failure = Some(reason);
                                     }
                                 };
-                                if !scope.update(name, &mut change) {
+                                if !scope.update(name, &mut change)
+                                    && !self.update_global(module, name, &mut change)
+                                {
                                     return Err(format!(
                                         "`{name}.{method}(...)` on a name that is not local"
                                     ));
@@ -457,17 +480,29 @@ impl<'a> Evaluator<'_, 'a> {
                     PyValue::Container {
                         kind: ContainerKind::Dict,
                         elements,
-                    } => {
-                        let mut pairs = std::mem::take(elements).into_vec();
-                        pairs.push(PyValue::Container {
+                    } => match dict_slot(elements, &key) {
+                        // Set in place, without rebuilding the dict.
+                        Some(DictSlot::At(at)) => {
+                            if let PyValue::Container { elements: kv, .. } = &mut elements[at] {
+                                kv[1] = value.clone();
+                            }
+                        }
+                        Some(DictSlot::Absent) => elements.push(PyValue::Container {
                             kind: ContainerKind::Tuple,
                             elements: vec![key.clone(), value.clone()].into(),
-                        });
-                        *container = ops::make_dict(pairs);
-                        if let PyValue::Unknown(reason) = container {
-                            failure = Some(reason.clone());
+                        }),
+                        None => {
+                            let mut pairs = std::mem::take(elements).into_vec();
+                            pairs.push(PyValue::Container {
+                                kind: ContainerKind::Tuple,
+                                elements: vec![key.clone(), value.clone()].into(),
+                            });
+                            *container = ops::make_dict(pairs);
+                            if let PyValue::Unknown(reason) = container {
+                                failure = Some(reason.clone());
+                            }
                         }
-                    }
+                    },
                     PyValue::Container {
                         kind: ContainerKind::List,
                         elements,
@@ -483,7 +518,9 @@ impl<'a> Evaluator<'_, 'a> {
                     }
                     _ => failure = Some("an item assignment proctor does not follow".to_owned()),
                 };
-                if !scope.update(name.id.as_str(), &mut change) {
+                if !scope.update(name.id.as_str(), &mut change)
+                    && !self.update_global(module, name.id.as_str(), &mut change)
+                {
                     return Err("an item assignment to a name that is not local".to_owned());
                 }
                 failure.map_or(Ok(()), Err)

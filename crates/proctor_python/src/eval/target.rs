@@ -7,6 +7,21 @@ use crate::value::{ContainerKind, PyValue};
 
 use super::ops::int_value;
 use super::Evaluator;
+use crate::project::Project;
+
+/// The literal value of `expr` (see [`Project::eval_literal`]), and
+/// whether anything it was computed from is a fact of the target
+/// interpreter, however it is spelled (`from sys import platform`, a
+/// module-level `IS_WINDOWS = sys.platform == "win32"`).
+pub(crate) fn literal_reads_target<'a>(
+    project: Project<'_, 'a>,
+    module: usize,
+    expr: &'a ruff_python_ast::Expr,
+) -> (PyValue, bool) {
+    let evaluator = Evaluator::literal(project);
+    let value = evaluator.eval(module, expr);
+    (value, evaluator.read_target.get())
+}
 
 /// `sys.platform` of an interpreter on this machine.
 const SYS_PLATFORM: Option<&str> = if cfg!(target_os = "linux") {
@@ -36,6 +51,12 @@ impl Evaluator<'_, '_> {
     /// The value of a dotted name that the target interpreter decides
     /// (`sys.version_info`, `sys.platform`); `None` for any other name.
     pub(super) fn target_value(&self, path: &str) -> Option<PyValue> {
+        let value = self.target_value_untainted(path)?;
+        self.read_target.set(true);
+        Some(value)
+    }
+
+    fn target_value_untainted(&self, path: &str) -> Option<PyValue> {
         let version = self.project.python_version();
         let no_version = || {
             PyValue::Unknown(
@@ -92,9 +113,14 @@ impl Evaluator<'_, '_> {
     pub(super) fn target_call(&self, path: &str, args: &super::expr::Args) -> Option<PyValue> {
         let no_args = args.positional.is_empty() && args.keywords.is_empty();
         match path {
-            "platform.system" if no_args => return Some(PyValue::Str(PLATFORM_SYSTEM?.to_owned())),
+            "platform.system" if no_args => {
+                let system = PyValue::Str(PLATFORM_SYSTEM?.to_owned());
+                self.read_target.set(true);
+                return Some(system);
+            }
             "platform.python_version_tuple" if no_args => {
                 let v = self.project.python_version()?;
+                self.read_target.set(true);
                 let micro = v.micro?;
                 return Some(PyValue::Container {
                     kind: ContainerKind::Tuple,

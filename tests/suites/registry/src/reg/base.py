@@ -1,0 +1,7 @@
+class Plugin:
+    name = None
+    kind = "plain"
+
+
+class Special(Plugin):
+    kind = "special"
