@@ -14,7 +14,10 @@ use crate::namespace::absolute_module;
 /// Absolute names of the modules `text` imports, as the syntax tree's
 /// module-level walk finds them; `None` where only a parse can tell.
 pub(crate) fn top_level_imports(text: &str, package: &str) -> Option<Vec<String>> {
-    if text.starts_with('\u{feff}') || text.contains("pytest_plugins") {
+    if text.starts_with('\u{feff}')
+        || text.contains("pytest_plugins")
+        || names_own_submodules(text, package)
+    {
         return None;
     }
     // An encoding declaration on one of the first two lines: the parse
@@ -35,6 +38,20 @@ pub(crate) fn top_level_imports(text: &str, package: &str) -> Option<Vec<String>
     }
     out.retain(|m| !m.is_empty());
     Some(out)
+}
+
+/// Whether `text` may hold a string naming a submodule of its own
+/// top-level package (`'pygments.lexers.business'`): the syntax-tree walk
+/// follows such module-level tables (`eval::named_submodules`), so only a
+/// parse can tell.
+fn names_own_submodules(text: &str, package: &str) -> bool {
+    package
+        .split('.')
+        .next()
+        .filter(|top| !top.is_empty())
+        .is_some_and(|top| {
+            text.contains(&format!("'{top}.")) || text.contains(&format!("\"{top}."))
+        })
 }
 
 /// One logical line: its indentation column and its code with comments
@@ -505,5 +522,12 @@ mod tests {
         assert_eq!(top_level_imports("if x: import y\n", ""), None);
         assert_eq!(top_level_imports("pytest_plugins = ['a']\n", ""), None);
         assert_eq!(top_level_imports("x = __import__('y'); import\n", ""), None);
+        // A table naming the package's own modules, which the syntax-tree
+        // walk follows.
+        assert_eq!(
+            top_level_imports("LEXERS = {'X': ('reg.plugins.a', 'X')}\n", "reg.plugins"),
+            None
+        );
+        assert!(top_level_imports("NAME = 'other.a'\n", "reg.plugins").is_some());
     }
 }

@@ -63,6 +63,18 @@ pub(crate) fn content(read: &Result<Vec<u8>, String>) -> Hash {
     hasher.finish()
 }
 
+/// This build of proctor's identity as text, computed once per process:
+/// stamps record what this build derived from a file (its imports), so
+/// another build does not read them.
+pub(crate) fn build_text() -> &'static str {
+    static BUILD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUILD.get_or_init(|| {
+        let mut hasher = Hasher::new();
+        build_identity(&mut hasher);
+        format!("{:032x}", hasher.finish())
+    })
+}
+
 /// What identifies this build of proctor: its version and its executable
 /// (size and modification time), so that a rebuilt binary never reads
 /// results an older one computed.

@@ -24,7 +24,8 @@ use crate::parametrize::ParamEntry;
 /// The version of the format, which names the cache's folder: a proctor
 /// that writes another format never reads these files. Raised also when
 /// what a stamp records changes meaning (v2: a module's imports include
-/// the submodules its tables name), since stamps outlive builds.
+/// the submodules its tables name); stamps also name the build that wrote
+/// them, and another build's are not read.
 pub(crate) const FORMAT: &str = "v2";
 
 /// Packs kept besides the one just written: one per context recently used
@@ -106,6 +107,9 @@ impl StatData {
 #[derive(Serialize, Deserialize)]
 struct StampsFile {
     format: String,
+    /// The build that wrote the stamps (`key::build_text`).
+    #[serde(default)]
+    build: String,
     stamps: HashMap<String, Stamp>,
 }
 
@@ -348,7 +352,7 @@ impl Store {
         let stamps = std::fs::read(dir.join("stamps.json"))
             .ok()
             .and_then(|bytes| serde_json::from_slice::<StampsFile>(&bytes).ok())
-            .filter(|file| file.format == FORMAT)
+            .filter(|file| file.format == FORMAT && file.build == super::key::build_text())
             .map(|file| file.stamps)
             .unwrap_or_default();
         Store { dir, stamps }
@@ -401,6 +405,7 @@ impl Store {
             self.stamps.retain(|path, _| Path::new(path).exists());
             let file = StampsFile {
                 format: FORMAT.to_string(),
+                build: super::key::build_text().to_owned(),
                 stamps: std::mem::take(&mut self.stamps),
             };
             if let Ok(bytes) = serde_json::to_vec(&file) {
