@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::bare_pytest;
 use common::test_python as python;
 
 use std::collections::BTreeSet;
@@ -492,12 +493,7 @@ fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
         "import atexit, os\n\natexit.register(lambda: os._exit(3))\n",
     );
     write(root, "test_a.py", "def test_ok():\n    pass\n");
-    let bare = Command::new(python())
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .current_dir(root)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .unwrap();
+    let bare = bare_pytest(root, &[]);
     assert_eq!(bare.status.code(), Some(3), "{}", text(&bare));
     let output = proctor(root, &[]);
     assert_eq!(output.status.code(), Some(3), "{}", text(&output));
@@ -513,17 +509,6 @@ fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
         root.join(".proctor/history.db").is_file(),
         "the run was recorded before the wait"
     );
-}
-
-/// Bare pytest over the same project: `-q`, no cache.
-fn bare_pytest(root: &Path, args: &[&str]) -> Output {
-    Command::new(python())
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .args(args)
-        .current_dir(root)
-        .env_remove("PYTEST_ADDOPTS")
-        .output()
-        .unwrap()
 }
 
 /// `proctor run` in `root`, killed (and the test failed) if it has not

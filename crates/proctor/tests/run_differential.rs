@@ -460,12 +460,7 @@ fn a_conftest_pytest_cannot_load_exits_as_bare_pytest_does() {
         common::write(root, "pytest.ini", "[pytest]\n");
         common::write(root, "tests/conftest.py", conftest);
         common::write(root, "tests/test_a.py", "def test_a():\n    pass\n");
-        let bare = Command::new(python())
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .current_dir(root)
-            .env_remove("PYTEST_ADDOPTS")
-            .output()
-            .unwrap();
+        let bare = common::bare_pytest(root, &[]);
         assert_eq!(
             bare.status.code(),
             Some(expected),

@@ -138,6 +138,19 @@ pub(crate) fn test_python() -> std::path::PathBuf {
         .into()
 }
 
+/// Bare pytest over the same project: `-q`, no cache, no
+/// `PYTEST_ADDOPTS` from the caller's environment.
+#[allow(dead_code)]
+pub(crate) fn bare_pytest(root: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(test_python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(args)
+        .current_dir(root)
+        .env_remove("PYTEST_ADDOPTS")
+        .output()
+        .unwrap()
+}
+
 /// The repository's root directory.
 pub(crate) fn repo() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
