@@ -482,8 +482,8 @@ fn a_service_hook_runs_between_modules() {
 
 #[test]
 fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
-    // proctor writes its summary and history while pytest's interpreter
-    // shuts down, then waits for it: an atexit handler that exits with 3
+    // proctor waits for pytest's interpreter to shut down before it
+    // writes its summary and history: an atexit handler that exits with 3
     // is seen, said, and makes the run fail, as with bare pytest.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -507,7 +507,7 @@ fn a_crash_after_the_session_fails_the_run_as_it_fails_bare_pytest() {
     assert!(text(&output).contains("1 passed"), "{}", text(&output));
     assert!(
         root.join(".proctor/history.db").is_file(),
-        "the run was recorded before the wait"
+        "the run was recorded"
     );
 }
 

@@ -19,7 +19,7 @@ mod services;
 mod session;
 mod workers;
 
-pub use events::{Reporters, Results, RunEnd, RunEvent, RunReporter};
+pub use events::{Reporters, Results, RunEnd, RunEvent, RunReporter, StoredResult};
 pub use model::Event;
 pub use plan::{ItemPlan, PhasePlan, PlannedItem, RunPlan};
 pub use process::{kill_registered_groups, signal_name};

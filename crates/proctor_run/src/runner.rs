@@ -164,6 +164,11 @@ impl Runner<'_> {
         // A signal after the last phase still interrupted the run.
         let signal = crate::interrupt::signal();
         let interrupted = gathered.interrupted || signal.is_some();
+        // The results become the reporters' `TestResult`s once the last
+        // pytest process has exited: expanded while it shuts down, they
+        // would add to its peak what the compact store saved.
+        shutdown.wait(self.started, out.reporter);
+        out.results.expand();
         let results = &out.results.results;
         let deselected = plan.deselected
             + if gathered.deselected_ids.is_empty() {
@@ -340,7 +345,7 @@ impl Runner<'_> {
             }
             decisions
         };
-        let first = out.results.results.len();
+        let first = out.results.stored_len();
         // `-n`: a first share of the files per worker, all at once, and
         // the rest for the workers to take as they finish. Hooks between
         // modules need the one process's order: such a phase runs in one.
@@ -398,10 +403,11 @@ impl Runner<'_> {
             .extend(outcome.deselected.iter().cloned());
         // A file pytest failed to collect or skipped whole has none of its
         // static items: pytest's report says why.
-        let whole: HashSet<&str> = out.results.results[first..]
-            .iter()
+        let whole: HashSet<&str> = out
+            .results
+            .stored_from(first)
             .filter(|r| !r.nodeid.contains("::"))
-            .map(|r| r.nodeid.as_str())
+            .map(|r| r.nodeid)
             .collect();
         // Files no worker took, once one's session stopped early (`-x`):
         // not run, as in one process, and not drift.
@@ -448,10 +454,8 @@ impl Runner<'_> {
         // would be megabytes on 100,000 tests while pytest exits.)
         let mut withheld = withheld.take();
         if !withheld.is_empty() {
-            let reported: HashSet<&str> = out.results.results[first..]
-                .iter()
-                .map(|r| r.nodeid.as_str())
-                .collect();
+            let reported: HashSet<&str> =
+                out.results.stored_from(first).map(|r| r.nodeid).collect();
             withheld.retain(|(nodeid, _)| !reported.contains(nodeid.as_str()));
         }
         for (nodeid, service) in withheld {
@@ -490,7 +494,7 @@ impl Runner<'_> {
         let rules = self.reruns;
         for round in 1..=rules.iter().map(|r| r.times.get()).max().unwrap_or(0) {
             let mut wanted: Vec<(String, f64)> = Vec::new();
-            for result in &out.results.results[first..] {
+            for result in out.results.stored_from(first) {
                 if !result.outcome.is_failure()
                     || phase
                         .interrupt
@@ -499,11 +503,11 @@ impl Runner<'_> {
                 {
                     continue;
                 }
-                let markers = decider.markers_of(&result.nodeid).unwrap_or_default();
-                let text = result.message.as_deref().unwrap_or_default();
+                let markers = decider.markers_of(result.nodeid).unwrap_or_default();
+                let text = result.message.unwrap_or_default();
                 if let Some(rule) = rules.iter().find(|r| r.applies(&markers, text)) {
                     if round <= rule.times.get() {
-                        wanted.push((result.nodeid.clone(), rule.delay));
+                        wanted.push((result.nodeid.to_owned(), rule.delay));
                     }
                 }
             }

@@ -53,11 +53,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         std::collections::HashMap::new()
     };
     // Each static item's effective markers are read after the tests only
-    // for the JSON and HTML reports: without them, not held while pytest
-    // runs (a few hundred bytes an item, tens of MB on 100,000 tests).
+    // for the JSON and HTML reports' jobs × tiers matrix, which a suite
+    // without `[jobs]` has none of: else not held while pytest runs (a few
+    // hundred bytes an item, tens of MB on 100,000 tests).
     planned.forget_statics();
     let effectives = std::mem::take(&mut setup.effectives);
-    let effectives = if args.json.is_some() || args.html.is_some() {
+    let effectives = if (args.json.is_some() || args.html.is_some())
+        && !suite.config.proctor.plan.jobs.is_empty()
+    {
         effectives
     } else {
         drop(effectives);
