@@ -1138,6 +1138,24 @@ fn class_flags_skips_are_the_ones_pytest_takes() {
             statically[nodeid]
         );
     }
+    // `plan` counts them as skipped on this machine, each with its reason.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_proctor"));
+    cmd.args(["plan", "--color", "never"]).current_dir(&dir);
+    let finished = run(cmd, "proctor plan").unwrap_or_else(|err| panic!("{err}"));
+    let plan = String::from_utf8_lossy(&finished.stdout);
+    let counts = format!(
+        "{} run, {} skipped, 0 deselected",
+        proctor.items.len() - pytest.len(),
+        pytest.len()
+    );
+    assert!(plan.contains(&counts), "expected {counts:?} in:\n{plan}");
+    for reason in statically.values() {
+        let count = statically.values().filter(|r| *r == reason).count();
+        assert!(
+            plan.contains(&format!("SKIPPED [{count}] {reason}\n")),
+            "{reason:?} is not in the plan {count} times:\n{plan}"
+        );
+    }
 }
 
 #[test]

@@ -75,6 +75,14 @@ pub fn decide(
             return Ok(Verdict::Skipped { reason });
         }
     }
+    // A class flag that switches the inherited test off: the test skips
+    // itself when its body starts, after every skip taken at setup. `run`
+    // leaves it to pytest (its items carry no `skip`).
+    if let Some(reason) = &item.skip {
+        return Ok(Verdict::Skipped {
+            reason: reason.clone(),
+        });
+    }
     Ok(Verdict::Run)
 }
 
