@@ -509,3 +509,53 @@ fn scale_benchmark_module() {
     assert!(status.success(), "gen_params.py failed");
     assert_eq!(check_with(dir.path(), &[], &Extra::default()), 2000);
 }
+
+/// A `[[paths]]` rule's markers reach pytest's items, with their
+/// arguments, as the conftest hook it replaces would add them: bare
+/// pytest on the suite with the hook, `proctor run` on the same suite
+/// with the rule instead. `filterwarnings("error::UserWarning")` turns a
+/// warning into a failure, after the test's own filter (added marks come
+/// after written ones); `legacy` is seen by the test; files the glob
+/// misses get neither.
+#[test]
+fn path_rule_markers_reach_pytest_as_a_conftest_hook_adds_them() {
+    let write_suite = |root: &Path| {
+        common::write(
+            root,
+            "pytest.ini",
+            "[pytest]\naddopts = --strict-markers\nmarkers =\n    legacy: the old tests\n",
+        );
+        let tests = "import warnings\n\nimport pytest\n\n\ndef test_warns():\n    warnings.warn(\"old\", UserWarning)\n\n\ndef test_marked(request):\n    assert request.node.get_closest_marker(\"legacy\") is not None\n\n\n@pytest.mark.filterwarnings(\"ignore::UserWarning\")\ndef test_own_filter_first():\n    warnings.warn(\"old\", UserWarning)\n";
+        common::write(root, "tests/legacy/test_old.py", tests);
+        common::write(
+            root,
+            "tests/new/test_new.py",
+            "import warnings\n\n\ndef test_warns():\n    warnings.warn(\"new\", UserWarning)\n\n\ndef test_unmarked(request):\n    assert request.node.get_closest_marker(\"legacy\") is None\n",
+        );
+    };
+    let with_hook = tempfile::tempdir().unwrap();
+    write_suite(with_hook.path());
+    common::write(
+        with_hook.path(),
+        "conftest.py",
+        "import pytest\n\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        if \"legacy\" in item.path.parts:\n            item.add_marker(\"legacy\")\n            item.add_marker(pytest.mark.filterwarnings(\"error::UserWarning\"))\n",
+    );
+    let with_rule = tempfile::tempdir().unwrap();
+    write_suite(with_rule.path());
+    common::write(
+        with_rule.path(),
+        "proctor.toml",
+        "[[paths]]\nglob = \"tests/legacy\"\nmarkers = [\"legacy\", { name = \"filterwarnings\", args = [\"error::UserWarning\"] }]\n",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let (theirs, _, their_status) =
+        pytest_outcomes(with_hook.path(), out.path(), &[], &Extra::default());
+    let (ours, _, our_status, log) =
+        proctor_outcomes(with_rule.path(), out.path(), &[], &Extra::default());
+    assert_eq!(
+        theirs["tests/legacy/test_old.py::test_warns"], "failed",
+        "{theirs:?}"
+    );
+    assert_eq!(ours, theirs, "{log}");
+    assert_eq!(our_status, their_status, "{log}");
+}

@@ -98,7 +98,7 @@ pub fn derived_markers(taxonomy: &TaxonomyOptions) -> BTreeSet<String> {
         out.extend(axis.default.iter().cloned());
     }
     for rule in &taxonomy.paths {
-        out.extend(rule.markers.iter().cloned());
+        out.extend(rule.markers.iter().map(|m| m.name().to_owned()));
     }
     for (name, marker) in &taxonomy.markers {
         if let Some(target) = &marker.alias_of {

@@ -16,10 +16,11 @@ pub use proctor_options::{
     Cardinality, CheckOptions, CollectOptions, CoverageArea, CoverageOptions, ExampleOptions,
     FixtureOptions, GateOptions, HelperKind, HelperOptions, HookOptions, JobOptions,
     JobPhaseOptions, MarkerOptions, MarkerScope, MirrorOptions, NeedOptions, NotebookOptions,
-    PathRuleOptions, PlanOptions, ProctorOptions, ProfileOptions, RerunRule, RunOptions, RunOrder,
-    Seconds, SelectOptions, ServiceOptions, Spanned, TaxonomyOptions, TaxonomyProblem,
-    TestNamePattern, Trigger, DEFAULT_CELL_TIMEOUT, DEFAULT_EXAMPLE_COMMENT, DEFAULT_HISTORY_RUNS,
-    DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT, MAX_SECONDS,
+    PathMarker, PathMarkerCall, PathRuleOptions, PlanOptions, ProctorOptions, ProfileOptions,
+    RerunRule, RunOptions, RunOrder, Seconds, SelectOptions, ServiceOptions, Spanned,
+    TaxonomyOptions, TaxonomyProblem, TestNamePattern, Trigger, DEFAULT_CELL_TIMEOUT,
+    DEFAULT_EXAMPLE_COMMENT, DEFAULT_HISTORY_RUNS, DEFAULT_METADATA_KEY, DEFAULT_NOTEBOOK_TIMEOUT,
+    MAX_SECONDS,
 };
 pub use proctor_pytest_config::{
     declared_options, parse_pytest_args, repr_str, Addopts, IniKind, IniValue, LoadOptions,

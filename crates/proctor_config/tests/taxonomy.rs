@@ -148,7 +148,7 @@ fn every_key_reads_into_the_options_in_file_order() {
         ],
         paths: vec![PathRuleOptions {
             glob: "tests/integration/**".to_owned(),
-            markers: strings(&["integration"]),
+            markers: vec!["integration".into()],
         }],
         decorators: Vec::new(),
     };
@@ -451,6 +451,57 @@ fn path_rule_problems() {
         2,
         31,
         "aliases are replaced before path rules apply; write `e2e`",
+    );
+    let rule = |marker: &str| format!("[[paths]]\nglob = 'a'\nmarkers = ['x', {marker}]\n");
+    assert_error(
+        &rule("{ name = 'filterwarnings', arg = ['error'] }"),
+        3,
+        44,
+        "unknown field `arg`, expected one of `name`, `args`, `kwargs`",
+    );
+    assert_error(&rule("{ args = [1] }"), 3, 17, "missing field `name`");
+    assert_error(
+        &rule("3"),
+        3,
+        17,
+        "expected a marker name, or a table `{ name, args, kwargs }`",
+    );
+    assert_error(
+        &rule("{ name = 'not a name' }"),
+        3,
+        26,
+        "`not a name` is not a marker name",
+    );
+}
+
+#[test]
+fn path_rule_markers_with_arguments_read_as_written() {
+    let tree = Tree::new();
+    tree.file(
+        "proctor.toml",
+        "[[paths]]\nglob = 'tests/legacy'\nmarkers = ['legacy', { name = 'filterwarnings', args = ['error::UserWarning'] }, { name = 'timeout', kwargs = { seconds = 30 } }]\n",
+    );
+    let settings = tree.load("", &[]).unwrap_or_else(|err| panic!("{err}"));
+    let markers = &settings.proctor.taxonomy.paths[0].markers;
+    let read: Vec<_> = markers
+        .iter()
+        .map(|m| (m.name(), m.args().to_vec(), m.kwargs().cloned()))
+        .collect();
+    assert_eq!(
+        read,
+        vec![
+            ("legacy", vec![], None),
+            (
+                "filterwarnings",
+                vec![serde_json::json!("error::UserWarning")],
+                Some(serde_json::Map::new())
+            ),
+            (
+                "timeout",
+                vec![],
+                serde_json::json!({"seconds": 30}).as_object().cloned()
+            ),
+        ]
     );
 }
 

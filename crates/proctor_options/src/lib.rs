@@ -32,8 +32,8 @@ pub use run_options::{RerunRule, RunOptions, RunOrder, DEFAULT_HISTORY_RUNS};
 pub use schema::{json_schema, key_table};
 pub use seconds::{limit_seconds, Seconds, MAX_SECONDS};
 pub use taxonomy_options::{
-    build_path_glob, AxisOptions, Cardinality, MarkerOptions, MarkerScope, PathRuleOptions,
-    TaxonomyOptions, TaxonomyProblem,
+    build_path_glob, AxisOptions, Cardinality, MarkerOptions, MarkerScope, PathMarker,
+    PathMarkerCall, PathRuleOptions, TaxonomyOptions, TaxonomyProblem,
 };
 /// A value with its byte range in the file, on the options that validation
 /// points at.

@@ -142,8 +142,94 @@ impl MarkerOptions {
 pub struct PathRuleOptions {
     /// A `globset` pattern relative to the rootdir (`glob`).
     pub glob: String,
-    /// The markers to apply (`markers`, at least one).
-    pub markers: Vec<String>,
+    /// The markers to apply (`markers`, at least one): a name, or a table
+    /// `{ name, args, kwargs }` for a marker with arguments.
+    pub markers: Vec<PathMarker>,
+}
+
+/// One marker of a path rule: `"integration"`, or with arguments
+/// `{ name = "filterwarnings", args = ["ignore::DeprecationWarning"] }`.
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[schemars(untagged)]
+pub enum PathMarker {
+    /// A marker without arguments, by name.
+    Name(String),
+    /// A marker with arguments.
+    Call(PathMarkerCall),
+}
+
+/// A path rule's marker with arguments (`{ name, args, kwargs }`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathMarkerCall {
+    /// The marker's name (`name`).
+    pub name: String,
+    /// Positional arguments (`args`), as `pytest.mark.<name>(*args)`.
+    #[serde(default)]
+    pub args: Vec<serde_json::Value>,
+    /// Keyword arguments (`kwargs`), as `pytest.mark.<name>(**kwargs)`.
+    #[serde(default)]
+    pub kwargs: serde_json::Map<String, serde_json::Value>,
+}
+
+impl PathMarker {
+    /// The marker's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            PathMarker::Name(name) => name,
+            PathMarker::Call(call) => &call.name,
+        }
+    }
+
+    /// The positional arguments (none for a bare name).
+    #[must_use]
+    pub fn args(&self) -> &[serde_json::Value] {
+        match self {
+            PathMarker::Name(_) => &[],
+            PathMarker::Call(call) => &call.args,
+        }
+    }
+
+    /// The keyword arguments (`None` for a bare name).
+    #[must_use]
+    pub fn kwargs(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        match self {
+            PathMarker::Name(_) => None,
+            PathMarker::Call(call) => Some(&call.kwargs),
+        }
+    }
+}
+
+impl From<&str> for PathMarker {
+    fn from(name: &str) -> PathMarker {
+        PathMarker::Name(name.to_owned())
+    }
+}
+
+/// A name or a `{ name, args, kwargs }` table; a table's mistakes are
+/// reported as its own fields' (an unknown key, a missing `name`).
+impl<'de> Deserialize<'de> for PathMarker {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PathMarker;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a marker name, or a table `{ name, args, kwargs }`")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<PathMarker, E> {
+                Ok(PathMarker::Name(name.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<PathMarker, A::Error> {
+                PathMarkerCall::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(PathMarker::Call)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// Builds the glob matcher of a path rule. The one place that decides the
@@ -591,11 +677,12 @@ impl Checker<'_> {
                 );
             }
             for (j, marker) in rule.markers.iter().enumerate() {
-                self.reference(
-                    at.clone().key("markers").index(j),
-                    marker,
-                    "path rules apply",
-                );
+                let key = at.clone().key("markers").index(j);
+                let key = match marker {
+                    PathMarker::Name(_) => key,
+                    PathMarker::Call(_) => key.key("name"),
+                };
+                self.reference(key, marker.name(), "path rules apply");
             }
         }
     }

@@ -24,7 +24,7 @@ pub use model::Event;
 pub use plan::{ItemPlan, PhasePlan, PlannedItem, RunPlan};
 pub use process::{kill_registered_groups, signal_name};
 pub use proctor_outcome::{MarkerNames, Outcome, RunSummary, TestResult};
-pub use protocol::{CollectedItem, CollectedMarker, Decisions};
+pub use protocol::{AddedMarker, CollectedItem, CollectedMarker, Decisions};
 pub use runner::{env_var, Decider, Finished, Runner, RunnerError};
 pub use services::{RunningService, ServiceError};
 pub use session::{

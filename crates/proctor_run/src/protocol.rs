@@ -365,6 +365,25 @@ pub struct Decisions {
     /// Node ids whose tests fail on a connection to a non-loopback address.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub no_network: Vec<String>,
+    /// Markers the path rules add to the items of these files, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<AddedMarker>,
+}
+
+/// A marker a path rule adds to every item collected from `files`, unless
+/// the item has it already (by name; a marker with arguments, with the
+/// same arguments).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AddedMarker {
+    /// The marker's name.
+    pub name: String,
+    /// Positional arguments, as JSON.
+    pub args: Vec<serde_json::Value>,
+    /// Keyword arguments; `None` for a marker given by name alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kwargs: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The files (the part of a node id before `::`).
+    pub files: Vec<String>,
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use proctor_config::PathMarkerCall;
 use proctor_python::{Location, Marker, MarkerSource};
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
@@ -43,19 +44,31 @@ pub struct EffectiveMarker {
     /// The marker as written (shared with the item), for written markers
     /// and aliases; `None` for derived ones.
     pub written: Option<Arc<Marker>>,
+    /// The arguments a path rule gives it (`{ name, args, kwargs }`).
+    pub configured: Option<Arc<PathMarkerCall>>,
 }
 
 impl EffectiveMarker {
-    /// Positional arguments as written (empty for derived markers).
+    /// Positional arguments as written, or as a path rule gives them
+    /// (empty for other derived markers).
     #[must_use]
     pub fn args(&self) -> &[Json] {
-        self.written.as_ref().map_or(&[], |m| m.args.as_slice())
+        match (&self.written, &self.configured) {
+            (Some(written), _) => &written.args,
+            (None, Some(call)) => &call.args,
+            (None, None) => &[],
+        }
     }
 
-    /// Keyword arguments as written (`None` for derived markers).
+    /// Keyword arguments as written, or as a path rule gives them (`None`
+    /// for other derived markers).
     #[must_use]
     pub fn kwargs(&self) -> Option<&Map<String, Json>> {
-        self.written.as_ref().map(|m| &m.kwargs)
+        match (&self.written, &self.configured) {
+            (Some(written), _) => Some(&written.kwargs),
+            (None, Some(call)) => Some(&call.kwargs),
+            (None, None) => None,
+        }
     }
 
     /// Where it is written, for written markers and aliases.

@@ -4,7 +4,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 use proctor_config::{
-    build_path_glob, Cardinality, MarkerOptions, PathRuleOptions, TaxonomyOptions,
+    build_path_glob, Cardinality, MarkerOptions, PathMarker, PathRuleOptions, TaxonomyOptions,
 };
 use proctor_python::{collected_file, Item};
 use std::sync::Arc;
@@ -178,6 +178,7 @@ impl Taxonomy {
                 name,
                 provenance,
                 written: Some(Arc::clone(marker)),
+                configured: None,
             });
         }
 
@@ -197,15 +198,30 @@ impl Taxonomy {
 
         // 3. Path rules, matched against the file the item is collected
         //    from (what a conftest hook sees as `item.path`).
+        //    A marker with arguments is added unless the item has it with
+        //    the same arguments (a second `filterwarnings` filters more).
         for rule in self.path_rules_for(collected_file(&item.nodeid)) {
-            for name in &rule.markers {
-                add(
-                    &mut out.markers,
-                    name,
-                    Provenance::PathRule {
-                        glob: rule.glob.clone(),
-                    },
-                );
+            for marker in &rule.markers {
+                let provenance = Provenance::PathRule {
+                    glob: rule.glob.clone(),
+                };
+                match marker {
+                    PathMarker::Name(name) => add(&mut out.markers, name, provenance),
+                    PathMarker::Call(call) => {
+                        let present = out.markers.iter().any(|m| {
+                            m.name == call.name
+                                && m.args() == call.args.as_slice()
+                                && m.kwargs()
+                                    .map_or(call.kwargs.is_empty(), |k| *k == call.kwargs)
+                        });
+                        if !present {
+                            out.markers.push(EffectiveMarker {
+                                configured: Some(Arc::new(call.clone())),
+                                ..derived(&call.name, provenance)
+                            });
+                        }
+                    }
+                }
             }
         }
 
@@ -255,6 +271,7 @@ fn derived(name: &str, provenance: Provenance) -> EffectiveMarker {
         name: name.to_owned(),
         provenance,
         written: None,
+        configured: None,
     }
 }
 

@@ -169,6 +169,46 @@ fn written_arguments_are_kept_and_derived_markers_have_none() {
 }
 
 #[test]
+fn a_path_rule_marker_with_arguments_is_added_unless_written_with_the_same() {
+    let taxonomy = taxonomy(
+        "[[paths]]\nglob = 'tests'\nmarkers = ['legacy', { name = 'filterwarnings', args = ['error::UserWarning'] }]\n",
+    );
+    let filter = |arg: &str| {
+        Arc::new(Marker {
+            name: "filterwarnings".into(),
+            args: vec![json!(arg)],
+            kwargs: serde_json::Map::new(),
+            source: Function,
+            location: None,
+        })
+    };
+    let other = taxonomy.effective(&item(
+        "tests/test_a.py::test_b",
+        vec![filter("ignore::UserWarning"), mark("legacy", Function)],
+    ));
+    assert_eq!(
+        show(&other),
+        [
+            "filterwarnings <- written function",
+            "legacy <- written function",
+            "filterwarnings <- path tests"
+        ]
+    );
+    assert_eq!(other.markers[2].args(), [json!("error::UserWarning")]);
+    assert!(other.markers[2]
+        .kwargs()
+        .is_some_and(serde_json::Map::is_empty));
+    let same = taxonomy.effective(&item(
+        "tests/test_a.py::test_b",
+        vec![filter("error::UserWarning")],
+    ));
+    assert_eq!(
+        show(&same),
+        ["filterwarnings <- written function", "legacy <- path tests"]
+    );
+}
+
+#[test]
 fn effective_serialises_with_kind_tags() {
     let taxonomy = taxonomy(
         "[axes.tier]\nmarkers = ['unit', 'e2e']\ndefault = 'unit'\n\

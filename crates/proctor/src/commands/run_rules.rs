@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use proctor_plan::{Facts, Verdict};
-use proctor_python::{function_nodeid, Collection, Item, Marker, MarkerSource};
-use proctor_run::{CollectedItem, Decider, Decisions, MarkerNames};
+use proctor_python::{collected_file, function_nodeid, Collection, Item, Marker, MarkerSource};
+use proctor_run::{AddedMarker, CollectedItem, Decider, Decisions, MarkerNames};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
 use crate::commands::run_flags::LastFailed;
@@ -229,7 +229,9 @@ fn decide(
     // Each distinct list of names is kept once, shared by its items (and
     // by their results, until the run's reports are written).
     let mut shared: HashSet<MarkerNames> = HashSet::new();
+    let mut path_markers = PathMarkers::default();
     for collected in items {
+        path_markers.file(&rules.taxonomy, collected_file(&collected.nodeid));
         let markers = converted
             .entry(Arc::as_ptr(&collected.markers).cast::<()>())
             .or_insert_with(|| runtime_markers(collected));
@@ -296,7 +298,46 @@ fn decide(
         };
         decisions.order = failed.failed_first(order);
     }
+    decisions.markers = path_markers.added;
     decisions
+}
+
+/// The markers the path rules add at run time, each with the files whose
+/// items get it: pytest and its plugins see them (a path-scoped
+/// `filterwarnings`), as the conftest hook they replace would add them.
+#[derive(Default)]
+struct PathMarkers {
+    added: Vec<AddedMarker>,
+    /// The file seen last: a file's items come together.
+    last: String,
+    seen: HashSet<String>,
+}
+
+impl PathMarkers {
+    fn file(&mut self, taxonomy: &Taxonomy, file: &str) {
+        if self.last == file || !self.seen.insert(file.to_owned()) {
+            return;
+        }
+        file.clone_into(&mut self.last);
+        for rule in taxonomy.path_rules_for(file) {
+            for marker in &rule.markers {
+                let (name, args, kwargs) = (marker.name(), marker.args(), marker.kwargs());
+                let found = self
+                    .added
+                    .iter_mut()
+                    .find(|a| a.name == name && a.args == args && a.kwargs.as_ref() == kwargs);
+                match found {
+                    Some(added) => added.files.push(file.to_owned()),
+                    None => self.added.push(AddedMarker {
+                        name: name.to_owned(),
+                        args: args.to_vec(),
+                        kwargs: kwargs.cloned(),
+                        files: vec![file.to_owned()],
+                    }),
+                }
+            }
+        }
+    }
 }
 
 /// The markers of an item as pytest has them.

@@ -412,6 +412,8 @@ def pytest_collection_modifyitems(session, config, items):
         _renamed = {real: sent for real, sent in zip(real_ids, ids) if real is not sent}
     _send(_collected(items, ids))
     answer = _receive()
+    if answer.get("markers"):
+        _add_path_markers(items, ids, answer["markers"])
     skip = answer.get("skip") or {}
     deselect = set(answer.get("deselect") or ())
     order = answer.get("order")
@@ -444,6 +446,33 @@ def pytest_collection_modifyitems(session, config, items):
         plugins.register(_Reports(), "proctor_bridge_reports")
     else:
         plugins.register(_Protocol(), "proctor_bridge_protocol")
+
+
+def _add_path_markers(items, ids, specs):
+    """The markers proctor's path rules give the items of some files, in
+    order, each unless the item has it already: by name for a marker given
+    by name alone, with equal arguments otherwise (a second
+    `filterwarnings` filters more). Built as pytest builds a written mark,
+    so `--strict-markers` does not refuse a marker proctor's config names."""
+    from _pytest.mark.structures import Mark, MarkDecorator
+
+    by_file = {}
+    for spec in specs:
+        kwargs = spec.get("kwargs")
+        mark = Mark(spec["name"], tuple(spec.get("args") or ()), kwargs or {}, _ispytest=True)
+        added = (MarkDecorator(mark, _ispytest=True), kwargs is None)
+        for file in spec["files"]:
+            by_file.setdefault(file, []).append(added)
+    for item, nodeid in zip(items, ids):
+        marks = by_file.get(nodeid.split("::", 1)[0])
+        for decorator, by_name in marks or ():
+            mark = decorator.mark
+            if by_name:
+                present = item.get_closest_marker(mark.name) is not None
+            else:
+                present = any(m.args == mark.args and m.kwargs == mark.kwargs for m in item.iter_markers(mark.name))
+            if not present:
+                item.add_marker(decorator)
 
 
 def pytest_collection_finish(session):

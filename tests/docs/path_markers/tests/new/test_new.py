@@ -1,0 +1,5 @@
+import warnings
+
+
+def test_warns():
+    warnings.warn("new", UserWarning)
