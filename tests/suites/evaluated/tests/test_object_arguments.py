@@ -5,6 +5,7 @@ where `gettz` gives None for a zone the machine lacks)."""
 
 import datetime
 import os
+import typing
 from datetime import date, datetime as dt, timedelta
 
 import pytest
@@ -33,6 +34,11 @@ def test_objects_of_unknown_arguments(when):
     pass
 
 
-@pytest.mark.parametrize("zone", [_zone(), datetime.timezone.utc])
-def test_the_unknown_value_itself(zone):
+class Version(typing.NamedTuple):
+    major: int
+    minor: int
+
+
+@pytest.mark.parametrize("version", [Version(1, 2), (Version(3, 4), "x")])
+def test_named_tuple_instances(version):
     pass
