@@ -42,3 +42,8 @@ class Version(typing.NamedTuple):
 @pytest.mark.parametrize("version", [Version(1, 2), (Version(3, 4), "x")])
 def test_named_tuple_instances(version):
     pass
+
+
+@pytest.mark.parametrize("tags", [{Version(1, 2)}, {date(2020, 1, 1)}])
+def test_a_set_of_one_object(tags):
+    pass
