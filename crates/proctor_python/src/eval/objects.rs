@@ -486,23 +486,6 @@ impl Evaluator<'_, '_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::named_submodules;
-
-    #[test]
-    fn a_table_names_its_own_submodules() {
-        let parsed = ruff_python_parser::parse_expression(
-            "{'A': ('pkg.lexers.a', 'A', ('a',)), 'B': ['pkg.b', 'other.c', 'pkg', '*.pkg', 'pkg.x-y']}",
-        )
-        .expect("parses");
-        let mut out = Vec::new();
-        named_submodules(parsed.expr(), "pkg.lexers", &mut out);
-        out.sort();
-        assert_eq!(out, ["pkg.b", "pkg.lexers.a"]);
-    }
-}
-
 /// Whether a module's top-level code assigns `sys.modules[__name__]`.
 fn replaces_itself(file: &crate::source::ParsedFile) -> bool {
     let Some(ast) = &file.ast else {
@@ -522,4 +505,21 @@ fn replaces_itself(file: &crate::source::ParsedFile) -> bool {
                         && matches!(a.value.as_ref(), Expr::Name(m) if m.id.as_str() == "sys"))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::named_submodules;
+
+    #[test]
+    fn a_table_names_its_own_submodules() {
+        let parsed = ruff_python_parser::parse_expression(
+            "{'A': ('pkg.lexers.a', 'A', ('a',)), 'B': ['pkg.b', 'other.c', 'pkg', '*.pkg', 'pkg.x-y']}",
+        )
+        .expect("parses");
+        let mut out = Vec::new();
+        named_submodules(parsed.expr(), "pkg.lexers", &mut out);
+        out.sort();
+        assert_eq!(out, ["pkg.b", "pkg.lexers.a"]);
+    }
 }
