@@ -52,22 +52,7 @@ pub(crate) fn factory_mark<'a>(
     if !matches!(ret.value.as_deref(), Some(Expr::Name(n)) if n.id == inner.name.id) {
         return None;
     }
-    if inner.is_async || !inner.decorator_list.is_empty() {
-        return None;
-    }
-    let p = &inner.parameters;
-    let [f] = p.args.as_slice() else {
-        return None;
-    };
-    if !p.posonlyargs.is_empty()
-        || !p.kwonlyargs.is_empty()
-        || p.vararg.is_some()
-        || p.kwarg.is_some()
-        || f.default.is_some()
-    {
-        return None;
-    }
-    let f = f.parameter.name.id.as_str();
+    let f = single_argument(inner)?;
     let [Stmt::Return(ast::StmtReturn {
         value: Some(applied),
         ..
@@ -111,6 +96,27 @@ pub(crate) fn factory_mark<'a>(
     }
     mark.at = Some((module, decorator.expression.range()));
     Some(mark)
+}
+
+/// The name of the one parameter of a plain (not async, undecorated)
+/// decorator function `def d(f): ...`.
+fn single_argument(def: &ast::StmtFunctionDef) -> Option<&str> {
+    if def.is_async || !def.decorator_list.is_empty() {
+        return None;
+    }
+    let p = &def.parameters;
+    let [f] = p.args.as_slice() else {
+        return None;
+    };
+    if !p.posonlyargs.is_empty()
+        || !p.kwonlyargs.is_empty()
+        || p.vararg.is_some()
+        || p.kwarg.is_some()
+        || f.default.is_some()
+    {
+        return None;
+    }
+    Some(f.parameter.name.id.as_str())
 }
 
 /// A body without its leading docstring.
@@ -309,22 +315,7 @@ fn follow<'a>(
     hm: usize,
     helper: &'a ast::StmtFunctionDef,
 ) -> Option<Vec<RawMark<'a>>> {
-    if helper.is_async || !helper.decorator_list.is_empty() {
-        return None;
-    }
-    let p = &helper.parameters;
-    let [f] = p.args.as_slice() else {
-        return None;
-    };
-    if !p.posonlyargs.is_empty()
-        || !p.kwonlyargs.is_empty()
-        || p.vararg.is_some()
-        || p.kwarg.is_some()
-        || f.default.is_some()
-    {
-        return None;
-    }
-    let f = f.parameter.name.id.as_str();
+    let f = single_argument(helper)?;
     // Local lists of marks, by name: (module, element) each.
     let mut lists: Vec<(&'a str, Vec<(usize, &'a Expr)>)> = Vec::new();
     let mut locals: Vec<&'a str> = vec![f];
