@@ -21,6 +21,11 @@ suite's venv as `VIRTUAL_ENV`, and compares the node ids (exact, in order) and
 the markers of the common items. A pytest id that proctor does not list is
 *covered* when proctor lists its function as dynamic (with a reason); it is
 *missing* otherwise. An id proctor lists that pytest does not is *extra*.
+A common item whose markers differ is explained when proctor says why
+(its `markers_uncertain`), when pytest stopped with an internal error
+before a plugin hook added marks proctor lists without a source location,
+or when a conftest proctor warns about (`pytest_collection_modifyitems`)
+covers it and pytest has marks proctor lacks; any other is *silent*.
 Agreement is exact / pytest items. `--json FILE` writes the per-suite figures
 (the differential test reads them); the exit status is 0 when every suite ran.
 
@@ -191,7 +196,46 @@ def marker_names(markers: list[dict]) -> list[str]:
     return [m["name"] for m in markers]
 
 
-def compare(name: str, reference: dict, static: dict) -> dict:
+def is_subsequence(short: list[str], long: list[str]) -> bool:
+    it = iter(long)
+    return all(name in it for name in short)
+
+
+def modifyitems_conftests(static: dict) -> list[str]:
+    """Directories (rootdir-relative, "" for the rootdir) of the conftests
+    proctor warns about for defining `pytest_collection_modifyitems`."""
+    dirs = []
+    for warning in static.get("warnings", []):
+        if "pytest_collection_modifyitems" in warning.get("message", "") and warning["file"].endswith("conftest.py"):
+            dirs.append(warning["file"].rpartition("/")[0])
+    return dirs
+
+
+def marker_diff_reason(item: dict, theirs: list[str], ours: list[dict], pytest_status: int, hook_dirs: list[str]):
+    """Why proctor's markers of an item differ from pytest's, when proctor
+    or pytest says why; None for a silent difference."""
+    if item.get("markers_uncertain"):
+        return item["markers_uncertain"]
+    names = [m["name"] for m in ours]
+    # Marks no source line writes (a plugin's, as `hypothesis` for `@given`)
+    # that pytest lacks because it stopped before that plugin's hook.
+    unwritten = [m["name"] for m in ours if "location" not in m]
+    if pytest_status == 3 and is_subsequence(theirs, names):
+        extra = list(names)
+        for name in theirs:
+            extra.remove(name)
+        if all(name in unwritten for name in extra):
+            return (f"pytest stopped with an internal error (exit 3) before the plugin hook "
+                    f"that adds {', '.join(sorted(set(extra)))}")
+    path = item["nodeid"].split("::", 1)[0]
+    under = [d for d in hook_dirs if d == "" or path.startswith(d + "/")]
+    if under and is_subsequence(names, theirs):
+        return (f"{under[0] or '.'}/conftest.py's pytest_collection_modifyitems adds marks at run time "
+                f"(proctor warns that it defines it)")
+    return None
+
+
+def compare(name: str, reference: dict, static: dict, pytest_status: int = 0) -> dict:
     pytest_ids = [item["nodeid"] for item in reference["items"]]
     by_id = {item["nodeid"]: item for item in reference["items"]}
     known = [item for item in static["items"] if item.get("dynamic") is None]
@@ -225,14 +269,18 @@ def compare(name: str, reference: dict, static: dict) -> dict:
     extra = [n for n in known_ids if n not in in_pytest]
     order = [n for n in pytest_ids if n in common] == [n for n in known_ids if n in common]
     marker_diffs = []
+    hook_dirs = modifyitems_conftests(static)
     for item in known:
         ref = by_id.get(item["nodeid"])
         if ref is None:
             continue
         theirs = marker_names(ref["markers"])
-        ours = marker_names([table[i] for i in item.get("markers", [])])
+        ours_full = [table[i] for i in item.get("markers", [])]
+        ours = marker_names(ours_full)
         if theirs != ours:
-            marker_diffs.append({"nodeid": item["nodeid"], "pytest": theirs, "proctor": ours})
+            reason = marker_diff_reason(item, theirs, ours_full, pytest_status, hook_dirs)
+            marker_diffs.append({"nodeid": item["nodeid"], "pytest": theirs, "proctor": ours, "reason": reason})
+    silent_marker_diffs = [d for d in marker_diffs if d["reason"] is None]
     total = len(pytest_ids)
     return {
         "suite": name,
@@ -247,6 +295,7 @@ def compare(name: str, reference: dict, static: dict) -> dict:
         "extra": extra,
         "same_order": order,
         "marker_diffs": marker_diffs,
+        "silent_marker_diffs": silent_marker_diffs,
         "agreement": len(common) / total if total else 1.0,
         "dynamic_reasons": sorted(by_reason.items(), key=lambda kv: -kv[1]),
     }
@@ -262,13 +311,14 @@ def collect(args) -> int:
         extra = list(suite.get("args", []))
         reference, pytest_s, pytest_status = pytest_items(name, suite, extra)
         static, proctor_s, status = proctor_items(name, suite, proctor, extra)
-        row = compare(name, reference, static)
+        row = compare(name, reference, static, pytest_status)
         row.update(pytest_s=pytest_s, pytest_status=pytest_status, proctor_s=proctor_s, proctor_status=status, floor=suite.get("floor", 1.0),
                    marker_diffs_allowed=suite.get("marker-diffs", 0))
         rows.append(row)
         print(f"{name}: pytest {row['pytest_items']} items ({row['pytest_errors']} errors), "
               f"proctor exact {row['exact']} ({100 * row['agreement']:.2f}%), covered by dynamic {row['covered']}, "
-              f"missing {len(row['missing'])}, extra {len(row['extra'])}, marker diffs {len(row['marker_diffs'])}, "
+              f"missing {len(row['missing'])}, extra {len(row['extra'])}, marker diffs {len(row['marker_diffs'])} "
+              f"({len(row['silent_marker_diffs'])} silent), "
               f"order {'same' if row['same_order'] else 'DIFFERENT'}; pytest {pytest_s:.2f}s, proctor {proctor_s:.2f}s",
               flush=True)
         if pytest_status == 3:
@@ -282,16 +332,23 @@ def collect(args) -> int:
             print("   missing", nodeid)
         for nodeid in row["extra"][: args.show]:
             print("   extra  ", nodeid)
-        for diff in row["marker_diffs"][: args.show]:
-            print("   markers", diff["nodeid"], "pytest", diff["pytest"], "proctor", diff["proctor"])
+        for diff in row["silent_marker_diffs"][: args.show]:
+            print("   markers", diff["nodeid"], "pytest", diff["pytest"], "proctor", diff["proctor"], "(SILENT: no reason)")
+        explained: dict[str, int] = {}
+        for diff in row["marker_diffs"]:
+            if diff["reason"] is not None:
+                explained[diff["reason"]] = explained.get(diff["reason"], 0) + 1
+        for reason, count in sorted(explained.items(), key=lambda kv: -kv[1])[: args.show]:
+            print(f"   markers differ x{count}: {reason}")
         for reason, count in row["dynamic_reasons"][: args.show]:
             print(f"   dynamic x{count}: {reason}")
     print()
-    print("| suite | pytest items | exact | agreement | dynamic (covered) | missing | extra | markers differ |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| suite | pytest items | exact | agreement | dynamic (covered) | missing | extra | markers differ | silent |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print(f"| {row['suite']} | {row['pytest_items']:,} | {row['exact']:,} | {100 * row['agreement']:.2f}% "
-              f"| {row['covered']:,} | {len(row['missing']):,} | {len(row['extra']):,} | {len(row['marker_diffs']):,} |")
+              f"| {row['covered']:,} | {len(row['missing']):,} | {len(row['extra']):,} | {len(row['marker_diffs']):,} "
+              f"| {len(row['silent_marker_diffs']):,} |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

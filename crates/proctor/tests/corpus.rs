@@ -9,7 +9,9 @@
 //!
 //! For each suite marked `ci = true` it asserts that no pytest item is
 //! missing and no proctor item is extra without a dynamic item that says
-//! why, that the common items come in pytest's order, and that exact
+//! why, that the common items come in pytest's order, that every item
+//! whose markers differ from pytest's has a reason (corpus.py's
+//! `silent_marker_diffs` is empty), and that exact
 //! agreement is at least the suite's recorded `floor`.
 
 use std::path::{Path, PathBuf};
@@ -103,6 +105,13 @@ fn real_suites_collect_as_pytest_collects_them() {
         let allowed = usize::try_from(row["marker_diffs_allowed"].as_u64().unwrap_or(0)).unwrap();
         if marker_diffs > allowed {
             failures.push(format!("{name}: {marker_diffs} items whose markers differ from pytest's, {allowed} allowed (first: {})", row["marker_diffs"][0]));
+        }
+        let silent = row["silent_marker_diffs"].as_array().map_or(0, Vec::len);
+        if silent > 0 {
+            failures.push(format!(
+                "{name}: {silent} items whose markers differ from pytest's with no reason (first: {})",
+                row["silent_marker_diffs"][0]
+            ));
         }
         if agreement + 1e-9 < floor {
             failures.push(format!(

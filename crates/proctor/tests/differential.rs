@@ -199,6 +199,10 @@ struct ProctorItem {
     markers: Vec<ProctorMarker>,
     #[serde(default)]
     dynamic: Option<String>,
+    /// Why the markers may be incomplete (a decorator of the suite that
+    /// proctor does not follow).
+    #[serde(default)]
+    markers_uncertain: Option<String>,
     /// Calls that are not marks: decorators, `pytestmark` helpers and
     /// module-level `pytest.importorskip`.
     #[serde(default)]
@@ -666,6 +670,9 @@ struct Comparison {
     /// conftest hook re-marks items (reported as a warning), proctor's
     /// effective markers against pytest's final ones.
     markers_runtime: usize,
+    /// Common items whose markers differ where proctor says they may
+    /// (`markers_uncertain`, with the decorator it does not follow).
+    markers_uncertain: usize,
     /// proctor items of modules that call `pytest.importorskip` at module
     /// level and that pytest skipped (the package is not installed there).
     importorskip_covered: usize,
@@ -698,6 +705,7 @@ impl Comparison {
     fn agreement(&self) -> (usize, usize) {
         let agreeing = self.markers_equal
             + self.markers_runtime
+            + self.markers_uncertain
             + self.dynamic_covered
             + self.importorskip_covered;
         let total = self.pytest_items + self.extra.len() + self.importorskip_covered;
@@ -778,6 +786,8 @@ fn compare(pytest: &PytestDump, proctor: &ProctorOutput, dir: &Path) -> Comparis
                 cmp.markers_equal += 1;
             } else if run_time_marks_aside(ours, &item.markers, !proctor.warnings.is_empty()) {
                 cmp.markers_runtime += 1;
+            } else if ours.markers_uncertain.is_some() {
+                cmp.markers_uncertain += 1;
             } else {
                 let mut diff = format!("  {}\n", item.nodeid);
                 let _ = writeln!(diff, "    pytest:");
@@ -926,7 +936,8 @@ fn render(label: &str, cmp: &Comparison) -> String {
         out,
         "suite {label}: agreement {} ({}/{} items); node IDs: {} exact, {} covered by dynamic \
          items, {} of modules pytest skipped (importorskip), {} missing, {} extra; markers: {}/{} equal \
-         ({} more with run-time marks: helpers' skips, conftest hooks against effective markers); order: {}",
+         ({} more with run-time marks: helpers' skips, conftest hooks against effective markers; \
+         {} differ where proctor says they are uncertain); order: {}",
         percent(cmp.agreement()),
         cmp.agreement().0,
         cmp.agreement().1,
@@ -938,6 +949,7 @@ fn render(label: &str, cmp: &Comparison) -> String {
         cmp.markers_equal,
         cmp.exact,
         cmp.markers_runtime,
+        cmp.markers_uncertain,
         if cmp.order_diff.is_some() {
             "DIFFERS"
         } else {
@@ -1156,6 +1168,49 @@ fn class_flags_skips_are_the_ones_pytest_takes() {
             "{reason:?} is not in the plan {count} times:\n{plan}"
         );
     }
+}
+
+/// The items proctor says have uncertain markers (decorated by a function
+/// of the suite it does not follow) in `dynamic/test_mark_decorators.py`
+/// are exactly those whose markers pytest reports otherwise, and a
+/// decorator that names no mark leaves the markers certain and right.
+#[test]
+fn unfollowed_mark_decorators_make_markers_uncertain() {
+    let dir = suites_dir().join("dynamic");
+    let pytest = run_pytest(&dir, "dynamic").unwrap_or_else(|err| panic!("{err}"));
+    let proctor = run_proctor(&dir, "dynamic").unwrap_or_else(|err| panic!("{err}"));
+    let file = "test_mark_decorators.py::";
+    let mut differ = Vec::new();
+    let mut uncertain = Vec::new();
+    for item in proctor.items.iter().filter(|i| i.nodeid.starts_with(file)) {
+        let theirs = pytest
+            .items
+            .iter()
+            .find(|p| p.nodeid == item.nodeid)
+            .unwrap_or_else(|| panic!("pytest has no {}", item.nodeid));
+        if !markers_match(&item.markers, &theirs.markers) {
+            differ.push(item.nodeid.clone());
+        }
+        if let Some(reason) = &item.markers_uncertain {
+            let name = item.nodeid[file.len()..].trim_start_matches("test_");
+            assert!(
+                reason.contains(&format!("`{name}`")),
+                "{}: {reason}",
+                item.nodeid
+            );
+            uncertain.push(item.nodeid.clone());
+        }
+    }
+    assert!(!differ.is_empty(), "no item's markers differ from pytest's");
+    assert_eq!(uncertain, differ);
+    assert!(
+        proctor
+            .items
+            .iter()
+            .any(|i| i.nodeid == format!("{file}test_plain_decorator")
+                && i.markers_uncertain.is_none()),
+        "the inert decorator made markers uncertain"
+    );
 }
 
 #[test]

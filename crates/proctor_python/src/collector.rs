@@ -6,6 +6,7 @@ use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
 
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::model::{CollectError, Decorator, Location, Marker, MarkerSource};
@@ -37,6 +38,8 @@ pub(crate) struct RawItem {
     /// Why the test skips itself on its class (see
     /// [`crate::class_flags`]).
     pub(crate) skip: Option<String>,
+    /// Why the markers may be incomplete (see [`crate::model::Item`]).
+    pub(crate) markers_uncertain: Option<String>,
 }
 
 /// One class on the path from the module to an item.
@@ -433,9 +436,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         };
         for (method_name, fm, fdef) in methods {
             let owner = owner_namespace(self.project, fdef, &chain);
-            let own = self
+            let mut own = self
                 .project
                 .decorator_marks_in(fm, &fdef.decorator_list, owner);
+            let markers_uncertain = self.add_factory_marks(fm, fdef, &mut own);
             let own = self.shared(&own, MarkerSource::Function);
             let markers = self.markers(&own, &[], Some((fm, fdef, false)), &[], &chain);
             let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
@@ -455,6 +459,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 high_params: Vec::new(),
                 class_key: Some(prefix.clone()),
                 skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
+                markers_uncertain,
             });
         }
     }
@@ -485,6 +490,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             high_params: Vec::new(),
             class_key: (!chain.is_empty()).then(|| prefix.to_string()),
             skip: None,
+            markers_uncertain: None,
         });
     }
 
@@ -515,7 +521,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let mut own = self
             .project
             .decorator_marks_in(fmodule, &def.decorator_list, owner);
-        self.add_factory_marks(fmodule, def, &mut own);
+        let unsure_markers = self.add_factory_marks(fmodule, def, &mut own);
         let base_id = format!("{prefix}::{name}");
         let line = self
             .project
@@ -568,6 +574,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     high_params: Vec::new(),
                     class_key,
                     skip: skip.clone(),
+                    markers_uncertain: unsure_markers.clone(),
                 });
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
@@ -592,6 +599,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     class_key,
                     decorators,
                     skip: skip.clone(),
+                    markers_uncertain: unsure_markers.clone(),
                 });
             }
             Ok(Some(callspecs)) => {
@@ -636,6 +644,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                             .collect(),
                         class_key: class_key.clone(),
                         skip: skip.clone(),
+                        markers_uncertain: unsure_markers.clone(),
                     });
                 }
             }
@@ -875,23 +884,51 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     }
 
     /// Adds to `own` (bottom decorator first) the marks that decorator
-    /// factories of the suite apply (see [`crate::decorator_factory`]).
+    /// factories of the suite apply (see [`crate::decorator_factory`]) and
+    /// those that plain decorators of the suite apply to their argument
+    /// (first applied first, where the decorator stands). Returns why the
+    /// markers may still be incomplete: a decorator of the suite that may
+    /// apply marks in a way this does not follow.
     fn add_factory_marks(
         &self,
         module: usize,
         def: &'a ast::StmtFunctionDef,
         own: &mut Vec<RawMark<'a>>,
-    ) {
-        let before = own.len();
-        own.extend(
-            def.decorator_list
-                .iter()
-                .filter_map(|d| crate::decorator_factory::factory_mark(self.project, module, d)),
-        );
-        if own.len() > before {
-            // Decorators apply bottom first: later in the source, earlier here.
-            own.sort_by_key(|m| std::cmp::Reverse(m.at.map(|(_, range)| range.start())));
+    ) -> Option<String> {
+        use crate::decorator_factory::{applied_marks, factory_mark, Applied};
+        let mut extra = Vec::new();
+        let mut unsure = None;
+        for (i, decorator) in def.decorator_list.iter().enumerate() {
+            if let Some(mark) = factory_mark(self.project, module, decorator) {
+                extra.push((i, mark));
+                continue;
+            }
+            match applied_marks(self.project, module, decorator) {
+                Some(Applied::Marks(marks)) => extra.extend(marks.into_iter().map(|m| (i, m))),
+                Some(Applied::Unknown(reason)) => {
+                    unsure.get_or_insert(reason);
+                }
+                None => {}
+            }
         }
+        if extra.is_empty() {
+            return unsure;
+        }
+        // Decorators apply bottom first: later in the source, earlier here.
+        let index_of = |mark: &RawMark<'a>| {
+            mark.at
+                .and_then(|(_, range)| {
+                    def.decorator_list
+                        .iter()
+                        .position(|d| d.expression.range() == range)
+                })
+                .unwrap_or(0)
+        };
+        let mut all: Vec<(usize, RawMark<'a>)> = own.drain(..).map(|m| (index_of(&m), m)).collect();
+        all.extend(extra);
+        all.sort_by_key(|(i, _)| std::cmp::Reverse(*i));
+        own.extend(all.into_iter().map(|(_, m)| m));
+        unsure
     }
 
     /// Why a test's items are only known at import: it is decorated by a
@@ -901,7 +938,12 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// they are and are recorded as decorators.
     fn marking_decorator(&self, module: usize, def: &'a ast::StmtFunctionDef) -> Option<String> {
         def.decorator_list.iter().find_map(|decorator| {
-            if crate::decorator_factory::factory_mark(self.project, module, decorator).is_some() {
+            if crate::decorator_factory::factory_mark(self.project, module, decorator).is_some()
+                || matches!(
+                    crate::decorator_factory::applied_marks(self.project, module, decorator),
+                    Some(crate::decorator_factory::Applied::Marks(_))
+                )
+            {
                 return None;
             }
             let target = match &decorator.expression {

@@ -52,22 +52,7 @@ pub(crate) fn factory_mark<'a>(
     if !matches!(ret.value.as_deref(), Some(Expr::Name(n)) if n.id == inner.name.id) {
         return None;
     }
-    if inner.is_async || !inner.decorator_list.is_empty() {
-        return None;
-    }
-    let p = &inner.parameters;
-    let [f] = p.args.as_slice() else {
-        return None;
-    };
-    if !p.posonlyargs.is_empty()
-        || !p.kwonlyargs.is_empty()
-        || p.vararg.is_some()
-        || p.kwarg.is_some()
-        || f.default.is_some()
-    {
-        return None;
-    }
-    let f = f.parameter.name.id.as_str();
+    let f = single_argument(inner)?;
     let [Stmt::Return(ast::StmtReturn {
         value: Some(applied),
         ..
@@ -111,6 +96,27 @@ pub(crate) fn factory_mark<'a>(
     }
     mark.at = Some((module, decorator.expression.range()));
     Some(mark)
+}
+
+/// The name of the one parameter of a plain (not async, undecorated)
+/// decorator function `def d(f): ...`.
+fn single_argument(def: &ast::StmtFunctionDef) -> Option<&str> {
+    if def.is_async || !def.decorator_list.is_empty() {
+        return None;
+    }
+    let p = &def.parameters;
+    let [f] = p.args.as_slice() else {
+        return None;
+    };
+    if !p.posonlyargs.is_empty()
+        || !p.kwonlyargs.is_empty()
+        || p.vararg.is_some()
+        || p.kwarg.is_some()
+        || f.default.is_some()
+    {
+        return None;
+    }
+    Some(f.parameter.name.id.as_str())
 }
 
 /// A body without its leading docstring.
@@ -231,4 +237,230 @@ fn reads_any(expr: &Expr, bound: &dyn Fn(&str) -> bool) -> bool {
     };
     finder.visit_expr(expr);
     finder.found
+}
+
+/// Words whose absence from a decorator's source shows it applies no mark.
+const MARKING: &[&str] = &[
+    "mark",
+    "skip",
+    "xfail",
+    "usefixtures",
+    "filterwarnings",
+    "parametrize",
+];
+
+/// What a decorator that is a plain function of the suite (`@mark_nix`,
+/// not a call) does to the marks of the function it decorates.
+pub(crate) enum Applied<'a> {
+    /// The marks it applies, first applied first (the order pytest stores
+    /// them in), each with the module and range where it is written.
+    Marks(Vec<RawMark<'a>>),
+    /// It may apply marks, in a way proctor does not follow: why.
+    Unknown(String),
+}
+
+/// The marks a decorator of the suite applies to its argument when its body
+/// is one of these simple forms (python-dateutil's `@mark_tzlocal_nix`):
+///
+/// ```python
+/// def mark_nix(f):
+///     marks = [pytest.mark.tzlocal, pytest.mark.skipif(IS_WIN, reason="Unix")]
+///     for mark in reversed(marks):   # or `marks`, a module-level list,
+///         f = mark(f)                # or a list or tuple written here
+///     f = pytest.mark.slow(f)
+///     return f                       # or `return pytest.mark.slow(f)`
+/// ```
+///
+/// `None` when the decorator is not a function of the suite, or is one
+/// whose source names no mark (`mark`, `skip`, `xfail`, `usefixtures`,
+/// `filterwarnings`, `parametrize`): it leaves the marks as they are.
+/// [`Applied::Unknown`] for any other body that names one.
+pub(crate) fn applied_marks<'a>(
+    project: &Project<'_, 'a>,
+    module: usize,
+    decorator: &'a ast::Decorator,
+) -> Option<Applied<'a>> {
+    let target = match &decorator.expression {
+        Expr::Call(call) => call.func.as_ref(),
+        other => other,
+    };
+    let Entity::Func {
+        module: hm,
+        def: helper,
+    } = project.resolve_expr(module, target, 0)
+    else {
+        return None;
+    };
+    let text = project.module(hm).file.slice(helper);
+    if !MARKING.iter().any(|word| text.contains(word)) {
+        return None;
+    }
+    let name = helper.name.id.as_str();
+    let unknown = || {
+        Some(Applied::Unknown(format!(
+            "decorated by `{name}`, a function of the suite that may apply marks in a way \
+             proctor does not follow"
+        )))
+    };
+    if matches!(decorator.expression, Expr::Call(_)) {
+        return unknown();
+    }
+    follow(project, hm, helper).map_or_else(unknown, |marks| Some(Applied::Marks(marks)))
+}
+
+/// The marks `helper`'s body applies, when it has one of the forms of
+/// [`applied_marks`].
+fn follow<'a>(
+    project: &Project<'_, 'a>,
+    hm: usize,
+    helper: &'a ast::StmtFunctionDef,
+) -> Option<Vec<RawMark<'a>>> {
+    let f = single_argument(helper)?;
+    // Local lists of marks, by name: (module, element) each.
+    let mut lists: Vec<(&'a str, Vec<(usize, &'a Expr)>)> = Vec::new();
+    let mut locals: Vec<&'a str> = vec![f];
+    let mut applied = Vec::new();
+    let mark_of = |locals: &[&str], (m, e): (usize, &'a Expr)| -> Option<RawMark<'a>> {
+        if reads_any(e, &|n| locals.contains(&n)) {
+            return None;
+        }
+        let mark = project.as_mark(m, e, 0)?;
+        Some(RawMark {
+            at: Some((m, e.range())),
+            ..mark
+        })
+    };
+    // `<mark>(f)`: the mark expression applied to the argument.
+    let applied_to_f = |expr: &'a Expr| -> Option<&'a Expr> {
+        let Expr::Call(call) = expr else {
+            return None;
+        };
+        let [Expr::Name(arg)] = call.arguments.args.as_ref() else {
+            return None;
+        };
+        (call.arguments.keywords.is_empty() && arg.id.as_str() == f).then_some(call.func.as_ref())
+    };
+    let assigns_f = |stmt: &'a Stmt| -> Option<&'a Expr> {
+        let Stmt::Assign(assign) = stmt else {
+            return None;
+        };
+        match assign.targets.as_slice() {
+            [Expr::Name(t)] if t.id.as_str() == f => Some(&assign.value),
+            _ => None,
+        }
+    };
+    let body = without_docstring(&helper.body);
+    let (last, body) = body.split_last()?;
+    for stmt in body {
+        if let Some(value) = assigns_f(stmt) {
+            let mark = applied_to_f(value)?;
+            applied.push(mark_of(&locals, (hm, mark))?);
+            continue;
+        }
+        match stmt {
+            Stmt::Assign(assign) => {
+                let [Expr::Name(target)] = assign.targets.as_slice() else {
+                    return None;
+                };
+                let (Expr::List(ast::ExprList { elts, .. })
+                | Expr::Tuple(ast::ExprTuple { elts, .. })) = assign.value.as_ref()
+                else {
+                    return None;
+                };
+                if reads_any(&assign.value, &|n| locals.contains(&n)) {
+                    return None;
+                }
+                let name = target.id.as_str();
+                lists.retain(|(n, _)| *n != name);
+                lists.push((name, elts.iter().map(|e| (hm, e)).collect()));
+                locals.push(name);
+            }
+            Stmt::For(for_) => {
+                let Expr::Name(var) = for_.target.as_ref() else {
+                    return None;
+                };
+                if for_.is_async || !for_.orelse.is_empty() {
+                    return None;
+                }
+                let [step] = for_.body.as_slice() else {
+                    return None;
+                };
+                let value = assigns_f(step)?;
+                let applied_name = applied_to_f(value)?;
+                if !matches!(applied_name, Expr::Name(n) if n.id == var.id) {
+                    return None;
+                }
+                let mut entries = iterated(project, hm, &for_.iter, &lists, &locals)?;
+                for entry in entries.drain(..) {
+                    applied.push(mark_of(&locals, entry)?);
+                }
+                locals.push(var.id.as_str());
+            }
+            _ => return None,
+        }
+    }
+    let Stmt::Return(ast::StmtReturn {
+        value: Some(returned),
+        ..
+    }) = last
+    else {
+        return None;
+    };
+    match returned.as_ref() {
+        Expr::Name(n) if n.id.as_str() == f => {}
+        other => {
+            let mark = applied_to_f(other)?;
+            applied.push(mark_of(&locals, (hm, mark))?);
+        }
+    }
+    Some(applied)
+}
+
+/// The entries a `for` loop of [`follow`] iterates over: a local list of
+/// marks, a list or tuple written there, a module-level list, or
+/// `reversed(...)` of one of those.
+fn iterated<'a>(
+    project: &Project<'_, 'a>,
+    hm: usize,
+    iter: &'a Expr,
+    lists: &[(&'a str, Vec<(usize, &'a Expr)>)],
+    locals: &[&str],
+) -> Option<Vec<(usize, &'a Expr)>> {
+    match iter {
+        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+            Some(elts.iter().map(|e| (hm, e)).collect())
+        }
+        Expr::Name(name) => {
+            if let Some((_, entries)) = lists.iter().find(|(n, _)| *n == name.id.as_str()) {
+                return Some(entries.clone());
+            }
+            if locals.contains(&name.id.as_str()) {
+                return None;
+            }
+            match project.resolve_expr(hm, iter, 0) {
+                Entity::Value {
+                    module: vm,
+                    expr: value @ (Expr::List(_) | Expr::Tuple(_)),
+                } => Some(project.pytestmark_entries(vm, value)),
+                _ => None,
+            }
+        }
+        Expr::Call(call) => {
+            let [inner] = call.arguments.args.as_ref() else {
+                return None;
+            };
+            if !call.arguments.keywords.is_empty()
+                || !matches!(
+                    project.resolve_expr(hm, &call.func, 0),
+                    Entity::Builtin(ref b) if b == "reversed"
+                )
+            {
+                return None;
+            }
+            let mut entries = iterated(project, hm, inner, lists, locals)?;
+            entries.reverse();
+            Some(entries)
+        }
+        _ => None,
+    }
 }

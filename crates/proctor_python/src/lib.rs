@@ -316,6 +316,7 @@ fn collect_inner(
             dynamic: item.dynamic,
             decorators: item.decorators,
             skip: item.skip,
+            markers_uncertain: item.markers_uncertain,
         });
     }
     collection

@@ -91,6 +91,12 @@ pub struct Item {
     /// pytest still decides: `proctor run` leaves the skip to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip: Option<String>,
+    /// Why the markers may be incomplete, when they may: the test is
+    /// decorated by a function of the suite that may apply marks in a way
+    /// proctor does not follow (a decorator whose body applies marks from
+    /// a plain list, or returns one applied, is followed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markers_uncertain: Option<String>,
 }
 
 /// A decorator that is not a pytest mark, resolved to the dotted path of

@@ -464,6 +464,7 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
         high_params: Vec::new(),
         class_key: None,
         skip: None,
+        markers_uncertain: None,
     })
 }
 

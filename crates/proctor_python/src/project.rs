@@ -773,7 +773,7 @@ impl<'p, 'a> Project<'p, 'a> {
                 // Standard-library bases whose instances have no `__name__`.
                 Entity::External(path) => matches!(
                     path.as_str(),
-                    "abc.ABC" | "datetime.tzinfo" | "datetime.timezone"
+                    "abc.ABC" | "datetime.tzinfo" | "datetime.timezone" | "typing.NamedTuple"
                 ),
                 _ => false,
             })

@@ -731,6 +731,7 @@ fn conftest_hooks(
                     dynamic: Some(reason),
                     decorators: Vec::new(),
                     skip: None,
+                    markers_uncertain: None,
                 });
             }
         }
@@ -887,6 +888,7 @@ fn collect_module<'a>(
             decorators: Vec::new(),
             class_key: None,
             skip: None,
+            markers_uncertain: None,
         });
     }
     let collector =
@@ -930,6 +932,7 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
         decorators: Vec::new(),
         class_key: None,
         skip: None,
+        markers_uncertain: None,
     })
 }
 

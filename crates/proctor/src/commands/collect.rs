@@ -45,6 +45,10 @@ struct JsonItem<'c> {
     /// off by a class flag), read statically.
     #[serde(skip_serializing_if = "Option::is_none")]
     skip: Option<&'c str>,
+    /// Why the markers may be incomplete (a decorator of the suite that
+    /// may apply marks in a way proctor does not follow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    markers_uncertain: Option<&'c str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
     /// Where an item static collection calls dynamic came from a run:
@@ -110,6 +114,7 @@ fn write_json(
             dynamic: item.dynamic.as_deref(),
             decorators: &item.decorators,
             skip: item.skip.as_deref(),
+            markers_uncertain: item.markers_uncertain.as_deref(),
             effective: taxonomy.map(|t| t.effective(item).markers),
             recorded: collection
                 .recorded_in(&item.nodeid)

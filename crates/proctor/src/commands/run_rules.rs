@@ -390,6 +390,7 @@ fn runtime_item(
         dynamic: None,
         decorators,
         skip: None,
+        markers_uncertain: None,
     }
 }
 

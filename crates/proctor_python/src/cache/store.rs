@@ -163,6 +163,8 @@ struct StoredItem {
     class_key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     skip: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    markers_uncertain: Option<String>,
 }
 
 /// What collecting a module gives, in the form the session assembles.
@@ -252,6 +254,7 @@ impl ModuleEntry {
                     .collect(),
                 class_key: item.class_key.clone(),
                 skip: item.skip.clone(),
+                markers_uncertain: item.markers_uncertain.clone(),
             })
             .collect();
         ModuleEntry {
@@ -296,6 +299,7 @@ impl ModuleEntry {
                 high_params,
                 class_key: item.class_key,
                 skip: item.skip,
+                markers_uncertain: item.markers_uncertain,
             });
         }
         Some(ModuleOutput {

@@ -91,6 +91,7 @@ pub(crate) fn collect_files(
                             high_params: Vec::new(),
                             class_key: None,
                             skip: None,
+                            markers_uncertain: None,
                         },
                     )
                 })),

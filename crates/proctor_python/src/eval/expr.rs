@@ -757,8 +757,32 @@ impl<'a> Evaluator<'_, 'a> {
                 self.call_value(&callee, args.positional, args.keywords)
             }
             Entity::SuiteModule(_) => PyValue::Unknown("a call of a module".to_owned()),
-            Entity::Unknown(reason) => PyValue::Unknown(reason),
+            Entity::Unknown(reason) => {
+                PyValue::Unknown(self.deleted_callee(module, &call.func).unwrap_or(reason))
+            }
         }
+    }
+
+    /// Why a call of a name its module deletes at the top level
+    /// (python-dateutil's `gettz = __get_gettz()` then `del __get_gettz`)
+    /// is not evaluated: the name is bound when the call runs, but not in
+    /// the module's final namespace, which is what proctor reads.
+    fn deleted_callee(&self, module: usize, func: &Expr) -> Option<String> {
+        let Expr::Name(name) = func else {
+            return None;
+        };
+        let ast = self.project.module(module).file.ast.as_ref()?;
+        let deleted = ast.body.iter().any(|stmt| {
+            matches!(stmt, ast::Stmt::Delete(d)
+                if d.targets.iter().any(|t| matches!(t, Expr::Name(n) if n.id == name.id)))
+        });
+        deleted.then(|| {
+            format!(
+                "`{0}()` calls a function its module deletes afterwards (`del {0}`): \
+                 what the call returns is not evaluated",
+                name.id
+            )
+        })
     }
 
     /// `getattr(module, "name"[, default])` of a module outside the suite

@@ -114,6 +114,13 @@ impl<'a> Evaluator<'_, 'a> {
         let module = self.project.module(idx);
         // Not an AttributeError for sure: a module may put another object
         // in its place in `sys.modules` (pygments.formatters does).
+        if replaces_itself(module.file) {
+            return format!(
+                "`{name}` is not bound statically in module `{0}`, which puts another object \
+                 in its place (`sys.modules[__name__] = ...`): its attributes are that object's",
+                module.dotted
+            );
+        }
         format!(
             "`{name}` is not bound statically in module `{}`",
             module.dotted
@@ -477,6 +484,27 @@ impl Evaluator<'_, '_> {
             format!("`{name}` is changed in place by functions when they are called, so its value depends on what ran before it is read")
         })
     }
+}
+
+/// Whether a module's top-level code assigns `sys.modules[__name__]`.
+fn replaces_itself(file: &crate::source::ParsedFile) -> bool {
+    let Some(ast) = &file.ast else {
+        return false;
+    };
+    ast.body.iter().any(|stmt| {
+        let ast::Stmt::Assign(assign) = stmt else {
+            return false;
+        };
+        assign.targets.iter().any(|target| {
+            let Expr::Subscript(sub) = target else {
+                return false;
+            };
+            matches!(sub.slice.as_ref(), Expr::Name(n) if n.id.as_str() == "__name__")
+                && matches!(sub.value.as_ref(), Expr::Attribute(a)
+                    if a.attr.id.as_str() == "modules"
+                        && matches!(a.value.as_ref(), Expr::Name(m) if m.id.as_str() == "sys"))
+        })
+    })
 }
 
 #[cfg(test)]

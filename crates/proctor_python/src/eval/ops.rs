@@ -97,6 +97,14 @@ pub(super) fn hash_key(value: &PyValue) -> Option<String> {
 
 /// A set of `elements`, each once, in first-insertion order.
 pub(super) fn make_set(elements: Vec<PyValue>) -> PyValue {
+    // One object needs no hashing to be told apart from the others
+    // (packaging's `{Tag("py3", "none", "any")}`).
+    if let [PyValue::Object] = elements.as_slice() {
+        return PyValue::Container {
+            kind: ContainerKind::Set,
+            elements: elements.into(),
+        };
+    }
     let mut seen: HashSet<String> = HashSet::default();
     let mut out = Vec::with_capacity(elements.len());
     for element in elements {

@@ -103,6 +103,18 @@ impl Evaluator<'_, '_> {
             "sys.version_info.serial" => version.map_or_else(no_version, |_| level(true)),
             "sys.platform" => PyValue::Str(SYS_PLATFORM?.to_owned()),
             "os.name" => PyValue::Str(OS_NAME.to_owned()),
+            // typing's special forms: pytest names them by `__name__`, which
+            // they have from Python 3.10 on (bpo-44524).
+            "typing.Any" | "typing.ClassVar" | "typing.Final" | "typing.Literal"
+            | "typing.NoReturn" | "typing.Optional" | "typing.Union" => match version {
+                Some(v) if (v.major, v.minor) >= (3, 10) => {
+                    PyValue::Named(path["typing.".len()..].to_owned())
+                }
+                Some(_) => PyValue::Unknown(format!(
+                    "`{path}` before Python 3.10, which may have no `__name__`"
+                )),
+                None => no_version(),
+            },
             _ => return None,
         })
     }

@@ -55,6 +55,7 @@ pub(crate) fn item(nodeid: &str, markers: Vec<Arc<Marker>>) -> Item {
         dynamic: None,
         decorators: Vec::new(),
         skip: None,
+        markers_uncertain: None,
     }
 }
 
