@@ -78,6 +78,14 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     items: Vec<RawItem>,
 }
 
+/// A member of a test module that gives items, in the module's order.
+enum ModuleMember<'a> {
+    /// The next of the module's test functions.
+    Test,
+    Class(&'a str, usize, &'a ast::StmtClassDef, Option<String>),
+    Lambda(&'a str, &'a ast::ExprLambda),
+}
+
 /// A failure that makes pytest drop the whole module.
 pub(crate) struct ModuleError(pub(crate) CollectError);
 
@@ -146,6 +154,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             ));
         }
         let prefix = self.rel().to_string();
+        let mut members: Vec<ModuleMember<'a>> = Vec::new();
+        let mut tests: Vec<((&'a str, usize, &'a ast::StmtFunctionDef), Option<String>)> =
+            Vec::new();
         for (name, binding) in m.ns.iter() {
             if name.starts_with("__") && name.ends_with("__") {
                 continue;
@@ -165,7 +176,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             } = binding
             {
                 if matches_prefix_or_glob(&self.settings.python_functions, name) {
-                    self.collect_lambda(name, lambda, &prefix, &[]);
+                    members.push(ModuleMember::Lambda(name, lambda));
                 }
                 continue;
             }
@@ -202,17 +213,42 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     if !self.settings.collect_imported_tests && cm != self.module {
                         continue;
                     }
-                    self.collect_class_entry(name, cm, def, &prefix, &[], dynamic)?;
+                    members.push(ModuleMember::Class(name, cm, def, dynamic));
                 }
                 Entity::Func { module: fm, def } => {
                     if !self.settings.collect_imported_tests && fm != self.module {
                         continue;
                     }
                     if self.is_test_function(name, fm, def) {
-                        self.collect_function(name, fm, def, &prefix, &[], dynamic)?;
+                        members.push(ModuleMember::Test);
+                        tests.push(((name, fm, def), dynamic));
                     }
                 }
                 _ => {}
+            }
+        }
+        // The test functions' items are made first (in parallel), then
+        // every member is taken in order.
+        let functions: Vec<(&'a str, usize, &'a ast::StmtFunctionDef)> =
+            tests.iter().map(|(test, _)| *test).collect();
+        let made = self.functions_items(&functions, &prefix, &[], |index| tests[index].1.clone());
+        self.items
+            .reserve(made.iter().map(|(items, _)| items.len()).sum());
+        let mut made = made.into_iter();
+        for member in members {
+            match member {
+                ModuleMember::Test => {
+                    if let Some((items, result)) = made.next() {
+                        self.items.extend(items);
+                        result?;
+                    }
+                }
+                ModuleMember::Class(name, cm, def, dynamic) => {
+                    self.collect_class_entry(name, cm, def, &prefix, &[], dynamic)?;
+                }
+                ModuleMember::Lambda(name, lambda) => {
+                    self.collect_lambda(name, lambda, &prefix, &[]);
+                }
             }
         }
         Ok(self.items)
@@ -329,40 +365,91 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             groups.push(group);
         }
-        for group in groups.into_iter().rev() {
-            for (member_name, mm, member) in group {
-                match member {
-                    Member::Func(fdef) => {
-                        if self.is_test_function(member_name, mm, fdef) {
-                            self.collect_function(
-                                member_name,
-                                mm,
-                                fdef,
-                                &prefix,
-                                &chain,
-                                dynamic.clone(),
-                            )?;
+        let members: Vec<(&'a str, usize, Member<'a>)> =
+            groups.into_iter().rev().flatten().collect();
+        // The test functions' items are made first (in parallel: each only
+        // reads the module's data), then every member is taken in order.
+        let tests: Vec<(&'a str, usize, &'a ast::StmtFunctionDef)> = members
+            .iter()
+            .filter_map(|&(member_name, mm, ref member)| match member {
+                Member::Func(fdef) if self.is_test_function(member_name, mm, fdef) => {
+                    Some((member_name, mm, *fdef))
+                }
+                _ => None,
+            })
+            .collect();
+        let made = self.functions_items(&tests, &prefix, &chain, |_| dynamic.clone());
+        self.items
+            .reserve(made.iter().map(|(items, _)| items.len()).sum());
+        let mut made = made.into_iter();
+        let mut tests = tests.iter().peekable();
+        for (member_name, mm, member) in members {
+            match member {
+                Member::Func(_) => {
+                    if tests
+                        .next_if(|&&(test, _, _)| test == member_name)
+                        .is_some()
+                    {
+                        if let Some((items, result)) = made.next() {
+                            self.items.extend(items);
+                            result?;
                         }
                     }
-                    Member::Class(kdef) => {
-                        self.collect_class_entry(
-                            member_name,
-                            mm,
-                            kdef,
-                            &prefix,
-                            &chain,
-                            dynamic.clone(),
-                        )?;
-                    }
-                    Member::Lambda(lambda) => {
-                        if matches_prefix_or_glob(&self.settings.python_functions, member_name) {
-                            self.collect_lambda(member_name, lambda, &prefix, &chain);
-                        }
+                }
+                Member::Class(kdef) => {
+                    self.collect_class_entry(
+                        member_name,
+                        mm,
+                        kdef,
+                        &prefix,
+                        &chain,
+                        dynamic.clone(),
+                    )?;
+                }
+                Member::Lambda(lambda) => {
+                    if matches_prefix_or_glob(&self.settings.python_functions, member_name) {
+                        self.collect_lambda(member_name, lambda, &prefix, &chain);
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// The items of each test function of `tests` (members of one class),
+    /// in order, each with the error that makes pytest drop the module, if
+    /// it has one. Several functions are expanded in parallel, each
+    /// recording its own file-system probes for the cache, which are then
+    /// added to this thread's (the module's) recording.
+    fn functions_items(
+        &self,
+        tests: &[(&'a str, usize, &'a ast::StmtFunctionDef)],
+        prefix: &str,
+        chain: &[ClassFrame<'a>],
+        dynamic: impl Fn(usize) -> Option<String> + Sync,
+    ) -> Vec<(Vec<RawItem>, Result<(), ModuleError>)> {
+        use rayon::prelude::*;
+        let one =
+            |(index, &(name, fm, def)): (usize, &(&'a str, usize, &'a ast::StmtFunctionDef))| {
+                let mut items = Vec::new();
+                let result =
+                    self.function_items(name, fm, def, prefix, chain, dynamic(index), &mut items);
+                (items, result)
+            };
+        if tests.len() < 2 || rayon::current_num_threads() < 2 {
+            return tests.iter().enumerate().map(one).collect();
+        }
+        let made: Vec<_> = tests
+            .par_iter()
+            .enumerate()
+            .map(|test| crate::cache::probe::recording(|| one(test)))
+            .collect();
+        made.into_iter()
+            .map(|(out, probes)| {
+                crate::cache::probe::replay(probes);
+                out
+            })
+            .collect()
     }
 
     fn collect_unittest(
@@ -488,14 +575,20 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         });
     }
 
-    fn collect_function(
-        &mut self,
+    /// Appends the items of one test function to `items`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the function, where it is, and where its items go"
+    )]
+    fn function_items(
+        &self,
         name: &str,
         fmodule: usize,
         def: &'a ast::StmtFunctionDef,
         prefix: &str,
         chain: &[ClassFrame<'a>],
         dynamic: Option<String>,
+        items: &mut Vec<RawItem>,
     ) -> Result<(), ModuleError> {
         if is_generator(&def.body) {
             return Err(ModuleError(CollectError {
@@ -557,7 +650,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
-                self.items.push(RawItem {
+                items.push(RawItem {
                     decorators: decorators.clone(),
                     nodeid: base_id,
                     file: self.rel().to_string(),
@@ -581,7 +674,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             Ok(None) => {
                 let markers =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
-                self.items.push(RawItem {
+                items.push(RawItem {
                     nodeid: base_id,
                     file: self.rel().to_string(),
                     def_file,
@@ -595,6 +688,11 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 });
             }
             Ok(Some(callspecs)) => {
+                // The markers of a call without marks of its own, made once
+                // for all of them.
+                let common =
+                    self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
+                let file = self.rel().to_string();
                 let mut unmarked_seen = false;
                 for callspec in callspecs {
                     if self.settings.definitions_only {
@@ -605,35 +703,39 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                             continue;
                         }
                     }
-                    let nodeid = if callspec.ids.is_empty() || self.settings.definitions_only {
+                    let nodeid = if !callspec.has_id || self.settings.definitions_only {
                         base_id.clone()
                     } else {
-                        format!("{base_id}[{}]", callspec.ids.join("-"))
+                        let mut nodeid =
+                            String::with_capacity(base_id.len() + callspec.id.len() + 2);
+                        nodeid.push_str(&base_id);
+                        nodeid.push('[');
+                        nodeid.push_str(&callspec.id);
+                        nodeid.push(']');
+                        nodeid
                     };
-                    let markers = self.markers(
-                        &own,
-                        &callspec.marks,
-                        Some((fmodule, def, true)),
-                        &fixture_marks,
-                        chain,
-                    );
-                    self.items.push(RawItem {
+                    let markers = if callspec.marks.is_empty() {
+                        common.clone()
+                    } else {
+                        self.markers(
+                            &own,
+                            &callspec.marks,
+                            Some((fmodule, def, true)),
+                            &fixture_marks,
+                            chain,
+                        )
+                    };
+                    items.push(RawItem {
                         decorators: decorators.clone(),
                         nodeid,
-                        file: self.rel().to_string(),
+                        file: file.clone(),
                         def_file: def_file.clone(),
                         line,
                         markers,
                         dynamic: dynamic.clone(),
-                        // Built anew, not filtered in place: an in-place
-                        // `collect` keeps the whole allocation (224 bytes an
-                        // item at 100,000 items, for a list nearly always empty).
-                        high_params: callspec
-                            .params
-                            .iter()
-                            .filter(|p| !p.scope.is_function())
-                            .cloned()
-                            .collect(),
+                        // Only the wider-scoped parameters: no allocation
+                        // for the usual function-scoped ones.
+                        high_params: callspec.params,
                         class_key: class_key.clone(),
                         skip: skip.clone(),
                     });
