@@ -18,8 +18,9 @@ use crate::settings::{matches_prefix_or_glob, CollectSettings};
 #[derive(Debug, Clone)]
 pub(crate) struct RawItem {
     pub(crate) nodeid: String,
-    /// The test module, as pytest's `item.path`.
-    pub(crate) file: String,
+    /// The test module, as pytest's `item.path` (one allocation shared by
+    /// the module's items).
+    pub(crate) file: Arc<str>,
     /// The file that defines the test function (a base class's module for
     /// inherited tests), as pytest's `item.location`.
     pub(crate) def_file: String,
@@ -33,7 +34,7 @@ pub(crate) struct RawItem {
     /// `reorder_items`; empty for most items.
     pub(crate) high_params: Vec<ParamEntry>,
     /// Node id of the innermost class, for class-scoped parameters.
-    pub(crate) class_key: Option<String>,
+    pub(crate) class_key: Option<Arc<str>>,
     /// Why the test skips itself on its class (see
     /// [`crate::class_flags`]).
     pub(crate) skip: Option<String>,
@@ -530,7 +531,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             self.items.push(RawItem {
                 decorators,
                 nodeid: format!("{prefix}::{method_name}"),
-                file: self.rel().to_string(),
+                file: self.rel().into(),
                 def_file: self.project.module(fm).file.rel.clone(),
                 line: self
                     .project
@@ -540,7 +541,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 markers,
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 high_params: Vec::new(),
-                class_key: Some(prefix.clone()),
+                class_key: Some(prefix.as_str().into()),
                 skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
             });
         }
@@ -560,8 +561,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         self.items.push(RawItem {
             decorators,
             nodeid: format!("{prefix}::{name}"),
-            file: self.rel().to_string(),
-            def_file: self.rel().to_string(),
+            file: self.rel().into(),
+            def_file: self.rel().into(),
             line: self
                 .project
                 .module(self.module)
@@ -570,7 +571,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             markers,
             dynamic: self.module_dynamic.clone(),
             high_params: Vec::new(),
-            class_key: (!chain.is_empty()).then(|| prefix.to_string()),
+            class_key: (!chain.is_empty()).then(|| prefix.into()),
             skip: None,
         });
     }
@@ -592,7 +593,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     ) -> Result<(), ModuleError> {
         if is_generator(&def.body) {
             return Err(ModuleError(CollectError {
-                file: self.rel().to_string(),
+                file: self.rel().into(),
                 line: self
                     .project
                     .module(fmodule)
@@ -615,7 +616,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .module(fmodule)
             .file
             .line_of(def.range.start().to_u32());
-        let class_key = (!chain.is_empty()).then(|| prefix.to_string());
+        let class_key: Option<Arc<str>> = (!chain.is_empty()).then(|| prefix.into());
         let skip = chain.last().and_then(|frame| {
             crate::class_flags::flag_skip(self.project, fmodule, def, &frame.mro)
         });
@@ -653,7 +654,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 items.push(RawItem {
                     decorators: decorators.clone(),
                     nodeid: base_id,
-                    file: self.rel().to_string(),
+                    file: self.rel().into(),
                     def_file: def_file.clone(),
                     line,
                     markers,
@@ -665,7 +666,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
                 return Err(ModuleError(CollectError {
-                    file: self.rel().to_string(),
+                    file: self.rel().into(),
                     line,
                     column: 0,
                     message,
@@ -676,7 +677,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
                 items.push(RawItem {
                     nodeid: base_id,
-                    file: self.rel().to_string(),
+                    file: self.rel().into(),
                     def_file,
                     line,
                     markers,
@@ -692,7 +693,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 // for all of them.
                 let common =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
-                let file = self.rel().to_string();
+                let file: Arc<str> = self.rel().into();
+                items.reserve(callspecs.len());
                 let mut unmarked_seen = false;
                 for callspec in callspecs {
                     if self.settings.definitions_only {
