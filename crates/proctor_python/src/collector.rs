@@ -417,8 +417,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         Ok(())
     }
 
-    /// The items of each test function of `tests` (members of one class),
-    /// in order, each with the error that makes pytest drop the module, if
+    /// The items of each test function of `tests` (a module's or a class's
+    /// own), in order, each with the error that makes pytest drop the module, if
     /// it has one. Several functions are expanded in parallel, each
     /// recording its own file-system probes for the cache, which are then
     /// added to this thread's (the module's) recording.
