@@ -79,6 +79,10 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     items: Vec<RawItem>,
 }
 
+/// A test function to expand: its name, the module that defines it, and
+/// its definition.
+type TestFunction<'a> = (&'a str, usize, &'a ast::StmtFunctionDef);
+
 /// A member of a test module that gives items, in the module's order.
 enum ModuleMember<'a> {
     /// The next of the module's test functions.
@@ -156,8 +160,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         }
         let prefix = self.rel().to_string();
         let mut members: Vec<ModuleMember<'a>> = Vec::new();
-        let mut tests: Vec<((&'a str, usize, &'a ast::StmtFunctionDef), Option<String>)> =
-            Vec::new();
+        let mut tests: Vec<(TestFunction<'a>, Option<String>)> = Vec::new();
         for (name, binding) in m.ns.iter() {
             if name.starts_with("__") && name.ends_with("__") {
                 continue;
@@ -230,8 +233,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         }
         // The test functions' items are made first (in parallel), then
         // every member is taken in order.
-        let functions: Vec<(&'a str, usize, &'a ast::StmtFunctionDef)> =
-            tests.iter().map(|(test, _)| *test).collect();
+        let functions: Vec<TestFunction<'a>> = tests.iter().map(|(test, _)| *test).collect();
         let made = self.functions_items(&functions, &prefix, &[], |index| tests[index].1.clone());
         self.items
             .reserve(made.iter().map(|(items, _)| items.len()).sum());
@@ -370,7 +372,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             groups.into_iter().rev().flatten().collect();
         // The test functions' items are made first (in parallel: each only
         // reads the module's data), then every member is taken in order.
-        let tests: Vec<(&'a str, usize, &'a ast::StmtFunctionDef)> = members
+        let tests: Vec<TestFunction<'a>> = members
             .iter()
             .filter_map(|&(member_name, mm, ref member)| match member {
                 Member::Func(fdef) if self.is_test_function(member_name, mm, fdef) => {
@@ -424,19 +426,18 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     /// added to this thread's (the module's) recording.
     fn functions_items(
         &self,
-        tests: &[(&'a str, usize, &'a ast::StmtFunctionDef)],
+        tests: &[TestFunction<'a>],
         prefix: &str,
         chain: &[ClassFrame<'a>],
         dynamic: impl Fn(usize) -> Option<String> + Sync,
     ) -> Vec<(Vec<RawItem>, Result<(), ModuleError>)> {
         use rayon::prelude::*;
-        let one =
-            |(index, &(name, fm, def)): (usize, &(&'a str, usize, &'a ast::StmtFunctionDef))| {
-                let mut items = Vec::new();
-                let result =
-                    self.function_items(name, fm, def, prefix, chain, dynamic(index), &mut items);
-                (items, result)
-            };
+        let one = |(index, &(name, fm, def)): (usize, &TestFunction<'a>)| {
+            let mut items = Vec::new();
+            let result =
+                self.function_items(name, fm, def, prefix, chain, dynamic(index), &mut items);
+            (items, result)
+        };
         if tests.len() < 2 || rayon::current_num_threads() < 2 {
             return tests.iter().enumerate().map(one).collect();
         }

@@ -31,7 +31,7 @@ struct JsonHeader<'c> {
 }
 
 /// Writes one item of `collect --json` (its markers are indices into the
-/// document's `markers` table) by hand: the bytes serde_json writes for the
+/// document's `markers` table) by hand: the bytes `serde_json` writes for the
 /// same object, field for field (`nodeid`, `file`, `line`, `markers`,
 /// `dynamic`, then `decorators`, `skip`, `effective` and `recorded` when
 /// present), without its per-field machinery, which at tens of thousands
@@ -82,7 +82,7 @@ fn write_item(
     Ok(())
 }
 
-/// A JSON string as serde_json writes it: `"` and `\` escaped, the
+/// A JSON string as `serde_json` writes it: `"` and `\` escaped, the
 /// control characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX`,
 /// everything else (non-ASCII included) as it is. Runs without escapes
 /// are copied whole.
@@ -340,7 +340,7 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
 mod tests {
     use super::write_str;
 
-    /// The hand-written string writer gives serde_json's bytes for every
+    /// The hand-written string writer gives `serde_json`'s bytes for every
     /// kind of character: plain, quote, backslash, each control character,
     /// DEL, and non-ASCII.
     #[test]
