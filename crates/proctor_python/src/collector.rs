@@ -19,8 +19,9 @@ use crate::settings::{matches_prefix_or_glob, CollectSettings};
 #[derive(Debug, Clone)]
 pub(crate) struct RawItem {
     pub(crate) nodeid: String,
-    /// The test module, as pytest's `item.path`.
-    pub(crate) file: String,
+    /// The test module, as pytest's `item.path` (one allocation shared by
+    /// the module's items).
+    pub(crate) file: Arc<str>,
     /// The file that defines the test function (a base class's module for
     /// inherited tests), as pytest's `item.location`.
     pub(crate) def_file: String,
@@ -34,7 +35,7 @@ pub(crate) struct RawItem {
     /// `reorder_items`; empty for most items.
     pub(crate) high_params: Vec<ParamEntry>,
     /// Node id of the innermost class, for class-scoped parameters.
-    pub(crate) class_key: Option<String>,
+    pub(crate) class_key: Option<Arc<str>>,
     /// Why the test skips itself on its class (see
     /// [`crate::class_flags`]).
     pub(crate) skip: Option<String>,
@@ -79,6 +80,18 @@ pub(crate) struct ModuleCollector<'p, 'a> {
     /// module's `pytestmark` that are not marks.
     module_decorators: Vec<Arc<Decorator>>,
     items: Vec<RawItem>,
+}
+
+/// A test function to expand: its name, the module that defines it, and
+/// its definition.
+type TestFunction<'a> = (&'a str, usize, &'a ast::StmtFunctionDef);
+
+/// A member of a test module that gives items, in the module's order.
+enum ModuleMember<'a> {
+    /// The next of the module's test functions.
+    Test,
+    Class(&'a str, usize, &'a ast::StmtClassDef, Option<String>),
+    Lambda(&'a str, &'a ast::ExprLambda),
 }
 
 /// A failure that makes pytest drop the whole module.
@@ -149,6 +162,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             ));
         }
         let prefix = self.rel().to_string();
+        let mut members: Vec<ModuleMember<'a>> = Vec::new();
+        let mut tests: Vec<(TestFunction<'a>, Option<String>)> = Vec::new();
         for (name, binding) in m.ns.iter() {
             if name.starts_with("__") && name.ends_with("__") {
                 continue;
@@ -168,7 +183,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             } = binding
             {
                 if matches_prefix_or_glob(&self.settings.python_functions, name) {
-                    self.collect_lambda(name, lambda, &prefix, &[]);
+                    members.push(ModuleMember::Lambda(name, lambda));
                 }
                 continue;
             }
@@ -205,17 +220,41 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     if !self.settings.collect_imported_tests && cm != self.module {
                         continue;
                     }
-                    self.collect_class_entry(name, cm, def, &prefix, &[], dynamic)?;
+                    members.push(ModuleMember::Class(name, cm, def, dynamic));
                 }
                 Entity::Func { module: fm, def } => {
                     if !self.settings.collect_imported_tests && fm != self.module {
                         continue;
                     }
                     if self.is_test_function(name, fm, def) {
-                        self.collect_function(name, fm, def, &prefix, &[], dynamic)?;
+                        members.push(ModuleMember::Test);
+                        tests.push(((name, fm, def), dynamic));
                     }
                 }
                 _ => {}
+            }
+        }
+        // The test functions' items are made first (in parallel), then
+        // every member is taken in order.
+        let functions: Vec<TestFunction<'a>> = tests.iter().map(|(test, _)| *test).collect();
+        let made = self.functions_items(&functions, &prefix, &[], |index| tests[index].1.clone());
+        self.items
+            .reserve(made.iter().map(|(items, _)| items.len()).sum());
+        let mut made = made.into_iter();
+        for member in members {
+            match member {
+                ModuleMember::Test => {
+                    if let Some((items, result)) = made.next() {
+                        self.items.extend(items);
+                        result?;
+                    }
+                }
+                ModuleMember::Class(name, cm, def, dynamic) => {
+                    self.collect_class_entry(name, cm, def, &prefix, &[], dynamic)?;
+                }
+                ModuleMember::Lambda(name, lambda) => {
+                    self.collect_lambda(name, lambda, &prefix, &[]);
+                }
             }
         }
         Ok(self.items)
@@ -332,40 +371,90 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             groups.push(group);
         }
-        for group in groups.into_iter().rev() {
-            for (member_name, mm, member) in group {
-                match member {
-                    Member::Func(fdef) => {
-                        if self.is_test_function(member_name, mm, fdef) {
-                            self.collect_function(
-                                member_name,
-                                mm,
-                                fdef,
-                                &prefix,
-                                &chain,
-                                dynamic.clone(),
-                            )?;
+        let members: Vec<(&'a str, usize, Member<'a>)> =
+            groups.into_iter().rev().flatten().collect();
+        // The test functions' items are made first (in parallel: each only
+        // reads the module's data), then every member is taken in order.
+        let tests: Vec<TestFunction<'a>> = members
+            .iter()
+            .filter_map(|&(member_name, mm, ref member)| match member {
+                Member::Func(fdef) if self.is_test_function(member_name, mm, fdef) => {
+                    Some((member_name, mm, *fdef))
+                }
+                _ => None,
+            })
+            .collect();
+        let made = self.functions_items(&tests, &prefix, &chain, |_| dynamic.clone());
+        self.items
+            .reserve(made.iter().map(|(items, _)| items.len()).sum());
+        let mut made = made.into_iter();
+        let mut tests = tests.iter().peekable();
+        for (member_name, mm, member) in members {
+            match member {
+                Member::Func(_) => {
+                    if tests
+                        .next_if(|&&(test, _, _)| test == member_name)
+                        .is_some()
+                    {
+                        if let Some((items, result)) = made.next() {
+                            self.items.extend(items);
+                            result?;
                         }
                     }
-                    Member::Class(kdef) => {
-                        self.collect_class_entry(
-                            member_name,
-                            mm,
-                            kdef,
-                            &prefix,
-                            &chain,
-                            dynamic.clone(),
-                        )?;
-                    }
-                    Member::Lambda(lambda) => {
-                        if matches_prefix_or_glob(&self.settings.python_functions, member_name) {
-                            self.collect_lambda(member_name, lambda, &prefix, &chain);
-                        }
+                }
+                Member::Class(kdef) => {
+                    self.collect_class_entry(
+                        member_name,
+                        mm,
+                        kdef,
+                        &prefix,
+                        &chain,
+                        dynamic.clone(),
+                    )?;
+                }
+                Member::Lambda(lambda) => {
+                    if matches_prefix_or_glob(&self.settings.python_functions, member_name) {
+                        self.collect_lambda(member_name, lambda, &prefix, &chain);
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// The items of each test function of `tests` (a module's or a class's
+    /// own), in order, each with the error that makes pytest drop the module, if
+    /// it has one. Several functions are expanded in parallel, each
+    /// recording its own file-system probes for the cache, which are then
+    /// added to this thread's (the module's) recording.
+    fn functions_items(
+        &self,
+        tests: &[TestFunction<'a>],
+        prefix: &str,
+        chain: &[ClassFrame<'a>],
+        dynamic: impl Fn(usize) -> Option<String> + Sync,
+    ) -> Vec<(Vec<RawItem>, Result<(), ModuleError>)> {
+        use rayon::prelude::*;
+        let one = |(index, &(name, fm, def)): (usize, &TestFunction<'a>)| {
+            let mut items = Vec::new();
+            let result =
+                self.function_items(name, fm, def, prefix, chain, dynamic(index), &mut items);
+            (items, result)
+        };
+        if tests.len() < 2 || rayon::current_num_threads() < 2 {
+            return tests.iter().enumerate().map(one).collect();
+        }
+        let made: Vec<_> = tests
+            .par_iter()
+            .enumerate()
+            .map(|test| crate::cache::probe::recording(|| one(test)))
+            .collect();
+        made.into_iter()
+            .map(|(out, probes)| {
+                crate::cache::probe::replay(probes);
+                out
+            })
+            .collect()
     }
 
     fn collect_unittest(
@@ -447,7 +536,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             self.items.push(RawItem {
                 decorators,
                 nodeid: format!("{prefix}::{method_name}"),
-                file: self.rel().to_string(),
+                file: self.rel().into(),
                 def_file: self.project.module(fm).file.rel.clone(),
                 line: self
                     .project
@@ -457,7 +546,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 markers,
                 dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 high_params: Vec::new(),
-                class_key: Some(prefix.clone()),
+                class_key: Some(prefix.as_str().into()),
                 skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
                 markers_uncertain,
             });
@@ -478,8 +567,8 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         self.items.push(RawItem {
             decorators,
             nodeid: format!("{prefix}::{name}"),
-            file: self.rel().to_string(),
-            def_file: self.rel().to_string(),
+            file: self.rel().into(),
+            def_file: self.rel().into(),
             line: self
                 .project
                 .module(self.module)
@@ -488,24 +577,30 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             markers,
             dynamic: self.module_dynamic.clone(),
             high_params: Vec::new(),
-            class_key: (!chain.is_empty()).then(|| prefix.to_string()),
+            class_key: (!chain.is_empty()).then(|| prefix.into()),
             skip: None,
             markers_uncertain: None,
         });
     }
 
-    fn collect_function(
-        &mut self,
+    /// Appends the items of one test function to `items`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the function, where it is, and where its items go"
+    )]
+    fn function_items(
+        &self,
         name: &str,
         fmodule: usize,
         def: &'a ast::StmtFunctionDef,
         prefix: &str,
         chain: &[ClassFrame<'a>],
         dynamic: Option<String>,
+        items: &mut Vec<RawItem>,
     ) -> Result<(), ModuleError> {
         if is_generator(&def.body) {
             return Err(ModuleError(CollectError {
-                file: self.rel().to_string(),
+                file: self.rel().into(),
                 line: self
                     .project
                     .module(fmodule)
@@ -528,7 +623,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             .module(fmodule)
             .file
             .line_of(def.range.start().to_u32());
-        let class_key = (!chain.is_empty()).then(|| prefix.to_string());
+        let class_key: Option<Arc<str>> = (!chain.is_empty()).then(|| prefix.into());
         let skip = chain.last().and_then(|frame| {
             crate::class_flags::flag_skip(self.project, fmodule, def, &frame.mro)
         });
@@ -563,10 +658,10 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
-                self.items.push(RawItem {
+                items.push(RawItem {
                     decorators: decorators.clone(),
                     nodeid: base_id,
-                    file: self.rel().to_string(),
+                    file: self.rel().into(),
                     def_file: def_file.clone(),
                     line,
                     markers,
@@ -579,7 +674,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
                 return Err(ModuleError(CollectError {
-                    file: self.rel().to_string(),
+                    file: self.rel().into(),
                     line,
                     column: 0,
                     message,
@@ -588,9 +683,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             Ok(None) => {
                 let markers =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
-                self.items.push(RawItem {
+                items.push(RawItem {
                     nodeid: base_id,
-                    file: self.rel().to_string(),
+                    file: self.rel().into(),
                     def_file,
                     line,
                     markers,
@@ -603,6 +698,12 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 });
             }
             Ok(Some(callspecs)) => {
+                // The markers of a call without marks of its own, made once
+                // for all of them.
+                let common =
+                    self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
+                let file: Arc<str> = self.rel().into();
+                items.reserve(callspecs.len());
                 let mut unmarked_seen = false;
                 for callspec in callspecs {
                     if self.settings.definitions_only {
@@ -613,35 +714,39 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                             continue;
                         }
                     }
-                    let nodeid = if callspec.ids.is_empty() || self.settings.definitions_only {
+                    let nodeid = if !callspec.has_id || self.settings.definitions_only {
                         base_id.clone()
                     } else {
-                        format!("{base_id}[{}]", callspec.ids.join("-"))
+                        let mut nodeid =
+                            String::with_capacity(base_id.len() + callspec.id.len() + 2);
+                        nodeid.push_str(&base_id);
+                        nodeid.push('[');
+                        nodeid.push_str(&callspec.id);
+                        nodeid.push(']');
+                        nodeid
                     };
-                    let markers = self.markers(
-                        &own,
-                        &callspec.marks,
-                        Some((fmodule, def, true)),
-                        &fixture_marks,
-                        chain,
-                    );
-                    self.items.push(RawItem {
+                    let markers = if callspec.marks.is_empty() {
+                        common.clone()
+                    } else {
+                        self.markers(
+                            &own,
+                            &callspec.marks,
+                            Some((fmodule, def, true)),
+                            &fixture_marks,
+                            chain,
+                        )
+                    };
+                    items.push(RawItem {
                         decorators: decorators.clone(),
                         nodeid,
-                        file: self.rel().to_string(),
+                        file: file.clone(),
                         def_file: def_file.clone(),
                         line,
                         markers,
                         dynamic: dynamic.clone(),
-                        // Built anew, not filtered in place: an in-place
-                        // `collect` keeps the whole allocation (224 bytes an
-                        // item at 100,000 items, for a list nearly always empty).
-                        high_params: callspec
-                            .params
-                            .iter()
-                            .filter(|p| !p.scope.is_function())
-                            .cloned()
-                            .collect(),
+                        // Only the wider-scoped parameters: no allocation
+                        // for the usual function-scoped ones.
+                        high_params: callspec.params,
                         class_key: class_key.clone(),
                         skip: skip.clone(),
                         markers_uncertain: unsure_markers.clone(),

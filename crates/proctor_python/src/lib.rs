@@ -303,12 +303,12 @@ fn collect_inner(
         .filter(|a| a.nodeid.is_none())
         .map(|a| settings.relative(&a.path))
         .collect();
-    collection.items.reserve(raw.len());
-    for item in raw {
-        if !selectors.is_empty() && !selected(&item, &selectors, &whole_files) {
-            continue;
-        }
-        collection.items.push(Item {
+    // Converted in place (an `Item` fits in a `RawItem`'s slot), so that the
+    // items of a large suite are not held twice.
+    let items: Vec<Item> = raw
+        .into_iter()
+        .filter(|item| selectors.is_empty() || selected(item, &selectors, &whole_files))
+        .map(|item| Item {
             nodeid: item.nodeid,
             file: item.def_file,
             line: item.line,
@@ -317,7 +317,12 @@ fn collect_inner(
             decorators: item.decorators,
             skip: item.skip,
             markers_uncertain: item.markers_uncertain,
-        });
+        })
+        .collect();
+    if collection.items.is_empty() {
+        collection.items = items;
+    } else {
+        collection.items.extend(items);
     }
     collection
 }
@@ -401,7 +406,7 @@ pub fn record_expansions(
 fn selected(item: &RawItem, selectors: &[&str], whole: &[String]) -> bool {
     let in_whole = whole
         .iter()
-        .any(|w| w == "." || item.file == *w || item.file.starts_with(&format!("{w}/")));
+        .any(|w| w == "." || *item.file == **w || item.file.starts_with(&format!("{w}/")));
     in_whole || selectors.iter().any(|s| nodeid_matches(&item.nodeid, s))
 }
 

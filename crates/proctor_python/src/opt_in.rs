@@ -455,7 +455,7 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
     }
     Some(RawItem {
         nodeid,
-        file: file.file.clone(),
+        file: file.file.as_str().into(),
         def_file: file.file.clone(),
         line: 0,
         markers,

@@ -19,9 +19,16 @@ use crate::value::{ContainerKind, MarkValue, PyValue};
 /// One planned call of a test function.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CallSpec {
-    pub(crate) ids: Vec<String>,
+    /// The call's id parts joined with `-`, as pytest's `CallSpec2.id`.
+    pub(crate) id: String,
+    /// Whether any parametrization gave the call an id part (a hidden
+    /// parameter gives none): without one, the node id has no `[...]`.
+    pub(crate) has_id: bool,
     /// Marks from `pytest.param(marks=...)` and the empty-set mark.
     pub(crate) marks: Vec<Arc<Marker>>,
+    /// The parameters of a scope wider than the function (what
+    /// `reorder_items` reads); function-scoped ones are only named, once
+    /// per expansion, to catch a duplicate parametrization.
     pub(crate) params: Vec<ParamEntry>,
 }
 
@@ -119,6 +126,8 @@ pub(crate) fn expand<'a>(
     let closure = fixtures.closure(&initial, &direct_args);
     closure_out.clone_from(&closure);
     let mut calls: Option<Vec<CallSpec>> = None;
+    // Every argname parametrized so far (all calls share them).
+    let mut parametrized: Vec<String> = Vec::new();
     let mark_argnames: Vec<&String> = parsed.iter().flat_map(|p| p.argnames.iter()).collect();
     for argname in &closure {
         if mark_argnames.contains(&argname) {
@@ -149,7 +158,14 @@ pub(crate) fn expand<'a>(
                     ids: ids_expr,
                     scope: def.scope,
                 };
-                calls = Some(apply(project, settings, calls, call, nodeid)?);
+                calls = Some(apply(
+                    project,
+                    settings,
+                    calls,
+                    call,
+                    nodeid,
+                    &mut parametrized,
+                )?);
                 break;
             }
             if !def.argnames.contains(argname) {
@@ -197,7 +213,14 @@ pub(crate) fn expand<'a>(
             ids: call.ids,
             scope,
         };
-        calls = Some(apply(project, settings, calls, parametrization, nodeid)?);
+        calls = Some(apply(
+            project,
+            settings,
+            calls,
+            parametrization,
+            nodeid,
+            &mut parametrized,
+        )?);
     }
     Ok(calls)
 }
@@ -636,12 +659,15 @@ fn check_id_count(sets: usize, ids: usize, nodeid: &str) -> Result<(), ExpandErr
 }
 
 /// `Metafunc.parametrize`: multiplies the existing calls by the new sets.
+/// `parametrized` holds the argnames the existing calls already have (and
+/// receives the new ones).
 fn apply<'a>(
     project: &Project<'_, 'a>,
     settings: &CollectSettings,
     calls: Option<Vec<CallSpec>>,
     mut call: Parametrization<'a>,
     nodeid: &str,
+    parametrized: &mut Vec<String>,
 ) -> Result<Vec<CallSpec>, ExpandError> {
     if let Some((im, ids_expr)) = call.ids {
         let (im, ids_expr) = project.deref(im, ids_expr);
@@ -773,30 +799,49 @@ fn apply<'a>(
         make_ids(&call.argnames, &inputs, &settings.ids).map_err(ExpandError::Dynamic)?
     };
     let base = calls.unwrap_or_else(|| vec![CallSpec::default()]);
+    // Every call has the same argnames, so one check serves them all
+    // (there is always at least one set: an empty list gets the NOTSET one).
+    if !call.sets.is_empty() {
+        for argname in &call.argnames {
+            if parametrized.contains(argname) {
+                return Err(ExpandError::Collect(format!(
+                    "{nodeid}: duplicate parametrization of '{argname}'"
+                )));
+            }
+            parametrized.push(argname.clone());
+        }
+    }
+    // The key only serves `reorder_items`, which definitions skip.
+    let keyed = !call.scope.is_function() && !settings.definitions_only;
+    let mut ids = ids;
+    let single = base.len() == 1;
     let mut out = Vec::with_capacity(base.len() * call.sets.len());
     for spec in &base {
         for (index, set) in call.sets.iter().enumerate() {
             let mut next = spec.clone();
-            for (argname, value) in call.argnames.iter().zip(set.evaluated.iter()) {
-                if next.params.iter().any(|p| &p.argname == argname) {
-                    return Err(ExpandError::Collect(format!(
-                        "{nodeid}: duplicate parametrization of '{argname}'"
-                    )));
+            if keyed {
+                for (argname, value) in call.argnames.iter().zip(set.evaluated.iter()) {
+                    next.params.push(ParamEntry {
+                        argname: argname.clone(),
+                        scope: call.scope,
+                        key: value_key(value, index),
+                    });
                 }
-                // The key only serves `reorder_items`, which definitions skip.
-                let key = if call.scope.is_function() || settings.definitions_only {
-                    String::new()
-                } else {
-                    value_key(value, index)
-                };
-                next.params.push(ParamEntry {
-                    argname: argname.clone(),
-                    scope: call.scope,
-                    key,
-                });
             }
-            if let Some(id) = ids.get(index).filter(|_| !set.hidden) {
-                next.ids.push(id.clone());
+            if !set.hidden && index < ids.len() {
+                // One base call (the usual case) takes each id as it is.
+                let id = if single {
+                    std::mem::take(&mut ids[index])
+                } else {
+                    ids[index].clone()
+                };
+                if next.has_id {
+                    next.id.push('-');
+                    next.id.push_str(&id);
+                } else {
+                    next.id = id;
+                    next.has_id = true;
+                }
             }
             next.marks.extend(set.marks.iter().cloned());
             out.push(next);

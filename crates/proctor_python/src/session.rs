@@ -877,7 +877,7 @@ fn collect_module<'a>(
     if settings.doctest_modules && module.file.source.text.contains(">>>") {
         doc_item = Some(RawItem {
             nodeid: module.file.rel.clone(),
-            file: module.file.rel.clone(),
+            file: module.file.rel.as_str().into(),
             def_file: module.file.rel.clone(),
             line: 0,
             markers: Vec::new(),
@@ -923,7 +923,7 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
     let name = path.file_name()?.to_string_lossy().into_owned();
     Some(RawItem {
         nodeid: format!("{rel}::{name}"),
-        file: rel.clone(),
+        file: rel.as_str().into(),
         def_file: rel,
         line: 0,
         markers: Vec::new(),

@@ -52,6 +52,16 @@ pub(crate) fn recording<T>(f: impl FnOnce() -> T) -> (T, Vec<Probe>) {
     (out, probes)
 }
 
+/// Adds probes that [`recording`] returned for work done on another
+/// thread to the recording of this one (the module that work was for).
+pub(crate) fn replay(probes: Vec<Probe>) {
+    RECORDING.with(|r| {
+        if let Some(recorded) = r.borrow_mut().as_mut() {
+            recorded.extend(probes);
+        }
+    });
+}
+
 fn record(path: &Path, kind: ProbeKind, answer: bool) -> bool {
     RECORDING.with(|r| {
         if let Some(probes) = r.borrow_mut().as_mut() {

@@ -233,9 +233,9 @@ impl ModuleEntry {
         let file = output
             .items
             .first()
-            .map(|item| item.file.clone())
+            .map(|item| item.file.to_string())
             .unwrap_or_default();
-        let other = |name: &String| (*name != file).then(|| name.clone());
+        let other = |name: &str| (*name != *file).then(|| name.to_owned());
         let items = output
             .items
             .iter()
@@ -252,7 +252,7 @@ impl ModuleEntry {
                     .iter()
                     .map(|p| (p.argname.clone(), scope_code(p.scope), p.key.clone()))
                     .collect(),
-                class_key: item.class_key.clone(),
+                class_key: item.class_key.as_deref().map(str::to_owned),
                 skip: item.skip.clone(),
                 markers_uncertain: item.markers_uncertain.clone(),
             })
@@ -276,6 +276,7 @@ impl ModuleEntry {
         let markers: Vec<Arc<Marker>> = self.markers.into_iter().map(Arc::new).collect();
         let decorators: Vec<Arc<Decorator>> = self.decorators.into_iter().map(Arc::new).collect();
         let mut items = Vec::with_capacity(self.items.len());
+        let module_file: Arc<str> = self.file.as_str().into();
         for item in self.items {
             let high_params = item
                 .high_params
@@ -290,14 +291,14 @@ impl ModuleEntry {
                 .collect::<Option<Vec<_>>>()?;
             items.push(RawItem {
                 nodeid: item.nodeid,
-                file: item.file.unwrap_or_else(|| self.file.clone()),
+                file: item.file.map_or_else(|| module_file.clone(), Into::into),
                 def_file: item.def_file.unwrap_or_else(|| self.file.clone()),
                 line: item.line,
                 markers: pick(&markers, &item.markers)?,
                 dynamic: item.dynamic,
                 decorators: pick(&decorators, &item.decorators)?,
                 high_params,
-                class_key: item.class_key,
+                class_key: item.class_key.map(Into::into),
                 skip: item.skip,
                 markers_uncertain: item.markers_uncertain,
             });

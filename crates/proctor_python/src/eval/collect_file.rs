@@ -82,7 +82,7 @@ pub(crate) fn collect_files(
                         applicable.clone(),
                         RawItem {
                             nodeid: format!("{rel}::{name}"),
-                            file: rel.clone(),
+                            file: rel.as_str().into(),
                             def_file: rel.clone(),
                             line: 0,
                             markers: Vec::new(),
