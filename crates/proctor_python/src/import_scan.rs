@@ -163,7 +163,10 @@ fn names_own_submodules(text: &str, package: &str) -> bool {
         .next()
         .filter(|top| !top.is_empty())
         .is_some_and(|top| {
-            text.contains(&format!("'{top}.")) || text.contains(&format!("\"{top}."))
+            // One search for the name, then the quote before it.
+            let dotted = format!("{top}.");
+            text.match_indices(&dotted)
+                .any(|(at, _)| at > 0 && matches!(text.as_bytes()[at - 1], b'\'' | b'"'))
         })
 }
 
@@ -195,9 +198,22 @@ fn is_ident_char(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
-/// Whether `code` holds the keyword `word` as a token of its own.
+/// Whether `code` holds the keyword `word` as a token of its own. Asked of
+/// every logical line, some of them whole tables: a substring search, then
+/// a look at the characters around each hit.
 fn has_word(code: &str, word: &str) -> bool {
-    code.split(|c: char| !is_ident_char(c)).any(|w| w == word)
+    let mut from = 0;
+    while let Some(found) = code[from..].find(word) {
+        let at = from + found;
+        let end = at + word.len();
+        let before = code[..at].chars().next_back();
+        let after = code[end..].chars().next();
+        if !before.is_some_and(is_ident_char) && !after.is_some_and(is_ident_char) {
+            return true;
+        }
+        from = end;
+    }
+    false
 }
 
 /// The text's logical lines; `None` on anything the scan does not follow.
@@ -647,6 +663,18 @@ mod tests {
             "if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n",
             "pkg",
         );
+    }
+
+    #[test]
+    fn a_word_is_a_token_of_its_own() {
+        use super::has_word;
+        assert!(has_word("import x", "import"));
+        assert!(has_word("x = 1; import y", "import"));
+        assert!(has_word("reimport + import", "import"));
+        assert!(!has_word("reimport(important, _import, import2)", "import"));
+        assert!(!has_word("", "import"));
+        assert!(has_word("é import", "import"));
+        assert!(!has_word("éimport", "import"));
     }
 
     #[test]
