@@ -33,7 +33,7 @@ pub(crate) struct Scan {
 
 /// The smallest class attribute value left out of a parse: below this,
 /// parsing it costs less than the bookkeeping.
-pub(crate) const ELIDE_MIN: usize = 256;
+pub(crate) const ELIDE_MIN: usize = 48;
 
 /// The [`Scan`] of `text`; `None` where only a parse can tell.
 pub(crate) fn scan_module(text: &str, package: &str) -> Option<Scan> {

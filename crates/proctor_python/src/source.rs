@@ -78,6 +78,14 @@ impl Elided {
             let value: Option<&'s Expr> = entry
                 .value
                 .get_or_init(|| {
+                    // The range is the scan's, of these very bytes; checked
+                    // anyway, since the parser slices the text with it.
+                    let (start, end) =
+                        (entry.range.start().to_usize(), entry.range.end().to_usize());
+                    if !(start < end && text.is_char_boundary(start) && text.is_char_boundary(end))
+                    {
+                        return None;
+                    }
                     ruff_python_parser::parse_expression_range(text, entry.range)
                         .ok()
                         .map(|parsed| *parsed.into_syntax().body)
