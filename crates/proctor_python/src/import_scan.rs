@@ -13,7 +13,30 @@ use crate::namespace::absolute_module;
 
 /// Absolute names of the modules `text` imports, as the syntax tree's
 /// module-level walk finds them; `None` where only a parse can tell.
+#[cfg(test)]
 pub(crate) fn top_level_imports(text: &str, package: &str) -> Option<Vec<String>> {
+    scan_module(text, package).map(|scan| scan.imports)
+}
+
+/// What the scan of a module's text finds: the modules it imports, and the
+/// values of its classes' attributes that a parse may leave out.
+pub(crate) struct Scan {
+    /// Absolute names of the imported modules, in the syntax tree's order.
+    pub(crate) imports: Vec<String>,
+    /// Byte ranges of the bracketed values (`tokens = {...}`) of class
+    /// attributes written directly in the body of a top-level class, each
+    /// at least [`ELIDE_MIN`] bytes long: the value a lexer's or a
+    /// formatter's class carries as data, which nothing reads in most
+    /// collections. See [`crate::source::Elided`].
+    pub(crate) elidable: Vec<(u32, u32)>,
+}
+
+/// The smallest class attribute value left out of a parse: below this,
+/// parsing it costs less than the bookkeeping.
+pub(crate) const ELIDE_MIN: usize = 48;
+
+/// The [`Scan`] of `text`; `None` where only a parse can tell.
+pub(crate) fn scan_module(text: &str, package: &str) -> Option<Scan> {
     if text.starts_with('\u{feff}')
         || text.contains("pytest_plugins")
         || names_own_submodules(text, package)
@@ -37,7 +60,97 @@ pub(crate) fn top_level_imports(text: &str, package: &str) -> Option<Vec<String>
         return None;
     }
     out.retain(|m| !m.is_empty());
-    Some(out)
+    Some(Scan {
+        imports: out,
+        elidable: elidable_values(text.as_bytes(), &lines),
+    })
+}
+
+/// The [`Scan::elidable`] ranges of a module whose logical lines are
+/// `lines`: in the body of each class statement at module level, the
+/// statements `NAME = <bracketed value>` whose value is one bracketed
+/// group of at least [`ELIDE_MIN`] bytes.
+fn elidable_values(b: &[u8], lines: &[Line]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        i += 1;
+        if line.indent != 0 || line.first_word() != "class" || !line.is_header() {
+            continue;
+        }
+        // The body: the lines indented deeper, whose statements all sit at
+        // the first one's indentation.
+        let Some(level) = lines.get(i).map(|l| l.indent).filter(|&l| l > 0) else {
+            continue;
+        };
+        while let Some(stmt) = lines.get(i).filter(|l| l.indent > 0) {
+            i += 1;
+            if stmt.indent == level {
+                out.extend(bracketed_value(b, stmt));
+            }
+        }
+    }
+    out
+}
+
+/// The range of the value of `NAME = (...)` / `[...]` / `{...}` on one
+/// logical line, when it is one bracketed group of at least
+/// [`ELIDE_MIN`] bytes and nothing follows it.
+fn bracketed_value(b: &[u8], line: &Line) -> Option<(u32, u32)> {
+    let code = line.code.as_bytes();
+    // In the code (strings replaced, comments dropped): the name, `=`, and
+    // a group that closes at the end of the line.
+    let name = line.first_word().len();
+    if name == 0 {
+        return None;
+    }
+    let mut at = name;
+    while code.get(at).is_some_and(|c| *c == b' ' || *c == b'\t') {
+        at += 1;
+    }
+    if code.get(at) != Some(&b'=') || code.get(at + 1) == Some(&b'=') {
+        return None;
+    }
+    at += 1;
+    while code.get(at).is_some_and(|c| *c == b' ' || *c == b'\t') {
+        at += 1;
+    }
+    let open = *code.get(at)?;
+    let close = match open {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        _ => return None,
+    };
+    let rest = code[at..].trim_ascii_end();
+    let mut depth = 0usize;
+    for (k, &c) in rest.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 && k + 1 != rest.len() {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 || rest.last() != Some(&close) {
+        return None;
+    }
+    // The same in the source: the code before the value has no string,
+    // comment or continuation, so it is the source's text.
+    let start = line.start + at;
+    let end = line.end;
+    if b.get(line.start..start)? != &code[..at] || b.get(start) != Some(&open) {
+        return None;
+    }
+    if end <= start || b.get(end - 1) != Some(&close) || end - start < ELIDE_MIN {
+        return None;
+    }
+    Some((u32::try_from(start).ok()?, u32::try_from(end).ok()?))
 }
 
 /// Whether `text` may hold a string naming a submodule of its own
@@ -50,15 +163,21 @@ fn names_own_submodules(text: &str, package: &str) -> bool {
         .next()
         .filter(|top| !top.is_empty())
         .is_some_and(|top| {
-            text.contains(&format!("'{top}.")) || text.contains(&format!("\"{top}."))
+            // One search for the name, then the quote before it.
+            let dotted = format!("{top}.");
+            text.match_indices(&dotted)
+                .any(|(at, _)| at > 0 && matches!(text.as_bytes()[at - 1], b'\'' | b'"'))
         })
 }
 
 /// One logical line: its indentation column and its code with comments
-/// dropped, strings replaced by `S` and continuation lines joined.
+/// dropped, strings replaced by `S` and continuation lines joined, with
+/// the byte offsets of its first code byte and just past its last.
 struct Line {
     indent: usize,
     code: String,
+    start: usize,
+    end: usize,
 }
 
 impl Line {
@@ -79,9 +198,22 @@ fn is_ident_char(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
-/// Whether `code` holds the keyword `word` as a token of its own.
+/// Whether `code` holds the keyword `word` as a token of its own. Asked of
+/// every logical line, some of them whole tables: a substring search, then
+/// a look at the characters around each hit.
 fn has_word(code: &str, word: &str) -> bool {
-    code.split(|c: char| !is_ident_char(c)).any(|w| w == word)
+    let mut from = 0;
+    while let Some(found) = code[from..].find(word) {
+        let at = from + found;
+        let end = at + word.len();
+        let before = code[..at].chars().next_back();
+        let after = code[end..].chars().next();
+        if !before.is_some_and(is_ident_char) && !after.is_some_and(is_ident_char) {
+            return true;
+        }
+        from = end;
+    }
+    false
 }
 
 /// The text's logical lines; `None` on anything the scan does not follow.
@@ -90,6 +222,8 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
     let mut code: Vec<u8> = Vec::new();
     let mut depth = 0usize;
     let mut indent: Option<usize> = None;
+    let mut start = 0;
+    let mut end = 0;
     let mut i = 0;
     while i < b.len() {
         if indent.is_none() {
@@ -122,7 +256,10 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
                     continue;
                 }
                 Some(b'\\') => return None,
-                Some(_) => indent = Some(col),
+                Some(_) => {
+                    indent = Some(col);
+                    start = i;
+                }
             }
         }
         let c = b[i];
@@ -158,6 +295,8 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
                     lines.push(Line {
                         indent: indent.take()?,
                         code: text,
+                        start,
+                        end,
                     });
                 }
                 continue;
@@ -167,10 +306,14 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
             b'\'' | b'"' => {
                 let interpolated = string_prefix(&code)?;
                 i = skip_string(b, i, interpolated)?;
+                end = i;
                 code.push(b'S');
                 continue;
             }
             _ => {}
+        }
+        if !matches!(c, b' ' | b'\t' | b'\x0c') {
+            end = i + 1;
         }
         code.push(c);
         i += 1;
@@ -181,7 +324,12 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
     if let Some(indent) = indent {
         let text = String::from_utf8(code).ok()?;
         if !text.trim().is_empty() {
-            lines.push(Line { indent, code: text });
+            lines.push(Line {
+                indent,
+                code: text,
+                start,
+                end,
+            });
         }
     }
     Some(lines)
@@ -515,6 +663,18 @@ mod tests {
             "if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n",
             "pkg",
         );
+    }
+
+    #[test]
+    fn a_word_is_a_token_of_its_own() {
+        use super::has_word;
+        assert!(has_word("import x", "import"));
+        assert!(has_word("x = 1; import y", "import"));
+        assert!(has_word("reimport + import", "import"));
+        assert!(!has_word("reimport(important, _import, import2)", "import"));
+        assert!(!has_word("", "import"));
+        assert!(has_word("é import", "import"));
+        assert!(!has_word("éimport", "import"));
     }
 
     #[test]

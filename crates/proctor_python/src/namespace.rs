@@ -55,6 +55,9 @@ pub(crate) struct Namespace<'a> {
     /// The expression each mutated name is bound to in this table (by
     /// address), so that a reference that resolves to it is recognised.
     pub(crate) mutated_by_expr: HashMap<usize, &'a str>,
+    /// The values the parse left out and the file's text they are parsed
+    /// from (see [`crate::source::Elided`]), when it left any out.
+    elided: Option<(&'a crate::source::Elided, &'a str)>,
 }
 
 impl<'a> Namespace<'a> {
@@ -76,23 +79,50 @@ impl<'a> Namespace<'a> {
         }
     }
 
+    /// The binding of `name`. A value the parse left out is parsed now
+    /// (once), so callers see the value the file holds.
     pub(crate) fn get(&self, name: &str) -> Option<&Binding<'a>> {
-        self.index
-            .get(name)
-            .and_then(|&i| self.entries[i].as_ref())
-            .map(|(_, b)| b)
+        let &i = self.index.get(name)?;
+        let (_, binding) = self.entries[i].as_ref()?;
+        Some(self.read(binding))
+    }
+
+    /// `binding`, or for a value left out of the parse, the binding of the
+    /// value parsed.
+    fn read<'s>(&'s self, binding: &'s Binding<'a>) -> &'s Binding<'a> {
+        match (self.elided, binding) {
+            (Some((table, text)), Binding::Value { expr, cond }) => {
+                table.binding(text, expr, *cond).unwrap_or(binding)
+            }
+            _ => binding,
+        }
     }
 
     /// Bindings in dict order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&'a str, &Binding<'a>)> {
-        self.entries.iter().flatten().map(|(n, b)| (*n, b))
+        self.entries
+            .iter()
+            .flatten()
+            .map(|(n, b)| (*n, self.read(b)))
     }
 
     /// Builds the table of a module or class body. `package` is the dotted
     /// package used to resolve relative imports.
     pub(crate) fn build(body: &'a [Stmt], package: &str) -> Self {
+        Namespace::build_in(body, package, None)
+    }
+
+    /// Like [`Namespace::build`], for a body of a file whose parse left the
+    /// values `elided` out: `text` is the file's text they are parsed from
+    /// when read.
+    pub(crate) fn build_in(
+        body: &'a [Stmt],
+        package: &str,
+        elided: Option<(&'a crate::source::Elided, &'a str)>,
+    ) -> Self {
         let mut ns = Namespace::default();
         ns.add_body(body, package, false);
+        ns.elided = elided.filter(|(table, _)| !table.is_empty());
         for &name in &ns.mutated {
             if let Some(Binding::Value { expr, .. }) = ns.get(name) {
                 ns.mutated_by_expr

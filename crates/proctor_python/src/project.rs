@@ -155,11 +155,13 @@ pub(crate) fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<
     if let Some(ast) = &module.file.ast {
         class_defs(&ast.body, &mut defs);
     }
+    let file: &'a ParsedFile = module.file;
+    let elided = Some((&file.elided, file.source.text.as_str()));
     defs.into_iter()
         .map(|def| {
             (
                 std::ptr::from_ref(def) as usize,
-                Namespace::build(&def.body, &module.package),
+                Namespace::build_in(&def.body, &module.package, elided),
             )
         })
         .collect()

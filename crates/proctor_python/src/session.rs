@@ -23,7 +23,7 @@ use crate::cache::store::{
 use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
-use crate::import_scan::top_level_imports;
+use crate::import_scan::scan_module;
 use crate::imports::{package_of, scan_imports, Resolver};
 use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot};
 use crate::namespace::{absolute_module, Binding, Namespace};
@@ -142,10 +142,14 @@ pub(crate) fn run(
                 imports,
                 file: Some(file),
                 bytes: None,
+                elide: Vec::new(),
             });
             names.push((dotted, package));
         }
     }
+    // Test modules others import are collected from their shared module:
+    // their parse leaves nothing out.
+    let test_paths: HashSet<&OsStr> = discovery.test_files.iter().map(|p| p.as_os_str()).collect();
     let mut wanted: Vec<(PathBuf, String)> = Vec::new();
     for names in &scans {
         for dotted in names {
@@ -175,7 +179,14 @@ pub(crate) fn run(
         let new: Vec<(Slot, Option<Stamp>)> = wanted
             .par_iter()
             .map(|(path, dotted)| {
-                shared_slot(settings, store.as_ref(), path, &package_of(path, dotted))
+                let source = !test_paths.contains(path.as_os_str());
+                shared_slot(
+                    settings,
+                    store.as_ref(),
+                    path,
+                    &package_of(path, dotted),
+                    source,
+                )
             })
             .collect();
         for ((slot, stamp), (path, dotted)) in new.into_iter().zip(wanted.drain(..)) {
@@ -1106,6 +1117,9 @@ struct Slot {
     file: Option<ParsedFile>,
     /// The bytes read for the import scan, when it was enough.
     bytes: Option<FileBytes>,
+    /// Ranges of `bytes` the parse leaves out (see
+    /// [`crate::source::Elided`]).
+    elide: Vec<(u32, u32)>,
     hash: Hash,
     imports: Vec<String>,
 }
@@ -1121,15 +1135,19 @@ impl Slot {
         let rel = settings.relative(&self.path);
         let expect = (cached && self.bytes.is_none()).then_some(self.hash);
         LazyFile::new(self.path, rel, settings.max_file_size, self.bytes, expect)
+            .eliding(self.elide)
     }
 }
 
 /// The [`Slot`] of a shared module, and its new stamp when it was read.
+/// The parse of a `source` module (not a test module) may leave class
+/// attribute values out.
 fn shared_slot(
     settings: &CollectSettings,
     store: Option<&Store>,
     path: &Path,
     package: &str,
+    source: bool,
 ) -> (Slot, Option<Stamp>) {
     if let Some(stamp) = store.and_then(|s| s.fresh_stamp(path)) {
         if let Some((parsed_for, imports)) = &stamp.imports {
@@ -1138,6 +1156,7 @@ fn shared_slot(
                     path: path.to_path_buf(),
                     file: None,
                     bytes: None,
+                    elide: Vec::new(),
                     hash: stamp.hash,
                     imports: imports.clone(),
                 };
@@ -1159,16 +1178,17 @@ fn shared_slot(
         .as_ref()
         .ok()
         .and_then(|b| std::str::from_utf8(b).ok())
-        .and_then(|text| top_level_imports(text, package));
-    let (file, bytes, imports) = if let Some(imports) = scanned {
-        (None, Some(bytes), imports)
+        .and_then(|text| scan_module(text, package));
+    let (file, bytes, imports, elide) = if let Some(scan) = scanned {
+        let elide = if source { scan.elidable } else { Vec::new() };
+        (None, Some(bytes), scan.imports, elide)
     } else {
         let file = ParsedFile::parse(path, settings.relative(path), bytes);
         let imports = file
             .ast
             .as_ref()
             .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
-        (Some(file), None, imports)
+        (Some(file), None, imports, Vec::new())
     };
     let stamp = store.filter(|_| readable).map(|_| Stamp {
         stat,
@@ -1180,6 +1200,7 @@ fn shared_slot(
         path: path.to_path_buf(),
         file,
         bytes,
+        elide,
         hash,
         imports,
     };

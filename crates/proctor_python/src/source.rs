@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use proctor_source::SourceFile;
-use ruff_python_ast::ModModule;
+use ruff_python_ast::{Expr, ModModule, Stmt};
 use ruff_python_parser::parse_module;
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::CollectError;
+use crate::namespace::Binding;
 
 /// A Python file read and parsed: its text and line index are a
 /// [`proctor_source::SourceFile`], the type diagnostics render from.
@@ -24,6 +25,86 @@ pub(crate) struct ParsedFile {
     pub(crate) ast: Option<ModModule>,
     /// Why the file could not be read or parsed.
     pub(crate) error: Option<CollectError>,
+    /// Class attribute values the parse left out, parsed when read.
+    pub(crate) elided: Elided,
+}
+
+/// Class attribute values left out of a module's parse: the scan
+/// ([`crate::import_scan::Scan::elidable`]) found them, the parse read an
+/// empty bracket pair of the same byte range in their place, and a value is
+/// parsed from the file's text the first time its binding is read
+/// ([`crate::namespace::Namespace::get`]). A pygments lexer module is
+/// nearly all `tokens = {...}` tables that no collection reads.
+#[derive(Debug, Default)]
+pub(crate) struct Elided {
+    /// By the address of the placeholder expression. The table is not
+    /// changed once built, so what its cells hold never moves.
+    values: rustc_hash::FxHashMap<usize, ElidedValue>,
+}
+
+/// One value left out of a parse.
+#[derive(Debug)]
+struct ElidedValue {
+    range: TextRange,
+    /// The value, parsed on first use (`None` when it does not parse).
+    value: std::sync::OnceLock<Option<Expr>>,
+    /// The binding of the value, unconditional and conditional, made on
+    /// first use. Stored as `'static`, so that `Elided` has no lifetime
+    /// (a lifetime in a cell would make the name tables that refer to it
+    /// invariant); see [`Elided::binding`].
+    bindings: [std::sync::OnceLock<Binding<'static>>; 2],
+}
+
+impl Elided {
+    /// Whether nothing was left out.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The binding of the value `placeholder` stands for (bound under a
+    /// condition when `cond`), the value parsed from the file's `text` on
+    /// first use; [`Binding::Opaque`] when it does not parse; `None` when
+    /// `placeholder` stands for nothing left out.
+    pub(crate) fn binding<'s>(
+        &'s self,
+        text: &str,
+        placeholder: &Expr,
+        cond: bool,
+    ) -> Option<&'s Binding<'s>> {
+        let entry = self
+            .values
+            .get(&(std::ptr::from_ref(placeholder) as usize))?;
+        let binding = entry.bindings[usize::from(cond)].get_or_init(|| {
+            let value: Option<&'s Expr> = entry
+                .value
+                .get_or_init(|| {
+                    // The range is the scan's, of these very bytes; checked
+                    // anyway, since the parser slices the text with it.
+                    let (start, end) =
+                        (entry.range.start().to_usize(), entry.range.end().to_usize());
+                    if !(start < end && text.is_char_boundary(start) && text.is_char_boundary(end))
+                    {
+                        return None;
+                    }
+                    ruff_python_parser::parse_expression_range(text, entry.range)
+                        .ok()
+                        .map(|parsed| *parsed.into_syntax().body)
+                })
+                .as_ref();
+            let binding: Binding<'s> = match value {
+                Some(expr) => Binding::Value { expr, cond },
+                None => Binding::Opaque,
+            };
+            // SAFETY: the types differ only in lifetime (same layout). The
+            // binding borrows only `entry.value`, which lives as long as
+            // `self` and never moves (the table is not changed after it is
+            // built), and it is handed out only as `Binding<'s>` (below,
+            // by covariance), never as `'static`; dropping it reads
+            // nothing through the reference.
+            unsafe { std::mem::transmute::<Binding<'s>, Binding<'static>>(binding) }
+        });
+        Some(binding)
+    }
 }
 
 impl ParsedFile {
@@ -36,12 +117,26 @@ impl ParsedFile {
     /// Parses what [`read_bytes`] read from `path`; a read error becomes
     /// `error`, as do undecodable text and syntax errors.
     pub(crate) fn parse(path: &Path, rel: String, bytes: Result<Vec<u8>, String>) -> ParsedFile {
+        ParsedFile::parse_eliding(path, rel, bytes, &[])
+    }
+
+    /// Like [`ParsedFile::parse`], leaving the class attribute values at
+    /// `elide` out of the parse (see [`Elided`]): the text parsed has each
+    /// of those ranges blanked to an empty bracket pair, lines kept, so
+    /// every other node has the offsets it has in the file.
+    pub(crate) fn parse_eliding(
+        path: &Path,
+        rel: String,
+        bytes: Result<Vec<u8>, String>,
+        elide: &[(u32, u32)],
+    ) -> ParsedFile {
         let mut file = ParsedFile {
             path: path.to_path_buf(),
             rel,
             source: SourceFile::new(String::new()),
             ast: None,
             error: None,
+            elided: Elided::default(),
         };
         let bytes = match bytes {
             Ok(bytes) => bytes,
@@ -60,6 +155,23 @@ impl ParsedFile {
                     message: err.message,
                 });
                 return file;
+            }
+        }
+        // The blanked text's parse stands for the file's only when it
+        // parses and holds a placeholder for every range left out; else the
+        // file is parsed whole (and its own error reported).
+        if let Some(blanked) = (!elide.is_empty())
+            .then(|| blank_ranges(&file.source.text, elide))
+            .flatten()
+        {
+            if let Ok(parsed) = parse_module(&blanked) {
+                let ast = parsed.into_syntax();
+                let elided = placeholders(&ast.body, elide);
+                if elided.values.len() == elide.len() {
+                    file.elided = elided;
+                    file.ast = Some(ast);
+                    return file;
+                }
             }
         }
         match parse_module(&file.source.text) {
@@ -102,6 +214,52 @@ impl ParsedFile {
     }
 }
 
+/// `text` with each range of `elide` (bracketed values, in order) blanked:
+/// its first and last bytes kept, line breaks kept, everything else a
+/// space. `None` when a range does not fit the text.
+fn blank_ranges(text: &str, elide: &[(u32, u32)]) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for &(start, end) in elide {
+        let inner = bytes.get_mut(start as usize + 1..(end as usize).checked_sub(1)?)?;
+        for b in inner {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// The placeholders the parse of a blanked text holds for the ranges of
+/// `elide`: values of assignments in the bodies of top-level classes.
+fn placeholders(body: &[Stmt], elide: &[(u32, u32)]) -> Elided {
+    let wanted: rustc_hash::FxHashMap<u32, u32> = elide.iter().copied().collect();
+    let mut values = rustc_hash::FxHashMap::default();
+    for stmt in body {
+        let Stmt::ClassDef(class) = stmt else {
+            continue;
+        };
+        for stmt in &class.body {
+            let Stmt::Assign(assign) = stmt else { continue };
+            let start = assign.value.range().start();
+            if let Some(&end) = wanted.get(&start.to_u32()) {
+                let range = TextRange::new(start, TextSize::new(end));
+                if assign.value.range() == range {
+                    values.insert(
+                        std::ptr::from_ref(assign.value.as_ref()) as usize,
+                        ElidedValue {
+                            range,
+                            value: std::sync::OnceLock::new(),
+                            bindings: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
+                        },
+                    );
+                }
+            }
+        }
+    }
+    Elided { values }
+}
+
 /// A shared module's file, parsed the first time something asks for it:
 /// a module the suite imports but nobody asks a name of is never parsed.
 #[derive(Debug)]
@@ -116,6 +274,9 @@ pub(crate) struct LazyFile {
     expect: Option<u128>,
     /// The bytes read when parsing did not have `expect`.
     changed: std::sync::atomic::AtomicBool,
+    /// Ranges the parse leaves out (see [`Elided`]), found by the scan of
+    /// the `pending` bytes.
+    elide: Vec<(u32, u32)>,
     parsed: std::sync::OnceLock<ParsedFile>,
 }
 
@@ -143,14 +304,25 @@ impl LazyFile {
             pending: std::sync::Mutex::new(bytes),
             expect,
             changed: std::sync::atomic::AtomicBool::new(false),
+            elide: Vec::new(),
             parsed: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Leaves the class attribute values at `elide` out of the parse (see
+    /// [`Elided`]); they are ranges of the bytes given to [`LazyFile::new`].
+    #[must_use]
+    pub(crate) fn eliding(mut self, elide: Vec<(u32, u32)>) -> LazyFile {
+        self.elide = elide;
+        self
     }
 
     /// The parsed file (parsed now if it was not yet).
     pub(crate) fn get(&self) -> &ParsedFile {
         self.parsed.get_or_init(|| {
             let pending = self.pending.lock().ok().and_then(|mut p| p.take());
+            // The ranges stand for the bytes read ahead only.
+            let elide: &[(u32, u32)] = if pending.is_some() { &self.elide } else { &[] };
             let bytes = pending.unwrap_or_else(|| {
                 let bytes = read_bytes(&self.path, self.max_size);
                 if self
@@ -162,7 +334,7 @@ impl LazyFile {
                 }
                 bytes
             });
-            ParsedFile::parse(&self.path, self.rel.clone(), bytes)
+            ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide)
         })
     }
 
@@ -387,7 +559,100 @@ fn coding_cookie(bytes: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode, normal_encoding_name};
+    use super::{decode, normal_encoding_name, ParsedFile};
+    use crate::namespace::Namespace;
+
+    /// A module whose classes carry large bracketed values, some of which
+    /// the scan may leave out of the parse and some it must not.
+    fn lexer_module() -> String {
+        use std::fmt::Write;
+        let mut rows = String::new();
+        for i in 0..12 {
+            let _ = writeln!(rows, "            (r'k{i}\\b', Keyword),  # row {i}");
+        }
+        format!(
+            "from base import RegexLexer, Keyword\n\nclass Lexer(RegexLexer):\n    name = 'X'\n    tokens = {{\n        'root': [\n{rows}        ],\n    }}  # tokens\n    aliases = ['x']\n\n    def analyse(self):\n        table = [\n{rows}        ]\n        return table\n\n\nclass Other:\n    joined = [\n{rows}    ] + [1]\n    later = (\n{rows}    )\n    if True:\n        nested = [\n{rows}        ]\n"
+        )
+    }
+
+    /// Each class's name table, every binding printed (with its ranges).
+    fn class_tables(file: &ParsedFile) -> Vec<Vec<String>> {
+        let body = &file.ast.as_ref().expect("parses").body;
+        let elided = Some((&file.elided, file.source.text.as_str()));
+        body.iter()
+            .filter_map(|stmt| match stmt {
+                ruff_python_ast::Stmt::ClassDef(def) => Some(
+                    Namespace::build_in(&def.body, "", elided)
+                        .iter()
+                        .map(|(name, binding)| format!("{name}: {binding:?}"))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn values_left_out_of_a_parse_read_as_the_whole_parse_has_them() {
+        let text = lexer_module();
+        let scan = crate::import_scan::scan_module(&text, "").expect("scanned");
+        // `tokens` and `later`; not a value with more after its group, in a
+        // function or under a condition.
+        let left_out: Vec<&str> = scan
+            .elidable
+            .iter()
+            .map(|&(s, e)| &text[s as usize..e as usize])
+            .collect();
+        assert_eq!(left_out.len(), 2, "{left_out:?}");
+        assert!(left_out[0].starts_with("{\n        'root'") && left_out[0].ends_with('}'));
+        assert!(left_out[1].starts_with("(\n") && left_out[1].ends_with(')'));
+        let path = std::path::Path::new("m.py");
+        let whole = ParsedFile::parse(path, "m.py".into(), Ok(text.clone().into_bytes()));
+        let lazy = ParsedFile::parse_eliding(
+            path,
+            "m.py".into(),
+            Ok(text.clone().into_bytes()),
+            &scan.elidable,
+        );
+        assert!(!lazy.elided.is_empty());
+        assert_eq!(lazy.source.text, text);
+        assert_eq!(class_tables(&lazy), class_tables(&whole));
+    }
+
+    #[test]
+    fn a_value_that_does_not_parse_is_bound_opaquely() {
+        // In `tokens` only, the first table of the module.
+        let text = lexer_module().replacen("(r'k3\\b', Keyword)", "(r'k3' +* 1)", 1);
+        let scan = crate::import_scan::scan_module(&text, "").expect("scanned");
+        let path = std::path::Path::new("m.py");
+        let lazy =
+            ParsedFile::parse_eliding(path, "m.py".into(), Ok(text.into_bytes()), &scan.elidable);
+        assert!(lazy.error.is_none());
+        let tables = class_tables(&lazy);
+        assert!(
+            tables[0].iter().any(|b| b == "tokens: Opaque"),
+            "{tables:?}"
+        );
+    }
+
+    #[test]
+    fn ranges_that_match_no_placeholder_parse_the_file_whole() {
+        let text = lexer_module();
+        let path = std::path::Path::new("m.py");
+        // A range inside a function body: no class attribute holds it.
+        let start = u32::try_from(text.find("table = [").expect("there") + 8).expect("small");
+        let end = u32::try_from(text.find("        ]\n        return").expect("there") + 9)
+            .expect("small");
+        let lazy = ParsedFile::parse_eliding(
+            path,
+            "m.py".into(),
+            Ok(text.clone().into_bytes()),
+            &[(start, end)],
+        );
+        let whole = ParsedFile::parse(path, "m.py".into(), Ok(text.into_bytes()));
+        assert!(lazy.elided.is_empty());
+        assert_eq!(format!("{:?}", lazy.ast), format!("{:?}", whole.ast));
+    }
 
     fn error(bytes: &[u8]) -> (usize, usize, String) {
         let err = decode(bytes.to_vec()).expect_err("an error");

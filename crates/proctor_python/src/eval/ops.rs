@@ -348,33 +348,31 @@ fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
             },
             _,
         ) => {
-            let keys: Vec<PyValue> = elements
-                .iter()
-                .filter_map(|e| pair_ref(e).map(|(k, _)| k.clone()))
-                .collect();
-            contains(
-                &PyValue::Container {
-                    kind: ContainerKind::List,
-                    elements: keys.into(),
-                },
-                item,
-            )
+            // The keys, compared in place: a registry filled in a loop
+            // (`if name not in _cache: _cache[name] = ...`) asks this once
+            // per entry.
+            let keys = elements.iter().filter_map(|e| pair_ref(e).map(|(k, _)| k));
+            any_equal(keys, item)
         }
-        (PyValue::Container { elements, .. }, _) => {
-            for element in elements {
-                match equal(element, item) {
-                    Some(true) => return Ok(true),
-                    Some(false) => {}
-                    None => {
-                        return Err("a membership test proctor cannot decide statically".to_owned())
-                    }
-                }
-            }
-            Ok(false)
-        }
+        (PyValue::Container { elements, .. }, _) => any_equal(elements.iter(), item),
         (PyValue::Unknown(reason), _) => Err(reason.clone()),
         _ => Err("a membership test proctor cannot decide statically".to_owned()),
     }
+}
+
+/// Whether one of `elements` equals `item`, as `in` decides it.
+fn any_equal<'v>(
+    elements: impl Iterator<Item = &'v PyValue>,
+    item: &PyValue,
+) -> Result<bool, String> {
+    for element in elements {
+        match equal(element, item) {
+            Some(true) => return Ok(true),
+            Some(false) => {}
+            None => return Err("a membership test proctor cannot decide statically".to_owned()),
+        }
+    }
+    Ok(false)
 }
 
 /// One comparison of a chain.
