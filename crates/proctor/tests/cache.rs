@@ -647,6 +647,23 @@ fn a_memo_checked_by_stat_alone_sees_every_edit() {
     }
 }
 
+/// `bytes` with every `from` replaced by `to`; panics when there is none,
+/// so that a damage that misses the file fails the test.
+fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    let mut found = false;
+    while let Some(at) = rest.windows(from.len()).position(|w| w == from) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(to);
+        rest = &rest[at + from.len()..];
+        found = true;
+    }
+    assert!(found, "no {:?} in the pack", String::from_utf8_lossy(from));
+    out.extend_from_slice(rest);
+    out
+}
+
 #[test]
 fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
@@ -656,7 +673,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
     let (expected, _) = proctor(&root, &["collect", "--json", "--no-cache"]);
     let (first, _) = proctor(&root, &["collect", "--json"]);
     assert_eq!(first, expected);
-    let cache = root.join(".proctor/cache/v2");
+    let cache = root.join(".proctor/cache/v3");
     assert_eq!(
         std::fs::read_to_string(root.join(".proctor/.gitignore"))
             .unwrap()
@@ -685,17 +702,24 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         ("garbage", b"\x00\xff not json".to_vec(), b"[1, 2".to_vec()),
         (
             "foreign format",
-            String::from_utf8_lossy(&pack)
-                .replace("\"format\":\"v2\"", "\"format\":\"v0\"")
-                .into_bytes(),
+            replace_bytes(
+                &pack,
+                b"proctor-pack\x02\x00\x00\x00v3",
+                b"proctor-pack\x02\x00\x00\x00v0",
+            ),
             br#"{"format":"v0","stamps":{}}"#.to_vec(),
         ),
         (
+            // Every entry's stored items altered, the file's length kept.
             "entries of another shape",
-            String::from_utf8_lossy(&pack)
-                .replace("\"items\":[", "\"items\":7,\"x\":[")
-                .into_bytes(),
-            br#"{"format":"v2","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
+            replace_bytes(&pack, b"\"items\":[", b"\"itemz\":["),
+            br#"{"format":"v3","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
+        ),
+        (
+            // The rendered items altered: `collect --json` splices them.
+            "fragments of another shape",
+            replace_bytes(&pack, b"{\"nodeid\":", b"{\"nodeix\":"),
+            Vec::new(),
         ),
     ];
     for (what, pack_bytes, stamp_bytes) in damages {

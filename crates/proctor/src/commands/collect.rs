@@ -30,27 +30,13 @@ struct JsonHeader<'c> {
     inifile: Option<&'c Path>,
 }
 
-/// One item of `collect --json`: its markers are indices into the
-/// document's `markers` table.
-#[derive(Serialize)]
-struct JsonItem<'c> {
-    nodeid: &'c str,
-    file: &'c str,
-    line: usize,
-    markers: Vec<usize>,
-    dynamic: Option<&'c str>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    decorators: &'c [Arc<proctor_python::Decorator>],
-    /// Why the test skips itself when it runs (an inherited test switched
-    /// off by a class flag), read statically.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skip: Option<&'c str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    effective: Option<Vec<proctor_taxonomy::EffectiveMarker>>,
-    /// Where an item static collection calls dynamic came from a run:
-    /// `recorded in the run of DATE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recorded: Option<String>,
+/// The header object of `collect --json`.
+fn json_header(suite: &Suite) -> Result<String> {
+    Ok(serde_json::to_string(&JsonHeader {
+        version: JSON_VERSION,
+        rootdir: &suite.collect.rootdir,
+        inifile: suite.config.pytest.inifile.as_deref(),
+    })?)
 }
 
 /// Writes `collect --json` straight from the collection. Each distinct
@@ -63,11 +49,7 @@ fn write_json(
     collection: &proctor_python::Collection,
     taxonomy: Option<&proctor_taxonomy::Taxonomy>,
 ) -> Result<()> {
-    let header = serde_json::to_string(&JsonHeader {
-        version: JSON_VERSION,
-        rootdir: &suite.collect.rootdir,
-        inifile: suite.config.pytest.inifile.as_deref(),
-    })?;
+    let header = json_header(suite)?;
     // The table: by the marker's address first (cheap), then by its JSON,
     // so that equal markers written in different places share an entry.
     let mut by_address: HashMap<*const proctor_python::Marker, usize> = HashMap::new();
@@ -94,28 +76,31 @@ fn write_json(
     serde_json::to_writer(&mut *out, &table)?;
     drop(table);
     out.write_all(b",\"items\":[")?;
+    // Each item written by the writer the cache's fragments use, so that
+    // a document spliced from them has the same bytes.
+    let mut buffer = Vec::new();
     for (i, item) in collection.items.iter().enumerate() {
+        buffer.clear();
         if i > 0 {
-            out.write_all(b",")?;
+            buffer.push(b',');
         }
-        let json_item = JsonItem {
-            nodeid: &item.nodeid,
-            file: &item.file,
-            line: item.line,
-            markers: item
-                .markers
-                .iter()
-                .map(|m| by_address[&Arc::as_ptr(m)])
-                .collect(),
-            dynamic: item.dynamic.as_deref(),
-            decorators: &item.decorators,
-            skip: item.skip.as_deref(),
-            effective: taxonomy.map(|t| t.effective(item).markers),
-            recorded: collection
-                .recorded_in(&item.nodeid)
-                .map(|run| format!("recorded in the run of {run}")),
-        };
-        serde_json::to_writer(&mut *out, &json_item)?;
+        proctor_python::json_item_head(&mut buffer, &item.nodeid, &item.file, item.line);
+        for (n, marker) in item.markers.iter().enumerate() {
+            if n > 0 {
+                buffer.push(b',');
+            }
+            write!(buffer, "{}", by_address[&Arc::as_ptr(marker)])?;
+        }
+        let effective = taxonomy.map(|t| t.effective(item).markers);
+        proctor_python::json_item_tail(
+            &mut buffer,
+            item.dynamic.as_deref(),
+            &item.decorators,
+            item.skip.as_deref(),
+            effective.as_ref(),
+            collection.recorded_in(&item.nodeid),
+        )?;
+        out.write_all(&buffer)?;
     }
     out.write_all(b"],\"errors\":")?;
     serde_json::to_writer(&mut *out, &collection.errors)?;
@@ -150,20 +135,41 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
     JSON_VERSION.hash(&mut hasher);
     suite.collect.rootdir.hash(&mut hasher);
     suite.config.pytest.inifile.hash(&mut hasher);
-    let collection = suite.collect_memoized(u128::from(hasher.finish()));
-    if let Some(proctor_python::Memo::Hit(document)) = &collection.memo {
-        // Copied from the memo file as it is (by the kernel where it can).
-        out.copy_from(&mut &*document.file)?;
-        return Ok(document.first);
+    let header = json_header(suite)?;
+    let collection = suite.collect_memoized(u128::from(hasher.finish()), Some(header.as_bytes()));
+    match &collection.memo {
+        Some(proctor_python::Memo::Hit(document)) => {
+            // Copied from the memo file as it is (by the kernel where it can).
+            out.copy_from(&mut &*document.file)?;
+            return Ok(document.first);
+        }
+        Some(proctor_python::Memo::Rendered(rendered)) => {
+            // Spliced from the cache's fragments: the same bytes.
+            let code = if rendered.errors > 0 {
+                exit::INTERRUPTED
+            } else if rendered.items == 0 {
+                exit::NO_TESTS
+            } else {
+                exit::OK
+            };
+            out.write_all(&rendered.document)?;
+            out.flush()?;
+            if let Some(slot) = &rendered.slot {
+                proctor_python::store_memo(&suite.collect, slot, code, &rendered.document);
+            }
+            std::mem::forget(collection);
+            return Ok(code);
+        }
+        _ => {}
     }
     let code = exit_code(&collection);
-    let mut document = vec![code];
+    let mut document = Vec::new();
     write_json(&mut document, suite, &collection, None)?;
     document.push(b'\n');
-    out.write_all(&document[1..])?;
+    out.write_all(&document)?;
     out.flush()?;
     if let Some(proctor_python::Memo::Miss(slot)) = &collection.memo {
-        proctor_python::store_memo(&suite.collect, slot, &document);
+        proctor_python::store_memo(&suite.collect, slot, code, &document);
     }
     std::mem::forget(collection);
     Ok(code)

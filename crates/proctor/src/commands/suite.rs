@@ -196,15 +196,21 @@ impl Suite {
         ))
     }
 
-    /// [`Suite::collect`] for a rendering identified by `memo`
+    /// [`Suite::collect`] for a rendering identified by `memo`, spliced
+    /// from the cache after `header` where it can be
     /// ([`proctor_python::collect_memoized`]).
-    pub(crate) fn collect_memoized(&self, memo: u128) -> proctor_python::Collection {
+    pub(crate) fn collect_memoized(
+        &self,
+        memo: u128,
+        header: Option<&[u8]>,
+    ) -> proctor_python::Collection {
         self.trace_cache(proctor_python::collect_memoized(
             &self.collect,
             &self.args,
             &self.cwd,
             &self.config.pytest.testpaths,
             memo,
+            header,
         ))
     }
 
