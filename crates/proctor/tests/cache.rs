@@ -824,6 +824,10 @@ fn a_spliced_document_follows_reordering_and_yields_to_a_session_scoped_paramete
         ),
     );
     check("a session-scoped parameter added", false);
-    write(&root, "tests/test_a.py", &format!("{}\n# edited\n", module("a")));
+    write(
+        &root,
+        "tests/test_a.py",
+        &format!("{}\n# edited\n", module("a")),
+    );
     check("another module edited", false);
 }

@@ -239,29 +239,29 @@ pub(crate) fn run(
     // A doctest file's item depends on its text: its hash (from its stamp
     // when its `stat` data is unchanged) is part of the digest.
     let doctest_hash = digest.map_or(0, |_| {
-        let mut hasher = key::Hasher::new();
+        let mut doctest_hasher = key::Hasher::new();
         for (at, path) in &discovery.doctest_files {
-            hasher.str(&at.to_string());
-            hasher.path(path);
+            doctest_hasher.str(&at.to_string());
+            doctest_hasher.path(path);
             if let Some(stamp) = store.as_ref().and_then(|s| s.fresh_stamp(path)) {
-                hasher.hash(stamp.hash);
+                doctest_hasher.hash(stamp.hash);
                 continue;
             }
-            let stat = StatData::of(path);
+            let stat_data = StatData::of(path);
             let bytes = std::fs::read(path).map_err(|err| err.to_string());
             let hash = key::content(&bytes);
             if bytes.is_ok() {
                 let stamp = Stamp {
-                    stat,
+                    stat: stat_data,
                     hash,
                     scan: None,
                     imports: None,
                 };
                 stamps.push((path.clone(), stamp));
             }
-            hasher.hash(hash);
+            doctest_hasher.hash(hash);
         }
-        hasher.finish()
+        doctest_hasher.finish()
     });
     let digest = digest.map(|(memo, context)| {
         let mut memo_hasher = key::Hasher::new();
@@ -586,7 +586,7 @@ pub(crate) fn run(
             &valid,
             &outputs,
             &fresh_fragments,
-            session_entry.unwrap_or_default(),
+            &session_entry.unwrap_or_default(),
             &collection.errors,
             header,
         );
@@ -674,7 +674,7 @@ fn splice_document(
     valid: &[Option<EntryRef<'_>>],
     outputs: &[Option<ModuleOutput>],
     fresh: &[Option<Vec<u8>>],
-    session: SessionEntry,
+    session: &SessionEntry,
     errors: &[CollectError],
     header: &[u8],
 ) -> Option<(Vec<u8>, usize, usize)> {
