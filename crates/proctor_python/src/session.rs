@@ -352,7 +352,10 @@ pub(crate) fn run(
     };
     let hits = missing.iter().filter(|m| !**m).count();
     // Fragments of the modules collected now, for splicing.
+    // (those a run's recorded expansions changed, or that have no entry;
+    // the others' are in their entry, `fresh_at`).
     let mut fresh_fragments: Vec<Option<Vec<u8>>> = (0..valid.len()).map(|_| None).collect();
+    let mut fresh_at: Vec<Option<usize>> = vec![None; valid.len()];
 
     let mut collection = Collection {
         conftests: discovery.conftests.values().cloned().collect(),
@@ -428,6 +431,8 @@ pub(crate) fn run(
                     let key = module_key(context, path, dotted, package, hash);
                     FreshEntry::new(name.to_string(), key, probes, &output, fragment.as_deref()?)
                 });
+                // The fragment is kept once: in the entry, when there is one.
+                let fragment = fragment.filter(|_| entry.is_none());
                 (i, output, entry, fragment)
             })
             .collect();
@@ -439,6 +444,9 @@ pub(crate) fn run(
             fresh_fragments[i] = fragment;
             if digest.is_some() {
                 all_probes.extend(entry.iter().flat_map(|e| e.probes.iter().cloned()));
+            }
+            if entry.is_some() {
+                fresh_at[i] = Some(fresh.len());
             }
             fresh.extend(entry);
         }
@@ -585,7 +593,11 @@ pub(crate) fn run(
             &test_names,
             &valid,
             &outputs,
-            &fresh_fragments,
+            &fresh_fragments
+                .iter()
+                .zip(&fresh_at)
+                .map(|(own, at)| own.as_deref().or_else(|| fresh[(*at)?].fragment()))
+                .collect::<Vec<_>>(),
             &session_entry.unwrap_or_default(),
             &collection.errors,
             header,
@@ -673,7 +685,7 @@ fn splice_document(
     test_names: &[(String, String)],
     valid: &[Option<EntryRef<'_>>],
     outputs: &[Option<ModuleOutput>],
-    fresh: &[Option<Vec<u8>>],
+    fresh: &[Option<&[u8]>],
     session: &SessionEntry,
     errors: &[CollectError],
     header: &[u8],
@@ -692,7 +704,7 @@ fn splice_document(
         .iter()
         .flatten()
         .map(|e| e.fragment.len())
-        .chain(fresh.iter().flatten().map(Vec::len))
+        .chain(fresh.iter().flatten().map(|f| f.len()))
         .sum();
     let mut doc = fragment::Document::new(capacity);
     doc.module(&session_fragment)?;

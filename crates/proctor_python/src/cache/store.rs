@@ -433,6 +433,13 @@ impl FreshEntry {
     }
 }
 
+impl FreshEntry {
+    /// The module's items rendered, as stored in the entry.
+    pub(crate) fn fragment(&self) -> Option<&[u8]> {
+        EntryRef::parse(self.key, &self.blob, 0).map(|e| e.fragment)
+    }
+}
+
 impl<'a> EntryRef<'a> {
     fn parse(key: Hash, blob: &'a [u8], check: u64) -> Option<EntryRef<'a>> {
         let (&flags, rest) = blob.split_first()?;
@@ -589,31 +596,30 @@ impl Store {
         }
         let index_len: usize = entries.iter().map(|e| 4 + e.0.len() + 16 + 24).sum();
         let blobs_len: usize = entries.iter().map(|e| e.2.len()).sum();
-        let mut bytes =
-            Vec::with_capacity(PACK_MAGIC.len() + 64 + session.len() + index_len + blobs_len);
-        bytes.extend_from_slice(PACK_MAGIC);
-        put_bytes(&mut bytes, FORMAT.as_bytes());
-        bytes.extend_from_slice(&context.to_le_bytes());
-        let total_at = bytes.len();
-        bytes.extend_from_slice(&0u64.to_le_bytes());
-        put_bytes(&mut bytes, &session);
-        put_u32(&mut bytes, entries.len());
+        // The header and index, then the entries as they are (not copied).
+        let mut head = Vec::with_capacity(PACK_MAGIC.len() + 64 + session.len() + index_len);
+        head.extend_from_slice(PACK_MAGIC);
+        put_bytes(&mut head, FORMAT.as_bytes());
+        head.extend_from_slice(&context.to_le_bytes());
+        let total_at = head.len();
+        head.extend_from_slice(&0u64.to_le_bytes());
+        put_bytes(&mut head, &session);
+        put_u32(&mut head, entries.len());
         let mut offset = 0u64;
         for (path, key, blob, check) in &entries {
-            put_bytes(&mut bytes, path.as_bytes());
-            bytes.extend_from_slice(&key.to_le_bytes());
-            bytes.extend_from_slice(&offset.to_le_bytes());
-            bytes.extend_from_slice(&(blob.len() as u64).to_le_bytes());
-            bytes.extend_from_slice(&check.to_le_bytes());
+            put_bytes(&mut head, path.as_bytes());
+            head.extend_from_slice(&key.to_le_bytes());
+            head.extend_from_slice(&offset.to_le_bytes());
+            head.extend_from_slice(&(blob.len() as u64).to_le_bytes());
+            head.extend_from_slice(&check.to_le_bytes());
             offset += blob.len() as u64;
         }
-        for (_, _, blob, _) in &entries {
-            bytes.extend_from_slice(blob);
-        }
-        let total = bytes.len() as u64;
-        bytes[total_at..total_at + 8].copy_from_slice(&total.to_le_bytes());
-        drop(entries);
-        self.write(&pack_name(context), &bytes);
+        let total = (head.len() + blobs_len) as u64;
+        head[total_at..total_at + 8].copy_from_slice(&total.to_le_bytes());
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(entries.len() + 1);
+        parts.push(&head);
+        parts.extend(entries.iter().map(|e| e.2));
+        self.write_parts(&pack_name(context), &parts);
         self.prune_packs(context);
     }
 
@@ -658,8 +664,12 @@ impl Store {
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = std::fs::File::create(&temp)
-            .and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
+        // Buffered: a pack is written as its header and one part per entry.
+        let written = std::fs::File::create(&temp).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 18, file);
+            parts.iter().try_for_each(|part| out.write_all(part))?;
+            out.flush()
+        });
         if written.is_ok() && std::fs::rename(&temp, self.dir.join(name)).is_ok() {
             return;
         }
