@@ -32,6 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use cache::clean as clean_cache;
+pub use cache::fragment::{json_item_head, json_item_tail, recorded_note};
 pub use discover::normalize;
 pub use fnmatch::fnmatch_ex;
 pub use hooks::{
@@ -40,7 +41,7 @@ pub use hooks::{
 pub use ids::IdOptions;
 pub use model::{
     CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource, Memo,
-    MemoDocument, MemoSlot,
+    MemoDocument, MemoSlot, Rendered,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 pub use settings::{deprecation_is_error, CollectSettings, ModulePath, PythonVersion};
@@ -200,9 +201,11 @@ pub fn collect(
 /// on, when a rendering stored with [`store_memo`] has the same inputs
 /// (every module's key, the context, what discovery found, the recorded
 /// expansions, the arguments, `memo`) and its file-system answers hold,
-/// the collection is only its [`Memo::Hit`] (with the cache's counts);
-/// otherwise it is the full collection with a [`Memo::Miss`] to store the
-/// rendering with.
+/// the collection is only its [`Memo::Hit`] (with the cache's counts).
+/// Otherwise, when `header` is given (the start of `collect --json`, a
+/// JSON object) and every item is wanted, it is [`Memo::Rendered`]: the
+/// document spliced from the cache's per-module fragments; else the full
+/// collection with a [`Memo::Miss`] to store the rendering with.
 #[must_use]
 pub fn collect_memoized(
     settings: &CollectSettings,
@@ -210,14 +213,16 @@ pub fn collect_memoized(
     cwd: &Path,
     testpaths: &[String],
     memo: u128,
+    header: Option<&[u8]>,
 ) -> Collection {
-    collect_in_pool(settings, args, cwd, testpaths, Some(memo))
+    collect_in_pool(settings, args, cwd, testpaths, Some((memo, header)))
 }
 
-/// Stores `rendered` as the memo of the collection that gave `slot`.
-pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, rendered: &[u8]) {
+/// Stores `rendered` (with `code` as its first byte) as the memo of the
+/// collection that gave `slot`.
+pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, code: u8, rendered: &[u8]) {
     if let Some(root) = settings.cache.as_deref() {
-        cache::store::Store::open_bare(root).write_memo(slot, rendered);
+        cache::store::Store::open_bare(root).write_memo(slot, code, rendered);
     }
 }
 
@@ -226,7 +231,7 @@ fn collect_in_pool(
     args: &[String],
     cwd: &Path,
     testpaths: &[String],
-    memo: Option<u128>,
+    memo: Option<(u128, Option<&[u8]>)>,
 ) -> Collection {
     if settings.threads == 0 || settings.threads == rayon::current_num_threads() {
         return collect_inner(settings, args, cwd, testpaths, memo);
@@ -277,19 +282,23 @@ fn collect_inner(
     args: &[String],
     cwd: &Path,
     testpaths: &[String],
-    memo: Option<u128>,
+    memo: Option<(u128, Option<&[u8]>)>,
 ) -> Collection {
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();
     // The selection below follows the arguments: part of the memo's key.
-    let memo = memo.map(|memo| {
+    // A document spliced from fragments has every item.
+    let header = memo
+        .and_then(|(_, header)| header)
+        .filter(|_| initial.iter().all(|a| a.nodeid.is_none()));
+    let memo = memo.map(|(memo, _)| {
         let mut hasher = cache::key::Hasher::new();
         hasher.hash(memo);
         hasher.str(&format!("{initial:?}"));
         hasher.finish()
     });
-    let (mut collection, raw) = session::run(settings, &paths, memo);
-    if matches!(collection.memo, Some(Memo::Hit(_))) {
+    let (mut collection, raw) = session::run(settings, &paths, memo, header);
+    if matches!(collection.memo, Some(Memo::Hit(_) | Memo::Rendered(_))) {
         return collection;
     }
     collection.beyond_walk = initial

@@ -199,6 +199,23 @@ pub enum Memo {
     Hit(MemoDocument),
     /// No memo held: store the rendering with [`crate::store_memo`].
     Miss(MemoSlot),
+    /// No memo held, and the collection rendered from the cache's
+    /// per-module fragments (the caller's header given): the document, to
+    /// write and to store with its slot, if it has one.
+    Rendered(Rendered),
+}
+
+/// `collect --json` as spliced from the cache ([`Memo::Rendered`]).
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The whole document, ending with a newline.
+    pub document: Vec<u8>,
+    /// How many items and collection errors it lists (for the exit
+    /// status).
+    pub items: usize,
+    pub errors: usize,
+    /// What storing it as the memo takes, when it can be stored.
+    pub slot: Option<MemoSlot>,
 }
 
 /// A stored rendering: the byte the caller stored first (`collect

@@ -47,8 +47,30 @@ struct State {
 
 /// Reorders `items` in place when any of them has a higher-scoped param.
 pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
-    if items.iter().all(|i| i.high_params.is_empty()) {
+    let Some(result) = reordered(items) else {
         return;
+    };
+    let mut slots: Vec<Option<RawItem>> = std::mem::take(items).into_iter().map(Some).collect();
+    *items = result.into_iter().filter_map(|i| slots[i].take()).collect();
+}
+
+/// Whether an item has a parameter whose key spans test modules (package
+/// or session scope): only then does pytest's order of a whole session
+/// differ from each module's own order put end to end, since module and
+/// class keys name the module's file.
+pub(crate) fn spans_modules(items: &[RawItem]) -> bool {
+    items.iter().any(|item| {
+        item.high_params
+            .iter()
+            .any(|p| matches!(p.scope, FixtureScope::Package | FixtureScope::Session))
+    })
+}
+
+/// The order `reorder_items` gives `items` (indices into them), or `None`
+/// when no item has a higher-scoped param (the order is unchanged).
+pub(crate) fn reordered(items: &[RawItem]) -> Option<Vec<usize>> {
+    if items.iter().all(|i| i.high_params.is_empty()) {
+        return None;
     }
     let mut interner: HashMap<(&str, &str, &str, &str), Key> = HashMap::default();
     let mut state = State {
@@ -85,9 +107,7 @@ pub(crate) fn reorder_items(items: &mut Vec<RawItem>) {
         }
     }
     let order: Vec<usize> = (0..items.len()).collect();
-    let result = reorder_atscope(&order, &mut state, FixtureScope::Session);
-    let mut slots: Vec<Option<RawItem>> = std::mem::take(items).into_iter().map(Some).collect();
-    *items = result.into_iter().filter_map(|i| slots[i].take()).collect();
+    Some(reorder_atscope(&order, &mut state, FixtureScope::Session))
 }
 
 fn reorder_atscope(items: &[usize], state: &mut State, scope: FixtureScope) -> Vec<usize> {

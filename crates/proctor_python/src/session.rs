@@ -15,17 +15,19 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use ruff_python_ast::Stmt;
 
+use crate::cache::fragment;
 use crate::cache::key;
 use crate::cache::probe;
 use crate::cache::store::{
-    self, Hash, ModuleEntry, ModuleOutput, Pack, SessionEntry, Stamp, StatData, Store,
+    self, flags, EntryRef, FreshEntry, Hash, ModuleOutput, Pack, SessionEntry, Stamp, StatData,
+    Store,
 };
 use crate::collector::{self, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::import_scan::scan_module;
 use crate::imports::{package_of, scan_imports, Resolver};
-use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot};
+use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot, Rendered};
 use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared, SharedModule, SourceRef};
 use crate::reorder;
@@ -34,11 +36,16 @@ use crate::source::{read_bytes, LazyFile, ParsedFile};
 
 /// Runs discovery and collection from `paths`; returns the collection
 /// (errors, warnings and conftest-level dynamic items) and the items in
-/// pytest's order.
+/// pytest's order. With `splice` (the header of `collect --json`, given
+/// with `memo` when every item is wanted), a collection the memo does not
+/// answer is rendered from the cached modules' fragments and the
+/// re-collected modules' ([`Memo::Rendered`]), without decoding what the
+/// cache holds, where nothing makes one module's order depend on another's.
 pub(crate) fn run(
     settings: &CollectSettings,
     paths: &[PathBuf],
     memo: Option<Hash>,
+    splice: Option<&[u8]>,
 ) -> (Collection, Vec<RawItem>) {
     let started = store::now_seconds();
     // A memo whose watch list holds needs no discovery at all.
@@ -239,13 +246,41 @@ pub(crate) fn run(
     // items only a hook or a doctest file's text decides.
     let digest = memo
         .zip(context)
-        .filter(|_| discovery.hook_files.is_empty() && discovery.doctest_files.is_empty());
+        .filter(|_| discovery.hook_files.is_empty());
+    // A doctest file's item depends on its text: its hash (from its stamp
+    // when its `stat` data is unchanged) is part of the digest.
+    let doctest_hash = digest.map_or(0, |_| {
+        let mut doctest_hasher = key::Hasher::new();
+        for (at, path) in &discovery.doctest_files {
+            doctest_hasher.str(&at.to_string());
+            doctest_hasher.path(path);
+            if let Some(stamp) = store.as_ref().and_then(|s| s.fresh_stamp(path)) {
+                doctest_hasher.hash(stamp.hash);
+                continue;
+            }
+            let stat_data = StatData::of(path);
+            let bytes = std::fs::read(path).map_err(|err| err.to_string());
+            let hash = key::content(&bytes);
+            if bytes.is_ok() {
+                let stamp = Stamp {
+                    stat: stat_data,
+                    hash,
+                    scan: None,
+                    imports: None,
+                };
+                stamps.push((path.clone(), stamp));
+            }
+            doctest_hasher.hash(hash);
+        }
+        doctest_hasher.finish()
+    });
     let digest = digest.map(|(memo, context)| {
         let mut memo_hasher = key::Hasher::new();
         memo_hasher.str("memo");
         memo_hasher.hash(memo);
         memo_hasher.hash(context);
         memo_hasher.hash(recorded_hash);
+        memo_hasher.hash(doctest_hash);
         memo_hasher.str(&format!("{paths:?}"));
         for (path, key) in discovery.test_files.iter().zip(&keys) {
             memo_hasher.path(path);
@@ -291,24 +326,16 @@ pub(crate) fn run(
         .as_ref()
         .zip(context)
         .and_then(|(store, context)| store.pack(context));
-    let (raw_entries, mut session_entry) =
-        pack.as_ref().and_then(Pack::entries).unwrap_or_default();
+    let (entries, mut session_entry) = pack.as_ref().and_then(Pack::entries).unwrap_or_default();
     let mut all_probes: Vec<probe::Probe> = Vec::new();
-    let mut outputs: Vec<Option<ModuleOutput>> = if cached {
-        let (outputs, probes) = cached_outputs(&discovery.test_files, &keys, &raw_entries);
+    let valid: Vec<Option<EntryRef<'_>>> = if cached {
+        let (valid, probes) = cached_entries(&discovery.test_files, &keys, &entries);
         all_probes = probes;
-        outputs
+        valid
     } else {
         (0..discovery.test_files.len()).map(|_| None).collect()
     };
-    drop(raw_entries);
-    let hits = outputs.iter().filter(|o| o.is_some()).count();
-
-    let mut collection = Collection {
-        conftests: discovery.conftests.values().cloned().collect(),
-        ..Collection::default()
-    };
-    collection.errors.extend(discovery.errors.iter().cloned());
+    drop(entries);
     // Items a conftest's `pytest_collect_file` gives (with the position in
     // the test files each follows) are not cached: they depend on the
     // files the hook sees, so a suite with such a hook collects them anew.
@@ -316,11 +343,42 @@ pub(crate) fn run(
     if follows_hooks {
         session_entry = None;
     }
+    // Splicing: every module's items in their own order, put end to end,
+    // are the session's order while no parameter's key spans modules.
+    let splice = splice.filter(|_| {
+        cached
+            && !follows_hooks
+            && discovery.opt_in.is_empty()
+            && !valid.iter().flatten().any(|e| e.has(flags::SPANS))
+    });
+    let mut outputs: Vec<Option<ModuleOutput>> = if splice.is_some() {
+        (0..valid.len()).map(|_| None).collect()
+    } else {
+        valid.iter().map(|e| e.as_ref()?.output()).collect()
+    };
+    let missing: Vec<bool> = if splice.is_some() {
+        valid.iter().map(Option::is_none).collect()
+    } else {
+        outputs.iter().map(Option::is_none).collect()
+    };
+    let hits = missing.iter().filter(|m| !**m).count();
+    // Fragments of the modules collected now, for splicing.
+    // (those a run's recorded expansions changed, or that have no entry;
+    // the others' are in their entry, `fresh_at`).
+    let mut fresh_fragments: Vec<Option<Vec<u8>>> = (0..valid.len()).map(|_| None).collect();
+    let mut fresh_at: Vec<Option<usize>> = vec![None; valid.len()];
+
+    let mut collection = Collection {
+        conftests: discovery.conftests.values().cloned().collect(),
+        ..Collection::default()
+    };
+    collection.errors.extend(discovery.errors.iter().cloned());
     let mut hooked: Vec<(usize, RawItem)> = Vec::new();
-    let mut fresh: Vec<(String, ModuleEntry)> = Vec::new();
+    let mut fresh: Vec<FreshEntry> = Vec::new();
     let mut tainted = false;
     let session_fresh = session_entry.is_none() && !follows_hooks;
-    if hits < outputs.len() || session_entry.is_none() {
+    let reordering = !settings.definitions_only;
+    if hits < missing.len() || session_entry.is_none() {
         // Something must be collected: the shared modules are parsed (those
         // the cache let alone are read now) and the misses collected.
         let slot_hashes: Vec<Hash> = slots.iter().map(|s| s.hash).collect();
@@ -349,11 +407,11 @@ pub(crate) fn run(
             });
         }
         let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
-        let collected: Vec<Collected> = outputs
+        let collected: Vec<Collected> = missing
             .iter()
             .zip(contents)
             .enumerate()
-            .filter(|(_, (output, _))| output.is_none())
+            .filter(|(_, (missing, _))| **missing)
             .map(|(i, (_, bytes))| (i, bytes))
             .collect::<Vec<_>>()
             .into_par_iter()
@@ -375,23 +433,46 @@ pub(crate) fn run(
                         collect_local(settings, &shared, path, module, &discovery, dir)
                     }
                 });
-                let entry = context.zip(path.to_str()).map(|(context, name)| {
+                // Rendered as `collect --json` writes the module's items
+                // (without a run's recorded expansions, which are applied
+                // when used), for the pack and for splicing.
+                let fragment =
+                    context.map(|_| fragment::render(&output.items, reordering, &|_| None));
+                let entry = context.zip(path.to_str()).and_then(|(context, name)| {
                     let key = module_key(context, path, dotted, package, hash);
-                    (name.to_string(), ModuleEntry::new(key, probes, &output))
+                    FreshEntry::new(name.to_string(), key, probes, &output, fragment.as_deref()?)
                 });
-                (i, output, entry)
+                // The fragment is kept once: in the entry, when there is one.
+                let fragment = fragment.filter(|_| entry.is_none());
+                (i, output, entry, fragment)
             })
             .collect();
         // A shared module parsed late whose bytes changed since they were
         // hashed: the results are not stored.
         tainted |= loaded.iter().any(LazyFile::changed);
-        for (i, output, entry) in collected {
+        for (i, output, entry, fragment) in collected {
             outputs[i] = Some(output);
+            fresh_fragments[i] = fragment;
             if digest.is_some() {
-                all_probes.extend(entry.iter().flat_map(|(_, e)| e.probes.iter().cloned()));
+                all_probes.extend(entry.iter().flat_map(|e| e.probes.iter().cloned()));
+            }
+            if entry.is_some() {
+                fresh_at[i] = Some(fresh.len());
             }
             fresh.extend(entry);
         }
+    }
+    if splice.is_some()
+        && outputs
+            .iter()
+            .flatten()
+            .any(|output| reorder::spans_modules(&output.items))
+    {
+        // A module collected now has a parameter whose key spans modules:
+        // the session's order is computed as a whole.
+        drop(valid);
+        drop(pack);
+        return run(settings, paths, memo, None);
     }
     // Recorded expansions: a dynamic function's items as a run saw pytest
     // collect them, while the module's record key holds.
@@ -402,13 +483,8 @@ pub(crate) fn run(
             .enumerate()
             .map(|(i, d)| (d.0.as_os_str(), i))
             .collect();
-        for (i, output) in outputs.iter_mut().enumerate() {
-            let Some(output) = output else { continue };
-            if !output.items.iter().any(|item| item.dynamic.is_some()) {
-                continue;
-            }
+        let mut dependencies = |i: usize| -> Hash {
             let path = &discovery.test_files[i];
-            let rel = settings.relative(path);
             let (dotted, package) = &test_names[i];
             let hash = slot_of
                 .get(path.as_os_str())
@@ -450,9 +526,41 @@ pub(crate) fn run(
                 dep_hasher.path(path);
                 dep_hasher.hash(*hash);
             }
-            let key = record_key(dep_hasher.finish(), output);
+            dep_hasher.finish()
+        };
+        for i in 0..outputs.len() {
+            if splice.is_some() && outputs[i].is_none() {
+                // A module the cache answered is decoded only when a run
+                // recorded expansions for it.
+                let Some(entry) = valid[i].filter(|e| e.has(flags::DYNAMIC)) else {
+                    continue;
+                };
+                if !recorded
+                    .modules
+                    .contains_key(&settings.relative(&discovery.test_files[i]))
+                {
+                    continue;
+                }
+                match entry.output() {
+                    Some(output) => outputs[i] = Some(output),
+                    None => return run(settings, paths, memo, None),
+                }
+            }
+            let Some(output) = outputs[i].as_mut() else {
+                continue;
+            };
+            if !output.items.iter().any(|item| item.dynamic.is_some()) {
+                continue;
+            }
+            let rel = settings.relative(&discovery.test_files[i]);
+            let key = record_key(dependencies(i), output);
             if let Some(module) = recorded.modules.get(&rel).filter(|m| m.key == key) {
                 apply_recorded(output, module, &mut collection.recorded);
+                if splice.is_some() {
+                    let notes = &collection.recorded;
+                    let note = |nodeid: &str| notes.get(crate::function_nodeid(nodeid)).cloned();
+                    fresh_fragments[i] = Some(fragment::render(&output.items, reordering, &note));
+                }
             }
             collection.record_keys.insert(rel, key);
         }
@@ -480,9 +588,49 @@ pub(crate) fn run(
             store.write_stamps(stamps);
             if !fresh.is_empty() || session_fresh {
                 let session = session_entry.clone().unwrap_or_default();
-                store.write_pack(context, pack.as_ref(), &session, fresh);
+                let current: HashSet<&str> = discovery
+                    .test_files
+                    .iter()
+                    .filter_map(|p| p.to_str())
+                    .collect();
+                store.write_pack(context, pack.as_ref(), &session, &fresh, &current);
             }
         }
+    }
+    if let Some(header) = splice {
+        let spliced = splice_document(
+            settings,
+            &discovery,
+            &test_names,
+            &valid,
+            &outputs,
+            &fresh_fragments
+                .iter()
+                .zip(&fresh_at)
+                .map(|(own, at)| own.as_deref().or_else(|| fresh[(*at)?].fragment()))
+                .collect::<Vec<_>>(),
+            &session_entry.unwrap_or_default(),
+            &collection.errors,
+            header,
+        );
+        let Some((document, items, errors)) = spliced else {
+            return run(settings, paths, memo, None);
+        };
+        let slot = match collection.memo.take() {
+            Some(Memo::Miss(slot)) => Some(slot),
+            _ => None,
+        };
+        let collection = Collection {
+            cache: collection.cache,
+            memo: Some(Memo::Rendered(Rendered {
+                document,
+                items,
+                errors,
+                slot,
+            })),
+            ..Collection::default()
+        };
+        return (collection, Vec::new());
     }
     let results: Vec<ModuleOutput> = outputs.into_iter().flatten().collect();
 
@@ -537,6 +685,95 @@ pub(crate) fn run(
     (collection, raw)
 }
 
+/// `collect --json` spliced from fragments: the conftest hooks' items,
+/// then per test module (with the doctest files between them) its
+/// fragment, as stored or rendered now, its error and its skip; the
+/// document, its item and error counts. `None` when a fragment is damaged.
+#[expect(clippy::too_many_arguments, reason = "the session's parts, borrowed")]
+fn splice_document(
+    settings: &CollectSettings,
+    discovery: &Discovery,
+    test_names: &[(String, String)],
+    valid: &[Option<EntryRef<'_>>],
+    outputs: &[Option<ModuleOutput>],
+    fresh: &[Option<&[u8]>],
+    session: &SessionEntry,
+    errors: &[CollectError],
+    header: &[u8],
+) -> Option<(Vec<u8>, usize, usize)> {
+    let reordering = !settings.definitions_only;
+    let session_fragment = fragment::render_items(&session.items);
+    let doctests: Vec<(usize, Vec<u8>)> = discovery
+        .doctest_files
+        .iter()
+        .filter_map(|(at, path)| {
+            let item = doctest_item(settings, path)?;
+            Some((*at, fragment::render(&[item], reordering, &|_| None)))
+        })
+        .collect();
+    let capacity = valid
+        .iter()
+        .flatten()
+        .map(|e| e.fragment.len())
+        .chain(fresh.iter().flatten().map(|f| f.len()))
+        .sum();
+    let mut doc = fragment::Document::new(capacity);
+    doc.module(&session_fragment)?;
+    doc.errors(errors);
+    let mut doctests = doctests.iter().peekable();
+    // As in the whole session's assembly: in pytest's default `prepend`
+    // import mode, two test modules with the same dotted name cannot both
+    // be imported.
+    let mut imported: HashMap<&str, &Path> = HashMap::default();
+    for position in 0..valid.len() {
+        while let Some((_, item)) = doctests.next_if(|(at, _)| *at <= position) {
+            doc.module(item)?;
+        }
+        let path = discovery.test_files[position].as_path();
+        let parsed = match (&outputs[position], valid[position]) {
+            (Some(output), _) => output.parsed,
+            (None, Some(entry)) => entry.has(flags::PARSED),
+            (None, None) => return None,
+        };
+        if settings.import_mode != "importlib" && parsed {
+            let dotted = test_names[position].0.as_str();
+            match imported.get(dotted) {
+                Some(first) if *first != path => {
+                    doc.errors(&[import_mismatch(settings, dotted, first, path)]);
+                    continue;
+                }
+                Some(_) => {}
+                None => {
+                    imported.insert(dotted, path);
+                }
+            }
+        }
+        match (&fresh[position], &outputs[position], valid[position]) {
+            (Some(fragment), Some(output), _) => {
+                doc.module(fragment)?;
+                doc.errors(output.error.as_slice());
+                if let Some(skipped) = &output.skipped {
+                    doc.skipped_json(&serde_json::to_vec(skipped).ok()?);
+                }
+            }
+            (None, _, Some(entry)) => {
+                doc.module(entry.fragment)?;
+                if let Some(error) = entry.error {
+                    doc.error_json(error);
+                }
+                if let Some(skipped) = entry.skipped {
+                    doc.skipped_json(skipped);
+                }
+            }
+            _ => return None,
+        }
+    }
+    for (_, item) in doctests {
+        doc.module(item)?;
+    }
+    Some(doc.finish(header, &session.warnings))
+}
+
 /// The digest of what a memo depends on that is known before discovery:
 /// the context's settings (configuration, interpreter, proctor's build),
 /// the arguments, the caller's rendering and the environment collection
@@ -553,9 +790,9 @@ fn quick_digest(settings: &CollectSettings, paths: &[PathBuf], memo: Hash) -> Ha
 /// Every file and directory whose `stat` data stand for what a collection
 /// read before collecting: the directories discovery listed (a file added
 /// or removed changes them), the arguments (and the folder of a missing
-/// one), the test
-/// modules, conftests and shared modules, the directories the import
-/// resolver listed, and the recorded expansions.
+/// one), the test modules, doctest files, conftests and shared modules,
+/// the directories the import resolver listed, and the recorded
+/// expansions.
 fn watch_paths(
     discovery: &Discovery,
     paths: &[PathBuf],
@@ -573,6 +810,7 @@ fn watch_paths(
         }
     }
     out.extend(discovery.test_files.iter().cloned());
+    out.extend(discovery.doctest_files.iter().map(|(_, path)| path.clone()));
     out.extend(discovery.conftests.values().cloned());
     out.extend(slots.iter().map(|s| s.path.clone()));
     out.extend(resolver.listed().map(PathBuf::from));
@@ -1037,7 +1275,7 @@ fn plugin_names(value: &ruff_python_ast::Expr) -> Vec<String> {
 
 /// One test module collected anew: its index, its output, and its cache
 /// entry (by path) when the cache is on.
-type Collected = (usize, ModuleOutput, Option<(String, ModuleEntry)>);
+type Collected = (usize, ModuleOutput, Option<FreshEntry>, Option<Vec<u8>>);
 
 /// How a test module is collected: as one of the shared modules, or
 /// parsed from its bytes for this task only.
@@ -1301,49 +1539,45 @@ fn apply_recorded(
     output.items = items;
 }
 
-/// The cached output of each test module whose entry has its key and whose
-/// recorded file-system answers still hold (each distinct probe is asked
-/// once).
-fn cached_outputs(
+/// The cached entry of each test module whose entry has its key, is
+/// intact, and whose recorded file-system answers still hold (each
+/// distinct probe is asked once); and the probes that held.
+fn cached_entries<'p>(
     files: &[PathBuf],
     keys: &[Hash],
-    raw: &HashMap<String, &serde_json::value::RawValue>,
-) -> (Vec<Option<ModuleOutput>>, Vec<probe::Probe>) {
-    let entries: Vec<Option<ModuleEntry>> = files
+    entries: &HashMap<&str, EntryRef<'p>>,
+) -> (Vec<Option<EntryRef<'p>>>, Vec<probe::Probe>) {
+    let found: Vec<Option<(EntryRef<'p>, Vec<probe::Probe>)>> = files
         .par_iter()
         .zip(keys.par_iter())
         .map(|(path, &key)| {
-            let entry = store::module_entry(raw.get(path.to_str()?)?)?;
-            (entry.key == key).then_some(entry)
+            let entry = *entries.get(path.to_str()?)?;
+            if entry.key != key || !entry.intact() {
+                return None;
+            }
+            Some((entry, entry.probes()?))
         })
         .collect();
-    let probes: HashSet<&probe::Probe> = entries
+    let probes: HashSet<&probe::Probe> = found
         .iter()
         .flatten()
-        .flat_map(|e| e.probes.iter())
+        .flat_map(|(_, probes)| probes.iter())
         .collect();
     let failed: HashSet<&probe::Probe> =
         probes.par_iter().copied().filter(|p| !p.holds()).collect();
-    let valid: Vec<bool> = entries
-        .iter()
-        .map(|entry| {
-            entry
-                .as_ref()
-                .is_some_and(|e| !e.probes.iter().any(|p| failed.contains(p)))
-        })
-        .collect();
     let held: Vec<probe::Probe> = probes
         .iter()
         .filter(|p| !failed.contains(*p))
         .map(|p| (*p).clone())
         .collect();
-    drop(failed);
-    let outputs = entries
-        .into_par_iter()
-        .zip(valid)
-        .map(|(entry, valid)| entry.filter(|_| valid)?.output())
+    let valid = found
+        .iter()
+        .map(|found| {
+            let (entry, probes) = found.as_ref()?;
+            (!probes.iter().any(|p| failed.contains(p))).then_some(*entry)
+        })
         .collect();
-    (outputs, held)
+    (valid, held)
 }
 
 /// Collects a test module nothing imports: parsed for this task only and

@@ -30,99 +30,13 @@ struct JsonHeader<'c> {
     inifile: Option<&'c Path>,
 }
 
-/// Writes one item of `collect --json` (its markers are indices into the
-/// document's `markers` table) by hand: the bytes `serde_json` writes for the
-/// same object, field for field (`nodeid`, `file`, `line`, `markers`,
-/// `dynamic`, then `decorators`, `skip`, `markers_uncertain`, `effective`
-/// and `recorded` when present), without its per-field machinery, which at
-/// tens of thousands of items was most of the document's cost.
-fn write_item(
-    out: &mut impl Write,
-    item: &proctor_python::Item,
-    markers: &[usize],
-    effective: Option<&[proctor_taxonomy::EffectiveMarker]>,
-    recorded: Option<&str>,
-) -> Result<()> {
-    let mut numbers = itoa::Buffer::new();
-    out.write_all(b"{\"nodeid\":")?;
-    write_str(out, &item.nodeid)?;
-    out.write_all(b",\"file\":")?;
-    write_str(out, &item.file)?;
-    out.write_all(b",\"line\":")?;
-    out.write_all(numbers.format(item.line).as_bytes())?;
-    out.write_all(b",\"markers\":[")?;
-    for (i, index) in markers.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        out.write_all(numbers.format(*index).as_bytes())?;
-    }
-    out.write_all(b"],\"dynamic\":")?;
-    match &item.dynamic {
-        Some(reason) => write_str(out, reason)?,
-        None => out.write_all(b"null")?,
-    }
-    if !item.decorators.is_empty() {
-        out.write_all(b",\"decorators\":")?;
-        serde_json::to_writer(&mut *out, &item.decorators)?;
-    }
-    if let Some(skip) = &item.skip {
-        out.write_all(b",\"skip\":")?;
-        write_str(out, skip)?;
-    }
-    if let Some(uncertain) = &item.markers_uncertain {
-        out.write_all(b",\"markers_uncertain\":")?;
-        write_str(out, uncertain)?;
-    }
-    if let Some(effective) = effective {
-        out.write_all(b",\"effective\":")?;
-        serde_json::to_writer(&mut *out, effective)?;
-    }
-    if let Some(recorded) = recorded {
-        out.write_all(b",\"recorded\":")?;
-        write_str(out, recorded)?;
-    }
-    out.write_all(b"}")?;
-    Ok(())
-}
-
-/// A JSON string as `serde_json` writes it: `"` and `\` escaped, the
-/// control characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX`,
-/// everything else (non-ASCII included) as it is. Runs without escapes
-/// are copied whole.
-fn write_str(out: &mut impl Write, text: &str) -> std::io::Result<()> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = text.as_bytes();
-    out.write_all(b"\"")?;
-    let mut start = 0;
-    for (i, &byte) in bytes.iter().enumerate() {
-        if byte >= 0x20 && byte != b'"' && byte != b'\\' {
-            continue;
-        }
-        if start < i {
-            out.write_all(&bytes[start..i])?;
-        }
-        start = i + 1;
-        match byte {
-            b'"' => out.write_all(b"\\\"")?,
-            b'\\' => out.write_all(b"\\\\")?,
-            b'\x08' => out.write_all(b"\\b")?,
-            b'\x0c' => out.write_all(b"\\f")?,
-            b'\n' => out.write_all(b"\\n")?,
-            b'\r' => out.write_all(b"\\r")?,
-            b'\t' => out.write_all(b"\\t")?,
-            _ => out.write_all(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xf)],
-            ])?,
-        }
-    }
-    out.write_all(&bytes[start..])?;
-    out.write_all(b"\"")
+/// The header object of `collect --json`.
+fn json_header(suite: &Suite) -> Result<String> {
+    Ok(serde_json::to_string(&JsonHeader {
+        version: JSON_VERSION,
+        rootdir: &suite.collect.rootdir,
+        inifile: suite.config.pytest.inifile.as_deref(),
+    })?)
 }
 
 /// Writes `collect --json` straight from the collection. Each distinct
@@ -135,11 +49,7 @@ fn write_json(
     collection: &proctor_python::Collection,
     taxonomy: Option<&proctor_taxonomy::Taxonomy>,
 ) -> Result<()> {
-    let header = serde_json::to_string(&JsonHeader {
-        version: JSON_VERSION,
-        rootdir: &suite.collect.rootdir,
-        inifile: suite.config.pytest.inifile.as_deref(),
-    })?;
+    let header = json_header(suite)?;
     // The table: by the marker's address first (cheap), then by its JSON,
     // so that equal markers written in different places share an entry.
     let mut by_address: HashMap<*const proctor_python::Marker, usize> = HashMap::new();
@@ -166,24 +76,32 @@ fn write_json(
     serde_json::to_writer(&mut *out, &table)?;
     drop(table);
     out.write_all(b",\"items\":[")?;
-    let mut indices: Vec<usize> = Vec::new();
+    // Each item written by the writer the cache's fragments use, so that
+    // a document spliced from them has the same bytes.
+    let mut buffer = Vec::new();
     for (i, item) in collection.items.iter().enumerate() {
+        buffer.clear();
         if i > 0 {
-            out.write_all(b",")?;
+            buffer.push(b',');
         }
-        indices.clear();
-        indices.extend(item.markers.iter().map(|m| by_address[&Arc::as_ptr(m)]));
+        proctor_python::json_item_head(&mut buffer, &item.nodeid, &item.file, item.line);
+        for (n, marker) in item.markers.iter().enumerate() {
+            if n > 0 {
+                buffer.push(b',');
+            }
+            write!(buffer, "{}", by_address[&Arc::as_ptr(marker)])?;
+        }
         let effective = taxonomy.map(|t| t.effective(item).markers);
-        let recorded = collection
-            .recorded_in(&item.nodeid)
-            .map(|run| format!("recorded in the run of {run}"));
-        write_item(
-            &mut *out,
-            item,
-            &indices,
-            effective.as_deref(),
-            recorded.as_deref(),
+        proctor_python::json_item_tail(
+            &mut buffer,
+            item.dynamic.as_deref(),
+            &item.decorators,
+            item.skip.as_deref(),
+            item.markers_uncertain.as_deref(),
+            effective.as_ref(),
+            collection.recorded_in(&item.nodeid),
         )?;
+        out.write_all(&buffer)?;
     }
     out.write_all(b"],\"errors\":")?;
     serde_json::to_writer(&mut *out, &collection.errors)?;
@@ -218,11 +136,32 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
     JSON_VERSION.hash(&mut hasher);
     suite.collect.rootdir.hash(&mut hasher);
     suite.config.pytest.inifile.hash(&mut hasher);
-    let collection = suite.collect_memoized(u128::from(hasher.finish()));
-    if let Some(proctor_python::Memo::Hit(document)) = &collection.memo {
-        // Copied from the memo file as it is (by the kernel where it can).
-        out.copy_from(&mut &*document.file)?;
-        return Ok(document.first);
+    let header = json_header(suite)?;
+    let collection = suite.collect_memoized(u128::from(hasher.finish()), Some(header.as_bytes()));
+    match &collection.memo {
+        Some(proctor_python::Memo::Hit(document)) => {
+            // Copied from the memo file as it is (by the kernel where it can).
+            out.copy_from(&mut &*document.file)?;
+            return Ok(document.first);
+        }
+        Some(proctor_python::Memo::Rendered(rendered)) => {
+            // Spliced from the cache's fragments: the same bytes.
+            let code = if rendered.errors > 0 {
+                exit::INTERRUPTED
+            } else if rendered.items == 0 {
+                exit::NO_TESTS
+            } else {
+                exit::OK
+            };
+            out.write_all(&rendered.document)?;
+            out.flush()?;
+            if let Some(slot) = &rendered.slot {
+                proctor_python::store_memo(&suite.collect, slot, code, &rendered.document);
+            }
+            std::mem::forget(collection);
+            return Ok(code);
+        }
+        _ => {}
     }
     let code = exit_code(&collection);
     if let Some(proctor_python::Memo::Miss(slot)) = &collection.memo {
@@ -234,12 +173,11 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
             .map(|item| item.nodeid.len() + item.file.len() + 64)
             .sum::<usize>();
         let mut document = Vec::with_capacity(estimate + 4096);
-        document.push(code);
         write_json(&mut document, suite, &collection, None)?;
         document.push(b'\n');
-        out.write_all(&document[1..])?;
+        out.write_all(&document)?;
         out.flush()?;
-        proctor_python::store_memo(&suite.collect, slot, &document);
+        proctor_python::store_memo(&suite.collect, slot, code, &document);
     } else {
         // Nothing to store: written straight to standard output.
         let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut *out);
@@ -338,36 +276,4 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     // work; the process ends right after this.
     std::mem::forget(collection);
     Ok(code)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::write_str;
-
-    /// The hand-written string writer gives `serde_json`'s bytes for every
-    /// kind of character: plain, quote, backslash, each control character,
-    /// DEL, and non-ASCII.
-    #[test]
-    fn strings_are_written_as_serde_json_writes_them() {
-        let mut texts: Vec<String> = vec![
-            String::new(),
-            "tests/test_a.py::test_x[1-2]".into(),
-            "quote \" and backslash \\ and \\\" both".into(),
-            "\u{7f} DEL, é, 日本, \u{1F600}, \u{2028}".into(),
-        ];
-        for byte in 0u8..0x20 {
-            texts.push(format!("a{}b", char::from(byte)));
-            texts.push(char::from(byte).to_string());
-        }
-        for text in &texts {
-            let mut ours = Vec::new();
-            write_str(&mut ours, text).unwrap();
-            let theirs = serde_json::to_vec(text).unwrap();
-            assert_eq!(
-                String::from_utf8_lossy(&ours),
-                String::from_utf8_lossy(&theirs),
-                "{text:?}"
-            );
-        }
-    }
 }

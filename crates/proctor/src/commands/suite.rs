@@ -196,15 +196,21 @@ impl Suite {
         ))
     }
 
-    /// [`Suite::collect`] for a rendering identified by `memo`
+    /// [`Suite::collect`] for a rendering identified by `memo`, spliced
+    /// from the cache after `header` where it can be
     /// ([`proctor_python::collect_memoized`]).
-    pub(crate) fn collect_memoized(&self, memo: u128) -> proctor_python::Collection {
+    pub(crate) fn collect_memoized(
+        &self,
+        memo: u128,
+        header: Option<&[u8]>,
+    ) -> proctor_python::Collection {
         self.trace_cache(proctor_python::collect_memoized(
             &self.collect,
             &self.args,
             &self.cwd,
             &self.config.pytest.testpaths,
             memo,
+            header,
         ))
     }
 
@@ -252,7 +258,9 @@ impl Suite {
     /// With `PROCTOR_CACHE_TRACE` set, says on stderr how many test
     /// modules came from the collection cache (`cache: 41 cached, 1
     /// collected`); set to `memo`, also whether `collect --json`'s memo
-    /// was found from `stat` data alone (`, memo by stat`).
+    /// was found from `stat` data alone (`, memo by stat`) or by its
+    /// digest (`, memo`), or the document spliced from the cache's
+    /// fragments (`, spliced`).
     fn trace_cache(&self, collection: proctor_python::Collection) -> proctor_python::Collection {
         if self.env.cache_trace {
             let line = match collection.cache {
@@ -260,10 +268,11 @@ impl Suite {
                     "cache: {} cached, {} collected{}\n",
                     stats.cached,
                     stats.collected,
-                    if stats.by_stat && self.env.cache_trace_memo {
-                        ", memo by stat"
-                    } else {
-                        ""
+                    match (self.env.cache_trace_memo, &collection.memo) {
+                        (true, _) if stats.by_stat => ", memo by stat",
+                        (true, Some(proctor_python::Memo::Hit(_))) => ", memo",
+                        (true, Some(proctor_python::Memo::Rendered(_))) => ", spliced",
+                        _ => "",
                     }
                 ),
                 None => "cache: off\n".to_string(),

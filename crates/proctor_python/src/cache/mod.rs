@@ -6,6 +6,7 @@
 //! collection reads `stat` data, re-collects only what changed, and gives
 //! byte for byte what an uncached one gives.
 
+pub(crate) mod fragment;
 pub(crate) mod key;
 pub(crate) mod probe;
 pub(crate) mod store;

@@ -1,7 +1,7 @@
 //! The cache on disk: `stamps.json` (per file its `stat` data and content
-//! hash, with the imports found in it) and one `pack-<context>.json` per
-//! collection context (per test module its key, its probes and what
-//! collecting it produced). Every file is written to a temporary name and
+//! hash, with the imports found in it) and one `pack-<context>.bin` per
+//! collection context (per test module its key, its probes, what
+//! collecting it produced and its items rendered for `collect --json`). Every file is written to a temporary name and
 //! renamed, so that a reader sees a whole file or none; a file that does
 //! not parse, or was written by another format version, is ignored and
 //! rewritten. Nothing here can fail a collection: an unwritable cache is
@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use super::probe::Probe;
 use crate::collector::RawItem;
@@ -24,9 +23,10 @@ use crate::parametrize::ParamEntry;
 /// The version of the format, which names the cache's folder: a proctor
 /// that writes another format never reads these files. Raised also when
 /// what a stamp records changes meaning (v2: a module's imports include
-/// the submodules its tables name); stamps also name the build that wrote
-/// them, and another build's are not read.
-pub(crate) const FORMAT: &str = "v2";
+/// the submodules its tables name; v3: binary packs with each module's
+/// items rendered for `collect --json`); stamps also name the build that
+/// wrote them, and another build's are not read.
+pub(crate) const FORMAT: &str = "v3";
 
 /// Packs kept besides the one just written: one per context recently used
 /// (`collect` and `check` collect with different settings).
@@ -113,27 +113,10 @@ struct StampsFile {
     stamps: HashMap<String, Stamp>,
 }
 
-/// One pack: what collection produced in one context.
-#[derive(Serialize, Deserialize)]
-struct PackFile<'a> {
-    format: String,
-    #[serde(with = "hex")]
-    context: Hash,
-    /// What the conftests' hooks add (items, warnings); in every context
-    /// the same for the same conftests.
-    #[serde(borrow)]
-    session: Option<&'a RawValue>,
-    /// Per test module (its path) its entry, parsed only when used.
-    #[serde(borrow)]
-    modules: HashMap<String, &'a RawValue>,
-}
-
-/// The cached result of collecting one test module.
+/// The cached result of collecting one test module, as JSON in its
+/// pack entry (its key and probes are stored beside it).
 #[derive(Serialize, Deserialize)]
 pub(crate) struct ModuleEntry {
-    #[serde(with = "hex")]
-    pub(crate) key: Hash,
-    pub(crate) probes: Vec<Probe>,
     /// Markers and decorators once each; items refer to them by index, so
     /// that a marker shared by many items is stored (and loaded) once.
     markers: Vec<Marker>,
@@ -227,7 +210,7 @@ impl<T: Clone> Interner<T> {
 }
 
 impl ModuleEntry {
-    pub(crate) fn new(key: Hash, probes: Vec<Probe>, output: &ModuleOutput) -> ModuleEntry {
+    pub(crate) fn new(output: &ModuleOutput) -> ModuleEntry {
         let mut markers = Interner::new();
         let mut decorators = Interner::new();
         let file = output
@@ -258,8 +241,6 @@ impl ModuleEntry {
             })
             .collect();
         ModuleEntry {
-            key,
-            probes,
             markers: markers.values,
             decorators: decorators.values,
             file,
@@ -347,6 +328,168 @@ pub(crate) struct Pack {
     context: Hash,
 }
 
+/// What a pack file starts with, before the format's version.
+const PACK_MAGIC: &[u8] = b"proctor-pack";
+
+/// The flags of a pack entry.
+pub(crate) mod flags {
+    /// The module parsed (pytest would import it).
+    pub(crate) const PARSED: u8 = 1;
+    /// Some item is dynamic (a run may have recorded its expansion).
+    pub(crate) const DYNAMIC: u8 = 2;
+    /// Some item has a package- or session-scoped parameter, whose
+    /// `reorder_items` key spans modules.
+    pub(crate) const SPANS: u8 = 4;
+}
+
+/// One test module's entry in a pack, as stored.
+#[derive(Clone, Copy)]
+pub(crate) struct EntryRef<'a> {
+    pub(crate) key: Hash,
+    pub(crate) flags: u8,
+    probes: &'a [u8],
+    entry: &'a [u8],
+    /// Its items rendered ([`super::fragment`]).
+    pub(crate) fragment: &'a [u8],
+    /// The JSON of its collection error and its skip, when it has one.
+    pub(crate) error: Option<&'a [u8]>,
+    pub(crate) skipped: Option<&'a [u8]>,
+    blob: &'a [u8],
+    check: u64,
+}
+
+/// A module entry collected in this run, encoded for the pack.
+pub(crate) struct FreshEntry {
+    pub(crate) path: String,
+    pub(crate) key: Hash,
+    pub(crate) probes: Vec<Probe>,
+    pub(crate) blob: Vec<u8>,
+}
+
+/// A cheap checksum of an entry's bytes (`FxHash`'s step over 8-byte
+/// words), so that a damaged entry is ignored rather than spliced.
+fn checksum(bytes: &[u8]) -> u64 {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+    let mut hash = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        hash = (hash.rotate_left(26) ^ word).wrapping_mul(K);
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    (hash.rotate_left(26) ^ u64::from_le_bytes(last)).wrapping_mul(K)
+}
+
+fn put_u32(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_u32(out, bytes.len());
+    out.extend_from_slice(bytes);
+}
+
+impl FreshEntry {
+    /// The entry of a module collected now: `fragment` is its items
+    /// rendered.
+    pub(crate) fn new(
+        path: String,
+        key: Hash,
+        probes: Vec<Probe>,
+        output: &ModuleOutput,
+        fragment: &[u8],
+    ) -> Option<FreshEntry> {
+        let mut flags = 0;
+        if output.parsed {
+            flags |= flags::PARSED;
+        }
+        if output.items.iter().any(|item| item.dynamic.is_some()) {
+            flags |= flags::DYNAMIC;
+        }
+        if crate::reorder::spans_modules(&output.items) {
+            flags |= flags::SPANS;
+        }
+        let probes_json = serde_json::to_vec(&probes).ok()?;
+        let entry = serde_json::to_vec(&ModuleEntry::new(output)).ok()?;
+        let error = match &output.error {
+            Some(error) => serde_json::to_vec(error).ok()?,
+            None => Vec::new(),
+        };
+        let skipped = match &output.skipped {
+            Some(skipped) => serde_json::to_vec(skipped).ok()?,
+            None => Vec::new(),
+        };
+        let mut blob = Vec::with_capacity(
+            1 + 20 + probes_json.len() + entry.len() + fragment.len() + error.len() + skipped.len(),
+        );
+        blob.push(flags);
+        put_bytes(&mut blob, &probes_json);
+        put_bytes(&mut blob, &entry);
+        put_bytes(&mut blob, fragment);
+        put_bytes(&mut blob, &error);
+        put_bytes(&mut blob, &skipped);
+        Some(FreshEntry {
+            path,
+            key,
+            probes,
+            blob,
+        })
+    }
+}
+
+impl FreshEntry {
+    /// The module's items rendered, as stored in the entry.
+    pub(crate) fn fragment(&self) -> Option<&[u8]> {
+        EntryRef::parse(self.key, &self.blob, 0).map(|e| e.fragment)
+    }
+}
+
+impl<'a> EntryRef<'a> {
+    fn parse(key: Hash, blob: &'a [u8], check: u64) -> Option<EntryRef<'a>> {
+        let (&flags, rest) = blob.split_first()?;
+        let mut reader = super::fragment::Reader::new(rest);
+        let probes = reader.bytes()?;
+        let entry = reader.bytes()?;
+        let fragment = reader.bytes()?;
+        let error = reader.bytes()?;
+        let skipped = reader.bytes()?;
+        reader.is_empty().then_some(EntryRef {
+            key,
+            flags,
+            probes,
+            entry,
+            fragment,
+            error: (!error.is_empty()).then_some(error),
+            skipped: (!skipped.is_empty()).then_some(skipped),
+            blob,
+            check,
+        })
+    }
+
+    /// Whether the entry's bytes are those written.
+    pub(crate) fn intact(&self) -> bool {
+        checksum(self.blob) == self.check
+    }
+
+    /// The file-system answers the module's collection got; `None` when
+    /// they do not parse.
+    pub(crate) fn probes(&self) -> Option<Vec<Probe>> {
+        serde_json::from_slice(self.probes).ok()
+    }
+
+    /// The module's output; `None` when the entry is damaged.
+    pub(crate) fn output(&self) -> Option<ModuleOutput> {
+        serde_json::from_slice::<ModuleEntry>(self.entry)
+            .ok()?
+            .output()
+    }
+
+    pub(crate) fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Store {
@@ -427,43 +570,62 @@ impl Store {
     }
 
     /// Writes the pack of `context`: `session`, the `fresh` entries, and
-    /// the entries of `old` for the modules not collected again.
+    /// the entries of `old` for the other modules whose file is one of
+    /// `current` (found by discovery now) or still exists.
     pub(crate) fn write_pack(
         &self,
         context: Hash,
         old: Option<&Pack>,
         session: &SessionEntry,
-        fresh: Vec<(String, ModuleEntry)>,
+        fresh: &[FreshEntry],
+        current: &rustc_hash::FxHashSet<&str>,
     ) {
-        let Ok(session) = serde_json::value::to_raw_value(session) else {
+        let Ok(session) = serde_json::to_vec(session) else {
             return;
         };
-        let mut fresh_raw: Vec<(String, Box<RawValue>)> = Vec::with_capacity(fresh.len());
-        for (path, entry) in fresh {
-            if let Ok(raw) = serde_json::value::to_raw_value(&entry) {
-                fresh_raw.push((path, raw));
+        let old_entries = old.and_then(Pack::entries).map(|(e, _)| e);
+        let replaced: rustc_hash::FxHashSet<&str> = fresh.iter().map(|f| f.path.as_str()).collect();
+        // (path, key, blob, checksum): the fresh entries' sums are computed
+        // now, the old ones' are kept.
+        let mut entries: Vec<(&str, Hash, &[u8], u64)> = fresh
+            .iter()
+            .map(|f| (f.path.as_str(), f.key, f.blob.as_slice(), checksum(&f.blob)))
+            .collect();
+        if let Some(old_entries) = &old_entries {
+            for (path, entry) in old_entries {
+                if !replaced.contains(path) && (current.contains(path) || Path::new(path).exists())
+                {
+                    entries.push((path, entry.key, entry.blob, entry.check));
+                }
             }
         }
-        let old_file = old.and_then(Pack::parsed);
-        let mut modules: HashMap<String, &RawValue> = old_file
-            .map(|f| f.modules)
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
-        for (path, raw) in &fresh_raw {
-            modules.insert(path.clone(), raw);
+        let index_len: usize = entries.iter().map(|e| 4 + e.0.len() + 16 + 24).sum();
+        let blobs_len: usize = entries.iter().map(|e| e.2.len()).sum();
+        // The header and index, then the entries as they are (not copied).
+        let mut head = Vec::with_capacity(PACK_MAGIC.len() + 64 + session.len() + index_len);
+        head.extend_from_slice(PACK_MAGIC);
+        put_bytes(&mut head, FORMAT.as_bytes());
+        head.extend_from_slice(&context.to_le_bytes());
+        let total_at = head.len();
+        head.extend_from_slice(&0u64.to_le_bytes());
+        put_bytes(&mut head, &session);
+        put_u32(&mut head, entries.len());
+        let mut offset = 0u64;
+        for (path, key, blob, check) in &entries {
+            put_bytes(&mut head, path.as_bytes());
+            head.extend_from_slice(&key.to_le_bytes());
+            head.extend_from_slice(&offset.to_le_bytes());
+            head.extend_from_slice(&(blob.len() as u64).to_le_bytes());
+            head.extend_from_slice(&check.to_le_bytes());
+            offset += blob.len() as u64;
         }
-        modules.retain(|path, _| Path::new(path).exists());
-        let file = PackFile {
-            format: FORMAT.to_string(),
-            context,
-            session: Some(&session),
-            modules,
-        };
-        if let Ok(bytes) = serde_json::to_vec(&file) {
-            self.write(&pack_name(context), &bytes);
-            self.prune_packs(context);
-        }
+        let total = (head.len() + blobs_len) as u64;
+        head[total_at..total_at + 8].copy_from_slice(&total.to_le_bytes());
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(entries.len() + 1);
+        parts.push(&head);
+        parts.extend(entries.iter().map(|e| e.2));
+        self.write_parts(&pack_name(context), &parts);
+        self.prune_packs(context);
     }
 
     /// Deletes all but the most recently written packs.
@@ -477,7 +639,7 @@ impl Store {
             .filter(|e| {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                name.starts_with("pack-") && name.ends_with(".json") && *name != *keep
+                name.starts_with("pack-") && name.ends_with(".bin") && *name != *keep
             })
             .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
             .collect();
@@ -492,6 +654,12 @@ impl Store {
     /// renamed over the old one. Creates the folder (and `.proctor/`'s
     /// `.gitignore`) on first use.
     fn write(&self, name: &str, bytes: &[u8]) {
+        self.write_parts(name, &[bytes]);
+    }
+
+    /// [`Store::write`] of the concatenation of `parts`.
+    fn write_parts(&self, name: &str, parts: &[&[u8]]) {
+        use std::io::Write as _;
         if std::fs::create_dir_all(&self.dir).is_err() {
             return;
         }
@@ -501,9 +669,13 @@ impl Store {
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        if std::fs::write(&temp, bytes).is_ok()
-            && std::fs::rename(&temp, self.dir.join(name)).is_ok()
-        {
+        // Buffered: a pack is written as its header and one part per entry.
+        let written = std::fs::File::create(&temp).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 18, file);
+            parts.iter().try_for_each(|part| out.write_all(part))?;
+            out.flush()
+        });
+        if written.is_ok() && std::fs::rename(&temp, self.dir.join(name)).is_ok() {
             return;
         }
         let _ = std::fs::remove_file(&temp);
@@ -531,31 +703,45 @@ fn ensure_gitignore(dir: &Path) {
 }
 
 fn pack_name(context: Hash) -> String {
-    format!("pack-{context:032x}.json")
+    format!("pack-{context:032x}.bin")
 }
 
 impl Pack {
-    /// The pack's contents, when it parses and is of this format and
-    /// context.
-    fn parsed(&self) -> Option<PackFile<'_>> {
-        serde_json::from_slice::<PackFile<'_>>(&self.bytes)
-            .ok()
-            .filter(|file| file.format == FORMAT && file.context == self.context)
+    /// The entries by module path, and the session entry, when the pack
+    /// is whole and of this format and context. An entry's own bytes are
+    /// checked when it is used ([`EntryRef::intact`]).
+    pub(crate) fn entries(&self) -> Option<(HashMap<&str, EntryRef<'_>>, Option<SessionEntry>)> {
+        let bytes = self.bytes.strip_prefix(PACK_MAGIC)?;
+        let mut reader = super::fragment::Reader::new(bytes);
+        if reader.bytes()? != FORMAT.as_bytes() {
+            return None;
+        }
+        let context = u128::from_le_bytes(reader.take(16)?.try_into().ok()?);
+        let total = u64::from_le_bytes(reader.take(8)?.try_into().ok()?);
+        if context != self.context || total != self.bytes.len() as u64 {
+            return None;
+        }
+        let session = serde_json::from_slice(reader.bytes()?).ok();
+        let count = reader.u32()? as usize;
+        let mut index = Vec::with_capacity(count);
+        for _ in 0..count {
+            let path = std::str::from_utf8(reader.bytes()?).ok()?;
+            let key = u128::from_le_bytes(reader.take(16)?.try_into().ok()?);
+            let offset =
+                usize::try_from(u64::from_le_bytes(reader.take(8)?.try_into().ok()?)).ok()?;
+            let len = usize::try_from(u64::from_le_bytes(reader.take(8)?.try_into().ok()?)).ok()?;
+            let check = u64::from_le_bytes(reader.take(8)?.try_into().ok()?);
+            index.push((path, key, offset, len, check));
+        }
+        let blobs = reader.rest();
+        let mut entries = HashMap::default();
+        entries.reserve(count);
+        for (path, key, offset, len, check) in index {
+            let blob = blobs.get(offset..offset.checked_add(len)?)?;
+            entries.insert(path, EntryRef::parse(key, blob, check)?);
+        }
+        Some((entries, session))
     }
-
-    /// The raw entries by module path, and the session entry.
-    pub(crate) fn entries(&self) -> Option<(HashMap<String, &RawValue>, Option<SessionEntry>)> {
-        let file = self.parsed()?;
-        let session = file
-            .session
-            .and_then(|raw| serde_json::from_str(raw.get()).ok());
-        Some((file.modules, session))
-    }
-}
-
-/// Parses one module entry; `None` when it is damaged.
-pub(crate) fn module_entry(raw: &RawValue) -> Option<ModuleEntry> {
-    serde_json::from_str(raw.get()).ok()
 }
 
 /// Removes the cache folder `root`; whether there was one.
@@ -803,13 +989,14 @@ impl Store {
         self.dir.join(RECORDED)
     }
 
-    /// Stores `rendered` as the memo of `slot`, with its watch list when
-    /// every path on it is old enough to be trusted.
-    pub(crate) fn write_memo(&self, slot: &crate::model::MemoSlot, rendered: &[u8]) {
+    /// Stores `rendered`, after its first byte `code`, as the memo of
+    /// `slot`, with its watch list when every path on it is old enough to
+    /// be trusted.
+    pub(crate) fn write_memo(&self, slot: &crate::model::MemoSlot, code: u8, rendered: &[u8]) {
         let Ok(probes) = serde_json::to_vec(&slot.probes) else {
             return;
         };
-        self.write_memo_parts(slot.digest, slot.watch.as_ref(), &probes, rendered);
+        self.write_memo_parts(slot.digest, slot.watch.as_ref(), &probes, &[code], rendered);
     }
 
     fn write_memo_parts(
@@ -817,20 +1004,17 @@ impl Store {
         digest: Hash,
         watch: Option<&Watch>,
         probes: &[u8],
+        first: &[u8],
         rendered: &[u8],
     ) {
         let watched = watch.and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
         let (quick, watch) = watched.unwrap_or_default();
-        let mut bytes =
-            Vec::with_capacity(MEMO_HEADER + watch.len() + probes.len() + rendered.len());
-        bytes.extend_from_slice(&digest.to_le_bytes());
-        bytes.extend_from_slice(&quick.to_le_bytes());
-        bytes.extend_from_slice(&(watch.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&(probes.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&watch);
-        bytes.extend_from_slice(probes);
-        bytes.extend_from_slice(rendered);
-        self.write(MEMO, &bytes);
+        let mut header = Vec::with_capacity(MEMO_HEADER);
+        header.extend_from_slice(&digest.to_le_bytes());
+        header.extend_from_slice(&quick.to_le_bytes());
+        header.extend_from_slice(&(watch.len() as u64).to_le_bytes());
+        header.extend_from_slice(&(probes.len() as u64).to_le_bytes());
+        self.write_parts(MEMO, &[&header, &watch, probes, first, rendered]);
     }
 
     /// Writes the memo of `digest` again, its probes and document as they
@@ -857,7 +1041,7 @@ impl Store {
                 .read_exact_at(&mut rendered, parts.document)
                 .is_ok()
         {
-            self.write_memo_parts(digest, watch, &parts.probes, &rendered);
+            self.write_memo_parts(digest, watch, &parts.probes, &[], &rendered);
         }
     }
 }

@@ -1,0 +1,440 @@
+//! `collect --json` assembled from per-module fragments. Every test module
+//! cached keeps its items already rendered as the document writes them,
+//! in the order pytest's `reorder_items` gives the module on its own, with
+//! marker indices local to the module; a warm start after an edit
+//! re-collects the edited module and splices the document from the stored
+//! fragments: the markers table is merged in first-appearance order and
+//! each item's local indices are mapped to the global ones. The item
+//! writer here is also the one `collect --json` uses without the cache,
+//! so both give the same bytes.
+
+use std::io::Write as _;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::Serialize;
+
+use crate::collector::RawItem;
+use crate::model::{CollectError, Decorator, Item, Marker};
+
+/// Writes the start of one item of `collect --json`, up to its marker
+/// indices: `{"nodeid":…,"file":…,"line":…,"markers":[`.
+pub fn json_item_head(out: &mut Vec<u8>, nodeid: &str, file: &str, line: usize) {
+    out.extend_from_slice(b"{\"nodeid\":");
+    json_str(out, nodeid);
+    out.extend_from_slice(b",\"file\":");
+    json_str(out, file);
+    let _ = write!(out, ",\"line\":{line},\"markers\":[");
+}
+
+/// Writes the rest of one item of `collect --json`, after its marker
+/// indices: `],"dynamic":…` and the optional fields, then `}`.
+pub fn json_item_tail<E: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    dynamic: Option<&str>,
+    decorators: &[Arc<Decorator>],
+    skip: Option<&str>,
+    markers_uncertain: Option<&str>,
+    effective: Option<&E>,
+    recorded: Option<&str>,
+) -> serde_json::Result<()> {
+    out.extend_from_slice(b"],\"dynamic\":");
+    match dynamic {
+        Some(reason) => json_str(out, reason),
+        None => out.extend_from_slice(b"null"),
+    }
+    if !decorators.is_empty() {
+        out.extend_from_slice(b",\"decorators\":");
+        serde_json::to_writer(&mut *out, decorators)?;
+    }
+    if let Some(skip) = skip {
+        out.extend_from_slice(b",\"skip\":");
+        json_str(out, skip);
+    }
+    if let Some(uncertain) = markers_uncertain {
+        out.extend_from_slice(b",\"markers_uncertain\":");
+        json_str(out, uncertain);
+    }
+    if let Some(effective) = effective {
+        out.extend_from_slice(b",\"effective\":");
+        serde_json::to_writer(&mut *out, effective)?;
+    }
+    if let Some(run) = recorded {
+        out.extend_from_slice(b",\"recorded\":");
+        json_str(out, &recorded_note(run));
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// What `collect --json` says of an item a run recorded.
+#[must_use]
+pub fn recorded_note(run: &str) -> String {
+    format!("recorded in the run of {run}")
+}
+
+/// A JSON string as `serde_json` writes it: `"` and `\` escaped, the
+/// control characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX`,
+/// everything else (non-ASCII included) as it is. Runs without escapes
+/// are copied whole: at tens of thousands of items, `serde_json`'s
+/// per-string machinery was much of the document's cost.
+fn json_str(out: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    out.push(b'"');
+    let mut start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        if byte >= 0x20 && byte != b'"' && byte != b'\\' {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        start = i + 1;
+        match byte {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\x08' => out.extend_from_slice(b"\\b"),
+            b'\x0c' => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]),
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Writes `indices` as the comma-separated list inside `"markers":[…]`.
+fn write_indices(out: &mut Vec<u8>, indices: impl Iterator<Item = usize>) {
+    for (n, index) in indices.enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        let _ = write!(out, "{index}");
+    }
+}
+
+/// One item as the document writes it.
+struct View<'v> {
+    nodeid: &'v str,
+    file: &'v str,
+    line: usize,
+    markers: &'v [Arc<Marker>],
+    dynamic: Option<&'v str>,
+    decorators: &'v [Arc<Decorator>],
+    skip: Option<&'v str>,
+    markers_uncertain: Option<&'v str>,
+}
+
+impl<'v> View<'v> {
+    fn raw(item: &'v RawItem) -> Self {
+        View {
+            nodeid: &item.nodeid,
+            file: &item.def_file,
+            line: item.line,
+            markers: &item.markers,
+            dynamic: item.dynamic.as_deref(),
+            decorators: &item.decorators,
+            skip: item.skip.as_deref(),
+            markers_uncertain: item.markers_uncertain.as_deref(),
+        }
+    }
+}
+
+/// A module's items rendered, in the order `reorder_items` gives them on
+/// their own: see [`render_views`]. `recorded` gives the run an item was
+/// recorded in.
+pub(crate) fn render(
+    items: &[RawItem],
+    reorder: bool,
+    recorded: &dyn Fn(&str) -> Option<String>,
+) -> Vec<u8> {
+    match crate::reorder::reordered(items).filter(|_| reorder) {
+        Some(order) => render_views(
+            order.len(),
+            order.iter().map(|&i| View::raw(&items[i])),
+            recorded,
+        ),
+        None => render_views(items.len(), items.iter().map(View::raw), recorded),
+    }
+}
+
+/// Items given whole (what conftest hooks add) rendered as a fragment.
+pub(crate) fn render_items(items: &[Item]) -> Vec<u8> {
+    let views = items.iter().map(|item| View {
+        nodeid: &item.nodeid,
+        file: &item.file,
+        line: item.line,
+        markers: &item.markers,
+        dynamic: item.dynamic.as_deref(),
+        decorators: &item.decorators,
+        skip: item.skip.as_deref(),
+        markers_uncertain: item.markers_uncertain.as_deref(),
+    });
+    render_views(items.len(), views, &|_| None)
+}
+
+/// Items rendered as a fragment: their distinct markers' JSON (a local
+/// table, in first-appearance order, equal markers once) and per item the
+/// bytes before and after its marker indices, with the indices into the
+/// local table. Encoded as length-prefixed sections (little-endian `u32`
+/// lengths and counts).
+fn render_views<'v>(
+    count: usize,
+    views: impl Iterator<Item = View<'v>>,
+    recorded: &dyn Fn(&str) -> Option<String>,
+) -> Vec<u8> {
+    let mut by_address: HashMap<*const Marker, u32> = HashMap::default();
+    let mut by_json: HashMap<Vec<u8>, u32> = HashMap::default();
+    let mut table: Vec<Vec<u8>> = Vec::new();
+    let mut body: Vec<u8> = Vec::new();
+    let mut head = Vec::new();
+    let mut tail = Vec::new();
+    put_u32(&mut body, count);
+    for item in views {
+        head.clear();
+        tail.clear();
+        json_item_head(&mut head, item.nodeid, item.file, item.line);
+        put_bytes(&mut body, &head);
+        put_u32(&mut body, item.markers.len());
+        for marker in item.markers {
+            let index = *by_address.entry(Arc::as_ptr(marker)).or_insert_with(|| {
+                let json = serde_json::to_vec(marker.as_ref()).unwrap_or_default();
+                let next = u32::try_from(table.len()).unwrap_or(u32::MAX);
+                *by_json.entry(json).or_insert_with_key(|json| {
+                    table.push(json.clone());
+                    next
+                })
+            });
+            body.extend_from_slice(&index.to_le_bytes());
+        }
+        let note = recorded(item.nodeid);
+        let _ = json_item_tail::<()>(
+            &mut tail,
+            item.dynamic,
+            item.decorators,
+            item.skip,
+            item.markers_uncertain,
+            None,
+            note.as_deref(),
+        );
+        put_bytes(&mut body, &tail);
+    }
+    let mut out =
+        Vec::with_capacity(body.len() + table.iter().map(|m| m.len() + 4).sum::<usize>() + 4);
+    put_u32(&mut out, table.len());
+    for json in &table {
+        put_bytes(&mut out, json);
+    }
+    out.extend_from_slice(&body);
+    out
+}
+
+fn put_u32(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_u32(out, bytes.len());
+    out.extend_from_slice(bytes);
+}
+
+/// A cursor over length-prefixed sections; every read checks its bounds.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes }
+    }
+
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        let (head, rest) = self.bytes.split_first_chunk::<4>()?;
+        self.bytes = rest;
+        Some(u32::from_le_bytes(*head))
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.bytes.len() {
+            return None;
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Some(head)
+    }
+
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+
+    /// What is left after the sections read.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// The document being spliced: the global markers table, and the items
+/// rendered so far with global indices.
+pub(crate) struct Document<'a> {
+    index: HashMap<&'a [u8], usize>,
+    table: Vec<&'a [u8]>,
+    items: Vec<u8>,
+    count: usize,
+    errors: Vec<u8>,
+    error_count: usize,
+    skipped: Vec<u8>,
+    local: Vec<usize>,
+}
+
+impl<'a> Document<'a> {
+    pub(crate) fn new(capacity: usize) -> Self {
+        Document {
+            index: HashMap::default(),
+            table: Vec::new(),
+            items: Vec::with_capacity(capacity),
+            count: 0,
+            errors: Vec::new(),
+            error_count: 0,
+            skipped: Vec::new(),
+            local: Vec::new(),
+        }
+    }
+
+    /// Appends a module's fragment; `None` when it is damaged (nothing is
+    /// then appended that the caller could not discard with the document).
+    pub(crate) fn module(&mut self, fragment: &'a [u8]) -> Option<()> {
+        let mut reader = Reader::new(fragment);
+        let markers = reader.u32()? as usize;
+        self.local.clear();
+        for _ in 0..markers {
+            let json = reader.bytes()?;
+            let next = self.table.len();
+            let index = *self.index.entry(json).or_insert(next);
+            if index == next {
+                self.table.push(json);
+            }
+            self.local.push(index);
+        }
+        let items = reader.u32()? as usize;
+        for _ in 0..items {
+            if self.count > 0 {
+                self.items.push(b',');
+            }
+            self.count += 1;
+            self.items.extend_from_slice(reader.bytes()?);
+            let n = reader.u32()? as usize;
+            let indices = reader.take(n.checked_mul(4)?)?;
+            let mut global = Vec::with_capacity(n);
+            for chunk in indices.chunks_exact(4) {
+                let local = u32::from_le_bytes(chunk.try_into().ok()?) as usize;
+                global.push(*self.local.get(local)?);
+            }
+            write_indices(&mut self.items, global.into_iter());
+            self.items.extend_from_slice(reader.bytes()?);
+        }
+        reader.is_empty().then_some(())
+    }
+
+    /// Appends collection errors (in order).
+    pub(crate) fn errors(&mut self, errors: &[CollectError]) {
+        for error in errors {
+            self.error_json(&serde_json::to_vec(error).unwrap_or_default());
+        }
+    }
+
+    pub(crate) fn error_json(&mut self, json: &[u8]) {
+        if self.error_count > 0 {
+            self.errors.push(b',');
+        }
+        self.error_count += 1;
+        self.errors.extend_from_slice(json);
+    }
+
+    pub(crate) fn skipped_json(&mut self, json: &[u8]) {
+        if !self.skipped.is_empty() {
+            self.skipped.push(b',');
+        }
+        self.skipped.extend_from_slice(json);
+    }
+
+    /// The whole document: `header` (the caller's JSON object, whose
+    /// closing brace is replaced), the tables, then `warnings`; and how
+    /// many items and errors it has.
+    pub(crate) fn finish(
+        self,
+        header: &[u8],
+        warnings: &[CollectError],
+    ) -> (Vec<u8>, usize, usize) {
+        let markers_len: usize = self.table.iter().map(|m| m.len() + 1).sum::<usize>();
+        let mut out = Vec::with_capacity(
+            header.len() + markers_len + self.items.len() + self.errors.len() + 128,
+        );
+        out.extend_from_slice(header.strip_suffix(b"}").unwrap_or(header));
+        out.extend_from_slice(b",\"markers\":[");
+        for (n, json) in self.table.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(json);
+        }
+        out.extend_from_slice(b"],\"items\":[");
+        out.extend_from_slice(&self.items);
+        out.extend_from_slice(b"],\"errors\":[");
+        out.extend_from_slice(&self.errors);
+        out.push(b']');
+        if !self.skipped.is_empty() {
+            out.extend_from_slice(b",\"skipped\":[");
+            out.extend_from_slice(&self.skipped);
+            out.push(b']');
+        }
+        out.extend_from_slice(b",\"warnings\":");
+        let _ = serde_json::to_writer(&mut out, warnings);
+        out.extend_from_slice(b"}\n");
+        (out, self.count, self.error_count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_str;
+
+    /// The hand-written string writer gives `serde_json`'s bytes for every
+    /// kind of character: plain, quote, backslash, each control character,
+    /// DEL, and non-ASCII.
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "tests/test_a.py::test_x[1-2]".into(),
+            "quote \" and backslash \\ and \\\" both".into(),
+            "\u{7f} DEL, é, 日本, \u{1F600}, \u{2028}".into(),
+        ];
+        for byte in 0u8..0x20 {
+            texts.push(format!("a{}b", char::from(byte)));
+            texts.push(char::from(byte).to_string());
+        }
+        for text in &texts {
+            let mut ours = Vec::new();
+            json_str(&mut ours, text);
+            let theirs = serde_json::to_vec(text).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&theirs),
+                "{text:?}"
+            );
+        }
+    }
+}
