@@ -160,6 +160,10 @@ impl RunPlan {
             }
             needed.insert(file);
         }
+        // Each phase's items, grown by doubling, without the room to spare.
+        for phase in &mut plan.phases {
+            phase.items.shrink_to_fit();
+        }
         for file in whole_files {
             if needed.insert(file.clone()) {
                 plan.phases[0].files.push(file);

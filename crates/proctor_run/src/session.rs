@@ -1004,6 +1004,10 @@ const POLL: Duration = Duration::from_millis(5);
 /// The plugin's lines, read on the session's own thread: what has arrived
 /// is read when asked for, and a line stays in the socket's buffer (where
 /// a crash cannot lose it) until then.
+/// A read buffer larger than this is shrunk once the messages it held
+/// are parsed.
+const SHRINK_ABOVE: usize = 256 * 1024;
+
 struct Lines {
     stream: TcpStream,
     buffer: Vec<u8>,
@@ -1097,6 +1101,11 @@ impl Lines {
         }
         self.buffer.drain(..start);
         self.searched = self.buffer.len();
+        // The room a large message needed (a collection of 100,000 items
+        // is megabytes) is not held while the tests run.
+        if self.buffer.capacity() > SHRINK_ABOVE && self.buffer.len() < SHRINK_ABOVE / 4 {
+            self.buffer.shrink_to(SHRINK_ABOVE / 4);
+        }
         if self.closed && !self.buffer.is_empty() {
             messages.extend(Message::parse(&self.buffer).transpose());
             self.buffer.clear();
