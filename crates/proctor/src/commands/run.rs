@@ -169,3 +169,58 @@ fn record_expansions(
     let run = crate::commands::run_report::utc(started_at);
     proctor_python::record_expansions(&suite.collect, collection, &decider.collected_ids(), &run);
 }
+
+#[cfg(test)]
+mod tests {
+    use proctor_python::{Collection, Item};
+
+    use super::keep_for_after;
+
+    fn item(nodeid: &str, dynamic: bool) -> Item {
+        Item {
+            nodeid: nodeid.to_owned(),
+            file: "tests/test_a.py".to_owned(),
+            line: 1,
+            markers: Vec::new(),
+            dynamic: dynamic.then(|| "parametrize values from a call".to_owned()),
+            decorators: Vec::new(),
+            skip: None,
+        }
+    }
+
+    fn collection() -> Collection {
+        let mut collection = Collection {
+            items: vec![
+                item("tests/test_a.py::test_plain[0]", false),
+                item("tests/test_a.py::test_dynamic", true),
+                item("tests/test_a.py::test_recorded[1]", false),
+                item("tests/test_a.py::test_recorded[2]", false),
+            ],
+            ..Collection::default()
+        };
+        collection.recorded.insert(
+            "tests/test_a.py::test_recorded".to_owned(),
+            "run".to_owned(),
+        );
+        collection
+    }
+
+    #[test]
+    fn only_the_recorded_functions_items_outlive_the_decisions() {
+        let mut kept = collection();
+        keep_for_after(&mut kept, false);
+        let ids: Vec<&str> = kept.items.iter().map(|i| i.nodeid.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "tests/test_a.py::test_dynamic",
+                "tests/test_a.py::test_recorded[1]",
+                "tests/test_a.py::test_recorded[2]"
+            ]
+        );
+        // The reports' jobs × tiers matrix reads every item.
+        let mut all = collection();
+        keep_for_after(&mut all, true);
+        assert_eq!(all.items.len(), 4);
+    }
+}

@@ -461,3 +461,96 @@ pub(crate) fn recorded_functions(collection: &Collection) -> HashSet<&str> {
         .chain(collection.recorded.keys().map(String::as_str))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(nodeid: &str, file: &str, decorators: &[&str]) -> Item {
+        Item {
+            nodeid: nodeid.to_owned(),
+            file: file.to_owned(),
+            line: 7,
+            markers: Vec::new(),
+            dynamic: None,
+            decorators: decorators
+                .iter()
+                .map(|path| {
+                    Arc::new(Decorator {
+                        path: (*path).to_owned(),
+                        args: Vec::new(),
+                        kwargs: serde_json::Map::new(),
+                        source: MarkerSource::Function,
+                    })
+                })
+                .collect(),
+            skip: None,
+        }
+    }
+
+    #[test]
+    fn the_static_index_keeps_only_what_an_item_carries_beyond_its_node_id() {
+        let items = [
+            item("tests/test_a.py::test_plain[0]", "tests/test_a.py", &[]),
+            item("tests/test_a.py::test_plain[1]", "tests/test_a.py", &[]),
+            item(
+                "tests/test_a.py::test_slow",
+                "tests/test_a.py",
+                &["helpers.slow"],
+            ),
+            // Inherited: defined in its base class's module.
+            item("tests/test_a.py::TestSub::test_base", "tests/base.py", &[]),
+        ];
+        let ids: HashSet<Arc<str>> = items
+            .iter()
+            .map(|item| Arc::from(item.nodeid.as_str()))
+            .collect();
+        let index = StaticIndex::new(&items, &ids);
+        // The plain items cost the index nothing of its own.
+        assert_eq!(index.known.len(), 2);
+        assert!(index.of("tests/test_a.py::test_plain[0]").is_none());
+        assert!(index.contains("tests/test_a.py::test_plain[0]"));
+        // Keyed by the plan's text of the node id, not a copy.
+        let (key, slow) = index
+            .known
+            .get_key_value("tests/test_a.py::test_slow")
+            .unwrap();
+        assert!(Arc::ptr_eq(
+            key,
+            ids.get("tests/test_a.py::test_slow").unwrap()
+        ));
+        assert_eq!(slow.decorators[0].path, "helpers.slow");
+        assert_eq!(
+            &*index
+                .of("tests/test_a.py::TestSub::test_base")
+                .unwrap()
+                .file,
+            "tests/base.py"
+        );
+        // An id only pytest knows takes its function's.
+        assert!(!index.contains("tests/test_a.py::test_slow[x]"));
+        let runtime = runtime_item(
+            &CollectedItem {
+                nodeid: Arc::from("tests/test_a.py::test_slow[x]"),
+                markers: Arc::default(),
+            },
+            Vec::new(),
+            &index,
+        );
+        assert_eq!(runtime.decorators.len(), 1);
+        assert_eq!(
+            (runtime.file.as_str(), runtime.line),
+            ("tests/test_a.py", 7)
+        );
+        let plain = runtime_item(
+            &CollectedItem {
+                nodeid: Arc::from("tests/test_a.py::test_plain[0]"),
+                markers: Arc::default(),
+            },
+            Vec::new(),
+            &index,
+        );
+        assert!(plain.decorators.is_empty());
+        assert_eq!(plain.file, "tests/test_a.py");
+    }
+}
