@@ -5,6 +5,8 @@
 //! one stream through [`RunReporter`], aggregating what it needs (the
 //! model is cargo-nextest's `nextest-runner/src/reporter/events.rs`).
 
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use proctor_outcome::{MarkerNames, Outcome, RunSummary, TestResult};
@@ -192,6 +194,9 @@ pub struct Results {
     stored: Vec<Stored>,
     /// The phase names the stored results name (`Plain::phase` - 1).
     phases: Vec<String>,
+    /// The plan's texts of the static items' node ids, which the stored
+    /// results share.
+    ids: Arc<HashSet<Arc<str>>>,
 }
 
 /// One stored result: compact, or whole when it carries text.
@@ -204,7 +209,7 @@ enum Stored {
 /// A result with nothing but its id, outcome, duration, markers and phase.
 #[derive(Debug, Clone)]
 struct Plain {
-    nodeid: Box<str>,
+    nodeid: Arc<str>,
     duration: f64,
     markers: MarkerNames,
     outcome: Outcome,
@@ -275,7 +280,10 @@ impl Results {
                 }
             };
             Stored::Plain(Plain {
-                nodeid: result.nodeid.as_str().into(),
+                nodeid: self
+                    .ids
+                    .get(result.nodeid.as_str())
+                    .map_or_else(|| Arc::from(result.nodeid.as_str()), Arc::clone),
                 duration: result.duration,
                 markers: result.markers.clone(),
                 outcome: result.outcome,
@@ -331,6 +339,7 @@ impl RunReporter for Results {
                 // run of 100,000 would hold room for 131,072 results.
                 let planned: usize = plan.phases.iter().map(|p| p.items.len()).sum();
                 self.stored.reserve_exact(planned + plan.static_skips.len());
+                self.ids = Arc::clone(&plan.static_ids);
                 for skip in &plan.static_skips {
                     self.store(skip);
                 }
@@ -369,6 +378,37 @@ mod tests {
     use proctor_outcome::Outcome;
 
     use super::*;
+
+    #[test]
+    fn compact_results_share_the_plans_text_of_a_static_node_id() {
+        let known: Arc<str> = Arc::from("t.py::static");
+        let plan = RunPlan {
+            static_ids: Arc::new(HashSet::from([Arc::clone(&known)])),
+            ..RunPlan::default()
+        };
+        let mut results = Results::default();
+        results.event(Duration::ZERO, &RunEvent::RunStarted { plan: &plan });
+        for nodeid in ["t.py::static", "t.py::only_pytest_knows[1]"] {
+            let result = TestResult::new(nodeid, Outcome::Passed);
+            results.event(
+                Duration::ZERO,
+                &RunEvent::TestFinished {
+                    result: &result,
+                    rerun: false,
+                },
+            );
+        }
+        let ids: Vec<&Arc<str>> = results
+            .stored
+            .iter()
+            .map(|stored| match stored {
+                Stored::Plain(compact) => &compact.nodeid,
+                Stored::Full(_) => panic!("a plain pass is stored compactly"),
+            })
+            .collect();
+        assert!(Arc::ptr_eq(ids[0], &known));
+        assert_eq!(&**ids[1], "t.py::only_pytest_knows[1]");
+    }
 
     #[test]
     fn results_hold_static_skips_then_tests_with_their_reruns_folded_in() {

@@ -32,8 +32,11 @@ pub struct RunPlan {
     /// Static items deselected without pytest.
     pub deselected: usize,
     /// Node ids of the static items, to tell pytest's items apart (the
-    /// phases' items share the texts).
-    pub static_ids: HashSet<Arc<str>>,
+    /// phases' items share the texts, and so do the sessions' and the
+    /// results' ids of those items: [`PhaseOptions::known_ids`]).
+    ///
+    /// [`PhaseOptions::known_ids`]: crate::PhaseOptions::known_ids
+    pub static_ids: Arc<HashSet<Arc<str>>>,
     /// Functions whose items only pytest knows (dynamic parametrization).
     pub dynamic_functions: HashSet<String>,
     /// `--shard`, as given (`2/3`).
@@ -131,7 +134,7 @@ impl RunPlan {
         // megabytes: each node id's text once (its phase's item and
         // `static_ids` share it), each file's once.
         let mut file_texts: HashSet<Arc<str>> = HashSet::new();
-        plan.static_ids.reserve(items.len());
+        let mut static_ids: HashSet<Arc<str>> = HashSet::with_capacity(items.len());
         for item in items.iter().filter(|item| item.runs) {
             let at = names.iter().position(|p| *p == item.phase).unwrap_or(0);
             let phase = &mut plan.phases[at];
@@ -147,7 +150,7 @@ impl RunPlan {
                 text
             };
             let nodeid: Arc<str> = Arc::from(item.nodeid.as_str());
-            plan.static_ids.insert(Arc::clone(&nodeid));
+            static_ids.insert(Arc::clone(&nodeid));
             phase.items.push(PlannedItem {
                 nodeid,
                 file: file_text,
@@ -160,6 +163,10 @@ impl RunPlan {
             }
             needed.insert(file);
         }
+        // Each phase's items, grown by doubling, without the room to spare.
+        for phase in &mut plan.phases {
+            phase.items.shrink_to_fit();
+        }
         for file in whole_files {
             if needed.insert(file.clone()) {
                 plan.phases[0].files.push(file);
@@ -170,7 +177,7 @@ impl RunPlan {
             let file = collected_file(&item.nodeid);
             all_files.push(file.to_owned());
             if !item.runs {
-                plan.static_ids.insert(Arc::from(item.nodeid.as_str()));
+                static_ids.insert(Arc::from(item.nodeid.as_str()));
             }
             if item.dynamic {
                 plan.dynamic_functions
@@ -184,6 +191,7 @@ impl RunPlan {
                 None => plan.deselected += 1,
             }
         }
+        plan.static_ids = Arc::new(static_ids);
         all_files.sort_unstable();
         all_files.dedup();
         // Room for one file per item is not held while pytest runs.

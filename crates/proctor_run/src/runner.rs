@@ -325,6 +325,7 @@ impl Runner<'_> {
             opt_in: self.opt_in.clone(),
             // The runner keeps the results it hears of (`out.results`).
             keep_results: false,
+            known_ids: Some(Arc::clone(&plan.static_ids)),
             ..self.base.clone()
         };
         // Tests that need a service that is down are not run: pytest still

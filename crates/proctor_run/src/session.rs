@@ -82,6 +82,10 @@ pub struct PhaseOptions {
     /// A worker's queue of files to take once it is about to run the last
     /// test it holds (`-n`), collected into the same pytest session.
     pub steal: Option<Arc<StealQueue>>,
+    /// The texts of the node ids static collection knows (the plan's
+    /// `static_ids`): the session holds those ids as these texts, not as
+    /// copies of its own (on 100,000 tests, megabytes while pytest runs).
+    pub known_ids: Option<Arc<HashSet<Arc<str>>>>,
 }
 
 /// What a phase produced.
@@ -358,7 +362,10 @@ pub fn run_phase(
         steal: options.steal.is_some(),
     };
     let mut outcome = PhaseOutcome::default();
-    let mut finished = Ended::default();
+    let mut finished = Ended {
+        known: options.known_ids.clone(),
+        ..Ended::default()
+    };
     // The items still to run, once the first process has collected.
     let mut expected: Option<Vec<Arc<str>>> = None;
     for attempt in 0..=MAX_RESTARTS {
@@ -880,31 +887,44 @@ fn serve(
 /// fewer is megabytes fewer while pytest runs), and whether each has its
 /// result yet.
 #[derive(Default)]
-struct Ended(HashMap<Arc<str>, bool>);
+struct Ended {
+    ended: HashMap<Arc<str>, bool>,
+    /// The texts to share ([`PhaseOptions::known_ids`]).
+    known: Option<Arc<HashSet<Arc<str>>>>,
+}
 
 impl Ended {
     /// The shared text of `nodeid` (one without a result yet when new).
     fn intern(&mut self, nodeid: &str) -> Arc<str> {
-        if let Some((id, _)) = self.0.get_key_value(nodeid) {
+        if let Some((id, _)) = self.ended.get_key_value(nodeid) {
             return Arc::clone(id);
         }
-        let id: Arc<str> = Arc::from(nodeid);
-        self.0.insert(Arc::clone(&id), false);
+        let id = self.text(nodeid);
+        self.ended.insert(Arc::clone(&id), false);
         id
     }
 
     /// Notes that `nodeid` has its result: `false` when it had one already.
     fn insert(&mut self, nodeid: &str) -> bool {
-        if let Some(ended) = self.0.get_mut(nodeid) {
+        if let Some(ended) = self.ended.get_mut(nodeid) {
             return !std::mem::replace(ended, true);
         }
-        self.0.insert(Arc::from(nodeid), true);
+        let id = self.text(nodeid);
+        self.ended.insert(id, true);
         true
+    }
+
+    /// The known text of `nodeid`, else a new one.
+    fn text(&self, nodeid: &str) -> Arc<str> {
+        self.known
+            .as_ref()
+            .and_then(|known| known.get(nodeid))
+            .map_or_else(|| Arc::from(nodeid), Arc::clone)
     }
 
     /// Whether `nodeid` has its result.
     fn contains(&self, nodeid: &str) -> bool {
-        self.0.get(nodeid).copied().unwrap_or(false)
+        self.ended.get(nodeid).copied().unwrap_or(false)
     }
 }
 
@@ -1004,6 +1024,10 @@ const POLL: Duration = Duration::from_millis(5);
 /// The plugin's lines, read on the session's own thread: what has arrived
 /// is read when asked for, and a line stays in the socket's buffer (where
 /// a crash cannot lose it) until then.
+/// A read buffer larger than this is shrunk once the messages it held
+/// are parsed.
+const SHRINK_ABOVE: usize = 256 * 1024;
+
 struct Lines {
     stream: TcpStream,
     buffer: Vec<u8>,
@@ -1097,6 +1121,11 @@ impl Lines {
         }
         self.buffer.drain(..start);
         self.searched = self.buffer.len();
+        // The room a large message needed (a collection of 100,000 items
+        // is megabytes) is not held while the tests run.
+        if self.buffer.capacity() > SHRINK_ABOVE && self.buffer.len() < SHRINK_ABOVE / 4 {
+            self.buffer.shrink_to(SHRINK_ABOVE / 4);
+        }
         if self.closed && !self.buffer.is_empty() {
             messages.extend(Message::parse(&self.buffer).transpose());
             self.buffer.clear();
@@ -1233,4 +1262,34 @@ fn nanos() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_holds_known_node_ids_as_the_plans_texts() {
+        let known: Arc<str> = Arc::from("t.py::static");
+        let mut ended = Ended {
+            known: Some(Arc::new(HashSet::from([Arc::clone(&known)]))),
+            ..Ended::default()
+        };
+        assert!(Arc::ptr_eq(&ended.intern("t.py::static"), &known));
+        let other = ended.intern("t.py::dynamic[1]");
+        assert!(Arc::ptr_eq(&ended.intern("t.py::dynamic[1]"), &other));
+        assert!(!ended.contains("t.py::static"));
+        assert!(ended.insert("t.py::static"));
+        assert!(!ended.insert("t.py::static"));
+        assert!(ended.contains("t.py::static"));
+        // A result without a collected item (a collection error) is noted
+        // under the plan's text too.
+        let mut fresh = Ended {
+            known: Some(Arc::new(HashSet::from([Arc::clone(&known)]))),
+            ..Ended::default()
+        };
+        assert!(fresh.insert("t.py::static"));
+        let (key, _) = fresh.ended.get_key_value("t.py::static").unwrap();
+        assert!(Arc::ptr_eq(key, &known));
+    }
 }

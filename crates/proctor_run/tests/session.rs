@@ -41,6 +41,7 @@ fn options(root: &Path) -> PhaseOptions {
         starts: false,
         keep_results: true,
         steal: None,
+        known_ids: None,
     }
 }
 

@@ -30,12 +30,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         ref base,
         ref runs_dir,
         ref own_dir,
-        ref collection,
         ref history_path,
         ..
     } = setup;
     let mut rules = parts.into_rules(suite);
     let mut planned = run_plan::plan(args, &setup, &mut rules)?;
+    let collection = &setup.collection;
     let mut out = Printer::stdout();
     if args.collect_only {
         drop(early);
@@ -57,10 +57,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     // without `[jobs]` has none of: else not held while pytest runs (a few
     // hundred bytes an item, tens of MB on 100,000 tests).
     planned.forget_statics();
+    let jobs_matrix =
+        (args.json.is_some() || args.html.is_some()) && !suite.config.proctor.plan.jobs.is_empty();
     let effectives = std::mem::take(&mut setup.effectives);
-    let effectives = if (args.json.is_some() || args.html.is_some())
-        && !suite.config.proctor.plan.jobs.is_empty()
-    {
+    let effectives = if jobs_matrix {
         effectives
     } else {
         drop(effectives);
@@ -72,6 +72,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         collection,
         &suite.config.proctor,
     )?;
+    let decider = RunDecider::new(&rules, collection, &planned.plan.static_ids);
+    // The decider keeps what it reads of the static items: the run holds
+    // them while pytest runs only for what it reads after the tests.
+    keep_for_after(&mut setup.collection, jobs_matrix);
+    let collection = &setup.collection;
     let runner = Runner {
         base: base.clone(),
         early,
@@ -82,7 +87,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
         opt_in,
         started,
     };
-    let decider = RunDecider::new(&rules, collection);
     let mut progress = Progress::new(args.verbose, args.quiet, expected);
     let mut finish = Finish {
         out,
@@ -107,6 +111,26 @@ pub(crate) fn run(args: &RunArgs) -> Result<u8> {
     record_expansions(args, suite, collection, &decider, started_at);
     let code = finished.wait(&mut progress);
     Ok(u8::try_from(code).unwrap_or(1))
+}
+
+/// Drops the static items nothing reads after the tests, before pytest
+/// runs (a few hundred bytes an item): all are kept for the reports' jobs
+/// × tiers matrix (`jobs_matrix`), else only the items of the functions
+/// whose collected items are recorded, which is all [`record_expansions`]
+/// reads of them.
+fn keep_for_after(collection: &mut proctor_python::Collection, jobs_matrix: bool) {
+    if jobs_matrix {
+        return;
+    }
+    let functions: std::collections::HashSet<String> =
+        crate::commands::run_rules::recorded_functions(collection)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+    collection
+        .items
+        .retain(|item| functions.contains(proctor_python::function_nodeid(&item.nodeid)));
+    collection.items.shrink_to_fit();
 }
 
 /// Records in the collection cache the items pytest collected for the
@@ -144,4 +168,60 @@ fn record_expansions(
     }
     let run = crate::commands::run_report::utc(started_at);
     proctor_python::record_expansions(&suite.collect, collection, &decider.collected_ids(), &run);
+}
+
+#[cfg(test)]
+mod tests {
+    use proctor_python::{Collection, Item};
+
+    use super::keep_for_after;
+
+    fn item(nodeid: &str, dynamic: bool) -> Item {
+        Item {
+            nodeid: nodeid.to_owned(),
+            file: "tests/test_a.py".to_owned(),
+            line: 1,
+            markers: Vec::new(),
+            dynamic: dynamic.then(|| "parametrize values from a call".to_owned()),
+            decorators: Vec::new(),
+            skip: None,
+            markers_uncertain: None,
+        }
+    }
+
+    fn collection() -> Collection {
+        let mut collection = Collection {
+            items: vec![
+                item("tests/test_a.py::test_plain[0]", false),
+                item("tests/test_a.py::test_dynamic", true),
+                item("tests/test_a.py::test_recorded[1]", false),
+                item("tests/test_a.py::test_recorded[2]", false),
+            ],
+            ..Collection::default()
+        };
+        collection.recorded.insert(
+            "tests/test_a.py::test_recorded".to_owned(),
+            "run".to_owned(),
+        );
+        collection
+    }
+
+    #[test]
+    fn only_the_recorded_functions_items_outlive_the_decisions() {
+        let mut kept = collection();
+        keep_for_after(&mut kept, false);
+        let ids: Vec<&str> = kept.items.iter().map(|i| i.nodeid.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "tests/test_a.py::test_dynamic",
+                "tests/test_a.py::test_recorded[1]",
+                "tests/test_a.py::test_recorded[2]"
+            ]
+        );
+        // The reports' jobs × tiers matrix reads every item.
+        let mut all = collection();
+        keep_for_after(&mut all, true);
+        assert_eq!(all.items.len(), 4);
+    }
 }

@@ -149,6 +149,7 @@ impl Setup {
             starts: crate::commands::run_progress::live(args.verbose, args.quiet),
             keep_results: false,
             steal: None,
+            known_ids: None,
         };
         // One phase and no service to start first: pytest starts now, and
         // Python's start-up (a tenth of a second or more) overlaps proctor's

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use proctor_plan::{Facts, Verdict};
-use proctor_python::{collected_file, function_nodeid, Collection, Item, Marker, MarkerSource};
+use proctor_python::{
+    collected_file, function_nodeid, Collection, Decorator, Item, Marker, MarkerSource,
+};
 use proctor_run::{AddedMarker, CollectedItem, Decider, Decisions, MarkerNames};
 use proctor_taxonomy::{Effective, Selection, Taxonomy};
 
@@ -84,9 +86,9 @@ impl Rules<'_> {
     pub(crate) fn started_services_of(
         &self,
         collected: &CollectedItem,
-        static_by_id: &HashMap<&str, &Item>,
+        statics: &StaticIndex<'_>,
     ) -> Vec<String> {
-        let item = runtime_item(collected, runtime_markers(collected), static_by_id);
+        let item = runtime_item(collected, runtime_markers(collected), statics);
         self.started_needs(&item, &self.taxonomy.effective(&item))
     }
 
@@ -137,11 +139,78 @@ impl Rules<'_> {
     }
 }
 
+/// What the decider keeps of a static item that has decorators (needs
+/// that pytest does not keep) or is defined in another file than its node
+/// id's (an inherited test): what an item pytest collected takes from it
+/// ([`runtime_item`]), not the item's own strings and marker vectors.
+struct Known {
+    /// Where it is defined.
+    file: Arc<str>,
+    line: usize,
+    decorators: Box<[Arc<Decorator>]>,
+}
+
+/// The static items as the decider reads them while pytest runs: which
+/// node ids static collection knows (the plan's `static_ids`, every static
+/// item's), and [`Known`] for the items that carry more than their node
+/// id, by the plan's text of it. Not the items themselves (a few hundred
+/// bytes each, tens of MB on 100,000 tests), which the run then need not
+/// hold: on a suite without decorators the index holds nothing of its own.
+pub(crate) struct StaticIndex<'p> {
+    ids: &'p HashSet<Arc<str>>,
+    known: HashMap<Arc<str>, Known>,
+}
+
+impl<'p> StaticIndex<'p> {
+    /// The index of these static items; `ids` are the plan's texts of
+    /// their node ids.
+    pub(crate) fn new(items: &[Item], ids: &'p HashSet<Arc<str>>) -> StaticIndex<'p> {
+        let mut files: HashSet<Arc<str>> = HashSet::new();
+        let mut known = HashMap::new();
+        for item in items {
+            if item.decorators.is_empty() && item.file == collected_file(&item.nodeid) {
+                continue;
+            }
+            let nodeid = ids
+                .get(item.nodeid.as_str())
+                .map_or_else(|| Arc::from(item.nodeid.as_str()), Arc::clone);
+            let file = if let Some(file) = files.get(item.file.as_str()) {
+                Arc::clone(file)
+            } else {
+                let file: Arc<str> = Arc::from(item.file.as_str());
+                files.insert(Arc::clone(&file));
+                file
+            };
+            known.entry(nodeid).or_insert_with(|| Known {
+                file,
+                line: item.line,
+                decorators: item.decorators.clone().into_boxed_slice(),
+            });
+        }
+        known.shrink_to_fit();
+        StaticIndex { ids, known }
+    }
+
+    /// What is kept of the static item with this node id, else (an id
+    /// static collection does not know) of its function's.
+    fn of(&self, nodeid: &str) -> Option<&Known> {
+        if self.ids.contains(nodeid) {
+            self.known.get(nodeid)
+        } else {
+            self.known.get(function_nodeid(nodeid))
+        }
+    }
+
+    fn contains(&self, nodeid: &str) -> bool {
+        self.ids.contains(nodeid)
+    }
+}
+
 /// The runner's [`Decider`]: the rules over pytest's items, with what the
 /// static model knows of them, keeping each item's effective marker names.
 pub(crate) struct RunDecider<'r> {
     rules: &'r Rules<'r>,
-    static_by_id: HashMap<&'r str, &'r Item>,
+    statics: StaticIndex<'r>,
     /// Each collected test's effective marker names, by its node id (the
     /// session's text of the id, not a copy).
     markers_of: RefCell<HashMap<Arc<str>, MarkerNames>>,
@@ -152,22 +221,27 @@ pub(crate) struct RunDecider<'r> {
     /// parametrization, nothing.
     collected: RefCell<Vec<String>>,
     /// Those functions' node ids.
-    recorded_functions: HashSet<&'r str>,
+    recorded_functions: HashSet<String>,
 }
 
 impl<'r> RunDecider<'r> {
-    pub(crate) fn new(rules: &'r Rules<'r>, collection: &'r Collection) -> Self {
+    /// The decider of a run over these static items; `static_ids` are the
+    /// plan's texts of their node ids. It does not borrow the items: the
+    /// run may drop them while pytest runs.
+    pub(crate) fn new(
+        rules: &'r Rules<'r>,
+        collection: &Collection,
+        static_ids: &'r HashSet<Arc<str>>,
+    ) -> Self {
         let items = &collection.items;
         RunDecider {
             rules,
-            static_by_id: items.iter().map(|i| (i.nodeid.as_str(), i)).collect(),
+            statics: StaticIndex::new(items, static_ids),
             markers_of: RefCell::new(HashMap::new()),
             collected: RefCell::new(Vec::new()),
-            recorded_functions: items
-                .iter()
-                .filter(|i| i.dynamic.is_some())
-                .map(|i| function_nodeid(&i.nodeid))
-                .chain(collection.recorded.keys().map(String::as_str))
+            recorded_functions: recorded_functions(collection)
+                .into_iter()
+                .map(str::to_owned)
                 .collect(),
         }
     }
@@ -184,7 +258,7 @@ impl Decider for RunDecider<'_> {
         decide(
             items,
             self.rules,
-            &self.static_by_id,
+            &self.statics,
             &self.markers_of,
             &Recorded {
                 functions: &self.recorded_functions,
@@ -195,7 +269,7 @@ impl Decider for RunDecider<'_> {
     }
 
     fn started_services_of(&self, item: &CollectedItem) -> Vec<String> {
-        self.rules.started_services_of(item, &self.static_by_id)
+        self.rules.started_services_of(item, &self.statics)
     }
 
     fn markers_of(&self, nodeid: &str) -> Option<MarkerNames> {
@@ -206,7 +280,7 @@ impl Decider for RunDecider<'_> {
 /// The functions whose collected items the run records, and those items'
 /// node ids so far.
 struct Recorded<'a> {
-    functions: &'a HashSet<&'a str>,
+    functions: &'a HashSet<String>,
     ids: &'a RefCell<Vec<String>>,
 }
 
@@ -214,7 +288,7 @@ struct Recorded<'a> {
 fn decide(
     items: &[CollectedItem],
     rules: &Rules<'_>,
-    static_by_id: &HashMap<&str, &Item>,
+    statics: &StaticIndex<'_>,
     markers_of: &RefCell<HashMap<Arc<str>, MarkerNames>>,
     recorded: &Recorded<'_>,
     phase: Option<&str>,
@@ -235,17 +309,14 @@ fn decide(
         let markers = converted
             .entry(Arc::as_ptr(&collected.markers).cast::<()>())
             .or_insert_with(|| runtime_markers(collected));
-        let item = runtime_item(collected, markers.clone(), static_by_id);
+        let item = runtime_item(collected, markers.clone(), statics);
         let (verdict, names) = match rules.verdict(&item) {
             Ok(found) => found,
             // A `-k` identifier called with arguments, pytest's error: the
             // item is deselected, as a failing expression selects nothing.
             Err(_) => (Verdict::Deselected { by: String::new() }, Vec::new()),
         };
-        let in_shard = rules.in_shard(
-            &collected.nodeid,
-            static_by_id.contains_key(&*collected.nodeid),
-        );
+        let in_shard = rules.in_shard(&collected.nodeid, statics.contains(&collected.nodeid));
         let in_phase = phase.is_none() || rules.phase_of(&names).as_deref() == phase;
         match verdict {
             Verdict::Deselected { .. } => decisions.deselect.push(collected.nodeid.to_string()),
@@ -362,25 +433,18 @@ fn runtime_markers(collected: &CollectedItem) -> Vec<Arc<Marker>> {
 fn runtime_item(
     collected: &CollectedItem,
     markers: Vec<Arc<Marker>>,
-    static_by_id: &HashMap<&str, &Item>,
+    statics: &StaticIndex<'_>,
 ) -> Item {
-    let function = function_nodeid(&collected.nodeid);
-    let known = static_by_id
-        .get(&*collected.nodeid)
-        .or_else(|| static_by_id.get(function));
+    let known = statics.of(&collected.nodeid);
     let decorators = known
-        .map(|item| item.decorators.clone())
+        .map(|known| known.decorators.to_vec())
         .unwrap_or_default();
     // Where it is defined matters to no rule; the static model says when it
-    // knows the item.
+    // knows the item and that is not its node id's file (else line 0, as
+    // for an item static collection does not know).
     let (file, line) = known.map_or_else(
-        || {
-            (
-                proctor_python::collected_file(&collected.nodeid).to_owned(),
-                0,
-            )
-        },
-        |item| (item.file.clone(), item.line),
+        || (collected_file(&collected.nodeid).to_owned(), 0),
+        |known| (known.file.to_string(), known.line),
     );
     Item {
         nodeid: collected.nodeid.to_string(),
@@ -425,4 +489,111 @@ pub(crate) fn skipped_at_import(item: &Item, facts: &Facts) -> bool {
                     .is_some()
                 })
     })
+}
+
+/// The functions whose items pytest collects are recorded in the
+/// collection cache ([`proctor_python::record_expansions`]): those static
+/// collection calls dynamic, and those recorded before.
+pub(crate) fn recorded_functions(collection: &Collection) -> HashSet<&str> {
+    collection
+        .items
+        .iter()
+        .filter(|i| i.dynamic.is_some())
+        .map(|i| function_nodeid(&i.nodeid))
+        .chain(collection.recorded.keys().map(String::as_str))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(nodeid: &str, file: &str, decorators: &[&str]) -> Item {
+        Item {
+            nodeid: nodeid.to_owned(),
+            file: file.to_owned(),
+            line: 7,
+            markers: Vec::new(),
+            dynamic: None,
+            decorators: decorators
+                .iter()
+                .map(|path| {
+                    Arc::new(Decorator {
+                        path: (*path).to_owned(),
+                        args: Vec::new(),
+                        kwargs: serde_json::Map::new(),
+                        source: MarkerSource::Function,
+                    })
+                })
+                .collect(),
+            skip: None,
+            markers_uncertain: None,
+        }
+    }
+
+    #[test]
+    fn the_static_index_keeps_only_what_an_item_carries_beyond_its_node_id() {
+        let items = [
+            item("tests/test_a.py::test_plain[0]", "tests/test_a.py", &[]),
+            item("tests/test_a.py::test_plain[1]", "tests/test_a.py", &[]),
+            item(
+                "tests/test_a.py::test_slow",
+                "tests/test_a.py",
+                &["helpers.slow"],
+            ),
+            // Inherited: defined in its base class's module.
+            item("tests/test_a.py::TestSub::test_base", "tests/base.py", &[]),
+        ];
+        let ids: HashSet<Arc<str>> = items
+            .iter()
+            .map(|item| Arc::from(item.nodeid.as_str()))
+            .collect();
+        let index = StaticIndex::new(&items, &ids);
+        // The plain items cost the index nothing of its own.
+        assert_eq!(index.known.len(), 2);
+        assert!(index.of("tests/test_a.py::test_plain[0]").is_none());
+        assert!(index.contains("tests/test_a.py::test_plain[0]"));
+        // Keyed by the plan's text of the node id, not a copy.
+        let (key, slow) = index
+            .known
+            .get_key_value("tests/test_a.py::test_slow")
+            .unwrap();
+        assert!(Arc::ptr_eq(
+            key,
+            ids.get("tests/test_a.py::test_slow").unwrap()
+        ));
+        assert_eq!(slow.decorators[0].path, "helpers.slow");
+        assert_eq!(
+            &*index
+                .of("tests/test_a.py::TestSub::test_base")
+                .unwrap()
+                .file,
+            "tests/base.py"
+        );
+        // An id only pytest knows takes its function's.
+        assert!(!index.contains("tests/test_a.py::test_slow[x]"));
+        let runtime = runtime_item(
+            &CollectedItem {
+                nodeid: Arc::from("tests/test_a.py::test_slow[x]"),
+                markers: Arc::default(),
+            },
+            Vec::new(),
+            &index,
+        );
+        assert_eq!(runtime.decorators.len(), 1);
+        assert_eq!(
+            (runtime.file.as_str(), runtime.line),
+            ("tests/test_a.py", 7)
+        );
+        let plain = runtime_item(
+            &CollectedItem {
+                nodeid: Arc::from("tests/test_a.py::test_plain[0]"),
+                markers: Arc::default(),
+            },
+            Vec::new(),
+            &index,
+        );
+        assert!(plain.decorators.is_empty());
+        assert_eq!(plain.file, "tests/test_a.py");
+    }
 }
