@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use cache::clean as clean_cache;
-pub use cache::fragment::{json_item_head, json_item_tail, recorded_note};
+pub use cache::fragment::{json_item_head, json_item_markers, json_item_tail, recorded_note};
 pub use discover::normalize;
 pub use fnmatch::fnmatch_ex;
 pub use hooks::{

@@ -45,11 +45,10 @@ fn json_header(suite: &Suite) -> Result<String> {
 /// grows with the suite, not with items × argument list.
 fn write_json(
     out: &mut impl Write,
-    suite: &Suite,
+    header: &str,
     collection: &proctor_python::Collection,
     taxonomy: Option<&proctor_taxonomy::Taxonomy>,
 ) -> Result<()> {
-    let header = json_header(suite)?;
     // The table: by the marker's address first (cheap), then by its JSON,
     // so that equal markers written in different places share an entry.
     let mut by_address: HashMap<*const proctor_python::Marker, usize> = HashMap::new();
@@ -85,12 +84,10 @@ fn write_json(
             buffer.push(b',');
         }
         proctor_python::json_item_head(&mut buffer, &item.nodeid, &item.file, item.line);
-        for (n, marker) in item.markers.iter().enumerate() {
-            if n > 0 {
-                buffer.push(b',');
-            }
-            write!(buffer, "{}", by_address[&Arc::as_ptr(marker)])?;
-        }
+        proctor_python::json_item_markers(
+            &mut buffer,
+            item.markers.iter().map(|m| by_address[&Arc::as_ptr(m)]),
+        );
         let effective = taxonomy.map(|t| t.effective(item).markers);
         proctor_python::json_item_tail(
             &mut buffer,
@@ -117,9 +114,14 @@ fn write_json(
 
 /// pytest's exit status for a collection.
 fn exit_code(collection: &proctor_python::Collection) -> u8 {
-    if !collection.errors.is_empty() {
+    exit_status(collection.errors.len(), collection.items.len())
+}
+
+/// pytest's exit status for a collection of `items` with `errors`.
+fn exit_status(errors: usize, items: usize) -> u8 {
+    if errors > 0 {
         exit::INTERRUPTED
-    } else if collection.items.is_empty() {
+    } else if items == 0 {
         exit::NO_TESTS
     } else {
         exit::OK
@@ -146,13 +148,7 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
         }
         Some(proctor_python::Memo::Rendered(rendered)) => {
             // Spliced from the cache's fragments: the same bytes.
-            let code = if rendered.errors > 0 {
-                exit::INTERRUPTED
-            } else if rendered.items == 0 {
-                exit::NO_TESTS
-            } else {
-                exit::OK
-            };
+            let code = exit_status(rendered.errors, rendered.items);
             out.write_all(&rendered.document)?;
             out.flush()?;
             if let Some(slot) = &rendered.slot {
@@ -173,7 +169,7 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
             .map(|item| item.nodeid.len() + item.file.len() + 64)
             .sum::<usize>();
         let mut document = Vec::with_capacity(estimate + 4096);
-        write_json(&mut document, suite, &collection, None)?;
+        write_json(&mut document, &header, &collection, None)?;
         document.push(b'\n');
         out.write_all(&document)?;
         out.flush()?;
@@ -181,7 +177,7 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
     } else {
         // Nothing to store: written straight to standard output.
         let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut *out);
-        write_json(&mut buffered, suite, &collection, None)?;
+        write_json(&mut buffered, &header, &collection, None)?;
         buffered.write_all(b"\n")?;
         buffered.flush()?;
         drop(buffered);
@@ -207,7 +203,12 @@ pub(crate) fn run(args: &CollectArgs) -> Result<u8> {
     }
     let collection = suite.collect();
     if args.json {
-        write_json(&mut out, &suite, &collection, taxonomy.as_ref())?;
+        write_json(
+            &mut out,
+            &json_header(&suite)?,
+            &collection,
+            taxonomy.as_ref(),
+        )?;
         writeln!(out)?;
     } else {
         for warning in &suite.config.warnings {

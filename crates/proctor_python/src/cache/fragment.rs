@@ -111,8 +111,9 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// Writes `indices` as the comma-separated list inside `"markers":[…]`.
-fn write_indices(out: &mut Vec<u8>, indices: impl Iterator<Item = usize>) {
+/// Writes `indices` as the comma-separated list inside `"markers":[…]`,
+/// between [`json_item_head`] and [`json_item_tail`].
+pub fn json_item_markers(out: &mut Vec<u8>, indices: impl Iterator<Item = usize>) {
     for (n, index) in indices.enumerate() {
         if n > 0 {
             out.push(b',');
@@ -342,7 +343,7 @@ impl<'a> Document<'a> {
                 let local = u32::from_le_bytes(chunk.try_into().ok()?) as usize;
                 global.push(*self.local.get(local)?);
             }
-            write_indices(&mut self.items, global.into_iter());
+            json_item_markers(&mut self.items, global.into_iter());
             self.items.extend_from_slice(reader.bytes()?);
         }
         reader.is_empty().then_some(())
