@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use proctor_config_file::KeyPath;
 use schemars::JsonSchema;
@@ -154,8 +155,8 @@ pub struct PathRuleOptions {
 pub enum PathMarker {
     /// A marker without arguments, by name.
     Name(String),
-    /// A marker with arguments.
-    Call(PathMarkerCall),
+    /// A marker with arguments, shared by every item it is added to.
+    Call(Arc<PathMarkerCall>),
 }
 
 /// A path rule's marker with arguments (`{ name, args, kwargs }`).
@@ -225,7 +226,7 @@ impl<'de> Deserialize<'de> for PathMarker {
                 map: A,
             ) -> Result<PathMarker, A::Error> {
                 PathMarkerCall::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(PathMarker::Call)
+                    .map(|call| PathMarker::Call(Arc::new(call)))
             }
         }
         deserializer.deserialize_any(Visitor)

@@ -216,7 +216,7 @@ impl Taxonomy {
                         });
                         if !present {
                             out.markers.push(EffectiveMarker {
-                                configured: Some(Arc::new(call.clone())),
+                                configured: Some(Arc::clone(call)),
                                 ..derived(&call.name, provenance)
                             });
                         }
