@@ -689,7 +689,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
     let (expected, _) = proctor(&root, &["collect", "--json", "--no-cache"]);
     let (first, _) = proctor(&root, &["collect", "--json"]);
     assert_eq!(first, expected);
-    let cache = root.join(".proctor/cache/v3");
+    let cache = root.join(".proctor/cache/v4");
     assert_eq!(
         std::fs::read_to_string(root.join(".proctor/.gitignore"))
             .unwrap()
@@ -720,7 +720,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
             "foreign format",
             replace_bytes(
                 &pack,
-                b"proctor-pack\x02\x00\x00\x00v3",
+                b"proctor-pack\x02\x00\x00\x00v4",
                 b"proctor-pack\x02\x00\x00\x00v0",
             ),
             br#"{"format":"v0","stamps":{}}"#.to_vec(),
@@ -728,8 +728,8 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
         (
             // Every entry's stored items altered, the file's length kept.
             "entries of another shape",
-            replace_bytes(&pack, b"\"items\":[", b"\"itemz\":["),
-            br#"{"format":"v3","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
+            replace_bytes(&pack, b"\0items\0", b"\0itemz\0"),
+            br#"{"format":"v4","stamps":{"x":{"stat":null,"hash":"zz"}}}"#.to_vec(),
         ),
         (
             // The rendered items altered: `collect --json` splices them.

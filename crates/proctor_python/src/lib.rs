@@ -218,9 +218,9 @@ pub fn collect_memoized(
     collect_in_pool(settings, args, cwd, testpaths, Some((memo, header)))
 }
 
-/// Stores `rendered` (with `code` as its first byte) as the memo of the
-/// collection that gave `slot`.
-pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, code: u8, rendered: &[u8]) {
+/// Stores `rendered` (with `code` as its first byte; the concatenation of
+/// its parts) as the memo of the collection that gave `slot`.
+pub fn store_memo(settings: &CollectSettings, slot: &MemoSlot, code: u8, rendered: &[&[u8]]) {
     if let Some(root) = settings.cache.as_deref() {
         cache::store::Store::open_bare(root).write_memo(slot, code, rendered);
     }

@@ -208,8 +208,9 @@ pub enum Memo {
 /// `collect --json` as spliced from the cache ([`Memo::Rendered`]).
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// The whole document, ending with a newline.
-    pub document: Vec<u8>,
+    /// The whole document, ending with a newline, in parts to be written
+    /// one after the other.
+    pub document: Vec<Vec<u8>>,
     /// How many items and collection errors it lists (for the exit
     /// status).
     pub items: usize,

@@ -378,6 +378,10 @@ pub(crate) fn run(
     let mut tainted = false;
     let session_fresh = session_entry.is_none() && !follows_hooks;
     let reordering = !settings.definitions_only;
+    let splicing = splice.is_some();
+    // Whether a module collected now has a parameter whose key spans
+    // modules (found before a spliced module's items are let go).
+    let mut spanning = false;
     if hits < missing.len() || session_entry.is_none() {
         // Something must be collected: the shared modules are parsed (those
         // the cache let alone are read now) and the misses collected.
@@ -436,21 +440,45 @@ pub(crate) fn run(
                 // Rendered as `collect --json` writes the module's items
                 // (without a run's recorded expansions, which are applied
                 // when used), for the pack and for splicing.
-                let fragment =
-                    context.map(|_| fragment::render(&output.items, reordering, &|_| None));
-                let entry = context.zip(path.to_str()).and_then(|(context, name)| {
+                let rendered =
+                    context.map(|_| fragment::render_ordered(&output.items, reordering, &|_| None));
+                let (mut fragment, order) = rendered.unzip();
+                let order = order.flatten();
+                let mut entry = None;
+                if let (Some(context), Some(name), Some(rendered)) =
+                    (context, path.to_str(), fragment.take())
+                {
                     let key = module_key(context, path, dotted, package, hash);
-                    FreshEntry::new(name.to_string(), key, probes, &output, fragment.as_deref()?)
-                });
-                // The fragment is kept once: in the entry, when there is one.
-                let fragment = fragment.filter(|_| entry.is_none());
-                (i, output, entry, fragment)
+                    // The fragment is kept once: in the entry, when there is one.
+                    let made = FreshEntry::new(
+                        name.to_string(),
+                        key,
+                        probes,
+                        &output,
+                        rendered,
+                        order.as_deref(),
+                    );
+                    match made {
+                        Ok(made) => entry = Some(made),
+                        Err(rendered) => fragment = Some(rendered),
+                    }
+                }
+                let mut output = output;
+                let spans = splicing && reorder::spans_modules(&output.items);
+                if splicing && !spans && output.items.iter().all(|item| item.dynamic.is_none()) {
+                    // Spliced, a module's items are their fragment: only a
+                    // dynamic function's (which a run may have recorded)
+                    // are needed besides, and the others' memory is reused.
+                    output.items = Vec::new();
+                }
+                (i, output, entry, fragment, spans)
             })
             .collect();
         // A shared module parsed late whose bytes changed since they were
         // hashed: the results are not stored.
         tainted |= loaded.iter().any(LazyFile::changed);
-        for (i, output, entry, fragment) in collected {
+        for (i, output, entry, fragment, spans) in collected {
+            spanning |= spans;
             outputs[i] = Some(output);
             fresh_fragments[i] = fragment;
             if digest.is_some() {
@@ -462,12 +490,7 @@ pub(crate) fn run(
             fresh.extend(entry);
         }
     }
-    if splice.is_some()
-        && outputs
-            .iter()
-            .flatten()
-            .any(|output| reorder::spans_modules(&output.items))
-    {
+    if splice.is_some() && spanning {
         // A module collected now has a parameter whose key spans modules:
         // the session's order is computed as a whole.
         drop(valid);
@@ -597,6 +620,8 @@ pub(crate) fn run(
             }
         }
     }
+    // Written: of the fresh entries, only their fragments are used now.
+    fresh.iter_mut().for_each(FreshEntry::release);
     if let Some(header) = splice {
         let spliced = splice_document(
             settings,
@@ -607,7 +632,7 @@ pub(crate) fn run(
             &fresh_fragments
                 .iter()
                 .zip(&fresh_at)
-                .map(|(own, at)| own.as_deref().or_else(|| fresh[(*at)?].fragment()))
+                .map(|(own, at)| own.as_deref().or_else(|| Some(fresh[(*at)?].fragment())))
                 .collect::<Vec<_>>(),
             &session_entry.unwrap_or_default(),
             &collection.errors,
@@ -700,7 +725,7 @@ fn splice_document(
     session: &SessionEntry,
     errors: &[CollectError],
     header: &[u8],
-) -> Option<(Vec<u8>, usize, usize)> {
+) -> Option<(Vec<Vec<u8>>, usize, usize)> {
     let reordering = !settings.definitions_only;
     let session_fragment = fragment::render_items(&session.items);
     let doctests: Vec<(usize, Vec<u8>)> = discovery
@@ -1273,9 +1298,16 @@ fn plugin_names(value: &ruff_python_ast::Expr) -> Vec<String> {
     }
 }
 
-/// One test module collected anew: its index, its output, and its cache
-/// entry (by path) when the cache is on.
-type Collected = (usize, ModuleOutput, Option<FreshEntry>, Option<Vec<u8>>);
+/// One test module collected anew: its index, its output, its cache
+/// entry (by path) when the cache is on, its fragment when it has no entry,
+/// and whether a parameter's key spans modules.
+type Collected = (
+    usize,
+    ModuleOutput,
+    Option<FreshEntry>,
+    Option<Vec<u8>>,
+    bool,
+);
 
 /// How a test module is collected: as one of the shared modules, or
 /// parsed from its bytes for this task only.

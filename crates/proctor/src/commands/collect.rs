@@ -149,10 +149,13 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
         Some(proctor_python::Memo::Rendered(rendered)) => {
             // Spliced from the cache's fragments: the same bytes.
             let code = exit_status(rendered.errors, rendered.items);
-            out.write_all(&rendered.document)?;
+            for part in &rendered.document {
+                out.write_all(part)?;
+            }
             out.flush()?;
             if let Some(slot) = &rendered.slot {
-                proctor_python::store_memo(&suite.collect, slot, code, &rendered.document);
+                let parts: Vec<&[u8]> = rendered.document.iter().map(Vec::as_slice).collect();
+                proctor_python::store_memo(&suite.collect, slot, code, &parts);
             }
             std::mem::forget(collection);
             return Ok(code);
@@ -173,7 +176,7 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
         document.push(b'\n');
         out.write_all(&document)?;
         out.flush()?;
-        proctor_python::store_memo(&suite.collect, slot, code, &document);
+        proctor_python::store_memo(&suite.collect, slot, code, &[&document]);
     } else {
         // Nothing to store: written straight to standard output.
         let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut *out);

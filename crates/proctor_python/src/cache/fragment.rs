@@ -157,13 +157,29 @@ pub(crate) fn render(
     reorder: bool,
     recorded: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<u8> {
+    render_ordered(items, reorder, recorded).0
+}
+
+/// [`render`], and the order the items were rendered in (their indices)
+/// when it is not theirs.
+pub(crate) fn render_ordered(
+    items: &[RawItem],
+    reorder: bool,
+    recorded: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<u8>, Option<Vec<usize>>) {
     match crate::reorder::reordered(items).filter(|_| reorder) {
-        Some(order) => render_views(
-            order.len(),
-            order.iter().map(|&i| View::raw(&items[i])),
-            recorded,
+        Some(order) => {
+            let fragment = render_views(
+                order.len(),
+                order.iter().map(|&i| View::raw(&items[i])),
+                recorded,
+            );
+            (fragment, Some(order))
+        }
+        None => (
+            render_views(items.len(), items.iter().map(View::raw), recorded),
+            None,
         ),
-        None => render_views(items.len(), items.iter().map(View::raw), recorded),
     }
 }
 
@@ -371,18 +387,18 @@ impl<'a> Document<'a> {
         self.skipped.extend_from_slice(json);
     }
 
-    /// The whole document: `header` (the caller's JSON object, whose
-    /// closing brace is replaced), the tables, then `warnings`; and how
-    /// many items and errors it has.
+    /// The whole document, in three parts to be written one after the
+    /// other (the items as they were spliced, not copied): `header` (the
+    /// caller's JSON object, whose closing brace is replaced) and the
+    /// markers table, the items, then the errors, the skips and
+    /// `warnings`; and how many items and errors it has.
     pub(crate) fn finish(
         self,
         header: &[u8],
         warnings: &[CollectError],
-    ) -> (Vec<u8>, usize, usize) {
+    ) -> (Vec<Vec<u8>>, usize, usize) {
         let markers_len: usize = self.table.iter().map(|m| m.len() + 1).sum::<usize>();
-        let mut out = Vec::with_capacity(
-            header.len() + markers_len + self.items.len() + self.errors.len() + 128,
-        );
+        let mut out = Vec::with_capacity(header.len() + markers_len + 32);
         out.extend_from_slice(header.strip_suffix(b"}").unwrap_or(header));
         out.extend_from_slice(b",\"markers\":[");
         for (n, json) in self.table.iter().enumerate() {
@@ -392,7 +408,8 @@ impl<'a> Document<'a> {
             out.extend_from_slice(json);
         }
         out.extend_from_slice(b"],\"items\":[");
-        out.extend_from_slice(&self.items);
+        let head = out;
+        let mut out = Vec::with_capacity(self.errors.len() + self.skipped.len() + 256);
         out.extend_from_slice(b"],\"errors\":[");
         out.extend_from_slice(&self.errors);
         out.push(b']');
@@ -404,7 +421,7 @@ impl<'a> Document<'a> {
         out.extend_from_slice(b",\"warnings\":");
         let _ = serde_json::to_writer(&mut out, warnings);
         out.extend_from_slice(b"}\n");
-        (out, self.count, self.error_count)
+        (vec![head, self.items, out], self.count, self.error_count)
     }
 }
 

@@ -17,16 +17,16 @@ use serde::{Deserialize, Serialize};
 use super::probe::Probe;
 use crate::collector::RawItem;
 use crate::fixtures::FixtureScope;
-use crate::model::{CollectError, Decorator, Item, Marker};
-use crate::parametrize::ParamEntry;
+use crate::model::{CollectError, Item};
 
 /// The version of the format, which names the cache's folder: a proctor
 /// that writes another format never reads these files. Raised also when
 /// what a stamp records changes meaning (v2: a module's imports include
 /// the submodules its tables name; v3: binary packs with each module's
-/// items rendered for `collect --json`); stamps also name the build that
+/// items rendered for `collect --json`; v4: a module's items rebuilt from
+/// its fragment and a binary entry of what the fragment lacks); stamps also name the build that
 /// wrote them, and another build's are not read.
-pub(crate) const FORMAT: &str = "v3";
+pub(crate) const FORMAT: &str = "v4";
 
 /// Packs kept besides the one just written: one per context recently used
 /// (`collect` and `check` collect with different settings).
@@ -113,41 +113,211 @@ struct StampsFile {
     stamps: HashMap<String, Stamp>,
 }
 
-/// The cached result of collecting one test module, as JSON in its
-/// pack entry (its key and probes are stored beside it).
-#[derive(Serialize, Deserialize)]
-pub(crate) struct ModuleEntry {
-    /// Markers and decorators once each; items refer to them by index, so
-    /// that a marker shared by many items is stored (and loaded) once.
-    markers: Vec<Marker>,
-    decorators: Vec<Decorator>,
-    /// The file most items are collected from and defined in; an item
-    /// names its own only when it differs.
-    file: String,
-    items: Vec<StoredItem>,
-    error: Option<CollectError>,
-    skipped: Option<CollectError>,
-    parsed: bool,
-}
+/// The cached result of collecting one test module, besides its
+/// fragment: what the fragment does not carry. The fragment has each
+/// item's node id, file of definition, line, markers, dynamic reason,
+/// decorators and skip (as `collect --json` writes them, in the order
+/// `reorder_items` gives the module); the entry adds the items' order
+/// when it differs, and per item the file it is collected from when it is
+/// not that of its definition, its wider-scoped parameters and its class.
+/// An item is rebuilt from both when the module's output is needed.
+mod entry {
+    use std::sync::Arc;
 
-#[derive(Serialize, Deserialize)]
-struct StoredItem {
-    nodeid: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    file: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    def_file: Option<String>,
-    line: usize,
-    markers: Vec<u32>,
-    dynamic: Option<String>,
-    decorators: Vec<u32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    high_params: Vec<(String, u8, String)>,
-    class_key: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    skip: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    markers_uncertain: Option<String>,
+    use serde::Deserialize;
+
+    use super::{put_bytes, put_u32, scope_code, scope_of, ModuleOutput};
+    use crate::cache::fragment::Reader;
+    use crate::collector::RawItem;
+    use crate::model::{CollectError, Decorator, Marker};
+    use crate::parametrize::ParamEntry;
+
+    /// What an encoding starts with: a tag that a damaged or foreign
+    /// entry is told by before anything is decoded.
+    const TAG: &[u8] = b"\0items\0";
+
+    fn put_opt(out: &mut Vec<u8>, text: Option<&str>) {
+        match text {
+            Some(text) => {
+                out.push(1);
+                put_bytes(out, text.as_bytes());
+            }
+            None => out.push(0),
+        }
+    }
+
+    /// Appends to `out` what `output`'s fragment lacks: `order` is the
+    /// fragment's order of the items (their indices), when it is not
+    /// theirs.
+    pub(crate) fn encode(out: &mut Vec<u8>, output: &ModuleOutput, order: Option<&[usize]>) {
+        out.extend_from_slice(TAG);
+        let order = order.unwrap_or_default();
+        put_u32(out, order.len());
+        for &index in order {
+            put_u32(out, index);
+        }
+        put_u32(out, output.items.len());
+        for item in &output.items {
+            put_opt(out, (*item.file != *item.def_file).then_some(&*item.file));
+            put_u32(out, item.high_params.len());
+            for param in &item.high_params {
+                put_bytes(out, param.argname.as_bytes());
+                out.push(scope_code(param.scope));
+                put_bytes(out, param.key.as_bytes());
+            }
+            put_opt(out, item.class_key.as_deref());
+        }
+    }
+
+    fn text(reader: &mut Reader<'_>) -> Option<String> {
+        Some(std::str::from_utf8(reader.bytes()?).ok()?.to_owned())
+    }
+
+    fn opt(reader: &mut Reader<'_>) -> Option<Option<String>> {
+        match reader.take(1)?[0] {
+            0 => Some(None),
+            1 => Some(Some(text(reader)?)),
+            _ => None,
+        }
+    }
+
+    /// The start of an item in a fragment, up to its markers.
+    #[derive(Deserialize)]
+    struct Head {
+        nodeid: String,
+        file: String,
+        line: usize,
+    }
+
+    /// The rest of an item in a fragment, after its markers.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Tail {
+        dynamic: Option<String>,
+        #[serde(default)]
+        decorators: Vec<Decorator>,
+        #[serde(default)]
+        skip: Option<String>,
+        #[serde(default)]
+        markers_uncertain: Option<String>,
+    }
+
+    /// The items of a fragment, in its order, without what only the entry
+    /// has.
+    fn fragment_items(fragment: &[u8]) -> Option<Vec<RawItem>> {
+        let mut reader = Reader::new(fragment);
+        let markers = reader.u32()? as usize;
+        let table: Vec<Arc<Marker>> = (0..markers)
+            .map(|_| Some(Arc::new(serde_json::from_slice(reader.bytes()?).ok()?)))
+            .collect::<Option<_>>()?;
+        let count = reader.u32()? as usize;
+        // Each item takes at least 12 bytes: a damaged count is not
+        // allocated for.
+        let mut items = Vec::with_capacity(count.min(fragment.len() / 12));
+        let mut json = Vec::new();
+        let mut file: Arc<str> = "".into();
+        for _ in 0..count {
+            json.clear();
+            json.extend_from_slice(reader.bytes()?);
+            json.extend_from_slice(b"]}");
+            let head: Head = serde_json::from_slice(&json).ok()?;
+            let n = reader.u32()? as usize;
+            let indices = reader.take(n.checked_mul(4)?)?;
+            let markers = indices
+                .chunks_exact(4)
+                .map(|chunk| {
+                    let index = u32::from_le_bytes(chunk.try_into().ok()?) as usize;
+                    table.get(index).cloned()
+                })
+                .collect::<Option<Vec<_>>>()?;
+            json.clear();
+            json.push(b'{');
+            json.extend_from_slice(reader.bytes()?.strip_prefix(b"],")?);
+            let tail: Tail = serde_json::from_slice(&json).ok()?;
+            if *file != *head.file {
+                file = head.file.as_str().into();
+            }
+            items.push(RawItem {
+                nodeid: head.nodeid,
+                file: file.clone(),
+                def_file: head.file,
+                line: head.line,
+                markers,
+                dynamic: tail.dynamic,
+                decorators: tail.decorators.into_iter().map(Arc::new).collect(),
+                high_params: Vec::new(),
+                class_key: None,
+                skip: tail.skip,
+                markers_uncertain: tail.markers_uncertain,
+            });
+        }
+        reader.is_empty().then_some(items)
+    }
+
+    /// The module's output from its entry and its fragment, or `None`
+    /// when the bytes are not theirs (a damaged entry).
+    pub(crate) fn decode(
+        bytes: &[u8],
+        fragment: &[u8],
+        error: Option<CollectError>,
+        skipped: Option<CollectError>,
+        parsed: bool,
+    ) -> Option<ModuleOutput> {
+        let mut reader = Reader::new(bytes);
+        if reader.take(TAG.len())? != TAG {
+            return None;
+        }
+        let rendered = fragment_items(fragment)?;
+        let count = rendered.len();
+        let order_len = reader.u32()? as usize;
+        let mut slots: Vec<Option<RawItem>> = if order_len == 0 {
+            rendered.into_iter().map(Some).collect()
+        } else {
+            if order_len != count {
+                return None;
+            }
+            let mut slots: Vec<Option<RawItem>> = (0..count).map(|_| None).collect();
+            for item in rendered {
+                let index = reader.u32()? as usize;
+                let slot = slots.get_mut(index)?;
+                if slot.is_some() {
+                    return None;
+                }
+                *slot = Some(item);
+            }
+            slots
+        };
+        if reader.u32()? as usize != count {
+            return None;
+        }
+        for slot in &mut slots {
+            let item = slot.as_mut()?;
+            if let Some(file) = opt(&mut reader)? {
+                item.file = file.into();
+            }
+            let params = reader.u32()? as usize;
+            let mut high_params = Vec::with_capacity(params.min(16));
+            for _ in 0..params {
+                let argname = text(&mut reader)?;
+                let scope = scope_of(reader.take(1)?[0])?;
+                let key = text(&mut reader)?;
+                high_params.push(ParamEntry {
+                    argname,
+                    scope,
+                    key,
+                });
+            }
+            item.high_params = high_params;
+            item.class_key = opt(&mut reader)?.map(Into::into);
+        }
+        let items = slots.into_iter().collect::<Option<Vec<_>>>()?;
+        reader.is_empty().then_some(ModuleOutput {
+            items,
+            error,
+            skipped,
+            parsed,
+        })
+    }
 }
 
 /// What collecting a module gives, in the form the session assembles.
@@ -184,121 +354,6 @@ fn scope_of(code: u8) -> Option<FixtureScope> {
         4 => FixtureScope::Session,
         _ => return None,
     })
-}
-
-/// Index of each distinct `Arc` (by address) in a table of their values.
-struct Interner<T> {
-    index: HashMap<usize, u32>,
-    values: Vec<T>,
-}
-
-impl<T: Clone> Interner<T> {
-    fn new() -> Self {
-        Interner {
-            index: HashMap::default(),
-            values: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, value: &Arc<T>) -> u32 {
-        let address = Arc::as_ptr(value) as usize;
-        *self.index.entry(address).or_insert_with(|| {
-            self.values.push(T::clone(value));
-            u32::try_from(self.values.len() - 1).unwrap_or(u32::MAX)
-        })
-    }
-}
-
-impl ModuleEntry {
-    pub(crate) fn new(output: &ModuleOutput) -> ModuleEntry {
-        let mut markers = Interner::new();
-        let mut decorators = Interner::new();
-        let file = output
-            .items
-            .first()
-            .map(|item| item.file.to_string())
-            .unwrap_or_default();
-        let other = |name: &str| (*name != *file).then(|| name.to_owned());
-        let items = output
-            .items
-            .iter()
-            .map(|item| StoredItem {
-                nodeid: item.nodeid.clone(),
-                file: other(&item.file),
-                def_file: other(&item.def_file),
-                line: item.line,
-                markers: item.markers.iter().map(|m| markers.add(m)).collect(),
-                dynamic: item.dynamic.clone(),
-                decorators: item.decorators.iter().map(|d| decorators.add(d)).collect(),
-                high_params: item
-                    .high_params
-                    .iter()
-                    .map(|p| (p.argname.clone(), scope_code(p.scope), p.key.clone()))
-                    .collect(),
-                class_key: item.class_key.as_deref().map(str::to_owned),
-                skip: item.skip.clone(),
-                markers_uncertain: item.markers_uncertain.clone(),
-            })
-            .collect();
-        ModuleEntry {
-            markers: markers.values,
-            decorators: decorators.values,
-            file,
-            items,
-            error: output.error.clone(),
-            skipped: output.skipped.clone(),
-            parsed: output.parsed,
-        }
-    }
-
-    /// The module's output, or `None` when the entry refers to markers or
-    /// scopes it does not hold (a damaged file).
-    pub(crate) fn output(self) -> Option<ModuleOutput> {
-        let markers: Vec<Arc<Marker>> = self.markers.into_iter().map(Arc::new).collect();
-        let decorators: Vec<Arc<Decorator>> = self.decorators.into_iter().map(Arc::new).collect();
-        let mut items = Vec::with_capacity(self.items.len());
-        let module_file: Arc<str> = self.file.as_str().into();
-        for item in self.items {
-            let high_params = item
-                .high_params
-                .into_iter()
-                .map(|(argname, scope, key)| {
-                    Some(ParamEntry {
-                        argname,
-                        scope: scope_of(scope)?,
-                        key,
-                    })
-                })
-                .collect::<Option<Vec<_>>>()?;
-            items.push(RawItem {
-                nodeid: item.nodeid,
-                file: item.file.map_or_else(|| module_file.clone(), Into::into),
-                def_file: item.def_file.unwrap_or_else(|| self.file.clone()),
-                line: item.line,
-                markers: pick(&markers, &item.markers)?,
-                dynamic: item.dynamic,
-                decorators: pick(&decorators, &item.decorators)?,
-                high_params,
-                class_key: item.class_key.map(Into::into),
-                skip: item.skip,
-                markers_uncertain: item.markers_uncertain,
-            });
-        }
-        Some(ModuleOutput {
-            items,
-            error: self.error,
-            skipped: self.skipped,
-            parsed: self.parsed,
-        })
-    }
-}
-
-/// The entries of `table` at `indices`; `None` when one is out of range.
-fn pick<T>(table: &[Arc<T>], indices: &[u32]) -> Option<Vec<Arc<T>>> {
-    indices
-        .iter()
-        .map(|&i| table.get(i as usize).cloned())
-        .collect()
 }
 
 /// Serde adapter: a hash as 32 hexadecimal digits.
@@ -358,27 +413,60 @@ pub(crate) struct EntryRef<'a> {
     check: u64,
 }
 
-/// A module entry collected in this run, encoded for the pack.
+/// A module entry collected in this run, encoded for the pack: its blob
+/// in three parts, written one after the other (the fragment, which the
+/// document is also spliced from, is not copied into a blob).
 pub(crate) struct FreshEntry {
     pub(crate) path: String,
     pub(crate) key: Hash,
     pub(crate) probes: Vec<Probe>,
-    pub(crate) blob: Vec<u8>,
+    /// The flags, the probes, the items' encoding and the fragment's
+    /// length.
+    head: Vec<u8>,
+    fragment: Vec<u8>,
+    /// The error and the skip.
+    tail: Vec<u8>,
 }
 
 /// A cheap checksum of an entry's bytes (`FxHash`'s step over 8-byte
 /// words), so that a damaged entry is ignored rather than spliced.
 fn checksum(bytes: &[u8]) -> u64 {
+    checksum_parts(&[bytes])
+}
+
+/// [`checksum`] of the concatenation of `parts`, without concatenating.
+fn checksum_parts(parts: &[&[u8]]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut hash = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        hash = (hash.rotate_left(26) ^ word).wrapping_mul(K);
+    let step = |hash: u64, word: [u8; 8]| {
+        (hash.rotate_left(26) ^ u64::from_le_bytes(word)).wrapping_mul(K)
+    };
+    let mut hash = parts.iter().map(|p| p.len() as u64).sum::<u64>();
+    // A word begun at the end of one part and ended in the next.
+    let mut carry = [0u8; 8];
+    let mut carried = 0;
+    for part in parts {
+        let mut part: &[u8] = part;
+        if carried > 0 {
+            let n = (8 - carried).min(part.len());
+            carry[carried..carried + n].copy_from_slice(&part[..n]);
+            carried += n;
+            part = &part[n..];
+            if carried < 8 {
+                continue;
+            }
+            hash = step(hash, carry);
+        }
+        let mut chunks = part.chunks_exact(8);
+        for chunk in &mut chunks {
+            hash = step(hash, chunk.try_into().unwrap_or([0; 8]));
+        }
+        let rest = chunks.remainder();
+        carry[..rest.len()].copy_from_slice(rest);
+        carried = rest.len();
     }
     let mut last = [0u8; 8];
-    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    (hash.rotate_left(26) ^ u64::from_le_bytes(last)).wrapping_mul(K)
+    last[..carried].copy_from_slice(&carry[..carried]);
+    step(hash, last)
 }
 
 fn put_u32(out: &mut Vec<u8>, n: usize) {
@@ -392,14 +480,16 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 
 impl FreshEntry {
     /// The entry of a module collected now: `fragment` is its items
-    /// rendered.
+    /// rendered, in `order` (their indices) when it is not theirs. Given
+    /// back when the entry cannot be made.
     pub(crate) fn new(
         path: String,
         key: Hash,
         probes: Vec<Probe>,
         output: &ModuleOutput,
-        fragment: &[u8],
-    ) -> Option<FreshEntry> {
+        fragment: Vec<u8>,
+        order: Option<&[usize]>,
+    ) -> Result<FreshEntry, Vec<u8>> {
         let mut flags = 0;
         if output.parsed {
             flags |= flags::PARSED;
@@ -410,38 +500,55 @@ impl FreshEntry {
         if crate::reorder::spans_modules(&output.items) {
             flags |= flags::SPANS;
         }
-        let probes_json = serde_json::to_vec(&probes).ok()?;
-        let entry = serde_json::to_vec(&ModuleEntry::new(output)).ok()?;
-        let error = match &output.error {
-            Some(error) => serde_json::to_vec(error).ok()?,
-            None => Vec::new(),
-        };
-        let skipped = match &output.skipped {
-            Some(skipped) => serde_json::to_vec(skipped).ok()?,
-            None => Vec::new(),
-        };
-        let mut blob = Vec::with_capacity(
-            1 + 20 + probes_json.len() + entry.len() + fragment.len() + error.len() + skipped.len(),
-        );
-        blob.push(flags);
-        put_bytes(&mut blob, &probes_json);
-        put_bytes(&mut blob, &entry);
-        put_bytes(&mut blob, fragment);
-        put_bytes(&mut blob, &error);
-        put_bytes(&mut blob, &skipped);
-        Some(FreshEntry {
+        let mut head = Vec::with_capacity(256 + output.items.len() * 8);
+        head.push(flags);
+        head.extend_from_slice(&[0; 4]);
+        if serde_json::to_writer(&mut head, &probes).is_err() {
+            return Err(fragment);
+        }
+        let probes_len = head.len() - 5;
+        head[1..5].copy_from_slice(&u32::try_from(probes_len).unwrap_or(u32::MAX).to_le_bytes());
+        let entry_at = head.len();
+        head.extend_from_slice(&[0; 4]);
+        entry::encode(&mut head, output, order);
+        let entry_len = head.len() - entry_at - 4;
+        head[entry_at..entry_at + 4]
+            .copy_from_slice(&u32::try_from(entry_len).unwrap_or(u32::MAX).to_le_bytes());
+        put_u32(&mut head, fragment.len());
+        let mut tail = Vec::new();
+        for part in [&output.error, &output.skipped] {
+            match part {
+                Some(error) => match serde_json::to_vec(error) {
+                    Ok(json) => put_bytes(&mut tail, &json),
+                    Err(_) => return Err(fragment),
+                },
+                None => put_u32(&mut tail, 0),
+            }
+        }
+        Ok(FreshEntry {
             path,
             key,
             probes,
-            blob,
+            head,
+            fragment,
+            tail,
         })
     }
-}
 
-impl FreshEntry {
     /// The module's items rendered, as stored in the entry.
-    pub(crate) fn fragment(&self) -> Option<&[u8]> {
-        EntryRef::parse(self.key, &self.blob, 0).map(|e| e.fragment)
+    pub(crate) fn fragment(&self) -> &[u8] {
+        &self.fragment
+    }
+
+    /// Lets go of all but the fragment (once the pack is written).
+    pub(crate) fn release(&mut self) {
+        self.head = Vec::new();
+        self.tail = Vec::new();
+    }
+
+    /// The entry's blob, in parts.
+    fn parts(&self) -> [&[u8]; 3] {
+        [&self.head, &self.fragment, &self.tail]
     }
 }
 
@@ -480,9 +587,21 @@ impl<'a> EntryRef<'a> {
 
     /// The module's output; `None` when the entry is damaged.
     pub(crate) fn output(&self) -> Option<ModuleOutput> {
-        serde_json::from_slice::<ModuleEntry>(self.entry)
-            .ok()?
-            .output()
+        let error = match self.error {
+            Some(json) => Some(serde_json::from_slice(json).ok()?),
+            None => None,
+        };
+        let skipped = match self.skipped {
+            Some(json) => Some(serde_json::from_slice(json).ok()?),
+            None => None,
+        };
+        entry::decode(
+            self.entry,
+            self.fragment,
+            error,
+            skipped,
+            self.has(flags::PARSED),
+        )
     }
 
     pub(crate) fn has(&self, flag: u8) -> bool {
@@ -585,22 +704,27 @@ impl Store {
         };
         let old_entries = old.and_then(Pack::entries).map(|(e, _)| e);
         let replaced: rustc_hash::FxHashSet<&str> = fresh.iter().map(|f| f.path.as_str()).collect();
-        // (path, key, blob, checksum): the fresh entries' sums are computed
-        // now, the old ones' are kept.
-        let mut entries: Vec<(&str, Hash, &[u8], u64)> = fresh
+        // (path, key, blob in parts, its length, checksum): the fresh
+        // entries' sums are computed now, the old ones' are kept.
+        let mut entries: Vec<(&str, Hash, [&[u8]; 3], usize, u64)> = fresh
             .iter()
-            .map(|f| (f.path.as_str(), f.key, f.blob.as_slice(), checksum(&f.blob)))
+            .map(|f| {
+                let parts = f.parts();
+                let len = parts.iter().map(|p| p.len()).sum();
+                (f.path.as_str(), f.key, parts, len, checksum_parts(&parts))
+            })
             .collect();
         if let Some(old_entries) = &old_entries {
             for (path, entry) in old_entries {
                 if !replaced.contains(path) && (current.contains(path) || Path::new(path).exists())
                 {
-                    entries.push((path, entry.key, entry.blob, entry.check));
+                    let parts: [&[u8]; 3] = [entry.blob, &[], &[]];
+                    entries.push((path, entry.key, parts, entry.blob.len(), entry.check));
                 }
             }
         }
         let index_len: usize = entries.iter().map(|e| 4 + e.0.len() + 16 + 24).sum();
-        let blobs_len: usize = entries.iter().map(|e| e.2.len()).sum();
+        let blobs_len: usize = entries.iter().map(|e| e.3).sum();
         // The header and index, then the entries as they are (not copied).
         let mut head = Vec::with_capacity(PACK_MAGIC.len() + 64 + session.len() + index_len);
         head.extend_from_slice(PACK_MAGIC);
@@ -611,19 +735,19 @@ impl Store {
         put_bytes(&mut head, &session);
         put_u32(&mut head, entries.len());
         let mut offset = 0u64;
-        for (path, key, blob, check) in &entries {
+        for (path, key, _, len, check) in &entries {
             put_bytes(&mut head, path.as_bytes());
             head.extend_from_slice(&key.to_le_bytes());
             head.extend_from_slice(&offset.to_le_bytes());
-            head.extend_from_slice(&(blob.len() as u64).to_le_bytes());
+            head.extend_from_slice(&(*len as u64).to_le_bytes());
             head.extend_from_slice(&check.to_le_bytes());
-            offset += blob.len() as u64;
+            offset += *len as u64;
         }
         let total = (head.len() + blobs_len) as u64;
         head[total_at..total_at + 8].copy_from_slice(&total.to_le_bytes());
-        let mut parts: Vec<&[u8]> = Vec::with_capacity(entries.len() + 1);
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(3 * entries.len() + 1);
         parts.push(&head);
-        parts.extend(entries.iter().map(|e| e.2));
+        parts.extend(entries.iter().flat_map(|e| e.2).filter(|p| !p.is_empty()));
         self.write_parts(&pack_name(context), &parts);
         self.prune_packs(context);
     }
@@ -992,7 +1116,7 @@ impl Store {
     /// Stores `rendered`, after its first byte `code`, as the memo of
     /// `slot`, with its watch list when every path on it is old enough to
     /// be trusted.
-    pub(crate) fn write_memo(&self, slot: &crate::model::MemoSlot, code: u8, rendered: &[u8]) {
+    pub(crate) fn write_memo(&self, slot: &crate::model::MemoSlot, code: u8, rendered: &[&[u8]]) {
         let Ok(probes) = serde_json::to_vec(&slot.probes) else {
             return;
         };
@@ -1005,7 +1129,7 @@ impl Store {
         watch: Option<&Watch>,
         probes: &[u8],
         first: &[u8],
-        rendered: &[u8],
+        rendered: &[&[u8]],
     ) {
         let watched = watch.and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
         let (quick, watch) = watched.unwrap_or_default();
@@ -1014,7 +1138,9 @@ impl Store {
         header.extend_from_slice(&quick.to_le_bytes());
         header.extend_from_slice(&(watch.len() as u64).to_le_bytes());
         header.extend_from_slice(&(probes.len() as u64).to_le_bytes());
-        self.write_parts(MEMO, &[&header, &watch, probes, first, rendered]);
+        let mut parts: Vec<&[u8]> = vec![&header, &watch, probes, first];
+        parts.extend_from_slice(rendered);
+        self.write_parts(MEMO, &parts);
     }
 
     /// Writes the memo of `digest` again, its probes and document as they
@@ -1041,7 +1167,132 @@ impl Store {
                 .read_exact_at(&mut rendered, parts.document)
                 .is_ok()
         {
-            self.write_memo_parts(digest, watch, &parts.probes, &[], &rendered);
+            self.write_memo_parts(digest, watch, &parts.probes, &[], &[&rendered]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{checksum, checksum_parts, entry, ModuleOutput};
+    use crate::collector::RawItem;
+    use crate::fixtures::FixtureScope;
+    use crate::model::{CollectError, Decorator, Marker, MarkerSource};
+    use crate::parametrize::ParamEntry;
+
+    /// A blob's checksum is the same computed over its bytes whole or
+    /// over any split of them into parts (empty parts included).
+    #[test]
+    fn checksum_of_parts_is_that_of_their_concatenation() {
+        let bytes: Vec<u8> = (0..61u8).map(|b| b.wrapping_mul(37)).collect();
+        for len in 0..bytes.len() {
+            let bytes = &bytes[..len];
+            for a in 0..=len {
+                for b in a..=len {
+                    let parts = [&bytes[..a], &[][..], &bytes[a..b], &bytes[b..]];
+                    assert_eq!(checksum_parts(&parts), checksum(bytes), "{len} {a} {b}");
+                }
+            }
+        }
+        assert_ne!(checksum(b"abcdefgh1"), checksum(b"abcdefgh2"));
+    }
+
+    fn item(nodeid: &str, file: &Arc<str>) -> RawItem {
+        RawItem {
+            nodeid: nodeid.to_owned(),
+            file: file.clone(),
+            def_file: file.to_string(),
+            line: 3,
+            markers: Vec::new(),
+            dynamic: None,
+            decorators: Vec::new(),
+            high_params: Vec::new(),
+            class_key: None,
+            skip: None,
+            markers_uncertain: None,
+        }
+    }
+
+    /// Every field of every item comes back from the entry and the
+    /// fragment as it was (in the module's order, the fragment in it or
+    /// not), a shared marker once; a damaged or cut entry or fragment is
+    /// none.
+    #[test]
+    fn module_items_round_trip_through_their_encoding() {
+        let file: Arc<str> = "tests/test_a.py".into();
+        let marker = Arc::new(Marker {
+            name: "slow".into(),
+            args: vec![serde_json::json!(1.5), serde_json::json!({"expr": "x"})],
+            kwargs: serde_json::Map::new(),
+            source: MarkerSource::Function,
+            location: None,
+        });
+        let decorator = Arc::new(Decorator {
+            path: "functools.wraps".into(),
+            args: Vec::new(),
+            kwargs: serde_json::Map::new(),
+            source: MarkerSource::Module,
+        });
+        let plain = item("tests/test_a.py::test_plain", &file);
+        let mut full = item("tests/test_a.py::TestK::test_é[\"\\n\"]", &file);
+        full.file = "tests/other.py".into();
+        full.def_file = "tests/base.py".into();
+        full.line = 1 << 40;
+        full.markers = vec![marker.clone(), marker.clone()];
+        full.dynamic = Some("the ids are computed".into());
+        full.decorators = vec![decorator];
+        full.high_params = vec![ParamEntry {
+            argname: "db".into(),
+            scope: FixtureScope::Session,
+            key: "0".into(),
+        }];
+        full.class_key = Some("tests/test_a.py::TestK".into());
+        full.skip = Some(String::new());
+        full.markers_uncertain = Some("a decorator".into());
+        let error = CollectError {
+            file: "tests/test_a.py".into(),
+            line: 1,
+            column: 0,
+            message: "boom".into(),
+        };
+        let output = ModuleOutput {
+            items: vec![plain, full],
+            error: None,
+            skipped: None,
+            parsed: true,
+        };
+        for order in [None, Some(vec![1, 0])] {
+            let fragment = match &order {
+                None => crate::cache::fragment::render(&output.items, false, &|_| None),
+                Some(order) => {
+                    let swapped = vec![output.items[1].clone(), output.items[0].clone()];
+                    assert_eq!(order, &[1, 0]);
+                    crate::cache::fragment::render(&swapped, false, &|_| None)
+                }
+            };
+            let mut bytes = Vec::new();
+            entry::encode(&mut bytes, &output, order.as_deref());
+            let back = entry::decode(&bytes, &fragment, Some(error.clone()), None, false).unwrap();
+            assert_eq!(format!("{:?}", back.items), format!("{:?}", output.items));
+            assert_eq!(back.error, Some(error.clone()));
+            assert!(!back.parsed);
+            assert!(Arc::ptr_eq(
+                &back.items[1].markers[0],
+                &back.items[1].markers[1]
+            ));
+            for cut in 0..bytes.len() {
+                let cut = &bytes[..cut];
+                assert!(entry::decode(cut, &fragment, None, None, true).is_none());
+            }
+            for cut in 0..fragment.len() {
+                let cut = &fragment[..cut];
+                assert!(entry::decode(&bytes, cut, None, None, true).is_none());
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert!(entry::decode(&longer, &fragment, None, None, true).is_none());
         }
     }
 }
