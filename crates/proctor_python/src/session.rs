@@ -464,21 +464,21 @@ pub(crate) fn run(
                     }
                 }
                 let mut output = output;
-                let spans = splicing && reorder::spans_modules(&output.items);
-                if splicing && !spans && output.items.iter().all(|item| item.dynamic.is_none()) {
+                let wide = splicing && reorder::spans_modules(&output.items);
+                if splicing && !wide && output.items.iter().all(|item| item.dynamic.is_none()) {
                     // Spliced, a module's items are their fragment: only a
                     // dynamic function's (which a run may have recorded)
                     // are needed besides, and the others' memory is reused.
                     output.items = Vec::new();
                 }
-                (i, output, entry, fragment, spans)
+                (i, output, entry, fragment, wide)
             })
             .collect();
         // A shared module parsed late whose bytes changed since they were
         // hashed: the results are not stored.
         tainted |= loaded.iter().any(LazyFile::changed);
-        for (i, output, entry, fragment, spans) in collected {
-            spanning |= spans;
+        for (i, output, entry, fragment, wide) in collected {
+            spanning |= wide;
             outputs[i] = Some(output);
             fresh_fragments[i] = fragment;
             if digest.is_some() {

@@ -167,9 +167,16 @@ pub(crate) fn render_ordered(
     reorder: bool,
     recorded: &dyn Fn(&str) -> Option<String>,
 ) -> (Vec<u8>, Option<Vec<usize>>) {
+    // Sized for the items at once: growing a buffer copies it and touches
+    // new pages (a cold run renders every module).
+    let capacity = items
+        .iter()
+        .map(|item| item.nodeid.len() + item.def_file.len() + 4 * item.markers.len() + 80)
+        .sum::<usize>();
     match crate::reorder::reordered(items).filter(|_| reorder) {
         Some(order) => {
             let fragment = render_views(
+                capacity,
                 order.len(),
                 order.iter().map(|&i| View::raw(&items[i])),
                 recorded,
@@ -177,7 +184,7 @@ pub(crate) fn render_ordered(
             (fragment, Some(order))
         }
         None => (
-            render_views(items.len(), items.iter().map(View::raw), recorded),
+            render_views(capacity, items.len(), items.iter().map(View::raw), recorded),
             None,
         ),
     }
@@ -195,15 +202,17 @@ pub(crate) fn render_items(items: &[Item]) -> Vec<u8> {
         skip: item.skip.as_deref(),
         markers_uncertain: item.markers_uncertain.as_deref(),
     });
-    render_views(items.len(), views, &|_| None)
+    render_views(0, items.len(), views, &|_| None)
 }
 
-/// Items rendered as a fragment: their distinct markers' JSON (a local
-/// table, in first-appearance order, equal markers once) and per item the
-/// bytes before and after its marker indices, with the indices into the
-/// local table. Encoded as length-prefixed sections (little-endian `u32`
-/// lengths and counts).
+/// Items rendered as a fragment: per item the bytes before and after its
+/// marker indices, with the indices into a local table, then the table:
+/// their distinct markers' JSON (in first-appearance order, equal markers
+/// once). Encoded as where the table starts, then length-prefixed
+/// sections (little-endian `u32` lengths and counts); the table comes
+/// last so that the items are written where they stay.
 fn render_views<'v>(
+    capacity: usize,
     count: usize,
     views: impl Iterator<Item = View<'v>>,
     recorded: &dyn Fn(&str) -> Option<String>,
@@ -211,9 +220,11 @@ fn render_views<'v>(
     let mut by_address: HashMap<*const Marker, u32> = HashMap::default();
     let mut by_json: HashMap<Vec<u8>, u32> = HashMap::default();
     let mut table: Vec<Vec<u8>> = Vec::new();
-    let mut body: Vec<u8> = Vec::new();
+    let mut body: Vec<u8> = Vec::with_capacity(capacity);
     let mut head = Vec::new();
     let mut tail = Vec::new();
+    // Where the markers table starts, once it is known.
+    put_u32(&mut body, 0);
     put_u32(&mut body, count);
     for item in views {
         head.clear();
@@ -244,14 +255,23 @@ fn render_views<'v>(
         );
         put_bytes(&mut body, &tail);
     }
-    let mut out =
-        Vec::with_capacity(body.len() + table.iter().map(|m| m.len() + 4).sum::<usize>() + 4);
-    put_u32(&mut out, table.len());
+    let table_at = u32::try_from(body.len()).unwrap_or(u32::MAX);
+    body[..4].copy_from_slice(&table_at.to_le_bytes());
+    put_u32(&mut body, table.len());
     for json in &table {
-        put_bytes(&mut out, json);
+        put_bytes(&mut body, json);
     }
-    out.extend_from_slice(&body);
-    out
+    body
+}
+
+/// A fragment's two sections: its items, then its markers table.
+pub(crate) fn sections(fragment: &[u8]) -> Option<(Reader<'_>, Reader<'_>)> {
+    let (at, _) = fragment.split_first_chunk::<4>()?;
+    let at = u32::from_le_bytes(*at) as usize;
+    Some((
+        Reader::new(fragment.get(4..at)?),
+        Reader::new(fragment.get(at..)?),
+    ))
 }
 
 fn put_u32(out: &mut Vec<u8>, n: usize) {
@@ -333,17 +353,20 @@ impl<'a> Document<'a> {
     /// Appends a module's fragment; `None` when it is damaged (nothing is
     /// then appended that the caller could not discard with the document).
     pub(crate) fn module(&mut self, fragment: &'a [u8]) -> Option<()> {
-        let mut reader = Reader::new(fragment);
-        let markers = reader.u32()? as usize;
+        let (mut reader, mut markers_reader) = sections(fragment)?;
+        let markers = markers_reader.u32()? as usize;
         self.local.clear();
         for _ in 0..markers {
-            let json = reader.bytes()?;
+            let json = markers_reader.bytes()?;
             let next = self.table.len();
             let index = *self.index.entry(json).or_insert(next);
             if index == next {
                 self.table.push(json);
             }
             self.local.push(index);
+        }
+        if !markers_reader.is_empty() {
+            return None;
         }
         let items = reader.u32()? as usize;
         for _ in 0..items {

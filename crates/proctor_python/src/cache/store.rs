@@ -173,6 +173,7 @@ mod entry {
         Some(std::str::from_utf8(reader.bytes()?).ok()?.to_owned())
     }
 
+    #[expect(clippy::option_option, reason = "damaged, or absent")]
     fn opt(reader: &mut Reader<'_>) -> Option<Option<String>> {
         match reader.take(1)?[0] {
             0 => Some(None),
@@ -205,11 +206,18 @@ mod entry {
     /// The items of a fragment, in its order, without what only the entry
     /// has.
     fn fragment_items(fragment: &[u8]) -> Option<Vec<RawItem>> {
-        let mut reader = Reader::new(fragment);
-        let markers = reader.u32()? as usize;
+        let (mut reader, mut markers_reader) = crate::cache::fragment::sections(fragment)?;
+        let markers = markers_reader.u32()? as usize;
         let table: Vec<Arc<Marker>> = (0..markers)
-            .map(|_| Some(Arc::new(serde_json::from_slice(reader.bytes()?).ok()?)))
+            .map(|_| {
+                Some(Arc::new(
+                    serde_json::from_slice(markers_reader.bytes()?).ok()?,
+                ))
+            })
             .collect::<Option<_>>()?;
+        if !markers_reader.is_empty() {
+            return None;
+        }
         let count = reader.u32()? as usize;
         // Each item takes at least 12 bytes: a damaged count is not
         // allocated for.
@@ -706,7 +714,7 @@ impl Store {
         let replaced: rustc_hash::FxHashSet<&str> = fresh.iter().map(|f| f.path.as_str()).collect();
         // (path, key, blob in parts, its length, checksum): the fresh
         // entries' sums are computed now, the old ones' are kept.
-        let mut entries: Vec<(&str, Hash, [&[u8]; 3], usize, u64)> = fresh
+        let mut entries: Vec<PackEntry<'_>> = fresh
             .iter()
             .map(|f| {
                 let parts = f.parts();
@@ -795,7 +803,7 @@ impl Store {
         ));
         // Buffered: a pack is written as its header and one part per entry.
         let written = std::fs::File::create(&temp).and_then(|file| {
-            let mut out = std::io::BufWriter::with_capacity(1 << 18, file);
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
             parts.iter().try_for_each(|part| out.write_all(part))?;
             out.flush()
         });
@@ -825,6 +833,10 @@ fn ensure_gitignore(dir: &Path) {
         );
     }
 }
+
+/// A pack entry being written: its path, key, blob in parts, the blob's
+/// length and checksum.
+type PackEntry<'a> = (&'a str, Hash, [&'a [u8]; 3], usize, u64);
 
 fn pack_name(context: Hash) -> String {
     format!("pack-{context:032x}.bin")
