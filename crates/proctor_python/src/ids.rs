@@ -301,6 +301,36 @@ mod tests {
     }
 
     #[test]
+    fn parts_are_joined_in_place_like_pytest() {
+        let options = IdOptions::default();
+        let argnames = ["a", "b", "c"].map(String::from);
+        let values = [
+            PyValue::Str("1.0\n\\é".into()),
+            PyValue::Int("3".into()),
+            PyValue::Object,
+        ];
+        let sets = [
+            IdInput {
+                explicit: None,
+                values: &values,
+            },
+            IdInput {
+                explicit: Some(ExplicitId::PerValue(vec![Some("x".into()), None, None])),
+                values: &values,
+            },
+            IdInput {
+                explicit: None,
+                values: &values,
+            },
+        ];
+        // As pytest names them: an object by its argname and index.
+        assert_eq!(
+            make_ids(&argnames, &sets, &options).unwrap(),
+            ["1.0\\n\\\\\\xe9-3-c0", "x-3-c1", "1.0\\n\\\\\\xe9-3-c2"]
+        );
+    }
+
+    #[test]
     fn duplicates_get_pytest_suffixes() {
         let ids = ["a", "a", "a1", "a1", ""].map(String::from).to_vec();
         assert_eq!(make_unique(ids), ["a0", "a2", "a1_0", "a1_1", ""]);

@@ -358,5 +358,15 @@ mod tests {
             "\\xe9\\u65e5\\U0001f600\\n\\\\ x"
         );
         assert_eq!(ascii_escape_bytes(b"a\xff\x00\\\t"), "a\\xff\\x00\\\\t");
+        // The printable fast path and the escaping loop agree.
+        for text in ["plain ~!", "back\\slash", "tab\t", "", "é"] {
+            let mut out = String::from("<");
+            push_ascii_escaped_str(&mut out, text);
+            let slow: String = text
+                .chars()
+                .map(|c| ascii_escape_str(&format!("{c}")))
+                .collect();
+            assert_eq!(out, format!("<{slow}"));
+        }
     }
 }
