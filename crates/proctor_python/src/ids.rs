@@ -2,7 +2,9 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::value::{ascii_escape_bytes, ascii_escape_str, PyValue};
+use std::fmt::Write as _;
+
+use crate::value::{push_ascii_escaped_bytes, push_ascii_escaped_str, PyValue};
 
 /// How ids are affected by the pytest ini options that change them.
 #[derive(Debug, Clone, Default)]
@@ -50,22 +52,31 @@ pub(crate) fn make_ids(
             Some(ExplicitId::Param(text)) => escape_str(text, options),
             Some(ExplicitId::Listed(value)) => value_id(value, options)?
                 .ok_or_else(|| format!("ids[{idx}] is not a type pytest accepts as an id"))?,
+            // The parts written straight into the id, not one string each.
             Some(ExplicitId::PerValue(given)) => {
-                let mut parts = Vec::with_capacity(argnames.len());
-                for ((value, argname), part) in set.values.iter().zip(argnames).zip(given) {
-                    parts.push(match part {
-                        Some(part) => part.clone(),
-                        None => auto_id(value, argname, idx, options)?,
-                    });
+                let mut id = String::new();
+                for (i, ((value, argname), part)) in
+                    set.values.iter().zip(argnames).zip(given).enumerate()
+                {
+                    if i > 0 {
+                        id.push('-');
+                    }
+                    match part {
+                        Some(part) => id.push_str(part),
+                        None => push_auto_id(&mut id, value, argname, idx, options)?,
+                    }
                 }
-                parts.join("-")
+                id
             }
             None => {
-                let mut parts = Vec::with_capacity(argnames.len());
-                for (value, argname) in set.values.iter().zip(argnames) {
-                    parts.push(auto_id(value, argname, idx, options)?);
+                let mut id = String::new();
+                for (i, (value, argname)) in set.values.iter().zip(argnames).enumerate() {
+                    if i > 0 {
+                        id.push('-');
+                    }
+                    push_auto_id(&mut id, value, argname, idx, options)?;
                 }
-                parts.join("-")
+                id
             }
         };
         ids.push(id);
@@ -111,46 +122,70 @@ pub(crate) fn check_ids(sets: &[IdInput<'_>], options: &IdOptions) -> Result<(),
 }
 
 fn escape_str(text: &str, options: &IdOptions) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_escaped_str(&mut out, text, options);
+    out
+}
+
+fn push_escaped_str(out: &mut String, text: &str, options: &IdOptions) {
     if options.disable_escaping {
-        text.to_string()
+        out.push_str(text);
     } else {
-        ascii_escape_str(text)
+        push_ascii_escaped_str(out, text);
     }
 }
 
 /// `_idval_from_value`: `Ok(None)` when the type has no id of its own.
 fn value_id(value: &PyValue, options: &IdOptions) -> Result<Option<String>, String> {
-    Ok(match value {
-        PyValue::Str(s) => Some(escape_str(s, options)),
-        PyValue::Bytes(b) => Some(if options.disable_escaping {
-            String::from_utf8_lossy(b).into_owned()
-        } else {
-            ascii_escape_bytes(b)
-        }),
-        PyValue::Pattern(p) => Some(ascii_escape_str(p)),
-        PyValue::EnumMember { display } => Some(display.clone()),
-        PyValue::Named(name) | PyValue::Function { name, .. } => Some(name.clone()),
+    let mut out = String::new();
+    Ok(push_value_id(&mut out, value, options)?.then_some(out))
+}
+
+/// [`value_id`] appended to `out`: `Ok(false)` (nothing written) when the
+/// type has no id of its own.
+fn push_value_id(out: &mut String, value: &PyValue, options: &IdOptions) -> Result<bool, String> {
+    match value {
+        PyValue::Str(s) => push_escaped_str(out, s, options),
+        PyValue::Bytes(b) => {
+            if options.disable_escaping {
+                out.push_str(&String::from_utf8_lossy(b));
+            } else {
+                push_ascii_escaped_bytes(out, b);
+            }
+        }
+        PyValue::Pattern(p) => push_ascii_escaped_str(out, p),
+        PyValue::EnumMember { display } => out.push_str(display),
+        PyValue::Named(name) | PyValue::Function { name, .. } => out.push_str(name),
         PyValue::Container { .. }
         | PyValue::Object
         | PyValue::Path(_)
         | PyValue::Param(_)
-        | PyValue::Mark(_) => None,
+        | PyValue::Mark(_) => return Ok(false),
         PyValue::Unknown(reason) => return Err(reason.clone()),
-        scalar => scalar.scalar_str(),
-    })
+        scalar => match scalar.scalar_str() {
+            Some(text) => out.push_str(&text),
+            None => return Ok(false),
+        },
+    }
+    Ok(true)
 }
 
-/// `_idval`: the id of one value of an auto-named parameter set.
-fn auto_id(
+/// `_idval`: the id of one value of an auto-named parameter set, appended
+/// to `out`.
+fn push_auto_id(
+    out: &mut String,
     value: &PyValue,
     argname: &str,
     idx: usize,
     options: &IdOptions,
-) -> Result<String, String> {
+) -> Result<(), String> {
     if is_too_long(value) {
         match options.long_str_strategy.as_deref().unwrap_or("short") {
             "legacy" => {}
-            "short" => return Ok(format!("{argname}{idx}")),
+            "short" => {
+                let _ = write!(out, "{argname}{idx}");
+                return Ok(());
+            }
             other => {
                 return Err(format!(
                     "parametrize_long_str_id_strategy = {other} is not computed statically"
@@ -158,7 +193,10 @@ fn auto_id(
             }
         }
     }
-    Ok(value_id(value, options)?.unwrap_or_else(|| format!("{argname}{idx}")))
+    if !push_value_id(out, value, options)? {
+        let _ = write!(out, "{argname}{idx}");
+    }
+    Ok(())
 }
 
 /// A string or bytes value too long for pytest to use as its own id.
@@ -173,17 +211,26 @@ fn is_too_long(value: &PyValue) -> bool {
 /// `make_unique_parameterset_ids`: suffix duplicates with a counter, with
 /// an `_` when the id ends in a digit.
 fn make_unique(mut ids: Vec<String>) -> Vec<String> {
-    let mut counts: HashMap<String, usize> = HashMap::default();
-    for id in &ids {
-        *counts.entry(id.clone()).or_default() += 1;
-    }
-    if counts.values().all(|&c| c == 1) {
-        return ids;
-    }
+    // Counted by reference: the usual all-distinct case copies no id.
+    let counts = {
+        let mut counts: HashMap<&str, usize> = HashMap::default();
+        counts.reserve(ids.len());
+        for id in &ids {
+            *counts.entry(id.as_str()).or_default() += 1;
+        }
+        if counts.values().all(|&c| c == 1) {
+            return ids;
+        }
+        counts
+            .into_iter()
+            .filter(|&(_, c)| c > 1)
+            .map(|(id, c)| (id.to_owned(), c))
+            .collect::<HashMap<String, usize>>()
+    };
     let mut suffixes: HashMap<String, usize> = HashMap::default();
     for index in 0..ids.len() {
         let id = ids[index].clone();
-        if counts[&id] <= 1 {
+        if counts.get(&id).copied().unwrap_or(0) <= 1 {
             continue;
         }
         let sep = if id
@@ -251,6 +298,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn parts_are_joined_in_place_like_pytest() {
+        let options = IdOptions::default();
+        let argnames = ["a", "b", "c"].map(String::from);
+        let values = [
+            PyValue::Str("1.0\n\\é".into()),
+            PyValue::Int("3".into()),
+            PyValue::Object,
+        ];
+        let sets = [
+            IdInput {
+                explicit: None,
+                values: &values,
+            },
+            IdInput {
+                explicit: Some(ExplicitId::PerValue(vec![Some("x".into()), None, None])),
+                values: &values,
+            },
+            IdInput {
+                explicit: None,
+                values: &values,
+            },
+        ];
+        // As pytest names them: an object by its argname and index.
+        assert_eq!(
+            make_ids(&argnames, &sets, &options).unwrap(),
+            ["1.0\\n\\\\\\xe9-3-c0", "x-3-c1", "1.0\\n\\\\\\xe9-3-c2"]
+        );
     }
 
     #[test]

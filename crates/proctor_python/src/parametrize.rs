@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::collector::to_marker;
-use crate::eval::{iterate as ops_iterate, Evaluator};
+use crate::eval::{iterate as ops_iterate, iterate_owned, Evaluator};
 use crate::fixtures::{FixtureScope, FixtureView};
 use crate::ids::{check_ids, function_id, make_ids, ExplicitId, IdInput};
 use crate::model::{Marker, MarkerSource};
@@ -381,7 +381,7 @@ fn param_sets<'a>(
         _ => {
             // A computed list: evaluated as a whole.
             let evaluator = Evaluator::new(*project);
-            let items = ops_iterate(&evaluator.eval(vm, values)).map_err(|reason| {
+            let items = iterate_owned(evaluator.eval(vm, values)).map_err(|reason| {
                 ExpandError::Dynamic(format!("parametrize argvalues: {reason}"))
             })?;
             let mut sets = Vec::with_capacity(items.len());
@@ -416,7 +416,7 @@ fn param_sets<'a>(
                         {
                             set.values.extend(elts.iter().map(|e| (sm, e)));
                         }
-                        _ => match ops_iterate(&project.eval(sm, target)) {
+                        _ => match iterate_owned(project.eval(sm, target)) {
                             Ok(items) => set.computed.extend(items),
                             Err(reason) => {
                                 return Err(ExpandError::Dynamic(format!(

@@ -264,8 +264,22 @@ pub(crate) fn imag_repr(imag: f64) -> String {
 }
 
 /// pytest's `ascii_escaped` for `str` values: `unicode_escape` encoding.
+#[cfg(test)]
 pub(crate) fn ascii_escape_str(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
+    push_ascii_escaped_str(&mut out, value);
+    out
+}
+
+/// [`ascii_escape_str`], appended to `out` (an id built in place).
+pub(crate) fn push_ascii_escaped_str(out: &mut String, value: &str) {
+    if value
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'\\')
+    {
+        out.push_str(value);
+        return;
+    }
     for c in value.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -284,13 +298,19 @@ pub(crate) fn ascii_escape_str(value: &str) -> String {
             }
         }
     }
-    out
 }
 
 /// pytest's `ascii_escaped` for `bytes` values: `backslashreplace` decoding
 /// followed by escaping of non-printable ASCII.
+#[cfg(test)]
 pub(crate) fn ascii_escape_bytes(value: &[u8]) -> String {
     let mut out = String::with_capacity(value.len());
+    push_ascii_escaped_bytes(&mut out, value);
+    out
+}
+
+/// [`ascii_escape_bytes`], appended to `out`.
+pub(crate) fn push_ascii_escaped_bytes(out: &mut String, value: &[u8]) {
     for &b in value {
         match b {
             b'\t' => out.push_str("\\t"),
@@ -302,7 +322,6 @@ pub(crate) fn ascii_escape_bytes(value: &[u8]) -> String {
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -339,5 +358,15 @@ mod tests {
             "\\xe9\\u65e5\\U0001f600\\n\\\\ x"
         );
         assert_eq!(ascii_escape_bytes(b"a\xff\x00\\\t"), "a\\xff\\x00\\\\t");
+        // The printable fast path and the escaping loop agree.
+        for text in ["plain ~!", "back\\slash", "tab\t", "", "é"] {
+            let mut out = String::from("<");
+            push_ascii_escaped_str(&mut out, text);
+            let slow: String = text
+                .chars()
+                .map(|c| ascii_escape_str(&format!("{c}")))
+                .collect();
+            assert_eq!(out, format!("<{slow}"));
+        }
     }
 }

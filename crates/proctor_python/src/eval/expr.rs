@@ -214,7 +214,7 @@ impl<'a> Evaluator<'_, 'a> {
         let mut elements = Vec::with_capacity(elts.len());
         for elt in elts {
             if let Expr::Starred(starred) = elt {
-                match ops::iterate(&self.expr(module, scope, &starred.value)) {
+                match ops::iterate_owned(self.expr(module, scope, &starred.value)) {
                     Ok(items) => elements.extend(items),
                     Err(reason) => return PyValue::Unknown(reason),
                 }
@@ -269,7 +269,7 @@ impl<'a> Evaluator<'_, 'a> {
         // written (a class body's names are visible there, and only there).
         let first = match generators.first() {
             Some(first) if !first.is_async => {
-                Some(ops::iterate(&self.expr(module, scope, &first.iter))?)
+                Some(ops::iterate_owned(self.expr(module, scope, &first.iter))?)
             }
             _ => None,
         };
@@ -305,7 +305,7 @@ impl<'a> Evaluator<'_, 'a> {
         }
         let items = match first_items {
             Some(items) => items,
-            None => ops::iterate(&self.expr(module, Some(scope), &first.iter))?,
+            None => ops::iterate_owned(self.expr(module, Some(scope), &first.iter))?,
         };
         'items: for item in items {
             if !self.step() {
@@ -331,7 +331,7 @@ impl<'a> Evaluator<'_, 'a> {
                 Ok(())
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
-                let items = ops::iterate(&value)?;
+                let items = ops::iterate_owned(value)?;
                 let star = elts.iter().position(|e| matches!(e, Expr::Starred(_)));
                 match star {
                     None if items.len() == elts.len() => {
@@ -639,7 +639,11 @@ impl<'a> Evaluator<'_, 'a> {
         let mut positional = Vec::with_capacity(arguments.args.len());
         for arg in &arguments.args {
             if let Expr::Starred(starred) = arg {
-                positional.extend(ops::iterate(&self.expr(module, scope, &starred.value))?);
+                positional.extend(ops::iterate_owned(self.expr(
+                    module,
+                    scope,
+                    &starred.value,
+                ))?);
             } else {
                 let value = self.expr(module, scope, arg);
                 positional.push(value);

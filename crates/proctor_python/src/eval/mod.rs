@@ -46,6 +46,11 @@ pub(crate) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
     ops::iterate(value)
 }
 
+/// [`iterate`] of a value given up: its elements moved when not shared.
+pub(crate) fn iterate_owned(value: PyValue) -> Result<Vec<PyValue>, String> {
+    ops::iterate_owned(value)
+}
+
 /// `bool(value)`, or why it cannot be known.
 pub(crate) fn truth(value: &PyValue) -> Result<bool, String> {
     ops::truth(value)

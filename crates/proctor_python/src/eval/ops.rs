@@ -181,6 +181,21 @@ pub(super) fn make_dict(pairs: Vec<PyValue>) -> PyValue {
     }
 }
 
+/// [`iterate`] of a value the caller gives up: a list, tuple or lazy
+/// iterable not shared elsewhere hands over its elements instead of
+/// cloning them (a comprehension over a fresh slice, a computed
+/// parametrize list of 17,000 tuples).
+pub(super) fn iterate_owned(value: PyValue) -> Result<Vec<PyValue>, String> {
+    match value {
+        PyValue::Container {
+            kind:
+                ContainerKind::List | ContainerKind::Tuple | ContainerKind::Keys | ContainerKind::Lazy,
+            elements,
+        } => Ok(elements.into_vec()),
+        other => iterate(&other),
+    }
+}
+
 /// The items `for x in value` visits.
 pub(super) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
     match value {
