@@ -111,6 +111,9 @@ pub(crate) struct SharedModule<'a> {
     /// views the shared modules with the shorter lifetime of its own
     /// module. See [`SharedModule::get`].
     built: std::sync::OnceLock<Built<'static>>,
+    /// Whether this module's siblings were built together already (see
+    /// [`Project::prefetch_siblings`]).
+    swept: std::sync::atomic::AtomicBool,
 }
 
 impl<'a> SharedModule<'a> {
@@ -120,6 +123,7 @@ impl<'a> SharedModule<'a> {
             dotted,
             package,
             built: std::sync::OnceLock::new(),
+            swept: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -224,6 +228,47 @@ impl<'p, 'a> Project<'p, 'a> {
 
     pub(crate) fn new(shared: &'p Shared<'a>, local: Option<Local<'p, 'a>>) -> Self {
         Project { shared, local }
+    }
+
+    /// Builds, in parallel, module `idx` and every shared module of its
+    /// package that is not built yet, when `idx` is not built: called when
+    /// code imports a module by a name it computed (`__import__(name)`),
+    /// as a loop over a table of a package's modules does (pygments'
+    /// `_iter_lexerclasses` imports every lexer module). Built one at a
+    /// time, each by the first task that asks, the modules would hold the
+    /// whole loop on one thread, the other one waiting on the same module.
+    /// Once per package.
+    pub(crate) fn prefetch_siblings(&self, idx: usize) {
+        use rayon::prelude::*;
+        use std::sync::atomic::Ordering;
+        let Some(module) = self.shared.modules.get(idx) else {
+            return;
+        };
+        if module.built.get().is_some() || module.swept.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some((parent, _)) = module.dotted.rsplit_once('.') else {
+            return;
+        };
+        let siblings: Vec<&SharedModule<'a>> = self
+            .shared
+            .modules
+            .iter()
+            .filter(|m| {
+                m.dotted
+                    .strip_prefix(parent)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|leaf| !leaf.contains('.'))
+            })
+            // Each sibling is claimed by one sweep only.
+            .filter(|m| !m.swept.swap(true, Ordering::Relaxed))
+            .filter(|m| m.built.get().is_none())
+            .collect();
+        if siblings.len() > 1 && rayon::current_num_threads() > 1 {
+            siblings.par_iter().for_each(|m| {
+                m.get();
+            });
+        }
     }
 
     /// The index a local module has.
@@ -888,5 +933,57 @@ pub(crate) fn number_value(number: &Number, negative: bool) -> PyValue {
                 PyValue::Imag(*imag)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Project, Shared, SharedModule, SourceRef};
+    use crate::source::ParsedFile;
+
+    #[test]
+    fn importing_a_module_by_name_builds_its_package_together() {
+        let names = ["pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.sub.d", "other.e"];
+        let files: Vec<ParsedFile> = names
+            .iter()
+            .map(|n| {
+                let path = std::path::PathBuf::from(format!("{n}.py"));
+                ParsedFile::parse(
+                    &path,
+                    format!("{n}.py"),
+                    Ok(b"class X:\n    name = 'x'\n".to_vec()),
+                )
+            })
+            .collect();
+        let shared = Shared {
+            modules: files
+                .iter()
+                .zip(names)
+                .map(|(f, n)| {
+                    SharedModule::new(SourceRef::Parsed(f), n.to_owned(), "pkg".to_owned())
+                })
+                .collect(),
+            by_dotted: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ((*n).to_owned(), i))
+                .collect(),
+            python_version: None,
+        };
+        let built = |shared: &Shared<'_>| -> Vec<bool> {
+            shared
+                .modules
+                .iter()
+                .map(|m| m.built.get().is_some())
+                .collect()
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool");
+        pool.install(|| Project::new(&shared, None).prefetch_siblings(1));
+        // `pkg.a`, `pkg.b`, `pkg.c`: not the package, a subpackage's module
+        // or another package's.
+        assert_eq!(built(&shared), [false, true, true, true, false, false]);
     }
 }
