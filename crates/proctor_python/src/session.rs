@@ -461,10 +461,6 @@ pub(crate) fn run(
             }
             fresh.extend(entry);
         }
-        // The syntax trees are freed on a pool thread while the output is
-        // written: freeing them is a tenth of a cold run's wall time.
-        drop((dirs, dir_of, session, by_path, shared));
-        rayon::spawn(move || drop(loaded));
     }
     if splice.is_some()
         && outputs
