@@ -230,26 +230,58 @@ impl<'p, 'a> Project<'p, 'a> {
         Project { shared, local }
     }
 
-    /// Builds, in parallel, module `idx` and every shared module of its
-    /// package that is not built yet, when `idx` is not built: called when
-    /// code imports a module by a name it computed (`__import__(name)`),
-    /// as a loop over a table of a package's modules does (pygments'
-    /// `_iter_lexerclasses` imports every lexer module). Built one at a
-    /// time, each by the first task that asks, the modules would hold the
-    /// whole loop on one thread, the other one waiting on the same module.
-    /// Once per package.
+    /// Builds, in parallel, module `idx` and the other modules of its
+    /// package that a module-level table of a built module names
+    /// ([`crate::eval::named_submodules`]: `'pkg.lexers.python'` in
+    /// `pkg/lexers/_mapping.py`), when `idx` is not built: called when code
+    /// imports a module by a name it computed (`__import__(name)`), as a
+    /// loop over such a table does (pygments' `_iter_lexerclasses` imports
+    /// every lexer module). Built one at a time, each by the first task
+    /// that asks, the modules would hold the whole loop on one thread, the
+    /// other one waiting on the same module. Once per module; modules no
+    /// table names (a lexer's `_builtins` data module) are built only when
+    /// asked for.
     pub(crate) fn prefetch_siblings(&self, idx: usize) {
         use rayon::prelude::*;
         use std::sync::atomic::Ordering;
         let Some(module) = self.shared.modules.get(idx) else {
             return;
         };
-        if module.built.get().is_some() || module.swept.load(Ordering::Relaxed) {
+        if rayon::current_num_threads() < 2
+            || module.built.get().is_some()
+            || module.swept.load(Ordering::Relaxed)
+        {
             return;
         }
         let Some((parent, _)) = module.dotted.rsplit_once('.') else {
             return;
         };
+        let top = parent.split('.').next().unwrap_or(parent);
+        let in_top = |dotted: &str| {
+            dotted
+                .strip_prefix(top)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        };
+        let mut named = Vec::new();
+        for (built, _) in self.shared.modules.iter().filter_map(|m| m.built.get()) {
+            if !in_top(&built.dotted) {
+                continue;
+            }
+            for stmt in built
+                .file
+                .ast
+                .as_ref()
+                .map_or(&[][..], |a| a.body.as_slice())
+            {
+                if let ast::Stmt::Assign(assign) = stmt {
+                    crate::eval::named_submodules(&assign.value, &built.package, &mut named);
+                }
+            }
+        }
+        let named: rustc_hash::FxHashSet<&str> = named.iter().map(String::as_str).collect();
+        if !named.contains(module.dotted.as_str()) {
+            return;
+        }
         let siblings: Vec<&SharedModule<'a>> = self
             .shared
             .modules
@@ -259,12 +291,13 @@ impl<'p, 'a> Project<'p, 'a> {
                     .strip_prefix(parent)
                     .and_then(|rest| rest.strip_prefix('.'))
                     .is_some_and(|leaf| !leaf.contains('.'))
+                    && named.contains(m.dotted.as_str())
             })
-            // Each sibling is claimed by one sweep only.
+            // Each module is claimed by one sweep only.
             .filter(|m| !m.swept.swap(true, Ordering::Relaxed))
             .filter(|m| m.built.get().is_none())
             .collect();
-        if siblings.len() > 1 && rayon::current_num_threads() > 1 {
+        if siblings.len() > 1 {
             siblings.par_iter().for_each(|m| {
                 m.get();
             });
@@ -981,9 +1014,22 @@ mod tests {
             .num_threads(2)
             .build()
             .expect("a pool");
-        pool.install(|| Project::new(&shared, None).prefetch_siblings(1));
-        // `pkg.a`, `pkg.b`, `pkg.c`: not the package, a subpackage's module
-        // or another package's.
-        assert_eq!(built(&shared), [false, true, true, true, false, false]);
+        pool.install(|| {
+            let project = Project::new(&shared, None);
+            // Nothing names `pkg.c`: importing it builds it alone.
+            let _ = project.module(1);
+            project.prefetch_siblings(4);
+            assert_eq!(
+                built(&shared),
+                [false, true, false, false, false, false, false]
+            );
+            // The table names `pkg.a` and `pkg.b`, built together; not
+            // `pkg.c`, nor the subpackage's or another package's module.
+            project.prefetch_siblings(2);
+        });
+        assert_eq!(
+            built(&shared),
+            [false, true, true, true, false, false, false]
+        );
     }
 }
