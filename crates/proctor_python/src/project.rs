@@ -976,16 +976,25 @@ mod tests {
 
     #[test]
     fn importing_a_module_by_name_builds_its_package_together() {
-        let names = ["pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.sub.d", "other.e"];
+        let names = [
+            "pkg",
+            "pkg._map",
+            "pkg.a",
+            "pkg.b",
+            "pkg.c",
+            "pkg.sub.d",
+            "other.e",
+        ];
         let files: Vec<ParsedFile> = names
             .iter()
             .map(|n| {
                 let path = std::path::PathBuf::from(format!("{n}.py"));
-                ParsedFile::parse(
-                    &path,
-                    format!("{n}.py"),
-                    Ok(b"class X:\n    name = 'x'\n".to_vec()),
-                )
+                let text: &[u8] = if *n == "pkg._map" {
+                    b"T = {'a': ('pkg.a', 'A'), 'b': ['pkg.b'], 'd': 'pkg.sub.d', 'e': 'other.e'}\n"
+                } else {
+                    b"class X:\n    name = 'x'\n"
+                };
+                ParsedFile::parse(&path, format!("{n}.py"), Ok(text.to_vec()))
             })
             .collect();
         let shared = Shared {
