@@ -280,6 +280,9 @@ impl<'p, 'a> Project<'p, 'a> {
         }
         let named: rustc_hash::FxHashSet<&str> = named.iter().map(String::as_str).collect();
         if !named.contains(module.dotted.as_str()) {
+            // Asked once: a loop importing modules no table names does not
+            // walk the tables again for each.
+            module.swept.store(true, Ordering::Relaxed);
             return;
         }
         let siblings: Vec<&SharedModule<'a>> = self
