@@ -52,7 +52,8 @@ pub(crate) fn scan_module(text: &str, package: &str) -> Option<Scan> {
     {
         return None;
     }
-    let lines = logical_lines(text.as_bytes())?;
+    let logical = logical_lines(text.as_bytes())?;
+    let lines = logical.lines();
     let mut pos = 0;
     let mut out = Vec::new();
     block(&lines, &mut pos, None, package, &mut out)?;
@@ -173,14 +174,14 @@ fn names_own_submodules(text: &str, package: &str) -> bool {
 /// One logical line: its indentation column and its code with comments
 /// dropped, strings replaced by `S` and continuation lines joined, with
 /// the byte offsets of its first code byte and just past its last.
-struct Line {
+struct Line<'s> {
     indent: usize,
-    code: String,
+    code: &'s str,
     start: usize,
     end: usize,
 }
 
-impl Line {
+impl Line<'_> {
     fn first_word(&self) -> &str {
         let end = self
             .code
@@ -217,9 +218,12 @@ fn has_word(code: &str, word: &str) -> bool {
 }
 
 /// The text's logical lines; `None` on anything the scan does not follow.
-fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
+fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
     let mut lines = Vec::new();
-    let mut code: Vec<u8> = Vec::new();
+    // The code of every line, one after the other: one buffer, not one
+    // string per line.
+    let mut code: Vec<u8> = Vec::with_capacity(b.len());
+    let mut from = 0;
     let mut depth = 0usize;
     let mut indent: Option<usize> = None;
     let mut start = 0;
@@ -259,6 +263,7 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
                 Some(_) => {
                     indent = Some(col);
                     start = i;
+                    from = code.len();
                 }
             }
         }
@@ -291,10 +296,9 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
                 if depth > 0 {
                     code.push(b' ');
                 } else {
-                    let text = String::from_utf8(std::mem::take(&mut code)).ok()?;
-                    lines.push(Line {
+                    lines.push(RawLine {
                         indent: indent.take()?,
-                        code: text,
+                        code: from..code.len(),
                         start,
                         end,
                     });
@@ -304,7 +308,7 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth = depth.checked_sub(1)?,
             b'\'' | b'"' => {
-                let interpolated = string_prefix(&code)?;
+                let interpolated = string_prefix(&code[from..])?;
                 i = skip_string(b, i, interpolated)?;
                 end = i;
                 code.push(b'S');
@@ -322,17 +326,46 @@ fn logical_lines(b: &[u8]) -> Option<Vec<Line>> {
         return None;
     }
     if let Some(indent) = indent {
-        let text = String::from_utf8(code).ok()?;
-        if !text.trim().is_empty() {
-            lines.push(Line {
+        if !std::str::from_utf8(&code[from..]).ok()?.trim().is_empty() {
+            lines.push(RawLine {
                 indent,
-                code: text,
+                code: from..code.len(),
                 start,
                 end,
             });
         }
     }
-    Some(lines)
+    // Cut only at ASCII bytes of a text that is UTF-8: valid.
+    let code = String::from_utf8(code).ok()?;
+    Some(LogicalLines { code, lines })
+}
+
+/// The logical lines of a text: their code in one buffer.
+struct LogicalLines {
+    code: String,
+    lines: Vec<RawLine>,
+}
+
+/// A [`Line`] with its code as a range of [`LogicalLines::code`].
+struct RawLine {
+    indent: usize,
+    code: std::ops::Range<usize>,
+    start: usize,
+    end: usize,
+}
+
+impl LogicalLines {
+    fn lines(&self) -> Vec<Line<'_>> {
+        self.lines
+            .iter()
+            .map(|l| Line {
+                indent: l.indent,
+                code: self.code.get(l.code.clone()).unwrap_or(""),
+                start: l.start,
+                end: l.end,
+            })
+            .collect()
+    }
 }
 
 /// Whether the string starting after `code` is an f- or t-string; `None`
@@ -459,7 +492,7 @@ fn block(
                 | "while"
         ) || (matches!(word, "match" | "case") && line.is_header());
         if line.code.starts_with('@') {
-            if has_word(&line.code, "import") {
+            if has_word(line.code, "import") {
                 return None;
             }
             *pos += 1;
@@ -469,11 +502,11 @@ fn block(
             if line.is_header() {
                 return None;
             }
-            simple(&line.code, package, out)?;
+            simple(line.code, package, out)?;
             *pos += 1;
             continue;
         }
-        if !line.is_header() && has_word(&line.code, "import") {
+        if !line.is_header() && has_word(line.code, "import") {
             // A body on the header's line.
             return None;
         }

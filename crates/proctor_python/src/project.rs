@@ -111,6 +111,9 @@ pub(crate) struct SharedModule<'a> {
     /// views the shared modules with the shorter lifetime of its own
     /// module. See [`SharedModule::get`].
     built: std::sync::OnceLock<Built<'static>>,
+    /// Whether this module's siblings were built together already (see
+    /// [`Project::prefetch_siblings`]).
+    swept: std::sync::atomic::AtomicBool,
 }
 
 impl<'a> SharedModule<'a> {
@@ -120,6 +123,7 @@ impl<'a> SharedModule<'a> {
             dotted,
             package,
             built: std::sync::OnceLock::new(),
+            swept: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -224,6 +228,83 @@ impl<'p, 'a> Project<'p, 'a> {
 
     pub(crate) fn new(shared: &'p Shared<'a>, local: Option<Local<'p, 'a>>) -> Self {
         Project { shared, local }
+    }
+
+    /// Builds, in parallel, module `idx` and the other modules of its
+    /// package that a module-level table of a built module names
+    /// ([`crate::eval::named_submodules`]: `'pkg.lexers.python'` in
+    /// `pkg/lexers/_mapping.py`), when `idx` is not built: called when code
+    /// imports a module by a name it computed (`__import__(name)`), as a
+    /// loop over such a table does (pygments' `_iter_lexerclasses` imports
+    /// every lexer module). Built one at a time, each by the first task
+    /// that asks, the modules would hold the whole loop on one thread, the
+    /// other one waiting on the same module. Once per module; modules no
+    /// table names (a lexer's `_builtins` data module) are built only when
+    /// asked for.
+    pub(crate) fn prefetch_siblings(&self, idx: usize) {
+        use rayon::prelude::*;
+        use std::sync::atomic::Ordering;
+        let Some(module) = self.shared.modules.get(idx) else {
+            return;
+        };
+        if rayon::current_num_threads() < 2
+            || module.built.get().is_some()
+            || module.swept.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        let Some((parent, _)) = module.dotted.rsplit_once('.') else {
+            return;
+        };
+        let top = parent.split('.').next().unwrap_or(parent);
+        let in_top = |dotted: &str| {
+            dotted
+                .strip_prefix(top)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        };
+        let mut named = Vec::new();
+        for (built, _) in self.shared.modules.iter().filter_map(|m| m.built.get()) {
+            if !in_top(&built.dotted) {
+                continue;
+            }
+            for stmt in built
+                .file
+                .ast
+                .as_ref()
+                .map_or(&[][..], |a| a.body.as_slice())
+            {
+                if let ast::Stmt::Assign(assign) = stmt {
+                    crate::eval::named_submodules(&assign.value, &built.package, &mut named);
+                }
+            }
+        }
+        let named: rustc_hash::FxHashSet<&str> = named.iter().map(String::as_str).collect();
+        if !named.contains(module.dotted.as_str()) {
+            // Asked once: a loop importing modules no table names does not
+            // walk the tables again for each.
+            module.swept.store(true, Ordering::Relaxed);
+            return;
+        }
+        let siblings: Vec<&SharedModule<'a>> = self
+            .shared
+            .modules
+            .iter()
+            .filter(|m| {
+                m.dotted
+                    .strip_prefix(parent)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|leaf| !leaf.contains('.'))
+                    && named.contains(m.dotted.as_str())
+            })
+            // Each module is claimed by one sweep only.
+            .filter(|m| !m.swept.swap(true, Ordering::Relaxed))
+            .filter(|m| m.built.get().is_none())
+            .collect();
+        if siblings.len() > 1 {
+            siblings.par_iter().for_each(|m| {
+                m.get();
+            });
+        }
     }
 
     /// The index a local module has.
@@ -888,5 +969,79 @@ pub(crate) fn number_value(number: &Number, negative: bool) -> PyValue {
                 PyValue::Imag(*imag)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Project, Shared, SharedModule, SourceRef};
+    use crate::source::ParsedFile;
+
+    #[test]
+    fn importing_a_module_by_name_builds_its_package_together() {
+        let names = [
+            "pkg",
+            "pkg._map",
+            "pkg.a",
+            "pkg.b",
+            "pkg.c",
+            "pkg.sub.d",
+            "other.e",
+        ];
+        let files: Vec<ParsedFile> = names
+            .iter()
+            .map(|n| {
+                let path = std::path::PathBuf::from(format!("{n}.py"));
+                let text: &[u8] = if *n == "pkg._map" {
+                    b"T = {'a': ('pkg.a', 'A'), 'b': ['pkg.b'], 'd': 'pkg.sub.d', 'e': 'other.e'}\n"
+                } else {
+                    b"class X:\n    name = 'x'\n"
+                };
+                ParsedFile::parse(&path, format!("{n}.py"), Ok(text.to_vec()))
+            })
+            .collect();
+        let shared = Shared {
+            modules: files
+                .iter()
+                .zip(names)
+                .map(|(f, n)| {
+                    SharedModule::new(SourceRef::Parsed(f), n.to_owned(), "pkg".to_owned())
+                })
+                .collect(),
+            by_dotted: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ((*n).to_owned(), i))
+                .collect(),
+            python_version: None,
+        };
+        let built = |shared: &Shared<'_>| -> Vec<bool> {
+            shared
+                .modules
+                .iter()
+                .map(|m| m.built.get().is_some())
+                .collect()
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool");
+        pool.install(|| {
+            let project = Project::new(&shared, None);
+            // Nothing names `pkg.c`: importing it builds it alone.
+            let _ = project.module(1);
+            project.prefetch_siblings(4);
+            assert_eq!(
+                built(&shared),
+                [false, true, false, false, false, false, false]
+            );
+            // The table names `pkg.a` and `pkg.b`, built together; not
+            // `pkg.c`, nor the subpackage's or another package's module.
+            project.prefetch_siblings(2);
+        });
+        assert_eq!(
+            built(&shared),
+            [false, true, true, true, false, false, false]
+        );
     }
 }

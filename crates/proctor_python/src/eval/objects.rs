@@ -284,6 +284,7 @@ impl<'a> Evaluator<'_, 'a> {
         let Some(idx) = self.import_module_named(name) else {
             return Self::not_importable(name);
         };
+        self.project.prefetch_siblings(idx);
         if leaf {
             return self.module_object(idx);
         }
@@ -322,7 +323,10 @@ impl<'a> Evaluator<'_, 'a> {
             name.clone()
         };
         match self.import_module_named(&absolute) {
-            Some(idx) => self.module_object(idx),
+            Some(idx) => {
+                self.project.prefetch_siblings(idx);
+                self.module_object(idx)
+            }
             None => Self::not_importable(&absolute),
         }
     }

@@ -240,7 +240,18 @@ pub(super) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
 }
 
 /// `a == b`; `None` when it cannot be known.
+#[inline]
 pub(super) fn equal(a: &PyValue, b: &PyValue) -> Option<bool> {
+    // Strings first, inline: a registry dict filled and read in a loop
+    // (`_cache[cls.name] = cls`, `LEXERS[key]`) compares its string keys
+    // once per entry per lookup.
+    match (a, b) {
+        (PyValue::Str(x), PyValue::Str(y)) => Some(x == y),
+        _ => equal_values(a, b),
+    }
+}
+
+fn equal_values(a: &PyValue, b: &PyValue) -> Option<bool> {
     use PyValue as V;
     Some(match (a, b) {
         (V::Unknown(_), _) | (_, V::Unknown(_)) => return None,
