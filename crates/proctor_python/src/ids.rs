@@ -52,29 +52,24 @@ pub(crate) fn make_ids(
             Some(ExplicitId::Param(text)) => escape_str(text, options),
             Some(ExplicitId::Listed(value)) => value_id(value, options)?
                 .ok_or_else(|| format!("ids[{idx}] is not a type pytest accepts as an id"))?,
-            // The parts written straight into the id, not one string each.
-            Some(ExplicitId::PerValue(given)) => {
+            // The parts written straight into the id, not one string each:
+            // an `ids=` callable's where it gave one, else the value's own.
+            Some(ExplicitId::PerValue(_)) | None => {
+                let given = match &set.explicit {
+                    Some(ExplicitId::PerValue(given)) => Some(given.as_slice()),
+                    _ => None,
+                };
+                let parts = given.map_or(usize::MAX, <[_]>::len);
                 let mut id = String::new();
-                for (i, ((value, argname), part)) in
-                    set.values.iter().zip(argnames).zip(given).enumerate()
+                for (i, (value, argname)) in set.values.iter().zip(argnames).take(parts).enumerate()
                 {
                     if i > 0 {
                         id.push('-');
                     }
-                    match part {
+                    match given.and_then(|given| given[i].as_deref()) {
                         Some(part) => id.push_str(part),
                         None => push_auto_id(&mut id, value, argname, idx, options)?,
                     }
-                }
-                id
-            }
-            None => {
-                let mut id = String::new();
-                for (i, (value, argname)) in set.values.iter().zip(argnames).enumerate() {
-                    if i > 0 {
-                        id.push('-');
-                    }
-                    push_auto_id(&mut id, value, argname, idx, options)?;
                 }
                 id
             }
