@@ -444,27 +444,32 @@ pub(crate) fn run(
                     context.map(|_| fragment::render_ordered(&output.items, reordering, &|_| None));
                 let (mut fragment, order) = rendered.unzip();
                 let order = order.flatten();
+                // Whether a parameter's key spans modules: for the entry's
+                // flags and for splicing.
+                let cross_module =
+                    (context.is_some() || splicing) && reorder::spans_modules(&output.items);
                 let mut entry = None;
-                if let (Some(context), Some(name), Some(rendered)) =
-                    (context, path.to_str(), fragment.take())
-                {
-                    let key = module_key(context, path, dotted, package, hash);
-                    // The fragment is kept once: in the entry, when there is one.
-                    let made = FreshEntry::new(
-                        name.to_string(),
-                        key,
-                        probes,
-                        &output,
-                        rendered,
-                        order.as_deref(),
-                    );
-                    match made {
-                        Ok(made) => entry = Some(made),
-                        Err(rendered) => fragment = Some(rendered),
+                if let (Some(context), Some(name)) = (context, path.to_str()) {
+                    if let Some(rendered) = fragment.take() {
+                        let key = module_key(context, path, dotted, package, hash);
+                        // The fragment is kept once: in the entry, when there is one.
+                        let made = FreshEntry::new(
+                            name.to_string(),
+                            key,
+                            probes,
+                            &output,
+                            rendered,
+                            order.as_deref(),
+                            cross_module,
+                        );
+                        match made {
+                            Ok(made) => entry = Some(made),
+                            Err(rendered) => fragment = Some(rendered),
+                        }
                     }
                 }
                 let mut output = output;
-                let wide = splicing && reorder::spans_modules(&output.items);
+                let wide = splicing && cross_module;
                 if splicing && !wide && output.items.iter().all(|item| item.dynamic.is_none()) {
                     // Spliced, a module's items are their fragment: only a
                     // dynamic function's (which a run may have recorded)

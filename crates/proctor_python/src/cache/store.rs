@@ -24,8 +24,8 @@ use crate::model::{CollectError, Item};
 /// what a stamp records changes meaning (v2: a module's imports include
 /// the submodules its tables name; v3: binary packs with each module's
 /// items rendered for `collect --json`; v4: a module's items rebuilt from
-/// its fragment and a binary entry of what the fragment lacks); stamps also name the build that
-/// wrote them, and another build's are not read.
+/// its fragment and a binary entry of what the fragment lacks); stamps
+/// also name the build that wrote them, and another build's are not read.
 pub(crate) const FORMAT: &str = "v4";
 
 /// Packs kept besides the one just written: one per context recently used
@@ -486,10 +486,26 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
+/// [`put_bytes`] of what `write` appends, written in place (its length
+/// filled in after).
+fn put_framed<E>(
+    out: &mut Vec<u8>,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    write(out)?;
+    let len = u32::try_from(out.len() - at - 4).unwrap_or(u32::MAX);
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    Ok(())
+}
+
 impl FreshEntry {
     /// The entry of a module collected now: `fragment` is its items
-    /// rendered, in `order` (their indices) when it is not theirs. Given
-    /// back when the entry cannot be made.
+    /// rendered, in `order` (their indices) when it is not theirs; `spans`
+    /// whether a parameter's key spans modules
+    /// ([`crate::reorder::spans_modules`] of its items). Given back when
+    /// the entry cannot be made.
     pub(crate) fn new(
         path: String,
         key: Hash,
@@ -497,6 +513,7 @@ impl FreshEntry {
         output: &ModuleOutput,
         fragment: Vec<u8>,
         order: Option<&[usize]>,
+        spans: bool,
     ) -> Result<FreshEntry, Vec<u8>> {
         let mut flags = 0;
         if output.parsed {
@@ -505,23 +522,18 @@ impl FreshEntry {
         if output.items.iter().any(|item| item.dynamic.is_some()) {
             flags |= flags::DYNAMIC;
         }
-        if crate::reorder::spans_modules(&output.items) {
+        if spans {
             flags |= flags::SPANS;
         }
         let mut head = Vec::with_capacity(256 + output.items.len() * 8);
         head.push(flags);
-        head.extend_from_slice(&[0; 4]);
-        if serde_json::to_writer(&mut head, &probes).is_err() {
+        if put_framed(&mut head, |out| serde_json::to_writer(out, &probes)).is_err() {
             return Err(fragment);
         }
-        let probes_len = head.len() - 5;
-        head[1..5].copy_from_slice(&u32::try_from(probes_len).unwrap_or(u32::MAX).to_le_bytes());
-        let entry_at = head.len();
-        head.extend_from_slice(&[0; 4]);
-        entry::encode(&mut head, output, order);
-        let entry_len = head.len() - entry_at - 4;
-        head[entry_at..entry_at + 4]
-            .copy_from_slice(&u32::try_from(entry_len).unwrap_or(u32::MAX).to_le_bytes());
+        let Ok(()) = put_framed(&mut head, |out| {
+            entry::encode(out, output, order);
+            Ok::<(), std::convert::Infallible>(())
+        });
         put_u32(&mut head, fragment.len());
         let mut tail = Vec::new();
         for part in [&output.error, &output.skipped] {
@@ -595,19 +607,16 @@ impl<'a> EntryRef<'a> {
 
     /// The module's output; `None` when the entry is damaged.
     pub(crate) fn output(&self) -> Option<ModuleOutput> {
-        let error = match self.error {
-            Some(json) => Some(serde_json::from_slice(json).ok()?),
-            None => None,
-        };
-        let skipped = match self.skipped {
-            Some(json) => Some(serde_json::from_slice(json).ok()?),
-            None => None,
+        // An error or skip that is stored and does not parse: damaged.
+        let parse = |json: Option<&[u8]>| match json {
+            Some(json) => serde_json::from_slice(json).ok().map(Some),
+            None => Some(None),
         };
         entry::decode(
             self.entry,
             self.fragment,
-            error,
-            skipped,
+            parse(self.error)?,
+            parse(self.skipped)?,
             self.has(flags::PARSED),
         )
     }
