@@ -27,7 +27,10 @@ pub(crate) fn flag_skip<'a>(
     def: &'a ast::StmtFunctionDef,
     mro: &[(usize, &'a ast::StmtClassDef)],
 ) -> Option<String> {
-    let first = def.body.iter().find(|stmt| !is_docstring(stmt))?;
+    let first = project
+        .body(module, def)
+        .iter()
+        .find(|stmt| !is_docstring(stmt))?;
     let Stmt::If(stmt_if) = first else {
         return None;
     };

@@ -598,7 +598,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         dynamic: Option<String>,
         items: &mut Vec<RawItem>,
     ) -> Result<(), ModuleError> {
-        if is_generator(&def.body) {
+        if is_generator(self.project.body(fmodule, def)) {
             return Err(ModuleError(CollectError {
                 file: self.rel().into(),
                 line: self

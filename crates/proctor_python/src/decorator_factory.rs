@@ -46,7 +46,8 @@ pub(crate) fn factory_mark<'a>(
     if helper.is_async || !helper.decorator_list.is_empty() {
         return None;
     }
-    let [Stmt::FunctionDef(inner), Stmt::Return(ret)] = without_docstring(&helper.body) else {
+    let [Stmt::FunctionDef(inner), Stmt::Return(ret)] = without_docstring(project.body(hm, helper))
+    else {
         return None;
     };
     if !matches!(ret.value.as_deref(), Some(Expr::Name(n)) if n.id == inner.name.id) {
@@ -56,7 +57,7 @@ pub(crate) fn factory_mark<'a>(
     let [Stmt::Return(ast::StmtReturn {
         value: Some(applied),
         ..
-    })] = without_docstring(&inner.body)
+    })] = without_docstring(project.body(hm, inner))
     else {
         return None;
     };
@@ -349,7 +350,7 @@ fn follow<'a>(
             _ => None,
         }
     };
-    let body = without_docstring(&helper.body);
+    let body = without_docstring(project.body(hm, helper));
     let (last, body) = body.split_last()?;
     for stmt in body {
         if let Some(value) = assigns_f(stmt) {

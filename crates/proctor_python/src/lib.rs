@@ -4,6 +4,7 @@
 //! importing anything. What cannot be known statically is reported as a
 //! dynamic item, never guessed and never dropped.
 
+mod bodies;
 mod cache;
 mod class_flags;
 mod collector;

@@ -345,6 +345,14 @@ impl<'p, 'a> Project<'p, 'a> {
         }
     }
 
+    /// The body of `def`, a function definition of module `module`: every
+    /// reader of a function's body asks here, since a source module's tree
+    /// holds none (see [`crate::bodies`]).
+    pub(crate) fn body(&self, module: usize, def: &'a ast::StmtFunctionDef) -> &'a [ast::Stmt] {
+        let file: &'a ParsedFile = self.module(module).file;
+        file.body(def)
+    }
+
     /// Resolves `name` as seen from module `module`.
     pub(crate) fn resolve_name(&self, module: usize, name: &str, depth: usize) -> Entity<'a> {
         if depth > MAX_DEPTH {

@@ -150,6 +150,7 @@ pub(crate) fn run(
                 file: Some(file),
                 bytes: None,
                 elide: Vec::new(),
+                source: false,
             });
             names.push((dotted, package));
         }
@@ -1395,6 +1396,9 @@ struct Slot {
     /// Ranges of `bytes` the parse leaves out (see
     /// [`crate::source::Elided`]).
     elide: Vec<(u32, u32)>,
+    /// A source module (not a test module or a conftest): its tree drops
+    /// its function bodies (see [`crate::bodies`]).
+    source: bool,
     hash: Hash,
     imports: Vec<String>,
 }
@@ -1411,6 +1415,7 @@ impl Slot {
         let expect = (cached && self.bytes.is_none()).then_some(self.hash);
         LazyFile::new(self.path, rel, settings.max_file_size, self.bytes, expect)
             .eliding(self.elide)
+            .stripping(self.source)
     }
 }
 
@@ -1432,6 +1437,7 @@ fn shared_slot(
                     file: None,
                     bytes: None,
                     elide: Vec::new(),
+                    source,
                     hash: stamp.hash,
                     imports: imports.clone(),
                 };
@@ -1476,6 +1482,7 @@ fn shared_slot(
         file,
         bytes,
         elide,
+        source,
         hash,
         imports,
     };

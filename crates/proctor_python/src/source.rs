@@ -27,6 +27,9 @@ pub(crate) struct ParsedFile {
     pub(crate) error: Option<CollectError>,
     /// Class attribute values the parse left out, parsed when read.
     pub(crate) elided: Elided,
+    /// The function bodies a source module's tree dropped, read through
+    /// [`ParsedFile::body`]; `None` when the tree holds them all.
+    pub(crate) bodies: Option<crate::bodies::Stripped>,
 }
 
 /// Class attribute values left out of a module's parse: the scan
@@ -117,18 +120,21 @@ impl ParsedFile {
     /// Parses what [`read_bytes`] read from `path`; a read error becomes
     /// `error`, as do undecodable text and syntax errors.
     pub(crate) fn parse(path: &Path, rel: String, bytes: Result<Vec<u8>, String>) -> ParsedFile {
-        ParsedFile::parse_eliding(path, rel, bytes, &[])
+        ParsedFile::parse_eliding(path, rel, bytes, &[], false)
     }
 
     /// Like [`ParsedFile::parse`], leaving the class attribute values at
     /// `elide` out of the parse (see [`Elided`]): the text parsed has each
     /// of those ranges blanked to an empty bracket pair, lines kept, so
-    /// every other node has the offsets it has in the file.
+    /// every other node has the offsets it has in the file. With `strip`
+    /// (a source module), the tree drops its function bodies once parsed
+    /// (see [`crate::bodies`]).
     pub(crate) fn parse_eliding(
         path: &Path,
         rel: String,
         bytes: Result<Vec<u8>, String>,
         elide: &[(u32, u32)],
+        strip: bool,
     ) -> ParsedFile {
         let mut file = ParsedFile {
             path: path.to_path_buf(),
@@ -137,6 +143,7 @@ impl ParsedFile {
             ast: None,
             error: None,
             elided: Elided::default(),
+            bodies: None,
         };
         let bytes = match bytes {
             Ok(bytes) => bytes,
@@ -165,17 +172,26 @@ impl ParsedFile {
             .flatten()
         {
             if let Ok(parsed) = parse_module(&blanked) {
-                let ast = parsed.into_syntax();
+                let mut ast = parsed.into_syntax();
                 let elided = placeholders(&ast.body, elide);
                 if elided.values.len() == elide.len() {
                     file.elided = elided;
+                    if strip {
+                        file.bodies = crate::bodies::strip(&mut ast, elide);
+                    }
                     file.ast = Some(ast);
                     return file;
                 }
             }
         }
         match parse_module(&file.source.text) {
-            Ok(parsed) => file.ast = Some(parsed.into_syntax()),
+            Ok(parsed) => {
+                let mut ast = parsed.into_syntax();
+                if strip {
+                    file.bodies = crate::bodies::strip(&mut ast, &[]);
+                }
+                file.ast = Some(ast);
+            }
             Err(err) => {
                 let start = err.location.start().to_u32();
                 let lc = file.source.index.line_column(&file.source.text, start);
@@ -199,6 +215,15 @@ impl ParsedFile {
         }
     }
 
+    /// The body of `def`, a function definition of this file's tree (see
+    /// [`crate::bodies`]: a source module's tree dropped its bodies).
+    pub(crate) fn body<'s>(&'s self, def: &'s ruff_python_ast::StmtFunctionDef) -> &'s [Stmt] {
+        match &self.bodies {
+            Some(stripped) => stripped.body(&self.source.text, def),
+            None => &def.body,
+        }
+    }
+
     /// The 1-based line of byte `offset`.
     pub(crate) fn line_of(&self, offset: u32) -> usize {
         self.source.index.line(offset)
@@ -217,7 +242,7 @@ impl ParsedFile {
 /// `text` with each range of `elide` (bracketed values, in order) blanked:
 /// its first and last bytes kept, line breaks kept, everything else a
 /// space. `None` when a range does not fit the text.
-fn blank_ranges(text: &str, elide: &[(u32, u32)]) -> Option<String> {
+pub(crate) fn blank_ranges(text: &str, elide: &[(u32, u32)]) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     for &(start, end) in elide {
         let inner = bytes.get_mut(start as usize + 1..(end as usize).checked_sub(1)?)?;
@@ -277,6 +302,9 @@ pub(crate) struct LazyFile {
     /// Ranges the parse leaves out (see [`Elided`]), found by the scan of
     /// the `pending` bytes.
     elide: Vec<(u32, u32)>,
+    /// Whether the tree drops its function bodies (a source module: see
+    /// [`crate::bodies`]).
+    strip: bool,
     parsed: std::sync::OnceLock<ParsedFile>,
 }
 
@@ -305,6 +333,7 @@ impl LazyFile {
             expect,
             changed: std::sync::atomic::AtomicBool::new(false),
             elide: Vec::new(),
+            strip: false,
             parsed: std::sync::OnceLock::new(),
         }
     }
@@ -314,6 +343,14 @@ impl LazyFile {
     #[must_use]
     pub(crate) fn eliding(mut self, elide: Vec<(u32, u32)>) -> LazyFile {
         self.elide = elide;
+        self
+    }
+
+    /// Drops the function bodies from the tree once parsed, when `strip`
+    /// (a source module's: see [`crate::bodies`]).
+    #[must_use]
+    pub(crate) fn stripping(mut self, strip: bool) -> LazyFile {
+        self.strip = strip;
         self
     }
 
@@ -334,7 +371,7 @@ impl LazyFile {
                 }
                 bytes
             });
-            ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide)
+            ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide, self.strip)
         })
     }
 
@@ -613,6 +650,7 @@ mod tests {
             "m.py".into(),
             Ok(text.clone().into_bytes()),
             &scan.elidable,
+            false,
         );
         assert!(!lazy.elided.is_empty());
         assert_eq!(lazy.source.text, text);
@@ -625,8 +663,13 @@ mod tests {
         let text = lexer_module().replacen("(r'k3\\b', Keyword)", "(r'k3' +* 1)", 1);
         let scan = crate::import_scan::scan_module(&text, "").expect("scanned");
         let path = std::path::Path::new("m.py");
-        let lazy =
-            ParsedFile::parse_eliding(path, "m.py".into(), Ok(text.into_bytes()), &scan.elidable);
+        let lazy = ParsedFile::parse_eliding(
+            path,
+            "m.py".into(),
+            Ok(text.into_bytes()),
+            &scan.elidable,
+            false,
+        );
         assert!(lazy.error.is_none());
         let tables = class_tables(&lazy);
         assert!(
@@ -648,6 +691,7 @@ mod tests {
             "m.py".into(),
             Ok(text.clone().into_bytes()),
             &[(start, end)],
+            false,
         );
         let whole = ParsedFile::parse(path, "m.py".into(), Ok(text.into_bytes()));
         assert!(lazy.elided.is_empty());

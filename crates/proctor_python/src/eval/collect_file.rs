@@ -148,7 +148,7 @@ fn collect_file(
             other => return Err(format!("the hook takes `{other}`")),
         }
     }
-    match evaluator.hook_body(module, &scope, &def.body)? {
+    match evaluator.hook_body(module, &scope, project.body(module, def))? {
         Some(Some(collector)) => evaluator.file_items(module, collector),
         _ => Ok(Vec::new()),
     }
@@ -276,7 +276,8 @@ impl<'a> Evaluator<'_, 'a> {
         let Some((fm, collect)) = collect else {
             return Err(format!("`{name}` does not define `collect`"));
         };
-        if !collect.decorator_list.is_empty() || collect.is_async || !is_generator(&collect.body) {
+        let body = self.project.body(fm, collect);
+        if !collect.decorator_list.is_empty() || collect.is_async || !is_generator(body) {
             return Err(format!("`{name}.collect` is not a plain generator"));
         }
         let this = match collect.parameters.args.as_slice() {
@@ -284,7 +285,7 @@ impl<'a> Evaluator<'_, 'a> {
             _ => return Err(format!("`{name}.collect` takes more than `self`")),
         };
         let mut names = Vec::new();
-        for stmt in &collect.body {
+        for stmt in body {
             match stmt {
                 Stmt::Pass(_) => {}
                 Stmt::Expr(e) => match e.value.as_ref() {

@@ -36,7 +36,7 @@ use crate::project::Project;
 use crate::value::PyValue;
 
 pub(crate) use collect_file::{collect_files, HookFile};
-pub(crate) use objects::{changed_by_calls, named_submodules};
+pub(crate) use objects::{changed_by_calls, changed_by_functions, named_submodules};
 pub(crate) use scope::Scope;
 pub(crate) use stmts::MUTATING_METHODS;
 pub(crate) use target::literal_reads_target;

@@ -59,8 +59,21 @@ impl<'a> Evaluator<'_, 'a> {
         };
         let body: &'a [Stmt] = &ast.body;
         let scope = Scope::child(None);
-        for stmt in body {
-            if !mentions(stmt, name) {
+        for (i, stmt) in body.iter().enumerate() {
+            // Definitions are the name table's: running them here does
+            // nothing, whatever their bodies mention.
+            if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                continue;
+            }
+            // A block holding definitions whose bodies a source module's
+            // tree dropped is read whole (the whole tree's statement `i`).
+            let whole = file
+                .bodies
+                .as_ref()
+                .filter(|_| crate::bodies::holds_stripped(stmt))
+                .and_then(|stripped| stripped.full(&file.source.text))
+                .and_then(|full| full.body.get(i));
+            if !mentions(whole.unwrap_or(stmt), name) {
                 continue;
             }
             if let Err(reason) = self.block(module, &scope, std::slice::from_ref(stmt), None, true)

@@ -382,7 +382,7 @@ impl<'a> Evaluator<'_, 'a> {
 /// Names that function bodies of `body` change in place (`NAME[k] = v`,
 /// `NAME.append(v)`) without binding them locally: module-level values
 /// whose content depends on which calls ran before they are read.
-pub(super) fn changed_by_functions(body: &[ast::Stmt]) -> Vec<String> {
+pub(crate) fn changed_by_functions(body: &[ast::Stmt]) -> Vec<String> {
     use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
     struct Finder {
         in_function: bool,
@@ -470,10 +470,13 @@ impl Evaluator<'_, '_> {
         let mut cache = self.changed_globals.borrow_mut();
         let changed = cache.entry(module).or_insert_with(|| {
             let file: &crate::source::ParsedFile = self.project.module(module).file;
-            let names = file
-                .ast
-                .as_ref()
-                .map_or_else(Vec::new, |ast| changed_by_functions(&ast.body));
+            // A source module's tree lost its function bodies: what they
+            // change was found before.
+            let names = match (&file.bodies, &file.ast) {
+                (Some(stripped), _) => stripped.changed.clone(),
+                (None, Some(ast)) => changed_by_functions(&ast.body),
+                (None, None) => Vec::new(),
+            };
             names
                 .into_iter()
                 .filter_map(|name| match self.project.module(module).ns.get(&name) {

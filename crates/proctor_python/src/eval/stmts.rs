@@ -209,9 +209,10 @@ impl<'a> Evaluator<'_, 'a> {
         if let Err(reason) = self.bind_parameters(module, &local, Some(&def.parameters), args) {
             return PyValue::Unknown(format!("calling `{name}`: {reason}"));
         }
-        let yields = is_generator(&def.body).then(|| RefCell::new(Vec::new()));
+        let body = self.project.body(module, def);
+        let yields = is_generator(body).then(|| RefCell::new(Vec::new()));
         self.calls.set(calls + 1);
-        let flow = self.block(module, &local, &def.body, yields.as_ref(), false);
+        let flow = self.block(module, &local, body, yields.as_ref(), false);
         self.calls.set(calls);
         match (flow, yields) {
             // The innermost call names itself; outer calls add nothing.
