@@ -295,6 +295,7 @@ match os.sep:
 
     fn parse(strip: bool, elide: &[(u32, u32)]) -> ParsedFile {
         let bytes = Ok(MODULE.as_bytes().to_vec());
+        let strip = strip.then_some(u64::MAX);
         ParsedFile::parse_eliding(Path::new("m.py"), "m.py".into(), bytes, elide, strip)
     }
 
@@ -325,7 +326,7 @@ match os.sep:
                 crate::eval::changed_by_functions(&whole.ast.as_ref().expect("parses").body)
             );
             // The whole tree's top-level statements are the stripped tree's.
-            let full = bodies.full(&stripped.source.text).expect("parses again");
+            let full = bodies.full(stripped.text()).expect("parses again");
             let top = &stripped.ast.as_ref().expect("parses").body;
             assert_eq!(full.body.len(), top.len());
             for (f, s) in full.body.iter().zip(top) {
@@ -348,7 +349,7 @@ match os.sep:
             "m.py".into(),
             Ok(broken.as_bytes().to_vec()),
             &[],
-            true,
+            Some(u64::MAX),
         );
         let error = file.error.expect("the body's error is found");
         assert!(error.message.starts_with("SyntaxError"), "{error:?}");
@@ -357,7 +358,7 @@ match os.sep:
             "m.py".into(),
             Ok(b"X = [1, 2]\nclass C:\n    y = 2\n".to_vec()),
             &[],
-            true,
+            Some(u64::MAX),
         );
         assert!(plain.error.is_none());
         assert!(plain.bodies.is_none());

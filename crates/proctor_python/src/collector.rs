@@ -1144,11 +1144,11 @@ pub(crate) fn to_marker<'a>(
         let start = file
             .source
             .index
-            .line_column(&file.source.text, range.start().to_u32());
+            .line_column(file.text(), range.start().to_u32());
         let end = file
             .source
             .index
-            .line_column(&file.source.text, range.end().to_u32());
+            .line_column(file.text(), range.end().to_u32());
         Location {
             file: file.rel.clone(),
             line: start.line,

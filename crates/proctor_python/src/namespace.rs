@@ -55,9 +55,9 @@ pub(crate) struct Namespace<'a> {
     /// The expression each mutated name is bound to in this table (by
     /// address), so that a reference that resolves to it is recognised.
     pub(crate) mutated_by_expr: HashMap<usize, &'a str>,
-    /// The values the parse left out and the file's text they are parsed
-    /// from (see [`crate::source::Elided`]), when it left any out.
-    elided: Option<(&'a crate::source::Elided, &'a str)>,
+    /// The file whose parse left values out (see
+    /// [`crate::source::Elided`]), when it left any out.
+    elided: Option<&'a crate::source::ParsedFile>,
 }
 
 impl<'a> Namespace<'a> {
@@ -91,9 +91,10 @@ impl<'a> Namespace<'a> {
     /// value parsed.
     fn read<'s>(&'s self, binding: &'s Binding<'a>) -> &'s Binding<'a> {
         match (self.elided, binding) {
-            (Some((table, text)), Binding::Value { expr, cond }) => {
-                table.binding(text, expr, *cond).unwrap_or(binding)
-            }
+            (Some(file), Binding::Value { expr, cond }) => file
+                .elided
+                .binding(&|| file.text(), expr, *cond)
+                .unwrap_or(binding),
             _ => binding,
         }
     }
@@ -112,17 +113,16 @@ impl<'a> Namespace<'a> {
         Namespace::build_in(body, package, None)
     }
 
-    /// Like [`Namespace::build`], for a body of a file whose parse left the
-    /// values `elided` out: `text` is the file's text they are parsed from
-    /// when read.
+    /// Like [`Namespace::build`], for a body of file `elided`, whose parse
+    /// may have left values out: they are parsed from its text when read.
     pub(crate) fn build_in(
         body: &'a [Stmt],
         package: &str,
-        elided: Option<(&'a crate::source::Elided, &'a str)>,
+        elided: Option<&'a crate::source::ParsedFile>,
     ) -> Self {
         let mut ns = Namespace::default();
         ns.add_body(body, package, false);
-        ns.elided = elided.filter(|(table, _)| !table.is_empty());
+        ns.elided = elided.filter(|file| !file.elided.is_empty());
         for &name in &ns.mutated {
             if let Some(Binding::Value { expr, .. }) = ns.get(name) {
                 ns.mutated_by_expr

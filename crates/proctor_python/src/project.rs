@@ -160,7 +160,7 @@ pub(crate) fn class_tables<'a>(module: &Module<'a>) -> HashMap<usize, Namespace<
         class_defs(&ast.body, &mut defs);
     }
     let file: &'a ParsedFile = module.file;
-    let elided = Some((&file.elided, file.source.text.as_str()));
+    let elided = Some(file);
     defs.into_iter()
         .map(|def| {
             (

@@ -1154,7 +1154,7 @@ fn collect_module<'a>(
         }
     }
     let mut doc_item = None;
-    if settings.doctest_modules && module.file.source.text.contains(">>>") {
+    if settings.doctest_modules && module.file.text().contains(">>>") {
         doc_item = Some(RawItem {
             nodeid: module.file.rel.clone(),
             file: module.file.rel.as_str().into(),

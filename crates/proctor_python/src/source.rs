@@ -19,7 +19,8 @@ pub(crate) struct ParsedFile {
     /// Path relative to the rootdir with `/` separators (or the absolute path
     /// when outside it).
     pub(crate) rel: String,
-    /// The decoded text and its line index (empty when unreadable).
+    /// The decoded text and its line index (empty when unreadable; the
+    /// text is empty too once let go: read it with [`ParsedFile::text`]).
     pub(crate) source: SourceFile,
     /// The syntax tree, or `None` when the file could not be parsed.
     pub(crate) ast: Option<ModModule>,
@@ -30,6 +31,32 @@ pub(crate) struct ParsedFile {
     /// The function bodies a source module's tree dropped, read through
     /// [`ParsedFile::body`]; `None` when the tree holds them all.
     pub(crate) bodies: Option<crate::bodies::Stripped>,
+    /// A source module's text, let go once parsed (see [`LetGo`]).
+    let_go: Option<LetGo>,
+}
+
+/// A source module's text, let go once the module is parsed and its bodies
+/// dropped: its tree and line index stand for it, and collection rarely
+/// reads a source module's text (a value left out of the parse, a body
+/// read, a mark's column). The first read takes the file again, checked
+/// against the text it had.
+#[derive(Debug)]
+struct LetGo {
+    max_size: u64,
+    /// The length and hash of the text let go.
+    len: usize,
+    hash: u64,
+    text: std::sync::OnceLock<String>,
+    /// The file read again is not the text parsed (it changed since).
+    changed: std::sync::atomic::AtomicBool,
+}
+
+/// A quick hash of a text, to tell the same file read twice.
+fn text_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(text.as_bytes());
+    hasher.finish()
 }
 
 /// Class attribute values left out of a module's parse: the scan
@@ -67,10 +94,10 @@ impl Elided {
     /// The binding of the value `placeholder` stands for (bound under a
     /// condition when `cond`), the value parsed from the file's `text` on
     /// first use; [`Binding::Opaque`] when it does not parse; `None` when
-    /// `placeholder` stands for nothing left out.
+    /// `placeholder` stands for nothing left out (`text` is not asked).
     pub(crate) fn binding<'s>(
         &'s self,
-        text: &str,
+        text: &dyn Fn() -> &'s str,
         placeholder: &Expr,
         cond: bool,
     ) -> Option<&'s Binding<'s>> {
@@ -83,6 +110,7 @@ impl Elided {
                 .get_or_init(|| {
                     // The range is the scan's, of these very bytes; checked
                     // anyway, since the parser slices the text with it.
+                    let text = text();
                     let (start, end) =
                         (entry.range.start().to_usize(), entry.range.end().to_usize());
                     if !(start < end && text.is_char_boundary(start) && text.is_char_boundary(end))
@@ -120,21 +148,22 @@ impl ParsedFile {
     /// Parses what [`read_bytes`] read from `path`; a read error becomes
     /// `error`, as do undecodable text and syntax errors.
     pub(crate) fn parse(path: &Path, rel: String, bytes: Result<Vec<u8>, String>) -> ParsedFile {
-        ParsedFile::parse_eliding(path, rel, bytes, &[], false)
+        ParsedFile::parse_eliding(path, rel, bytes, &[], None)
     }
 
     /// Like [`ParsedFile::parse`], leaving the class attribute values at
     /// `elide` out of the parse (see [`Elided`]): the text parsed has each
     /// of those ranges blanked to an empty bracket pair, lines kept, so
     /// every other node has the offsets it has in the file. With `strip`
-    /// (a source module), the tree drops its function bodies once parsed
-    /// (see [`crate::bodies`]).
+    /// (a source module, read with at most `max_size` bytes), the tree
+    /// drops its function bodies once parsed (see [`crate::bodies`]) and
+    /// the text is let go (see [`LetGo`]).
     pub(crate) fn parse_eliding(
         path: &Path,
         rel: String,
         bytes: Result<Vec<u8>, String>,
         elide: &[(u32, u32)],
-        strip: bool,
+        strip: Option<u64>,
     ) -> ParsedFile {
         let mut file = ParsedFile {
             path: path.to_path_buf(),
@@ -144,6 +173,7 @@ impl ParsedFile {
             error: None,
             elided: Elided::default(),
             bodies: None,
+            let_go: None,
         };
         let bytes = match bytes {
             Ok(bytes) => bytes,
@@ -172,25 +202,24 @@ impl ParsedFile {
             .flatten()
         {
             if let Ok(parsed) = parse_module(&blanked) {
-                let mut ast = parsed.into_syntax();
+                let ast = parsed.into_syntax();
                 let elided = placeholders(&ast.body, elide);
                 if elided.values.len() == elide.len() {
                     file.elided = elided;
-                    if strip {
-                        file.bodies = crate::bodies::strip(&mut ast, elide);
-                    }
                     file.ast = Some(ast);
+                    if let Some(max_size) = strip {
+                        file.strip(elide, max_size);
+                    }
                     return file;
                 }
             }
         }
         match parse_module(&file.source.text) {
             Ok(parsed) => {
-                let mut ast = parsed.into_syntax();
-                if strip {
-                    file.bodies = crate::bodies::strip(&mut ast, &[]);
+                file.ast = Some(parsed.into_syntax());
+                if let Some(max_size) = strip {
+                    file.strip(&[], max_size);
                 }
-                file.ast = Some(ast);
             }
             Err(err) => {
                 let start = err.location.start().to_u32();
@@ -206,6 +235,50 @@ impl ParsedFile {
         file
     }
 
+    /// Drops a parsed source module's function bodies and lets its text go
+    /// (`elide`: the ranges the parse blanked).
+    fn strip(&mut self, elide: &[(u32, u32)], max_size: u64) {
+        let Some(ast) = self.ast.as_mut() else {
+            return;
+        };
+        self.bodies = crate::bodies::strip(ast, elide);
+        let text = &self.source.text;
+        self.let_go = Some(LetGo {
+            max_size,
+            len: text.len(),
+            hash: text_hash(text),
+            text: std::sync::OnceLock::new(),
+            changed: std::sync::atomic::AtomicBool::new(false),
+        });
+        self.source.text = String::new();
+    }
+
+    /// The file's text (read again if it was let go).
+    pub(crate) fn text(&self) -> &str {
+        let Some(let_go) = &self.let_go else {
+            return &self.source.text;
+        };
+        let_go.text.get_or_init(|| {
+            let text = read_bytes(&self.path, let_go.max_size)
+                .ok()
+                .and_then(|bytes| decode(bytes).ok())
+                .unwrap_or_default();
+            if text.len() != let_go.len || text_hash(&text) != let_go.hash {
+                let_go
+                    .changed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            text
+        })
+    }
+
+    /// Whether the text read again was not the text parsed.
+    pub(crate) fn text_changed(&self) -> bool {
+        self.let_go
+            .as_ref()
+            .is_some_and(|l| l.changed.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     fn whole_file_error(&self, message: String) -> CollectError {
         CollectError {
             file: self.rel.clone(),
@@ -219,7 +292,7 @@ impl ParsedFile {
     /// [`crate::bodies`]: a source module's tree dropped its bodies).
     pub(crate) fn body<'s>(&'s self, def: &'s ruff_python_ast::StmtFunctionDef) -> &'s [Stmt] {
         match &self.bodies {
-            Some(stripped) => stripped.body(&self.source.text, def),
+            Some(stripped) => stripped.body(self.text(), def),
             None => &def.body,
         }
     }
@@ -232,8 +305,7 @@ impl ParsedFile {
     /// The source text of `node`.
     pub(crate) fn slice(&self, node: &impl Ranged) -> &str {
         let range = node.range();
-        self.source
-            .text
+        self.text()
             .get(range.start().to_usize()..range.end().to_usize())
             .unwrap_or("")
     }
@@ -371,7 +443,8 @@ impl LazyFile {
                 }
                 bytes
             });
-            ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide, self.strip)
+            let strip = self.strip.then_some(self.max_size);
+            ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide, strip)
         })
     }
 
@@ -379,6 +452,7 @@ impl LazyFile {
     /// results with (the file changed while collecting).
     pub(crate) fn changed(&self) -> bool {
         self.changed.load(std::sync::atomic::Ordering::Relaxed)
+            || self.parsed.get().is_some_and(ParsedFile::text_changed)
     }
 }
 
@@ -615,7 +689,7 @@ mod tests {
     /// Each class's name table, every binding printed (with its ranges).
     fn class_tables(file: &ParsedFile) -> Vec<Vec<String>> {
         let body = &file.ast.as_ref().expect("parses").body;
-        let elided = Some((&file.elided, file.source.text.as_str()));
+        let elided = Some(file);
         body.iter()
             .filter_map(|stmt| match stmt {
                 ruff_python_ast::Stmt::ClassDef(def) => Some(
@@ -650,7 +724,7 @@ mod tests {
             "m.py".into(),
             Ok(text.clone().into_bytes()),
             &scan.elidable,
-            false,
+            None,
         );
         assert!(!lazy.elided.is_empty());
         assert_eq!(lazy.source.text, text);
@@ -668,7 +742,7 @@ mod tests {
             "m.py".into(),
             Ok(text.into_bytes()),
             &scan.elidable,
-            false,
+            None,
         );
         assert!(lazy.error.is_none());
         let tables = class_tables(&lazy);
@@ -691,7 +765,7 @@ mod tests {
             "m.py".into(),
             Ok(text.clone().into_bytes()),
             &[(start, end)],
-            false,
+            None,
         );
         let whole = ParsedFile::parse(path, "m.py".into(), Ok(text.into_bytes()));
         assert!(lazy.elided.is_empty());

@@ -325,7 +325,7 @@ impl<'a> Evaluator<'_, 'a> {
                     bdef.name.id.as_str()
                 ));
             }
-            let text = &self.project.module(bm).file.source.text;
+            let text = self.project.module(bm).file.text();
             let range = ruff_text_size::Ranged::range(bdef);
             let body = text
                 .get(usize::from(range.start())..usize::from(range.end()))

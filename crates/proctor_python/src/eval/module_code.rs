@@ -71,7 +71,7 @@ impl<'a> Evaluator<'_, 'a> {
                 .bodies
                 .as_ref()
                 .filter(|_| crate::bodies::holds_stripped(stmt))
-                .and_then(|stripped| stripped.full(&file.source.text))
+                .and_then(|stripped| stripped.full(file.text()))
                 .and_then(|full| full.body.get(i));
             if !mentions(whole.unwrap_or(stmt), name) {
                 continue;
