@@ -293,20 +293,27 @@ match os.sep:
         out
     }
 
-    fn parse(strip: bool, elide: &[(u32, u32)]) -> ParsedFile {
+    /// `MODULE` parsed from `dir`'s `m.py` (a stripped file's text is let
+    /// go and read again from there).
+    fn parse(dir: &Path, strip: bool, elide: &[(u32, u32)]) -> ParsedFile {
+        let path = dir.join("m.py");
+        std::fs::write(&path, MODULE).expect("written");
         let bytes = Ok(MODULE.as_bytes().to_vec());
         let strip = strip.then_some(u64::MAX);
-        ParsedFile::parse_eliding(Path::new("m.py"), "m.py".into(), bytes, elide, strip)
+        ParsedFile::parse_eliding(&path, "m.py".into(), bytes, elide, strip)
     }
 
     #[test]
     fn a_stripped_tree_reads_every_body_as_the_whole_tree_has_it() {
         let scan = crate::import_scan::scan_module(MODULE, "").expect("scanned");
         assert_eq!(scan.elidable.len(), 1, "`tokens` is left out of the parse");
+        let dir = tempfile::tempdir().expect("temporary directory");
         for elide in [&scan.elidable[..], &[]] {
-            let whole = parse(false, elide);
-            let stripped = parse(true, elide);
+            let whole = parse(dir.path(), false, elide);
+            let stripped = parse(dir.path(), true, elide);
             assert!(whole.bodies.is_none());
+            assert!(stripped.source.text.is_empty(), "the text is let go");
+            assert!(!stripped.text_changed());
             let bodies = stripped.bodies.as_ref().expect("bodies dropped");
             let whole_defs = defs(&whole.ast.as_ref().expect("parses").body);
             let stripped_defs = defs(&stripped.ast.as_ref().expect("parses").body);
@@ -338,7 +345,19 @@ match os.sep:
                 );
                 assert!(!super::holds_stripped(f));
             }
+            assert_eq!(stripped.text(), MODULE, "read again");
+            assert!(!stripped.text_changed());
         }
+    }
+
+    #[test]
+    fn a_let_go_text_read_again_from_a_changed_file_says_so() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let file = parse(dir.path(), true, &[]);
+        std::fs::write(dir.path().join("m.py"), MODULE.replace("REG", "GER")).expect("written");
+        assert!(!file.text_changed());
+        assert_ne!(file.text(), MODULE);
+        assert!(file.text_changed());
     }
 
     #[test]
