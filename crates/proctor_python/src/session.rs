@@ -411,20 +411,14 @@ pub(crate) fn run(
             });
         }
         let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
-        let mut tasks: Vec<(usize, Option<FileBytes>)> = missing
+        let collected: Vec<Collected> = missing
             .iter()
             .zip(contents)
             .enumerate()
             .filter(|(_, (missing, _))| **missing)
             .map(|(i, (_, bytes))| (i, bytes))
-            .collect();
-        // The largest modules first, one task each: a big module started
-        // last would leave one thread expanding and rendering it while the
-        // others idle. The results are put back in discovery's order.
-        by_size_descending(&mut tasks);
-        let mut collected: Vec<Collected> = tasks
+            .collect::<Vec<_>>()
             .into_par_iter()
-            .with_max_len(1)
             .map(|(i, bytes)| {
                 let path = &discovery.test_files[i];
                 let (dotted, package) = &test_names[i];
@@ -485,7 +479,6 @@ pub(crate) fn run(
                 (i, output, entry, fragment, wide)
             })
             .collect();
-        collected.sort_unstable_by_key(|c| c.0);
         // A shared module parsed late whose bytes changed since they were
         // hashed: the results are not stored.
         tainted |= loaded.iter().any(LazyFile::changed);
@@ -872,21 +865,6 @@ type ByPath<'f> = HashMap<&'f OsStr, usize>;
 
 /// A file's bytes, or why they could not be read.
 type FileBytes = Result<Vec<u8>, String>;
-
-/// Orders collection tasks by their module's size, largest first (a
-/// stable sort: equal sizes keep discovery's order). A task without its
-/// bytes (a shared module's, parsed with the shared modules, or one
-/// unreadable) counts as empty.
-fn by_size_descending(tasks: &mut [(usize, Option<FileBytes>)]) {
-    tasks.sort_by_key(|(_, bytes)| {
-        std::cmp::Reverse(
-            bytes
-                .as_ref()
-                .and_then(|b| b.as_ref().ok())
-                .map_or(0, Vec::len),
-        )
-    });
-}
 
 fn import_mismatch(
     settings: &CollectSettings,
@@ -1666,26 +1644,4 @@ fn collect_local(
         }),
     );
     collect_module(settings, &local, local.local_index(), discovery, dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::by_size_descending;
-
-    /// Collection tasks are taken largest module first; equal sizes, and
-    /// the modules without bytes (counted as empty), keep their order.
-    #[test]
-    fn tasks_are_ordered_largest_first() {
-        let mut tasks = vec![
-            (0, Some(Ok(vec![0; 10]))),
-            (1, None),
-            (2, Some(Ok(vec![0; 300]))),
-            (3, Some(Err("unreadable".to_string()))),
-            (4, Some(Ok(vec![0; 10]))),
-            (5, Some(Ok(vec![0; 40]))),
-        ];
-        by_size_descending(&mut tasks);
-        let order: Vec<usize> = tasks.iter().map(|t| t.0).collect();
-        assert_eq!(order, [2, 5, 0, 4, 1, 3]);
-    }
 }
