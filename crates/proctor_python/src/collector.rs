@@ -23,8 +23,9 @@ pub(crate) struct RawItem {
     /// the module's items).
     pub(crate) file: Arc<str>,
     /// The file that defines the test function (a base class's module for
-    /// inherited tests), as pytest's `item.location`.
-    pub(crate) def_file: String,
+    /// inherited tests), as pytest's `item.location` (shared, like
+    /// `file`).
+    pub(crate) def_file: Arc<str>,
     pub(crate) line: usize,
     pub(crate) markers: Vec<Arc<Marker>>,
     pub(crate) dynamic: Option<String>,
@@ -537,7 +538,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 decorators,
                 nodeid: format!("{prefix}::{method_name}"),
                 file: self.rel().into(),
-                def_file: self.project.module(fm).file.rel.clone(),
+                def_file: self.project.module(fm).file.rel.as_str().into(),
                 line: self
                     .project
                     .module(fm)
@@ -627,7 +628,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let skip = chain.last().and_then(|frame| {
             crate::class_flags::flag_skip(self.project, fmodule, def, &frame.mro)
         });
-        let def_file = self.project.module(fmodule).file.rel.clone();
+        let def_file: Arc<str> = self.project.module(fmodule).file.rel.as_str().into();
         let is_method = !chain.is_empty() && !has_decorator(def, "staticmethod");
         let mut argnames = function_argnames(def, is_method);
         self.drop_given_args(fmodule, def, is_method, &mut argnames);

@@ -320,7 +320,7 @@ fn collect_inner(
         .filter(|item| selectors.is_empty() || selected(item, &selectors, &whole_files))
         .map(|item| Item {
             nodeid: item.nodeid,
-            file: item.def_file,
+            file: item.def_file.to_string(),
             line: item.line,
             markers: item.markers,
             dynamic: item.dynamic,

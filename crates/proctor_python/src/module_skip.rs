@@ -279,7 +279,13 @@ pub(crate) fn top_level_names(dirs: &[PathBuf]) -> HashSet<String> {
         };
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path().is_dir() {
+            // The listing's own file type (no `stat` per entry of the
+            // standard library), followed for a link as `is_dir` follows it.
+            let is_dir = match entry.file_type() {
+                Ok(kind) if !kind.is_symlink() => kind.is_dir(),
+                _ => entry.path().is_dir(),
+            };
+            if is_dir {
                 names.insert(name);
             } else if let Some(stem) = name.strip_suffix(".py") {
                 names.insert(stem.to_owned());

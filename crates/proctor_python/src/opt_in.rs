@@ -456,7 +456,7 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
     Some(RawItem {
         nodeid,
         file: file.file.as_str().into(),
-        def_file: file.file.clone(),
+        def_file: file.file.as_str().into(),
         line: 0,
         markers,
         dynamic: None,

@@ -1158,7 +1158,7 @@ fn collect_module<'a>(
         doc_item = Some(RawItem {
             nodeid: module.file.rel.clone(),
             file: module.file.rel.as_str().into(),
-            def_file: module.file.rel.clone(),
+            def_file: module.file.rel.as_str().into(),
             line: 0,
             markers: Vec::new(),
             dynamic: Some(
@@ -1204,7 +1204,7 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
     Some(RawItem {
         nodeid: format!("{rel}::{name}"),
         file: rel.as_str().into(),
-        def_file: rel,
+        def_file: rel.as_str().into(),
         line: 0,
         markers: Vec::new(),
         dynamic: None,

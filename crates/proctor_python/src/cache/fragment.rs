@@ -8,7 +8,6 @@
 //! writer here is also the one `collect --json` uses without the cache,
 //! so both give the same bytes.
 
-use std::io::Write as _;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -24,7 +23,25 @@ pub fn json_item_head(out: &mut Vec<u8>, nodeid: &str, file: &str, line: usize) 
     json_str(out, nodeid);
     out.extend_from_slice(b",\"file\":");
     json_str(out, file);
-    let _ = write!(out, ",\"line\":{line},\"markers\":[");
+    out.extend_from_slice(b",\"line\":");
+    push_decimal(out, line);
+    out.extend_from_slice(b",\"markers\":[");
+}
+
+/// Writes `n` in decimal, as `write!` does, without the formatting
+/// machinery (called once per item and per marker index).
+fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b"0123456789"[n % 10];
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Writes the rest of one item of `collect --json`, after its marker
@@ -118,7 +135,7 @@ pub fn json_item_markers(out: &mut Vec<u8>, indices: impl Iterator<Item = usize>
         if n > 0 {
             out.push(b',');
         }
-        let _ = write!(out, "{index}");
+        push_decimal(out, index);
     }
 }
 
@@ -377,12 +394,14 @@ impl<'a> Document<'a> {
             self.items.extend_from_slice(reader.bytes()?);
             let n = reader.u32()? as usize;
             let indices = reader.take(n.checked_mul(4)?)?;
-            let mut global = Vec::with_capacity(n);
-            for chunk in indices.chunks_exact(4) {
+            // Mapped and written one by one (no list per item).
+            for (m, chunk) in indices.chunks_exact(4).enumerate() {
                 let local = u32::from_le_bytes(chunk.try_into().ok()?) as usize;
-                global.push(*self.local.get(local)?);
+                if m > 0 {
+                    self.items.push(b',');
+                }
+                push_decimal(&mut self.items, *self.local.get(local)?);
             }
-            json_item_markers(&mut self.items, global.into_iter());
             self.items.extend_from_slice(reader.bytes()?);
         }
         reader.is_empty().then_some(())
@@ -450,7 +469,17 @@ impl<'a> Document<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::json_str;
+    use super::{json_str, push_decimal};
+
+    /// The hand-written number writer gives `write!`'s digits.
+    #[test]
+    fn numbers_are_written_as_write_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, 4_294_967_295, usize::MAX] {
+            let mut ours = Vec::new();
+            push_decimal(&mut ours, n);
+            assert_eq!(String::from_utf8_lossy(&ours), n.to_string());
+        }
+    }
 
     /// The hand-written string writer gives `serde_json`'s bytes for every
     /// kind of character: plain, quote, backslash, each control character,

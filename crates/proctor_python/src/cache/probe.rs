@@ -77,12 +77,58 @@ fn record(path: &Path, kind: ProbeKind, answer: bool) -> bool {
 
 /// `path.is_dir()`, recorded.
 pub(crate) fn is_dir(path: &Path) -> bool {
-    record(path, ProbeKind::Dir, path.is_dir())
+    record(path, ProbeKind::Dir, answer(path, true))
 }
 
 /// `path.is_file()`, recorded.
 pub(crate) fn is_file(path: &Path) -> bool {
-    record(path, ProbeKind::File, path.is_file())
+    record(path, ProbeKind::File, answer(path, false))
+}
+
+/// Answers to `is_dir` (`true`) and `is_file` (`false`) questions, kept:
+/// every test module resolving its imports asks the same ones
+/// (`rootdir/packaging.py`, `rootdir/pytest/`), a `stat` each time.
+#[derive(Default)]
+struct Answers(std::sync::Mutex<rustc_hash::FxHashMap<(PathBuf, bool), bool>>);
+
+impl Answers {
+    /// The kept answer about `path`, else `ask`'s (then kept).
+    fn get(&self, path: &Path, dir: bool, ask: impl FnOnce() -> bool) -> bool {
+        let key = (path.to_path_buf(), dir);
+        let known = self.0.lock().ok().and_then(|a| a.get(&key).copied());
+        if let Some(known) = known {
+            return known;
+        }
+        let now = ask();
+        if let Ok(mut answers) = self.0.lock() {
+            answers.insert(key, now);
+        }
+        now
+    }
+
+    fn clear(&self) {
+        if let Ok(mut answers) = self.0.lock() {
+            answers.clear();
+        }
+    }
+}
+
+/// The answers given so far in this session.
+static ANSWERS: std::sync::LazyLock<Answers> = std::sync::LazyLock::new(Answers::default);
+
+/// `path.is_dir()` (`dir`) or `path.is_file()`, asked once per session.
+fn answer(path: &Path, dir: bool) -> bool {
+    ANSWERS.get(
+        path,
+        dir,
+        || {
+            if dir {
+                path.is_dir()
+            } else {
+                path.is_file()
+            }
+        },
+    )
 }
 
 /// Whether `dir` holds an extension module for `name` (`name.*.so` or
@@ -103,12 +149,14 @@ static LISTINGS: std::sync::LazyLock<
     std::sync::Mutex<rustc_hash::FxHashMap<PathBuf, std::sync::Arc<[String]>>>,
 > = std::sync::LazyLock::new(Default::default);
 
-/// Forgets the listings [`extension_in`] keeps: called when a session
-/// starts, so a long-lived process sees the directories as they are now.
+/// Forgets the listings [`extension_in`] keeps and the answers [`is_dir`]
+/// and [`is_file`] gave: called when a session starts, so a long-lived
+/// process sees the file system as it is now.
 pub(crate) fn forget_listings() {
     if let Ok(mut listings) = LISTINGS.lock() {
         listings.clear();
     }
+    ANSWERS.clear();
 }
 
 /// The file names in `dir` that may be extension modules, listed once per
@@ -156,5 +204,33 @@ impl Probe {
             ProbeKind::Extension(name) => extension_in(&self.path, name),
         };
         now == self.answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Answers;
+    use std::cell::Cell;
+    use std::path::Path;
+
+    /// A question asked again is answered from what was kept, per path and
+    /// kind, until the answers are cleared (a new session).
+    #[test]
+    fn answers_are_asked_once_per_session() {
+        let answers = Answers::default();
+        let asked = Cell::new(0);
+        let ask = |answer: bool| {
+            asked.set(asked.get() + 1);
+            answer
+        };
+        let path = Path::new("/nowhere/pkg.py");
+        assert!(!answers.get(path, false, || ask(false)));
+        assert!(!answers.get(path, false, || ask(true)));
+        assert_eq!(asked.get(), 1);
+        assert!(answers.get(path, true, || ask(true)));
+        assert_eq!(asked.get(), 2);
+        answers.clear();
+        assert!(answers.get(path, false, || ask(true)));
+        assert_eq!(asked.get(), 3);
     }
 }

@@ -248,7 +248,7 @@ mod entry {
             items.push(RawItem {
                 nodeid: head.nodeid,
                 file: file.clone(),
-                def_file: head.file,
+                def_file: file.clone(),
                 line: head.line,
                 markers,
                 dynamic: tail.dynamic,
@@ -434,6 +434,11 @@ pub(crate) struct FreshEntry {
     fragment: Vec<u8>,
     /// The error and the skip.
     tail: Vec<u8>,
+    /// The blob's length and [`checksum`], computed where the entry is
+    /// made (on the thread that collected the module), not when the pack
+    /// is written.
+    len: usize,
+    check: u64,
 }
 
 /// A cheap checksum of an entry's bytes (`FxHash`'s step over 8-byte
@@ -545,6 +550,9 @@ impl FreshEntry {
                 None => put_u32(&mut tail, 0),
             }
         }
+        let parts = [head.as_slice(), &fragment, &tail];
+        let len = parts.iter().map(|p| p.len()).sum();
+        let check = checksum_parts(&parts);
         Ok(FreshEntry {
             path,
             key,
@@ -552,6 +560,8 @@ impl FreshEntry {
             head,
             fragment,
             tail,
+            len,
+            check,
         })
     }
 
@@ -722,14 +732,11 @@ impl Store {
         let old_entries = old.and_then(Pack::entries).map(|(e, _)| e);
         let replaced: rustc_hash::FxHashSet<&str> = fresh.iter().map(|f| f.path.as_str()).collect();
         // (path, key, blob in parts, its length, checksum): the fresh
-        // entries' sums are computed now, the old ones' are kept.
+        // entries' sums were computed when they were made, the old ones'
+        // are kept.
         let mut entries: Vec<PackEntry<'_>> = fresh
             .iter()
-            .map(|f| {
-                let parts = f.parts();
-                let len = parts.iter().map(|p| p.len()).sum();
-                (f.path.as_str(), f.key, parts, len, checksum_parts(&parts))
-            })
+            .map(|f| (f.path.as_str(), f.key, f.parts(), f.len, f.check))
             .collect();
         if let Some(old_entries) = &old_entries {
             for (path, entry) in old_entries {
@@ -1224,7 +1231,7 @@ mod tests {
         RawItem {
             nodeid: nodeid.to_owned(),
             file: file.clone(),
-            def_file: file.to_string(),
+            def_file: file.clone(),
             line: 3,
             markers: Vec::new(),
             dynamic: None,

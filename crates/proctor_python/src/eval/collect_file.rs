@@ -83,7 +83,7 @@ pub(crate) fn collect_files(
                         RawItem {
                             nodeid: format!("{rel}::{name}"),
                             file: rel.as_str().into(),
-                            def_file: rel.clone(),
+                            def_file: rel.as_str().into(),
                             line: 0,
                             markers: Vec::new(),
                             dynamic: None,
