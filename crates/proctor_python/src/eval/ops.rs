@@ -374,9 +374,14 @@ fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
             },
             _,
         ) => {
-            // The keys, compared in place: a registry filled in a loop
-            // (`if name not in _cache: _cache[name] = ...`) asks this once
-            // per entry.
+            // A registry filled in a loop (`if name not in _cache:
+            // _cache[name] = ...`) asks this once per entry: its index
+            // answers, or the keys are compared in place.
+            if let PyValue::Str(key) = item {
+                if let Some(found) = elements.str_key_position(key) {
+                    return Ok(found.is_some());
+                }
+            }
             let keys = elements.iter().filter_map(|e| pair_ref(e).map(|(k, _)| k));
             any_equal(keys, item)
         }
@@ -713,6 +718,19 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
             kind: ContainerKind::Dict,
             elements,
         } => {
+            if let PyValue::Str(key) = index {
+                match elements.str_key_position(key) {
+                    Some(Some(at)) => {
+                        if let Some((_, v)) = elements.get(at).and_then(pair_ref) {
+                            return v.clone();
+                        }
+                    }
+                    Some(None) => {
+                        return PyValue::Unknown("a missing dict key (KeyError)".to_owned())
+                    }
+                    None => {}
+                }
+            }
             for entry in elements {
                 if let Some((key, v)) = pair_ref(entry) {
                     match equal(key, index) {
