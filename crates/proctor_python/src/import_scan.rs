@@ -433,8 +433,16 @@ fn string_prefix(code: &[u8]) -> Option<bool> {
         .iter()
         .rposition(|&c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80))
         .map_or(0, |p| p + 1);
-    let prefix = code[start..].to_ascii_lowercase();
-    match prefix.as_slice() {
+    // At most two letters, lowered without allocating.
+    let prefix = &code[start..];
+    if prefix.len() > 2 {
+        return None;
+    }
+    let mut lower = [0u8; 2];
+    for (to, from) in lower.iter_mut().zip(prefix) {
+        *to = from.to_ascii_lowercase();
+    }
+    match &lower[..prefix.len()] {
         b"" | b"r" | b"u" | b"b" | b"br" | b"rb" => Some(false),
         b"f" | b"t" | b"fr" | b"rf" | b"tr" | b"rt" => Some(true),
         _ => None,
@@ -782,7 +790,7 @@ from b import (c,
 "#,
             "",
         );
-        let text = "class L:\n    tokens = {'root': [(r'[\\'\"]', S), (\"}#\", T)]}  \n    name = 'l'\n";
+        let text = "class L:\n    tokens = {'root': [(r'[\\'\"]', S), (\"}#\", T), ('(', Punctuation)]}  \n    name = 'l'\n";
         let scan = super::scan_module(text, "").expect("scanned");
         let start = text.find('{').unwrap();
         let end = text.find("]}").unwrap() + 2;
