@@ -792,9 +792,9 @@ from b import (c,
         );
         let text = "class L:\n    tokens = {'root': [(r'[\\'\"]', S), (\"}#\", T), ('(', Punctuation)]}  \n    name = 'l'\n";
         let scan = super::scan_module(text, "").expect("scanned");
-        let start = text.find('{').unwrap();
-        let end = text.find("]}").unwrap() + 2;
-        assert_eq!(scan.elidable, vec![(start as u32, end as u32)]);
+        let start = u32::try_from(text.find('{').unwrap()).unwrap();
+        let end = u32::try_from(text.find("]}").unwrap() + 2).unwrap();
+        assert_eq!(scan.elidable, vec![(start, end)]);
     }
 
     #[test]

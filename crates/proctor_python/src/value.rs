@@ -37,6 +37,18 @@ struct Shared {
 /// can equal the one looked up.
 type KeyIndex = HashMap<u64, u32>;
 
+/// What a dict's key index says of a string key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyLookup {
+    /// The first entry with the key is at this position.
+    Found(usize),
+    /// No entry has the key.
+    Missing,
+    /// The dict has no index (see [`Elements::str_key_position`]): its
+    /// keys are compared in place.
+    Unindexed,
+}
+
 /// The fewest entries a dict needs before its keys are indexed: below
 /// this, comparing them in place costs less than hashing.
 const INDEX_MIN: usize = 16;
@@ -77,30 +89,27 @@ impl Elements {
         Arc::unwrap_or_clone(self.0).items
     }
 
-    /// Where the dict whose entries these are holds the string `key`
-    /// (`Some(None)`: it does not), answered from a hash index; `None`
-    /// where the index cannot answer (a small dict, a key that is not a
+    /// Where the dict whose entries these are holds the string `key`,
+    /// answered from a hash index; [`KeyLookup::Unindexed`] where the
+    /// index cannot answer (a small dict, a key that is not a
     /// string, an entry that is not a pair) and the caller compares the
     /// keys in place. A registry dict filled and read in a loop
     /// (`_cache[cls.name] = cls`, `LEXERS[key]`) is otherwise scanned
     /// once per lookup: quadratic in its size. The answer is the first
     /// entry whose key equals `key`, as the scan finds it.
-    pub(crate) fn str_key_position(&self, key: &str) -> Option<Option<usize>> {
+    pub(crate) fn str_key_position(&self, key: &str) -> KeyLookup {
         let items = &self.0.items;
         if items.len() < INDEX_MIN {
-            return None;
+            return KeyLookup::Unindexed;
         }
-        let index = self
-            .0
-            .keys
-            .get_or_init(|| Self::index_of(items))
-            .as_deref()?;
-        Some(
-            index
-                .get(&key_hash(key))
-                .map(|&at| at as usize)
-                .filter(|&at| items.get(at).and_then(str_key) == Some(key)),
-        )
+        let Some(index) = self.0.keys.get_or_init(|| Self::index_of(items)) else {
+            return KeyLookup::Unindexed;
+        };
+        index
+            .get(&key_hash(key))
+            .map(|&at| at as usize)
+            .filter(|&at| items.get(at).and_then(str_key) == Some(key))
+            .map_or(KeyLookup::Missing, KeyLookup::Found)
     }
 
     /// The index of `items`, when every one is a pair with a string key
@@ -485,13 +494,13 @@ mod tests {
     #[test]
     fn a_large_dict_of_string_keys_is_answered_by_its_index() {
         let mut dict = str_pairs(40);
-        assert_eq!(dict.str_key_position("k7"), Some(Some(7)));
-        assert_eq!(dict.str_key_position("k40"), Some(None));
+        assert_eq!(dict.str_key_position("k7"), KeyLookup::Found(7));
+        assert_eq!(dict.str_key_position("k40"), KeyLookup::Missing);
         // Appended and updated entries keep the index, and it answers
         // for them.
         dict.push_entry(pair(PyValue::Str("new".to_owned()), 1));
         assert!(matches!(dict.0.keys.get(), Some(Some(_))));
-        assert_eq!(dict.str_key_position("new"), Some(Some(40)));
+        assert_eq!(dict.str_key_position("new"), KeyLookup::Found(40));
         dict.set_entry_value(3, PyValue::None);
         assert!(matches!(dict.0.keys.get(), Some(Some(_))));
         let updated = PyValue::Container {
@@ -502,7 +511,7 @@ mod tests {
         // Any other change drops it; it is built again when asked.
         dict.pop();
         assert!(dict.0.keys.get().is_none());
-        assert_eq!(dict.str_key_position("new"), Some(None));
+        assert_eq!(dict.str_key_position("new"), KeyLookup::Missing);
     }
 
     #[test]
@@ -510,18 +519,27 @@ mod tests {
         let mut items = str_pairs(20).into_vec();
         items.push(pair(PyValue::Str("k5".to_owned()), 99));
         let dict = Elements::from(items);
-        assert_eq!(dict.str_key_position("k5"), Some(Some(5)));
+        assert_eq!(dict.str_key_position("k5"), KeyLookup::Found(5));
     }
 
     #[test]
     fn small_or_mixed_dicts_are_left_to_the_scan() {
-        assert_eq!(str_pairs(INDEX_MIN as i32 - 1).str_key_position("k1"), None);
+        assert_eq!(
+            str_pairs(i32::try_from(INDEX_MIN).unwrap() - 1).str_key_position("k1"),
+            KeyLookup::Unindexed
+        );
         let mut items = str_pairs(20).into_vec();
         items.push(pair(PyValue::Int("1".to_owned()), 1));
-        assert_eq!(Elements::from(items).str_key_position("k1"), None);
+        assert_eq!(
+            Elements::from(items).str_key_position("k1"),
+            KeyLookup::Unindexed
+        );
         let mut items = str_pairs(20).into_vec();
         items.push(PyValue::None);
-        assert_eq!(Elements::from(items).str_key_position("k1"), None);
+        assert_eq!(
+            Elements::from(items).str_key_position("k1"),
+            KeyLookup::Unindexed
+        );
     }
 
     #[test]

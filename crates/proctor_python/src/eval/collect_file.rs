@@ -47,6 +47,10 @@ pub(crate) struct HookFile {
     pub(crate) also_collected: bool,
 }
 
+/// One file's hooks (indexes of `hooks`, deepest first), its relative
+/// path, and what each hook makes of it.
+type HookResults = (Vec<usize>, String, Vec<Result<Vec<String>, String>>);
+
 /// Follows the `pytest_collect_file` hook of each conftest in `hooks`
 /// (its directory and module) for every file of `files` under it.
 pub(crate) fn collect_files(
@@ -62,7 +66,7 @@ pub(crate) fn collect_files(
     // on pygments); the results are then taken in file order, so a hook's
     // first failure stops it exactly as a walk one file at a time does
     // (what it would have made of later files is dropped).
-    let evaluated: Vec<(Vec<usize>, String, Vec<Result<Vec<String>, String>>)> = files
+    let evaluated: Vec<HookResults> = files
         .par_iter()
         .map(|file| {
             // pytest calls the hooks of the deepest conftest first.

@@ -9,7 +9,7 @@ use ruff_python_ast::{CmpOp, Operator, UnaryOp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{MAX_ELEMENTS, MAX_TEXT};
-use crate::value::{ContainerKind, PyValue};
+use crate::value::{ContainerKind, KeyLookup, PyValue};
 
 pub(super) fn too_large() -> PyValue {
     PyValue::Unknown("a value too large to compute statically".to_owned())
@@ -378,8 +378,10 @@ fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
             // _cache[name] = ...`) asks this once per entry: its index
             // answers, or the keys are compared in place.
             if let PyValue::Str(key) = item {
-                if let Some(found) = elements.str_key_position(key) {
-                    return Ok(found.is_some());
+                match elements.str_key_position(key) {
+                    KeyLookup::Found(_) => return Ok(true),
+                    KeyLookup::Missing => return Ok(false),
+                    KeyLookup::Unindexed => {}
                 }
             }
             let keys = elements.iter().filter_map(|e| pair_ref(e).map(|(k, _)| k));
@@ -720,15 +722,15 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
         } => {
             if let PyValue::Str(key) = index {
                 match elements.str_key_position(key) {
-                    Some(Some(at)) => {
+                    KeyLookup::Found(at) => {
                         if let Some((_, v)) = elements.get(at).and_then(pair_ref) {
                             return v.clone();
                         }
                     }
-                    Some(None) => {
+                    KeyLookup::Missing => {
                         return PyValue::Unknown("a missing dict key (KeyError)".to_owned())
                     }
-                    None => {}
+                    KeyLookup::Unindexed => {}
                 }
             }
             for entry in elements {

@@ -14,7 +14,7 @@ use super::expr::Args;
 use super::ops::{self, iterate, truth};
 use super::{Callable, Evaluator, Scope, MAX_CALL_DEPTH, MAX_ELEMENTS};
 use crate::collector::is_generator;
-use crate::value::{ContainerKind, Elements, PyValue};
+use crate::value::{ContainerKind, Elements, KeyLookup, PyValue};
 
 /// How a block of statements ended.
 pub(super) enum Flow {
@@ -153,8 +153,10 @@ fn dict_slot(entries: &Elements, key: &PyValue) -> Option<DictSlot> {
     let PyValue::Str(text) = key else {
         return None;
     };
-    if let Some(found) = entries.str_key_position(text) {
-        return Some(found.map_or(DictSlot::Absent, DictSlot::At));
+    match entries.str_key_position(text) {
+        KeyLookup::Found(at) => return Some(DictSlot::At(at)),
+        KeyLookup::Missing => return Some(DictSlot::Absent),
+        KeyLookup::Unindexed => {}
     }
     for (at, entry) in entries.iter().enumerate() {
         let (k, _) = ops::pair_ref(entry)?;
