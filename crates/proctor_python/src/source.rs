@@ -569,7 +569,7 @@ mod tests {
     fn blanking_keeps_brackets_and_line_ends() {
         let text = "a = {1,\r\n 2,\n\n 3}\nb = [x]\n";
         let blanked = blank_ranges(text, &[(4, 17), (22, 25)]).expect("fits");
-        assert_eq!(blanked, "a = {  \r\n   \n\n   }\nb = [ ]\n");
+        assert_eq!(blanked, "a = {  \r\n   \n\n  }\nb = [ ]\n");
         assert_eq!(blank_ranges(text, &[(4, 99)]), None);
     }
 
