@@ -11,7 +11,6 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use rayon::prelude::*;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::ops::truth;
@@ -47,10 +46,6 @@ pub(crate) struct HookFile {
     pub(crate) also_collected: bool,
 }
 
-/// One file's hooks (indexes of `hooks`, deepest first), its relative
-/// path, and what each hook makes of it.
-type HookResults = (Vec<usize>, String, Vec<Result<Vec<String>, String>>);
-
 /// Follows the `pytest_collect_file` hook of each conftest in `hooks`
 /// (its directory and module) for every file of `files` under it.
 pub(crate) fn collect_files(
@@ -62,31 +57,18 @@ pub(crate) fn collect_files(
     let mut out = HookedFiles::default();
     let mut failed: Vec<Option<String>> = vec![None; hooks.len()];
     let mut made: Vec<(usize, Vec<usize>, RawItem)> = Vec::new();
-    // Each file's hooks are evaluated on the pool (thousands of data files
-    // on pygments); the results are then taken in file order, so a hook's
-    // first failure stops it exactly as a walk one file at a time does
-    // (what it would have made of later files is dropped).
-    let evaluated: Vec<HookResults> = files
-        .par_iter()
-        .map(|file| {
-            // pytest calls the hooks of the deepest conftest first.
-            let mut applicable: Vec<usize> = (0..hooks.len())
-                .filter(|&h| file.path.starts_with(hooks[h].0))
-                .collect();
-            applicable.sort_by_key(|&h| std::cmp::Reverse(hooks[h].0.components().count()));
-            let rel = settings.relative(&file.path);
-            let names = applicable
-                .iter()
-                .map(|&h| collect_file(project, hooks[h].1, &file.path))
-                .collect();
-            (applicable, rel, names)
-        })
-        .collect();
-    for (file, (applicable, rel, results)) in files.iter().zip(evaluated) {
-        for (&h, names) in applicable.iter().zip(results) {
+    for file in files {
+        // pytest calls the hooks of the deepest conftest first.
+        let mut applicable: Vec<usize> = (0..hooks.len())
+            .filter(|&h| file.path.starts_with(hooks[h].0))
+            .collect();
+        applicable.sort_by_key(|&h| std::cmp::Reverse(hooks[h].0.components().count()));
+        let rel = settings.relative(&file.path);
+        for &h in &applicable {
             if failed[h].is_some() {
                 continue;
             }
+            let names = collect_file(project, hooks[h].1, &file.path);
             let names = match (names, file.also_collected) {
                 (Ok(names), true) if !names.is_empty() => Err(format!(
                     "it collects `{rel}`, which pytest's own plugins collect too"
