@@ -38,7 +38,7 @@ pub(crate) const ELIDE_MIN: usize = 48;
 /// The [`Scan`] of `text`; `None` where only a parse can tell.
 pub(crate) fn scan_module(text: &str, package: &str) -> Option<Scan> {
     if text.starts_with('\u{feff}')
-        || text.contains("pytest_plugins")
+        || memchr::memmem::find(text.as_bytes(), b"pytest_plugins").is_some()
         || names_own_submodules(text, package)
     {
         return None;
@@ -166,8 +166,9 @@ fn names_own_submodules(text: &str, package: &str) -> bool {
         .is_some_and(|top| {
             // One search for the name, then the quote before it.
             let dotted = format!("{top}.");
-            text.match_indices(&dotted)
-                .any(|(at, _)| at > 0 && matches!(text.as_bytes()[at - 1], b'\'' | b'"'))
+            let bytes = text.as_bytes();
+            memchr::memmem::find_iter(bytes, dotted.as_bytes())
+                .any(|at| at > 0 && matches!(bytes[at - 1], b'\'' | b'"'))
         })
 }
 
@@ -204,7 +205,7 @@ fn is_ident_char(c: char) -> bool {
 /// a look at the characters around each hit.
 fn has_word(code: &str, word: &str) -> bool {
     let mut from = 0;
-    while let Some(found) = code[from..].find(word) {
+    while let Some(found) = memchr::memmem::find(&code.as_bytes()[from..], word.as_bytes()) {
         let at = from + found;
         let end = at + word.len();
         let before = code[..at].chars().next_back();
@@ -267,7 +268,33 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                 }
             }
         }
-        let c = b[i];
+        // A run of bytes that are copied as they are (all but comments,
+        // continuations, line ends and strings): one copy, not a push each.
+        let run = i;
+        let mut last = None;
+        while let Some(&c) = b.get(i) {
+            match BYTE_CLASS[usize::from(c)] {
+                PLAIN => last = Some(i),
+                BLANK => {}
+                OPEN => {
+                    depth += 1;
+                    last = Some(i);
+                }
+                CLOSE => {
+                    depth = depth.checked_sub(1)?;
+                    last = Some(i);
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        code.extend_from_slice(&b[run..i]);
+        if let Some(last) = last {
+            end = last + 1;
+        }
+        let Some(&c) = b.get(i) else {
+            break;
+        };
         match c {
             b'#' => {
                 while i < b.len() && b[i] != b'\n' {
@@ -340,6 +367,37 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
     Some(LogicalLines { code, lines })
 }
 
+/// [`BYTE_CLASS`]: a byte copied as it is that ends the code so far.
+const PLAIN: u8 = 0;
+/// A blank copied as it is.
+const BLANK: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+/// A byte the line loop looks at: comments, backslashes, line ends and
+/// quotes.
+const SPECIAL: u8 = 4;
+
+/// What [`logical_lines`] does with each byte value.
+static BYTE_CLASS: [u8; 256] = {
+    let mut class = [PLAIN; 256];
+    class[b' ' as usize] = BLANK;
+    class[b'\t' as usize] = BLANK;
+    class[0x0c] = BLANK;
+    class[b'(' as usize] = OPEN;
+    class[b'[' as usize] = OPEN;
+    class[b'{' as usize] = OPEN;
+    class[b')' as usize] = CLOSE;
+    class[b']' as usize] = CLOSE;
+    class[b'}' as usize] = CLOSE;
+    class[b'#' as usize] = SPECIAL;
+    class[b'\\' as usize] = SPECIAL;
+    class[b'\r' as usize] = SPECIAL;
+    class[b'\n' as usize] = SPECIAL;
+    class[b'\'' as usize] = SPECIAL;
+    class[b'"' as usize] = SPECIAL;
+    class
+};
+
 /// The logical lines of a text: their code in one buffer.
 struct LogicalLines {
     code: String,
@@ -375,8 +433,16 @@ fn string_prefix(code: &[u8]) -> Option<bool> {
         .iter()
         .rposition(|&c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80))
         .map_or(0, |p| p + 1);
-    let prefix = code[start..].to_ascii_lowercase();
-    match prefix.as_slice() {
+    // At most two letters, lowered without allocating.
+    let prefix = &code[start..];
+    if prefix.len() > 2 {
+        return None;
+    }
+    let mut lower = [0u8; 2];
+    for (to, from) in lower.iter_mut().zip(prefix) {
+        *to = from.to_ascii_lowercase();
+    }
+    match &lower[..prefix.len()] {
         b"" | b"r" | b"u" | b"b" | b"br" | b"rb" => Some(false),
         b"f" | b"t" | b"fr" | b"rf" | b"tr" | b"rt" => Some(true),
         _ => None,
@@ -389,6 +455,16 @@ fn skip_string(b: &[u8], mut i: usize, interpolated: bool) -> Option<usize> {
     let triple = b.get(i + 1) == Some(&quote) && b.get(i + 2) == Some(&quote);
     i += if triple { 3 } else { 1 };
     loop {
+        if !interpolated {
+            // Straight to the next byte that can matter: docstrings and
+            // table patterns are long.
+            let rest = b.get(i..)?;
+            i += if triple {
+                memchr::memchr2(b'\\', quote, rest)?
+            } else {
+                memchr::memchr3(b'\\', quote, b'\n', rest)?
+            };
+        }
         let c = *b.get(i)?;
         if c == b'\\' {
             i += 2;
@@ -696,6 +772,29 @@ mod tests {
             "if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n",
             "pkg",
         );
+    }
+
+    #[test]
+    fn strings_and_brackets_in_long_runs() {
+        // Escaped quotes, brackets and `#` inside strings, blanks before a
+        // line end, tabs and a bracket spanning lines: what the byte-class
+        // runs and the jumps to a string's next quote or backslash skip.
+        same(
+            r#"x = ('(\'', "[#\"", '''
+\''' ''')  	
+import a
+y = [r'\\', {
+  'k': """]\" """}]	
+from b import (c,
+	d)
+"#,
+            "",
+        );
+        let text = "class L:\n    tokens = {'root': [(r'[\\'\"]', S), (\"}#\", T), ('(', Punctuation)]}  \n    name = 'l'\n";
+        let scan = super::scan_module(text, "").expect("scanned");
+        let start = u32::try_from(text.find('{').unwrap()).unwrap();
+        let end = u32::try_from(text.find("]}").unwrap() + 2).unwrap();
+        assert_eq!(scan.elidable, vec![(start, end)]);
     }
 
     #[test]

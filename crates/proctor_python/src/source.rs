@@ -318,11 +318,14 @@ pub(crate) fn blank_ranges(text: &str, elide: &[(u32, u32)]) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     for &(start, end) in elide {
         let inner = bytes.get_mut(start as usize + 1..(end as usize).checked_sub(1)?)?;
-        for b in inner {
-            if *b != b'\n' && *b != b'\r' {
-                *b = b' ';
-            }
+        // Filled between line ends, which stay (a table is megabytes of
+        // pygments' lexers: one fill per line, not a test per byte).
+        let mut from = 0;
+        while let Some(at) = memchr::memchr2(b'\n', b'\r', &inner[from..]) {
+            inner[from..from + at].fill(b' ');
+            from += at + 1;
         }
+        inner[from..].fill(b' ');
     }
     String::from_utf8(bytes).ok()
 }
@@ -510,7 +513,7 @@ impl DecodeError {
 /// accepts it. Latin-1 and ASCII cookies are supported; other encodings
 /// are reported.
 fn decode(mut owned: Vec<u8>) -> Result<String, DecodeError> {
-    if let Some(offset) = owned.iter().position(|&b| b == 0) {
+    if let Some(offset) = memchr::memchr(0, &owned) {
         return Err(DecodeError::at(
             &owned,
             offset,
@@ -670,8 +673,16 @@ fn coding_cookie(bytes: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode, normal_encoding_name, ParsedFile};
+    use super::{blank_ranges, decode, normal_encoding_name, ParsedFile};
     use crate::namespace::Namespace;
+
+    #[test]
+    fn blanking_keeps_brackets_and_line_ends() {
+        let text = "a = {1,\r\n 2,\n\n 3}\nb = [x]\n";
+        let blanked = blank_ranges(text, &[(4, 17), (22, 25)]).expect("fits");
+        assert_eq!(blanked, "a = {  \r\n   \n\n  }\nb = [ ]\n");
+        assert_eq!(blank_ranges(text, &[(4, 99)]), None);
+    }
 
     /// A module whose classes carry large bracketed values, some of which
     /// the scan may leave out of the parse and some it must not.

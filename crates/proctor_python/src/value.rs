@@ -5,8 +5,12 @@
 //! exact text `CPython`'s `str()` gives for each (float repr included), because
 //! pytest builds node ids from that text.
 
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::hash::BuildHasher as _;
+use std::sync::{Arc, OnceLock};
+
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
 
 use serde_json::{json, Value as Json};
 
@@ -14,13 +18,152 @@ use serde_json::{json, Value as Json};
 /// read or a list repeated (`[BIG] * 10_000`), and a parametrize list of
 /// large values must not be copied once per element (100,000 tests of a
 /// 2,000-element list each cost gigabytes). Written only when not shared.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Elements(Arc<Vec<PyValue>>);
+#[derive(Clone, Default)]
+pub(crate) struct Elements(Arc<Shared>);
+
+/// What an [`Elements`] shares: the elements, and a dict's string-key
+/// index, built on the first lookup that can use it (see
+/// [`Elements::str_key_position`]).
+#[derive(Clone, Default)]
+struct Shared {
+    items: Vec<PyValue>,
+    /// `None` inside: the elements are not a large dict of string keys
+    /// the index can answer for.
+    keys: OnceLock<Option<Box<KeyIndex>>>,
+}
+
+/// A dict's entry positions by the hash of their string key. Two keys of
+/// one hash leave the dict unindexed, so a hit names the only key that
+/// can equal the one looked up.
+type KeyIndex = HashMap<u64, u32>;
+
+/// What a dict's key index says of a string key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyLookup {
+    /// The first entry with the key is at this position.
+    Found(usize),
+    /// No entry has the key.
+    Missing,
+    /// The dict has no index (see [`Elements::str_key_position`]): its
+    /// keys are compared in place.
+    Unindexed,
+}
+
+/// The fewest entries a dict needs before its keys are indexed: below
+/// this, comparing them in place costs less than hashing.
+const INDEX_MIN: usize = 16;
+
+impl std::fmt::Debug for Elements {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.items.fmt(f)
+    }
+}
+
+impl PartialEq for Elements {
+    fn eq(&self, other: &Elements) -> bool {
+        self.0.items == other.0.items
+    }
+}
+
+/// The string key of a dict entry, a `(key, value)` pair.
+fn str_key(entry: &PyValue) -> Option<&str> {
+    match entry {
+        PyValue::Container {
+            kind: ContainerKind::Tuple | ContainerKind::List,
+            elements,
+        } if elements.len() == 2 => match &elements[0] {
+            PyValue::Str(key) => Some(key),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn key_hash(key: &str) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
 
 impl Elements {
     /// The elements as a vector of their own (moved when not shared).
     pub(crate) fn into_vec(self) -> Vec<PyValue> {
-        Arc::unwrap_or_clone(self.0)
+        Arc::unwrap_or_clone(self.0).items
+    }
+
+    /// Where the dict whose entries these are holds the string `key`,
+    /// answered from a hash index; [`KeyLookup::Unindexed`] where the
+    /// index cannot answer (a small dict, a key that is not a
+    /// string, an entry that is not a pair) and the caller compares the
+    /// keys in place. A registry dict filled and read in a loop
+    /// (`_cache[cls.name] = cls`, `LEXERS[key]`) is otherwise scanned
+    /// once per lookup: quadratic in its size. The answer is the first
+    /// entry whose key equals `key`, as the scan finds it.
+    pub(crate) fn str_key_position(&self, key: &str) -> KeyLookup {
+        let items = &self.0.items;
+        if items.len() < INDEX_MIN {
+            return KeyLookup::Unindexed;
+        }
+        let Some(index) = self.0.keys.get_or_init(|| Self::index_of(items)) else {
+            return KeyLookup::Unindexed;
+        };
+        index
+            .get(&key_hash(key))
+            .map(|&at| at as usize)
+            .filter(|&at| items.get(at).and_then(str_key) == Some(key))
+            .map_or(KeyLookup::Missing, KeyLookup::Found)
+    }
+
+    /// The index of `items`, when every one is a pair with a string key
+    /// and no two different keys share a hash.
+    fn index_of(items: &[PyValue]) -> Option<Box<KeyIndex>> {
+        let mut index = KeyIndex::with_capacity_and_hasher(items.len(), FxBuildHasher);
+        for (at, entry) in items.iter().enumerate() {
+            let key = str_key(entry)?;
+            match index.entry(key_hash(key)) {
+                Entry::Vacant(slot) => {
+                    slot.insert(u32::try_from(at).ok()?);
+                }
+                // The same key again: the first one answers, as in a scan.
+                Entry::Occupied(first)
+                    if items.get(*first.get() as usize).and_then(str_key) == Some(key) => {}
+                Entry::Occupied(_) => return None,
+            }
+        }
+        Some(Box::new(index))
+    }
+
+    /// Appends a dict entry whose key is not among the entries, keeping
+    /// the key index where there is one (a registry filled in a loop is
+    /// also read in it).
+    pub(crate) fn push_entry(&mut self, entry: PyValue) {
+        let shared = Arc::make_mut(&mut self.0);
+        let at = shared.items.len();
+        let kept = match (shared.keys.get_mut(), str_key(&entry)) {
+            (Some(Some(index)), Some(key)) => {
+                u32::try_from(at).is_ok_and(|at| match index.entry(key_hash(key)) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(at);
+                        true
+                    }
+                    Entry::Occupied(_) => false,
+                })
+            }
+            _ => false,
+        };
+        if !kept {
+            shared.keys = OnceLock::new();
+        }
+        shared.items.push(entry);
+    }
+
+    /// Sets the value of the dict entry at `at` (a pair), keeping the key
+    /// index.
+    pub(crate) fn set_entry_value(&mut self, at: usize, value: PyValue) {
+        let shared = Arc::make_mut(&mut self.0);
+        if let Some(PyValue::Container { elements: kv, .. }) = shared.items.get_mut(at) {
+            if let Some(slot) = kv.get_mut(1) {
+                *slot = value;
+            }
+        }
     }
 }
 
@@ -28,25 +171,32 @@ impl std::ops::Deref for Elements {
     type Target = Vec<PyValue>;
 
     fn deref(&self) -> &Vec<PyValue> {
-        &self.0
+        &self.0.items
     }
 }
 
 impl std::ops::DerefMut for Elements {
+    /// The elements, to change: the key index is dropped (it is built
+    /// again when next asked for).
     fn deref_mut(&mut self) -> &mut Vec<PyValue> {
-        Arc::make_mut(&mut self.0)
+        let shared = Arc::make_mut(&mut self.0);
+        shared.keys = OnceLock::new();
+        &mut shared.items
     }
 }
 
 impl From<Vec<PyValue>> for Elements {
-    fn from(elements: Vec<PyValue>) -> Elements {
-        Elements(Arc::new(elements))
+    fn from(items: Vec<PyValue>) -> Elements {
+        Elements(Arc::new(Shared {
+            items,
+            keys: OnceLock::new(),
+        }))
     }
 }
 
 impl FromIterator<PyValue> for Elements {
     fn from_iter<I: IntoIterator<Item = PyValue>>(iter: I) -> Elements {
-        Elements(Arc::new(iter.into_iter().collect()))
+        Elements::from(iter.into_iter().collect::<Vec<_>>())
     }
 }
 
@@ -64,7 +214,7 @@ impl<'e> IntoIterator for &'e Elements {
     type IntoIter = std::slice::Iter<'e, PyValue>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.0.items.iter()
     }
 }
 
@@ -327,6 +477,70 @@ pub(crate) fn push_ascii_escaped_bytes(out: &mut String, value: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pair(key: PyValue, value: i32) -> PyValue {
+        PyValue::Container {
+            kind: ContainerKind::Tuple,
+            elements: vec![key, PyValue::Int(value.to_string())].into(),
+        }
+    }
+
+    fn str_pairs(n: i32) -> Elements {
+        (0..n)
+            .map(|i| pair(PyValue::Str(format!("k{i}")), i))
+            .collect()
+    }
+
+    #[test]
+    fn a_large_dict_of_string_keys_is_answered_by_its_index() {
+        let mut dict = str_pairs(40);
+        assert_eq!(dict.str_key_position("k7"), KeyLookup::Found(7));
+        assert_eq!(dict.str_key_position("k40"), KeyLookup::Missing);
+        // Appended and updated entries keep the index, and it answers
+        // for them.
+        dict.push_entry(pair(PyValue::Str("new".to_owned()), 1));
+        assert!(matches!(dict.0.keys.get(), Some(Some(_))));
+        assert_eq!(dict.str_key_position("new"), KeyLookup::Found(40));
+        dict.set_entry_value(3, PyValue::None);
+        assert!(matches!(dict.0.keys.get(), Some(Some(_))));
+        let updated = PyValue::Container {
+            kind: ContainerKind::Tuple,
+            elements: vec![PyValue::Str("k3".to_owned()), PyValue::None].into(),
+        };
+        assert_eq!(dict[3], updated);
+        // Any other change drops it; it is built again when asked.
+        dict.pop();
+        assert!(dict.0.keys.get().is_none());
+        assert_eq!(dict.str_key_position("new"), KeyLookup::Missing);
+    }
+
+    #[test]
+    fn the_first_of_two_equal_keys_answers_as_a_scan_finds_it() {
+        let mut items = str_pairs(20).into_vec();
+        items.push(pair(PyValue::Str("k5".to_owned()), 99));
+        let dict = Elements::from(items);
+        assert_eq!(dict.str_key_position("k5"), KeyLookup::Found(5));
+    }
+
+    #[test]
+    fn small_or_mixed_dicts_are_left_to_the_scan() {
+        assert_eq!(
+            str_pairs(i32::try_from(INDEX_MIN).unwrap() - 1).str_key_position("k1"),
+            KeyLookup::Unindexed
+        );
+        let mut items = str_pairs(20).into_vec();
+        items.push(pair(PyValue::Int("1".to_owned()), 1));
+        assert_eq!(
+            Elements::from(items).str_key_position("k1"),
+            KeyLookup::Unindexed
+        );
+        let mut items = str_pairs(20).into_vec();
+        items.push(PyValue::None);
+        assert_eq!(
+            Elements::from(items).str_key_position("k1"),
+            KeyLookup::Unindexed
+        );
+    }
 
     #[test]
     fn floats_print_like_python() {

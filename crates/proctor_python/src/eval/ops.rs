@@ -9,7 +9,7 @@ use ruff_python_ast::{CmpOp, Operator, UnaryOp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{MAX_ELEMENTS, MAX_TEXT};
-use crate::value::{ContainerKind, PyValue};
+use crate::value::{ContainerKind, KeyLookup, PyValue};
 
 pub(super) fn too_large() -> PyValue {
     PyValue::Unknown("a value too large to compute statically".to_owned())
@@ -374,9 +374,16 @@ fn contains(container: &PyValue, item: &PyValue) -> Result<bool, String> {
             },
             _,
         ) => {
-            // The keys, compared in place: a registry filled in a loop
-            // (`if name not in _cache: _cache[name] = ...`) asks this once
-            // per entry.
+            // A registry filled in a loop (`if name not in _cache:
+            // _cache[name] = ...`) asks this once per entry: its index
+            // answers, or the keys are compared in place.
+            if let PyValue::Str(key) = item {
+                match elements.str_key_position(key) {
+                    KeyLookup::Found(_) => return Ok(true),
+                    KeyLookup::Missing => return Ok(false),
+                    KeyLookup::Unindexed => {}
+                }
+            }
             let keys = elements.iter().filter_map(|e| pair_ref(e).map(|(k, _)| k));
             any_equal(keys, item)
         }
@@ -713,6 +720,19 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
             kind: ContainerKind::Dict,
             elements,
         } => {
+            if let PyValue::Str(key) = index {
+                match elements.str_key_position(key) {
+                    KeyLookup::Found(at) => {
+                        if let Some((_, v)) = elements.get(at).and_then(pair_ref) {
+                            return v.clone();
+                        }
+                    }
+                    KeyLookup::Missing => {
+                        return PyValue::Unknown("a missing dict key (KeyError)".to_owned())
+                    }
+                    KeyLookup::Unindexed => {}
+                }
+            }
             for entry in elements {
                 if let Some((key, v)) = pair_ref(entry) {
                     match equal(key, index) {

@@ -14,7 +14,7 @@ use super::expr::Args;
 use super::ops::{self, iterate, truth};
 use super::{Callable, Evaluator, Scope, MAX_CALL_DEPTH, MAX_ELEMENTS};
 use crate::collector::is_generator;
-use crate::value::{ContainerKind, PyValue};
+use crate::value::{ContainerKind, Elements, KeyLookup, PyValue};
 
 /// How a block of statements ended.
 pub(super) enum Flow {
@@ -149,9 +149,14 @@ enum DictSlot {
 
 /// Where a dict's entries hold `key`, when a string key makes that
 /// certain; `None` otherwise.
-fn dict_slot(entries: &[PyValue], key: &PyValue) -> Option<DictSlot> {
-    if !matches!(key, PyValue::Str(_)) {
+fn dict_slot(entries: &Elements, key: &PyValue) -> Option<DictSlot> {
+    let PyValue::Str(text) = key else {
         return None;
+    };
+    match entries.str_key_position(text) {
+        KeyLookup::Found(at) => return Some(DictSlot::At(at)),
+        KeyLookup::Missing => return Some(DictSlot::Absent),
+        KeyLookup::Unindexed => {}
     }
     for (at, entry) in entries.iter().enumerate() {
         let (k, _) = ops::pair_ref(entry)?;
@@ -483,12 +488,8 @@ impl<'a> Evaluator<'_, 'a> {
                         elements,
                     } => match dict_slot(elements, &key) {
                         // Set in place, without rebuilding the dict.
-                        Some(DictSlot::At(at)) => {
-                            if let PyValue::Container { elements: kv, .. } = &mut elements[at] {
-                                kv[1] = value.clone();
-                            }
-                        }
-                        Some(DictSlot::Absent) => elements.push(PyValue::Container {
+                        Some(DictSlot::At(at)) => elements.set_entry_value(at, value.clone()),
+                        Some(DictSlot::Absent) => elements.push_entry(PyValue::Container {
                             kind: ContainerKind::Tuple,
                             elements: vec![key.clone(), value.clone()].into(),
                         }),
