@@ -1464,7 +1464,11 @@ fn shared_slot(
         let elide = if source { scan.elidable } else { Vec::new() };
         (None, Some(bytes), scan.imports, elide)
     } else {
-        let file = ParsedFile::parse(path, settings.relative(path), bytes);
+        // Parsed now, a source module drops its bodies and text as a
+        // lazily parsed one does (its imports are at module and class
+        // level).
+        let strip = source.then_some(settings.max_file_size);
+        let file = ParsedFile::parse_eliding(path, settings.relative(path), bytes, &[], strip);
         let imports = file
             .ast
             .as_ref()
