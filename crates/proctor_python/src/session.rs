@@ -150,6 +150,7 @@ pub(crate) fn run(
                 file: Some(file),
                 bytes: None,
                 elide: Vec::new(),
+                scanned: None,
                 source: false,
             });
             names.push((dotted, package));
@@ -1394,8 +1395,10 @@ struct Slot {
     /// The bytes read for the import scan, when it was enough.
     bytes: Option<FileBytes>,
     /// Ranges of `bytes` the parse leaves out (see
-    /// [`crate::source::Elided`]).
+    /// [`crate::source::Elided`]), or of the bytes scanned and let go,
+    /// whose hash is `scanned`.
     elide: Vec<(u32, u32)>,
+    scanned: Option<u64>,
     /// A source module (not a test module or a conftest): its tree drops
     /// its function bodies (see [`crate::bodies`]).
     source: bool,
@@ -1414,10 +1417,14 @@ impl Slot {
         let rel = settings.relative(&self.path);
         let expect = (cached && self.bytes.is_none()).then_some(self.hash);
         LazyFile::new(self.path, rel, settings.max_file_size, self.bytes, expect)
-            .eliding(self.elide)
+            .eliding(self.elide, self.scanned)
             .stripping(self.source)
     }
 }
+
+/// The size from which a source module's bytes, read for its import scan,
+/// are not kept until it is parsed.
+const LET_GO_SIZE: usize = 16 * 1024;
 
 /// The [`Slot`] of a shared module, and its new stamp when it was read.
 /// The parse of a `source` module (not a test module) may leave class
@@ -1437,6 +1444,7 @@ fn shared_slot(
                     file: None,
                     bytes: None,
                     elide: Vec::new(),
+                    scanned: None,
                     source,
                     hash: stamp.hash,
                     imports: imports.clone(),
@@ -1460,9 +1468,19 @@ fn shared_slot(
         .ok()
         .and_then(|b| std::str::from_utf8(b).ok())
         .and_then(|text| scan_module(text, package));
-    let (file, bytes, imports, elide) = if let Some(scan) = scanned {
+    let (file, bytes, imports, elide, scanned) = if let Some(scan) = scanned {
         let elide = if source { scan.elidable } else { Vec::new() };
-        (None, Some(bytes), scan.imports, elide)
+        // A large source module's bytes are let go and read again if it
+        // is parsed: many are read only for their imports (pygments'
+        // `_*_builtins` data modules), and held they outweighed the
+        // second read of those that are parsed.
+        match bytes {
+            Ok(kept) if source && kept.len() >= LET_GO_SIZE => {
+                let hash = crate::source::bytes_hash(&kept);
+                (None, None, scan.imports, elide, Some(hash))
+            }
+            bytes => (None, Some(bytes), scan.imports, elide, None),
+        }
     } else {
         // Parsed now, a source module drops its bodies and text as a
         // lazily parsed one does (its imports are at module and class
@@ -1473,7 +1491,7 @@ fn shared_slot(
             .ast
             .as_ref()
             .map_or_else(Vec::new, |ast| imported_modules(&ast.body, package));
-        (Some(file), None, imports, Vec::new())
+        (Some(file), None, imports, Vec::new(), None)
     };
     let stamp = store.filter(|_| readable).map(|_| Stamp {
         stat,
@@ -1486,6 +1504,7 @@ fn shared_slot(
         file,
         bytes,
         elide,
+        scanned,
         source,
         hash,
         imports,

@@ -53,9 +53,14 @@ struct LetGo {
 
 /// A quick hash of a text, to tell the same file read twice.
 fn text_hash(text: &str) -> u64 {
+    bytes_hash(text.as_bytes())
+}
+
+/// A quick hash of a file's bytes, to tell the same file read twice.
+pub(crate) fn bytes_hash(bytes: &[u8]) -> u64 {
     use std::hash::Hasher;
     let mut hasher = rustc_hash::FxHasher::default();
-    hasher.write(text.as_bytes());
+    hasher.write(bytes);
     hasher.finish()
 }
 
@@ -375,8 +380,10 @@ pub(crate) struct LazyFile {
     /// The bytes read when parsing did not have `expect`.
     changed: std::sync::atomic::AtomicBool,
     /// Ranges the parse leaves out (see [`Elided`]), found by the scan of
-    /// the `pending` bytes.
+    /// the `pending` bytes, or of the bytes with hash `scanned` (see
+    /// [`bytes_hash`]) when they were not kept.
     elide: Vec<(u32, u32)>,
+    scanned: Option<u64>,
     /// Whether the tree drops its function bodies (a source module: see
     /// [`crate::bodies`]).
     strip: bool,
@@ -408,16 +415,19 @@ impl LazyFile {
             expect,
             changed: std::sync::atomic::AtomicBool::new(false),
             elide: Vec::new(),
+            scanned: None,
             strip: false,
             parsed: std::sync::OnceLock::new(),
         }
     }
 
     /// Leaves the class attribute values at `elide` out of the parse (see
-    /// [`Elided`]); they are ranges of the bytes given to [`LazyFile::new`].
+    /// [`Elided`]); they are ranges of the bytes given to [`LazyFile::new`],
+    /// or of bytes whose [`bytes_hash`] is `scanned`, read again to parse.
     #[must_use]
-    pub(crate) fn eliding(mut self, elide: Vec<(u32, u32)>) -> LazyFile {
+    pub(crate) fn eliding(mut self, elide: Vec<(u32, u32)>, scanned: Option<u64>) -> LazyFile {
         self.elide = elide;
+        self.scanned = scanned;
         self
     }
 
@@ -433,8 +443,9 @@ impl LazyFile {
     pub(crate) fn get(&self) -> &ParsedFile {
         self.parsed.get_or_init(|| {
             let pending = self.pending.lock().ok().and_then(|mut p| p.take());
-            // The ranges stand for the bytes read ahead only.
-            let elide: &[(u32, u32)] = if pending.is_some() { &self.elide } else { &[] };
+            // The ranges stand for the bytes read ahead only, or for the
+            // bytes scanned and let go when these are read again.
+            let read_ahead = pending.is_some();
             let bytes = pending.unwrap_or_else(|| {
                 let bytes = read_bytes(&self.path, self.max_size);
                 if self
@@ -446,6 +457,16 @@ impl LazyFile {
                 }
                 bytes
             });
+            let same = || {
+                self.scanned
+                    .zip(bytes.as_ref().ok())
+                    .is_some_and(|(hash, bytes)| bytes_hash(bytes) == hash)
+            };
+            let elide: &[(u32, u32)] = if read_ahead || same() {
+                &self.elide
+            } else {
+                &[]
+            };
             let strip = self.strip.then_some(self.max_size);
             ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide, strip)
         })
@@ -740,6 +761,34 @@ mod tests {
         assert!(!lazy.elided.is_empty());
         assert_eq!(lazy.source.text, text);
         assert_eq!(class_tables(&lazy), class_tables(&whole));
+    }
+
+    #[test]
+    fn bytes_let_go_after_the_scan_are_read_again_and_elided_only_if_unchanged() {
+        let text = lexer_module();
+        let scan = crate::import_scan::scan_module(&text, "").expect("scanned");
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join("m.py");
+        let lazy = |on_disk: &str| {
+            std::fs::write(&path, on_disk).expect("written");
+            let file = super::LazyFile::new(path.clone(), "m.py".into(), u64::MAX, None, None)
+                .eliding(
+                    scan.elidable.clone(),
+                    Some(super::bytes_hash(text.as_bytes())),
+                );
+            let parsed = file.get();
+            (parsed.elided.is_empty(), class_tables(parsed))
+        };
+        let whole = ParsedFile::parse(&path, "m.py".into(), Ok(text.clone().into_bytes()));
+        // The bytes scanned: their ranges are left out, and read as the
+        // whole parse has them.
+        let (none_left_out, tables) = lazy(&text);
+        assert!(!none_left_out);
+        assert_eq!(tables, class_tables(&whole));
+        // Other bytes: the ranges do not stand for them, nothing is left out.
+        let edited = format!("# edited\n{text}");
+        let (none_left_out, _) = lazy(&edited);
+        assert!(none_left_out);
     }
 
     #[test]
