@@ -51,11 +51,6 @@ struct LetGo {
     changed: std::sync::atomic::AtomicBool,
 }
 
-/// A quick hash of a text, to tell the same file read twice.
-fn text_hash(text: &str) -> u64 {
-    bytes_hash(text.as_bytes())
-}
-
 /// A quick hash of a file's bytes, to tell the same file read twice.
 pub(crate) fn bytes_hash(bytes: &[u8]) -> u64 {
     use std::hash::Hasher;
@@ -251,7 +246,7 @@ impl ParsedFile {
         self.let_go = Some(LetGo {
             max_size,
             len: text.len(),
-            hash: text_hash(text),
+            hash: bytes_hash(text.as_bytes()),
             text: std::sync::OnceLock::new(),
             changed: std::sync::atomic::AtomicBool::new(false),
         });
@@ -268,7 +263,7 @@ impl ParsedFile {
                 .ok()
                 .and_then(|bytes| decode(bytes).ok())
                 .unwrap_or_default();
-            if text.len() != let_go.len || text_hash(&text) != let_go.hash {
+            if text.len() != let_go.len || bytes_hash(text.as_bytes()) != let_go.hash {
                 let_go
                     .changed
                     .store(true, std::sync::atomic::Ordering::Relaxed);
