@@ -439,29 +439,29 @@ impl LazyFile {
         self.parsed.get_or_init(|| {
             let pending = self.pending.lock().ok().and_then(|mut p| p.take());
             // The ranges stand for the bytes read ahead only, or for the
-            // bytes scanned and let go when these are read again.
-            let read_ahead = pending.is_some();
+            // bytes scanned and let go when these are read again: the
+            // same when they have the content hash `expect` (of the bytes
+            // scanned), else when they have the quick hash `scanned`.
+            let mut same = pending.is_some();
             let bytes = pending.unwrap_or_else(|| {
                 let bytes = read_bytes(&self.path, self.max_size);
-                if self
-                    .expect
-                    .is_some_and(|hash| crate::cache::key::content(&bytes) != hash)
-                {
-                    self.changed
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                if let Some(hash) = self.expect {
+                    if crate::cache::key::content(&bytes) == hash {
+                        same = true;
+                    } else {
+                        self.changed
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
                 bytes
             });
-            let same = || {
-                self.scanned
-                    .zip(bytes.as_ref().ok())
-                    .is_some_and(|(hash, bytes)| bytes_hash(bytes) == hash)
-            };
-            let elide: &[(u32, u32)] = if read_ahead || same() {
-                &self.elide
-            } else {
-                &[]
-            };
+            let same = same
+                || (self.expect.is_none()
+                    && self
+                        .scanned
+                        .zip(bytes.as_ref().ok())
+                        .is_some_and(|(hash, bytes)| bytes_hash(bytes) == hash));
+            let elide: &[(u32, u32)] = if same { &self.elide } else { &[] };
             let strip = self.strip.then_some(self.max_size);
             ParsedFile::parse_eliding(&self.path, self.rel.clone(), bytes, elide, strip)
         })
