@@ -25,6 +25,15 @@ enum Kind {
     Other,
 }
 
+/// Whether pytest's own plugins collect a file a conftest hook is handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Also {
+    No,
+    Yes,
+    /// A doctest file: when its text holds examples.
+    IfExamples,
+}
+
 /// The result of discovery.
 #[derive(Debug, Default)]
 pub(crate) struct Discovery {
@@ -33,6 +42,10 @@ pub(crate) struct Discovery {
     /// Text files collected by pytest's doctest plugin (`doctest_glob`,
     /// default `test*.txt`), with the index in `test_files` they follow.
     pub(crate) doctest_files: Vec<(usize, PathBuf)>,
+    /// The doctest files (and the text files a conftest hook is handed)
+    /// whose text holds doctest examples: each read once, in parallel,
+    /// after the walk.
+    pub(crate) with_examples: FxHashSet<PathBuf>,
     /// Every conftest.py met on the way, by directory.
     pub(crate) conftests: BTreeMap<PathBuf, PathBuf>,
     /// The same conftests read and parsed (for their `collect_ignore`), in
@@ -90,6 +103,9 @@ pub(crate) struct Walker<'s> {
     broken: FxHashSet<PathBuf>,
     /// Directories whose conftest.py mentions `pytest_collect_file`.
     hook_dirs: Vec<PathBuf>,
+    /// Hook files (indices in `hook_files`) that pytest's doctest plugin
+    /// collects too when their text holds examples: decided after the walk.
+    unread_hooks: Vec<usize>,
 }
 
 impl<'s> Walker<'s> {
@@ -101,6 +117,7 @@ impl<'s> Walker<'s> {
             seen_files: FxHashSet::default(),
             broken: FxHashSet::default(),
             hook_dirs: Vec::new(),
+            unread_hooks: Vec::new(),
         }
     }
 
@@ -112,7 +129,7 @@ impl<'s> Walker<'s> {
                 // Its conftest's error stands for it, as in pytest.
             } else if path.is_dir() {
                 let mut stack = Vec::new();
-                self.walk_dir(path, None, &mut stack);
+                self.walk_dir(path, None, &mut stack, false);
             } else if path.is_file() && self.opt_in_file(path) {
                 // An example or a notebook.
             } else if path.is_file() {
@@ -139,7 +156,39 @@ impl<'s> Walker<'s> {
                 });
             }
         }
+        self.read_examples();
         self.out
+    }
+
+    /// Reads, once each and in parallel, the text files whose doctest
+    /// examples decide something: whether a doctest file gives an item, and
+    /// whether pytest's doctest plugin collects a file a conftest hook is
+    /// handed too.
+    fn read_examples(&mut self) {
+        use rayon::prelude::*;
+        let mut unread: Vec<&Path> = self
+            .out
+            .doctest_files
+            .iter()
+            .map(|(_, path)| path.as_path())
+            .chain(
+                self.unread_hooks
+                    .iter()
+                    .map(|&i| self.out.hook_files[i].path.as_path()),
+            )
+            .collect();
+        unread.sort_unstable();
+        unread.dedup();
+        let with_examples: FxHashSet<PathBuf> = unread
+            .into_par_iter()
+            .filter(|path| std::fs::read(path).is_ok_and(|text| has_doctest_examples(&text)))
+            .map(Path::to_path_buf)
+            .collect();
+        for &i in &self.unread_hooks {
+            let file = &mut self.out.hook_files[i];
+            file.also_collected = with_examples.contains(&file.path);
+        }
+        self.out.with_examples = with_examples;
     }
 
     fn is_doctest(&self, path: &Path) -> bool {
@@ -213,7 +262,7 @@ impl<'s> Walker<'s> {
             .collect();
         dirs.reverse();
         for dir in dirs {
-            self.visit_conftest(dir);
+            self.visit_conftest(dir, None);
         }
     }
 
@@ -223,13 +272,15 @@ impl<'s> Walker<'s> {
         !self.broken.is_empty() && path.ancestors().any(|dir| self.broken.contains(dir))
     }
 
-    fn visit_conftest(&mut self, dir: &Path) {
+    /// Reads `dir`'s conftest.py, if it has one (`exists` when its listing
+    /// already said).
+    fn visit_conftest(&mut self, dir: &Path, exists: Option<bool>) {
         if self.out.conftests.contains_key(dir) {
             return;
         }
         self.out.walked.push(dir.to_path_buf());
         let conftest = dir.join("conftest.py");
-        if conftest.is_file() {
+        if exists.unwrap_or_else(|| conftest.is_file()) {
             self.out
                 .conftests
                 .insert(dir.to_path_buf(), conftest.clone());
@@ -261,7 +312,24 @@ impl<'s> Walker<'s> {
     /// Walks `dir`. `canonical` is its resolved path when known without a
     /// system call (a plain subdirectory of an already resolved parent);
     /// only symlinks need resolving, and only they can make a loop.
-    fn walk_dir(&mut self, dir: &Path, canonical: Option<PathBuf>, stack: &mut Vec<PathBuf>) {
+    /// `from_parent`: met in its parent's listing, which applied pytest's
+    /// ignore rules to it but the virtualenv check (a `pyvenv.cfg` in it),
+    /// made here from its own listing.
+    fn walk_dir(
+        &mut self,
+        dir: &Path,
+        canonical: Option<PathBuf>,
+        stack: &mut Vec<PathBuf>,
+        from_parent: bool,
+    ) {
+        let listing = list_dir(dir);
+        if from_parent {
+            if has_file(dir, &listing, "pyvenv.cfg") {
+                // pytest's `_in_venv`: not collected.
+                return;
+            }
+            self.note_conditional(dir);
+        }
         let canonical = canonical
             .unwrap_or_else(|| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
         if stack.contains(&canonical) {
@@ -275,27 +343,13 @@ impl<'s> Walker<'s> {
             return;
         }
         stack.push(canonical);
-        self.visit_conftest(dir);
+        self.visit_conftest(dir, Some(has_file(dir, &listing, "conftest.py")));
         if self.broken.contains(dir) {
             stack.pop();
             return;
         }
-        let mut entries: Vec<(String, PathBuf, Kind)> = match std::fs::read_dir(dir) {
-            Ok(rd) => rd
-                .filter_map(Result::ok)
-                .map(|e| {
-                    let path = e.path();
-                    let kind = match e.file_type() {
-                        Ok(t) if t.is_dir() => Kind::Dir,
-                        Ok(t) if t.is_file() => Kind::File,
-                        // Symlinks (and odd types) are followed, as pytest does.
-                        _ if path.is_dir() => Kind::LinkedDir,
-                        _ if path.is_file() => Kind::File,
-                        _ => Kind::Other,
-                    };
-                    (e.file_name().to_string_lossy().into_owned(), path, kind)
-                })
-                .collect(),
+        let mut entries = match listing {
+            Ok(entries) => entries,
             Err(err) => {
                 self.out.errors.push(CollectError {
                     file: self.settings.relative(dir),
@@ -313,12 +367,14 @@ impl<'s> Walker<'s> {
         for (name, path, kind) in entries {
             match kind {
                 Kind::Dir | Kind::LinkedDir => {
-                    if !self.ignored(&path, true) {
+                    // The rest of `ignored` is checked on the directory's
+                    // own listing.
+                    if !self.ignored_for_sure(&path, true) {
                         let canonical = (kind == Kind::Dir).then(|| parent_canonical.join(&name));
-                        self.walk_dir(&path, canonical, stack);
+                        self.walk_dir(&path, canonical, stack, true);
                     }
                 }
-                Kind::File if self.opt_in_file(&path) => self.note_hook_file(&path, || true),
+                Kind::File if self.opt_in_file(&path) => self.note_hook_file(&path, Also::Yes),
                 Kind::File => {
                     let is_py = path.extension().is_some_and(|e| e == "py");
                     let wanted = if is_py {
@@ -330,14 +386,13 @@ impl<'s> Walker<'s> {
                         self.is_doctest(&path)
                     };
                     // A text file without examples gives pytest's doctest
-                    // plugin no item.
-                    self.note_hook_file(&path, || {
-                        wanted
-                            && (is_py
-                                || std::fs::read(&path).is_ok_and(|text| {
-                                    has_doctest_examples(&String::from_utf8_lossy(&text))
-                                }))
-                    });
+                    // plugin no item: its text is read after the walk.
+                    let also = match (wanted, is_py) {
+                        (false, _) => Also::No,
+                        (true, true) => Also::Yes,
+                        (true, false) => Also::IfExamples,
+                    };
+                    self.note_hook_file(&path, also);
                     if wanted && !self.ignored(&path, false) {
                         if is_py {
                             self.add_file(&path);
@@ -354,18 +409,29 @@ impl<'s> Walker<'s> {
 
     /// Records a file that a conftest's `pytest_collect_file` may collect
     /// (`also` when pytest's own plugins may collect it too).
-    fn note_hook_file(&mut self, path: &Path, also: impl FnOnce() -> bool) {
+    fn note_hook_file(&mut self, path: &Path, also: Also) {
         if self.hook_dirs.is_empty() || !self.hook_dirs.iter().any(|d| path.starts_with(d)) {
             return;
         }
         if self.ignored(path, false) {
             return;
         }
-        let also_collected = self.out.conditional.contains_key(path) || also();
+        let also = if self.out.conditional.contains_key(path) {
+            Also::Yes
+        } else {
+            also
+        };
+        self.push_hook_file(path, also);
+    }
+
+    fn push_hook_file(&mut self, path: &Path, also: Also) {
+        if also == Also::IfExamples {
+            self.unread_hooks.push(self.out.hook_files.len());
+        }
         self.out.hook_files.push(crate::eval::HookFile {
             at: self.out.test_files.len(),
             path: path.to_path_buf(),
-            also_collected,
+            also_collected: also == Also::Yes,
         });
     }
 
@@ -374,14 +440,12 @@ impl<'s> Walker<'s> {
     /// collect any Python file, and any text file with doctest examples.
     fn note_initial_hook_file(&mut self, path: &Path) {
         if self.hook_dirs.iter().any(|d| path.starts_with(d)) {
-            let also_collected = path.extension().is_some_and(|e| e == "py")
-                || std::fs::read(path)
-                    .is_ok_and(|text| has_doctest_examples(&String::from_utf8_lossy(&text)));
-            self.out.hook_files.push(crate::eval::HookFile {
-                at: self.out.test_files.len(),
-                path: path.to_path_buf(),
-                also_collected,
-            });
+            let also = if path.extension().is_some_and(|e| e == "py") {
+                Also::Yes
+            } else {
+                Also::IfExamples
+            };
+            self.push_hook_file(path, also);
         }
     }
 
@@ -458,10 +522,9 @@ impl<'s> Walker<'s> {
         {
             return true;
         }
+        // (A directory's virtualenv check is made on its listing: see
+        // `walk_dir`.)
         if is_dir {
-            if path.join("pyvenv.cfg").is_file() {
-                return true;
-            }
             if self
                 .settings
                 .norecursedirs
@@ -475,12 +538,53 @@ impl<'s> Walker<'s> {
     }
 }
 
+/// A directory's entries: name, path and kind (symlinks followed).
+fn list_dir(dir: &Path) -> std::io::Result<Vec<(String, PathBuf, Kind)>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| {
+            let path = e.path();
+            let kind = match e.file_type() {
+                Ok(t) if t.is_dir() => Kind::Dir,
+                Ok(t) if t.is_file() => Kind::File,
+                // Symlinks (and odd types) are followed, as pytest does.
+                _ if path.is_dir() => Kind::LinkedDir,
+                _ if path.is_file() => Kind::File,
+                _ => Kind::Other,
+            };
+            (e.file_name().to_string_lossy().into_owned(), path, kind)
+        })
+        .collect())
+}
+
+/// Whether `dir` holds a file `name` (following a symlink, as pytest's
+/// `Path.is_file()`): from its listing, without a `stat`, where names are
+/// compared as the file system does (Linux: byte for byte).
+fn has_file(
+    dir: &Path,
+    listing: &std::io::Result<Vec<(String, PathBuf, Kind)>>,
+    name: &str,
+) -> bool {
+    match listing {
+        Ok(entries) if cfg!(target_os = "linux") => entries
+            .iter()
+            .any(|(entry, _, kind)| entry == name && *kind == Kind::File),
+        _ => dir.join(name).is_file(),
+    }
+}
+
 /// Whether a text file holds doctest examples (pytest's doctest plugin
 /// makes an item of it only then).
-pub(crate) fn has_doctest_examples(text: &str) -> bool {
-    text.lines().any(|line| {
-        let rest = line.trim_start_matches(' ');
-        rest == ">>>" || rest.starts_with(">>> ")
+fn has_doctest_examples(text: &[u8]) -> bool {
+    // A line that is `>>>`, or starts with `>>> `, after leading spaces
+    // (lines end at `\n` or `\r\n`, as `str::lines` splits them).
+    memchr::memmem::find_iter(text, b">>>").any(|at| {
+        let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |n| n + 1);
+        text[start..at].iter().all(|&b| b == b' ')
+            && matches!(
+                &text[at + 3..],
+                [] | [b' ' | b'\n', ..] | [b'\r', b'\n', ..]
+            )
     })
 }
 
@@ -714,4 +818,48 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_doctest_examples;
+
+    /// The line-by-line reading the byte search stands for: a line (as
+    /// `str::lines` splits them) that is `>>>` or starts with `>>> ` after
+    /// leading spaces.
+    fn by_lines(text: &str) -> bool {
+        text.lines().any(|line| {
+            let rest = line.trim_start_matches(' ');
+            rest == ">>>" || rest.starts_with(">>> ")
+        })
+    }
+
+    #[test]
+    fn examples_are_found_as_lines_would_find_them() {
+        let pieces = [
+            ">>>", ">>> ", ">>>>", " ", "  ", "\t", "\n", "\r\n", "\r", "x", "1 + 1", ">>", "...",
+            "\u{e9}",
+        ];
+        // Every text of up to four pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        for text in &texts {
+            assert_eq!(
+                has_doctest_examples(text.as_bytes()),
+                by_lines(text),
+                "{text:?}"
+            );
+        }
+        // Bytes that are not UTF-8 do not hide a prompt.
+        assert!(has_doctest_examples(b"\xff\n  >>> 1\n"));
+        assert!(!has_doctest_examples(b"\xff>>> 1\n"));
+    }
 }

@@ -675,7 +675,7 @@ pub(crate) fn run(
     let mut imported: HashMap<&str, &Path> = HashMap::default();
     for (position, result) in results.into_iter().enumerate() {
         while let Some((_, path)) = doctests.next_if(|(at, _)| *at <= position) {
-            raw.extend(doctest_item(settings, path));
+            raw.extend(doctest_item(settings, &discovery, path));
         }
         while let Some((_, file)) = opt_in.next_if(|(at, _)| *at <= position) {
             raw.extend(crate::opt_in::item(file));
@@ -704,7 +704,7 @@ pub(crate) fn run(
         collection.skipped.extend(result.skipped);
     }
     for (_, path) in doctests {
-        raw.extend(doctest_item(settings, path));
+        raw.extend(doctest_item(settings, &discovery, path));
     }
     for (_, file) in opt_in {
         raw.extend(crate::opt_in::item(file));
@@ -739,7 +739,7 @@ fn splice_document(
         .doctest_files
         .iter()
         .filter_map(|(at, path)| {
-            let item = doctest_item(settings, path)?;
+            let item = doctest_item(settings, discovery, path)?;
             Some((*at, fragment::render(&[item], reordering, &|_| None)))
         })
         .collect();
@@ -1194,10 +1194,9 @@ fn collect_module<'a>(
 }
 
 /// The one item pytest's doctest plugin makes of a text file with examples.
-fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
-    let text = std::fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&text);
-    if !discover::has_doctest_examples(&text) {
+/// (Discovery read its text: see [`Discovery::with_examples`].)
+fn doctest_item(settings: &CollectSettings, discovery: &Discovery, path: &Path) -> Option<RawItem> {
+    if !discovery.with_examples.contains(path) {
         return None;
     }
     let rel = settings.relative(path);
