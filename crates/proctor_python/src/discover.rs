@@ -524,17 +524,12 @@ impl<'s> Walker<'s> {
         }
         // (A directory's virtualenv check is made on its listing: see
         // `walk_dir`.)
-        if is_dir {
-            if self
+        is_dir
+            && self
                 .settings
                 .norecursedirs
                 .iter()
                 .any(|p| fnmatch_ex(p, path))
-            {
-                return true;
-            }
-        }
-        false
     }
 }
 
