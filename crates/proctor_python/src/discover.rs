@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use ruff_python_ast::{Expr, Stmt};
 use rustc_hash::FxHashSet;
@@ -106,6 +107,65 @@ pub(crate) struct Walker<'s> {
     /// Hook files (indices in `hook_files`) that pytest's doctest plugin
     /// collects too when their text holds examples: decided after the walk.
     unread_hooks: Vec<usize>,
+    /// Listings of directories the walk will enter, made ahead on workers.
+    ahead: rustc_hash::FxHashMap<PathBuf, Arc<Ahead>>,
+}
+
+/// A directory's entries: name, path and kind.
+type Listing = Vec<(String, PathBuf, Kind)>;
+
+/// A directory listing made ahead of the walk: the walk enters the
+/// directories of one directory in order, depth first, while workers list
+/// the ones it comes to next (a listing is a few system calls, and a suite
+/// can have thousands of directories). Whoever starts it first lists it.
+#[derive(Default)]
+struct Ahead {
+    slot: Mutex<AheadSlot>,
+    done: Condvar,
+}
+
+#[derive(Default)]
+enum AheadSlot {
+    #[default]
+    Queued,
+    Listing,
+    Done(std::io::Result<Listing>),
+    Taken,
+}
+
+impl Ahead {
+    /// On a worker: lists `dir` unless the walk got to it first.
+    fn list(&self, dir: &Path) {
+        {
+            let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+            if !matches!(*slot, AheadSlot::Queued) {
+                return;
+            }
+            *slot = AheadSlot::Listing;
+        }
+        let listing = list_dir(dir);
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = AheadSlot::Done(listing);
+        self.done.notify_one();
+    }
+
+    /// On the walk: the listing, waited for when a worker is making it,
+    /// made now when none has begun.
+    fn take(&self, dir: &Path) -> std::io::Result<Listing> {
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            match std::mem::replace(&mut *slot, AheadSlot::Taken) {
+                AheadSlot::Done(listing) => return listing,
+                AheadSlot::Listing => {
+                    *slot = AheadSlot::Listing;
+                    slot = self.done.wait(slot).unwrap_or_else(PoisonError::into_inner);
+                }
+                AheadSlot::Queued | AheadSlot::Taken => {
+                    drop(slot);
+                    return list_dir(dir);
+                }
+            }
+        }
+    }
 }
 
 impl<'s> Walker<'s> {
@@ -118,6 +178,7 @@ impl<'s> Walker<'s> {
             broken: FxHashSet::default(),
             hook_dirs: Vec::new(),
             unread_hooks: Vec::new(),
+            ahead: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -322,7 +383,10 @@ impl<'s> Walker<'s> {
         stack: &mut Vec<PathBuf>,
         from_parent: bool,
     ) {
-        let listing = list_dir(dir);
+        let listing = match self.ahead.remove(dir) {
+            Some(ahead) => ahead.take(dir),
+            None => list_dir(dir),
+        };
         if from_parent {
             if has_file(dir, &listing, "pyvenv.cfg") {
                 // pytest's `_in_venv`: not collected.
@@ -364,12 +428,28 @@ impl<'s> Walker<'s> {
         // pytest sorts by name, with `__init__.py` first.
         entries.sort_by(|a, b| (a.0 != "__init__.py", &a.0).cmp(&(b.0 != "__init__.py", &b.0)));
         let parent_canonical = stack.last().cloned().unwrap_or_default();
-        for (name, path, kind) in entries {
+        // The directories to enter (the rest of `ignored` is checked on
+        // their own listing), listed ahead: what decides here is only the
+        // conftests of `dir` and above, all read by now.
+        let enter: Vec<bool> = entries
+            .iter()
+            .map(|(_, path, kind)| {
+                matches!(kind, Kind::Dir | Kind::LinkedDir) && !self.ignored_for_sure(path, true)
+            })
+            .collect();
+        for ((_, path, kind), _) in entries.iter().zip(&enter).filter(|(_, e)| **e) {
+            // (Not a symlink's target, which may be anywhere.)
+            if *kind == Kind::Dir {
+                let ahead = Arc::new(Ahead::default());
+                self.ahead.insert(path.clone(), Arc::clone(&ahead));
+                let path = path.clone();
+                rayon::spawn(move || ahead.list(&path));
+            }
+        }
+        for ((name, path, kind), enter) in entries.into_iter().zip(enter) {
             match kind {
                 Kind::Dir | Kind::LinkedDir => {
-                    // The rest of `ignored` is checked on the directory's
-                    // own listing.
-                    if !self.ignored_for_sure(&path, true) {
+                    if enter {
                         let canonical = (kind == Kind::Dir).then(|| parent_canonical.join(&name));
                         self.walk_dir(&path, canonical, stack, true);
                     }
@@ -534,7 +614,7 @@ impl<'s> Walker<'s> {
 }
 
 /// A directory's entries: name, path and kind (symlinks followed).
-fn list_dir(dir: &Path) -> std::io::Result<Vec<(String, PathBuf, Kind)>> {
+fn list_dir(dir: &Path) -> std::io::Result<Listing> {
     Ok(std::fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| {
@@ -555,11 +635,7 @@ fn list_dir(dir: &Path) -> std::io::Result<Vec<(String, PathBuf, Kind)>> {
 /// Whether `dir` holds a file `name` (following a symlink, as pytest's
 /// `Path.is_file()`): from its listing, without a `stat`, where names are
 /// compared as the file system does (Linux: byte for byte).
-fn has_file(
-    dir: &Path,
-    listing: &std::io::Result<Vec<(String, PathBuf, Kind)>>,
-    name: &str,
-) -> bool {
+fn has_file(dir: &Path, listing: &std::io::Result<Listing>, name: &str) -> bool {
     match listing {
         Ok(entries) if cfg!(target_os = "linux") => entries
             .iter()
