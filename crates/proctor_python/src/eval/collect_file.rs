@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use rayon::prelude::*;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::ops::truth;
@@ -46,6 +47,10 @@ pub(crate) struct HookFile {
     pub(crate) also_collected: bool,
 }
 
+/// What following one hook for one file gives: the names of its items, or
+/// why they cannot be known.
+type HookResult = Result<Vec<String>, String>;
+
 /// Follows the `pytest_collect_file` hook of each conftest in `hooks`
 /// (its directory and module) for every file of `files` under it.
 pub(crate) fn collect_files(
@@ -55,26 +60,36 @@ pub(crate) fn collect_files(
     files: &[HookFile],
 ) -> HookedFiles {
     let mut out = HookedFiles::default();
+    // Each file's hooks are followed in parallel; then, in the files'
+    // order, a hook that failed is not followed for the files after.
+    let followed: Vec<(Vec<usize>, String, Vec<HookResult>)> = files
+        .par_iter()
+        .map(|file| {
+            // pytest calls the hooks of the deepest conftest first.
+            let mut applicable: Vec<usize> = (0..hooks.len())
+                .filter(|&h| file.path.starts_with(hooks[h].0))
+                .collect();
+            applicable.sort_by_key(|&h| std::cmp::Reverse(hooks[h].0.components().count()));
+            let rel = settings.relative(&file.path);
+            let results = applicable
+                .iter()
+                .map(|&h| match collect_file(project, hooks[h].1, &file.path) {
+                    Ok(names) if file.also_collected && !names.is_empty() => Err(format!(
+                        "it collects `{rel}`, which pytest's own plugins collect too"
+                    )),
+                    result => result,
+                })
+                .collect();
+            (applicable, rel, results)
+        })
+        .collect();
     let mut failed: Vec<Option<String>> = vec![None; hooks.len()];
     let mut made: Vec<(usize, Vec<usize>, RawItem)> = Vec::new();
-    for file in files {
-        // pytest calls the hooks of the deepest conftest first.
-        let mut applicable: Vec<usize> = (0..hooks.len())
-            .filter(|&h| file.path.starts_with(hooks[h].0))
-            .collect();
-        applicable.sort_by_key(|&h| std::cmp::Reverse(hooks[h].0.components().count()));
-        let rel = settings.relative(&file.path);
-        for &h in &applicable {
+    for (file, (applicable, rel, results)) in files.iter().zip(followed) {
+        for (&h, names) in applicable.iter().zip(results) {
             if failed[h].is_some() {
                 continue;
             }
-            let names = collect_file(project, hooks[h].1, &file.path);
-            let names = match (names, file.also_collected) {
-                (Ok(names), true) if !names.is_empty() => Err(format!(
-                    "it collects `{rel}`, which pytest's own plugins collect too"
-                )),
-                (result, _) => result,
-            };
             match names {
                 Ok(names) => made.extend(names.into_iter().map(|name| {
                     (
