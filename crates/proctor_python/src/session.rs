@@ -442,17 +442,16 @@ pub(crate) fn run(
                 // Rendered as `collect --json` writes the module's items
                 // (without a run's recorded expansions, which are applied
                 // when used), for the pack and for splicing.
-                let rendered =
-                    context.map(|_| fragment::render_ordered(&output.items, reordering, &|_| None));
-                let (mut fragment, order) = rendered.unzip();
-                let order = order.flatten();
+                let order = context.and_then(|_| fragment::render_order(&output.items, reordering));
+                let render = || fragment::render_in(&output.items, order.as_deref(), &|_| None);
                 // Whether a parameter's key spans modules: for the entry's
                 // flags and for splicing.
                 let cross_module =
                     (context.is_some() || splicing) && reorder::spans_modules(&output.items);
                 let mut entry = None;
-                if let (Some(context), Some(name)) = (context, path.to_str()) {
-                    if let Some(rendered) = fragment.take() {
+                let mut fragment = None;
+                if let Some(context) = context {
+                    if let Some(name) = path.to_str() {
                         let key = module_key(context, path, dotted, package, hash);
                         // The fragment is kept once: in the entry, when there is one.
                         let made = FreshEntry::new(
@@ -460,7 +459,7 @@ pub(crate) fn run(
                             key,
                             probes,
                             &output,
-                            rendered,
+                            render,
                             order.as_deref(),
                             cross_module,
                         );
@@ -468,6 +467,8 @@ pub(crate) fn run(
                             Ok(made) => entry = Some(made),
                             Err(rendered) => fragment = Some(rendered),
                         }
+                    } else {
+                        fragment = Some(render());
                     }
                 }
                 let mut output = output;

@@ -505,40 +505,37 @@ fn put_framed<E>(
     Ok(())
 }
 
+/// From how many items a fresh entry's fragment is rendered on one thread
+/// while the rest of the entry is encoded on another: below it, handing the
+/// encoding to another thread costs more than it saves.
+const PARALLEL_ENTRY_ITEMS: usize = 2048;
+
 impl FreshEntry {
-    /// The entry of a module collected now: `fragment` is its items
+    /// The entry of a module collected now: `render` gives its items
     /// rendered, in `order` (their indices) when it is not theirs; `spans`
     /// whether a parameter's key spans modules
-    /// ([`crate::reorder::spans_modules`] of its items). Given back when
-    /// the entry cannot be made.
+    /// ([`crate::reorder::spans_modules`] of its items). The fragment is
+    /// given back when the entry cannot be made.
     pub(crate) fn new(
         path: String,
         key: Hash,
         probes: Vec<Probe>,
         output: &ModuleOutput,
-        fragment: Vec<u8>,
+        render: impl FnOnce() -> Vec<u8> + Send,
         order: Option<&[usize]>,
         spans: bool,
     ) -> Result<FreshEntry, Vec<u8>> {
-        let mut flags = 0;
-        if output.parsed {
-            flags |= flags::PARSED;
-        }
-        if output.items.iter().any(|item| item.dynamic.is_some()) {
-            flags |= flags::DYNAMIC;
-        }
-        if spans {
-            flags |= flags::SPANS;
-        }
-        let mut head = Vec::with_capacity(256 + output.items.len() * 8);
-        head.push(flags);
-        if put_framed(&mut head, |out| serde_json::to_writer(out, &probes)).is_err() {
+        // A module of many items (packaging's `test_version.py`: 18,060) is
+        // the last one a cold run collects: its fragment is rendered while
+        // the rest of its entry is encoded, on another thread.
+        let (fragment, head) = if output.items.len() >= PARALLEL_ENTRY_ITEMS {
+            rayon::join(render, || Self::head(&probes, output, order, spans))
+        } else {
+            (render(), Self::head(&probes, output, order, spans))
+        };
+        let Some(mut head) = head else {
             return Err(fragment);
-        }
-        let Ok(()) = put_framed(&mut head, |out| {
-            entry::encode(out, output, order);
-            Ok::<(), std::convert::Infallible>(())
-        });
+        };
         put_u32(&mut head, fragment.len());
         let mut tail = Vec::new();
         for part in [&output.error, &output.skipped] {
@@ -563,6 +560,34 @@ impl FreshEntry {
             len,
             check,
         })
+    }
+
+    /// The entry's blob up to its fragment's length: the flags, the probes
+    /// and the items' encoding. `None` when the probes cannot be written.
+    fn head(
+        probes: &[Probe],
+        output: &ModuleOutput,
+        order: Option<&[usize]>,
+        spans: bool,
+    ) -> Option<Vec<u8>> {
+        let mut flags = 0;
+        if output.parsed {
+            flags |= flags::PARSED;
+        }
+        if output.items.iter().any(|item| item.dynamic.is_some()) {
+            flags |= flags::DYNAMIC;
+        }
+        if spans {
+            flags |= flags::SPANS;
+        }
+        let mut head = Vec::with_capacity(256 + output.items.len() * 8);
+        head.push(flags);
+        put_framed(&mut head, |out| serde_json::to_writer(out, probes)).ok()?;
+        let Ok(()) = put_framed(&mut head, |out| {
+            entry::encode(out, output, order);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        Some(head)
     }
 
     /// The module's items rendered, as stored in the entry.
