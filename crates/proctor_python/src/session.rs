@@ -22,7 +22,7 @@ use crate::cache::store::{
     self, flags, EntryRef, FreshEntry, Hash, ModuleOutput, Pack, SessionEntry, Stamp, StatData,
     Store,
 };
-use crate::collector::{self, ModuleCollector, RawItem};
+use crate::collector::{self, ItemFacts, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::import_scan::scan_module;
@@ -473,7 +473,7 @@ pub(crate) fn run(
                 }
                 let mut output = output;
                 let wide = splicing && cross_module;
-                if splicing && !wide && output.items.iter().all(|item| item.dynamic.is_none()) {
+                if splicing && !wide && output.items.iter().all(|item| item.dynamic().is_none()) {
                     // Spliced, a module's items are their fragment: only a
                     // dynamic function's (which a run may have recorded)
                     // are needed besides, and the others' memory is reused.
@@ -580,7 +580,7 @@ pub(crate) fn run(
             let Some(output) = outputs[i].as_mut() else {
                 continue;
             };
-            if !output.items.iter().any(|item| item.dynamic.is_some()) {
+            if !output.items.iter().any(|item| item.dynamic().is_some()) {
                 continue;
             }
             let rel = settings.relative(&discovery.test_files[i]);
@@ -1163,14 +1163,15 @@ fn collect_module<'a>(
             def_file: module.file.rel.as_str().into(),
             line: 0,
             markers: Vec::new(),
-            dynamic: Some(
-                "--doctest-modules: docstring doctests are found at run time".to_string(),
-            ),
             high_params: Vec::new(),
-            decorators: Vec::new(),
             class_key: None,
-            skip: None,
-            markers_uncertain: None,
+            facts: ItemFacts {
+                dynamic: Some(
+                    "--doctest-modules: docstring doctests are found at run time".to_string(),
+                ),
+                ..ItemFacts::default()
+            }
+            .shared(),
         });
     }
     let collector =
@@ -1209,12 +1210,9 @@ fn doctest_item(settings: &CollectSettings, path: &Path) -> Option<RawItem> {
         def_file: rel.as_str().into(),
         line: 0,
         markers: Vec::new(),
-        dynamic: None,
         high_params: Vec::new(),
-        decorators: Vec::new(),
         class_key: None,
-        skip: None,
-        markers_uncertain: None,
+        facts: None,
     })
 }
 
@@ -1568,7 +1566,7 @@ pub(crate) fn record_key(key: Hash, output: &ModuleOutput) -> Hash {
     hasher.hash(key);
     for item in &output.items {
         hasher.str(&item.nodeid);
-        hasher.str(item.dynamic.as_deref().unwrap_or(""));
+        hasher.str(item.dynamic().unwrap_or(""));
     }
     hasher.str(&format!("{:?}{:?}", output.error, output.skipped));
     hasher.finish()
@@ -1583,7 +1581,7 @@ fn apply_recorded(
     recorded: &mut BTreeMap<String, String>,
 ) {
     let recorded_here =
-        |item: &RawItem| item.dynamic.is_some() && module.functions.contains_key(&item.nodeid);
+        |item: &RawItem| item.dynamic().is_some() && module.functions.contains_key(&item.nodeid);
     if !output.items.iter().any(recorded_here) {
         return;
     }
@@ -1594,12 +1592,19 @@ fn apply_recorded(
             continue;
         }
         let ids = &module.functions[&item.nodeid];
+        let static_facts = item.facts.as_deref().and_then(|facts| {
+            ItemFacts {
+                dynamic: None,
+                ..facts.clone()
+            }
+            .shared()
+        });
         recorded.insert(item.nodeid.clone(), module.run.clone());
         for id in ids {
             items.push(RawItem {
                 nodeid: id.clone(),
-                dynamic: None,
                 high_params: Vec::new(),
+                facts: static_facts.clone(),
                 ..item.clone()
             });
         }

@@ -158,10 +158,10 @@ impl<'v> View<'v> {
             file: &item.def_file,
             line: item.line,
             markers: &item.markers,
-            dynamic: item.dynamic.as_deref(),
-            decorators: &item.decorators,
-            skip: item.skip.as_deref(),
-            markers_uncertain: item.markers_uncertain.as_deref(),
+            dynamic: item.dynamic(),
+            decorators: item.decorators(),
+            skip: item.skip(),
+            markers_uncertain: item.markers_uncertain(),
         }
     }
 }

@@ -128,7 +128,7 @@ mod entry {
 
     use super::{put_bytes, put_u32, scope_code, scope_of, ModuleOutput};
     use crate::cache::fragment::Reader;
-    use crate::collector::RawItem;
+    use crate::collector::{ItemFacts, RawItem};
     use crate::model::{CollectError, Decorator, Marker};
     use crate::parametrize::ParamEntry;
 
@@ -251,12 +251,15 @@ mod entry {
                 def_file: file.clone(),
                 line: head.line,
                 markers,
-                dynamic: tail.dynamic,
-                decorators: tail.decorators.into_iter().map(Arc::new).collect(),
                 high_params: Vec::new(),
                 class_key: None,
-                skip: tail.skip,
-                markers_uncertain: tail.markers_uncertain,
+                facts: ItemFacts {
+                    dynamic: tail.dynamic,
+                    decorators: tail.decorators.into_iter().map(Arc::new).collect(),
+                    skip: tail.skip,
+                    markers_uncertain: tail.markers_uncertain,
+                }
+                .shared(),
             });
         }
         reader.is_empty().then_some(items)
@@ -574,7 +577,7 @@ impl FreshEntry {
         if output.parsed {
             flags |= flags::PARSED;
         }
-        if output.items.iter().any(|item| item.dynamic.is_some()) {
+        if output.items.iter().any(|item| item.dynamic().is_some()) {
             flags |= flags::DYNAMIC;
         }
         if spans {
@@ -1230,7 +1233,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::{checksum, checksum_parts, entry, ModuleOutput};
-    use crate::collector::RawItem;
+    use crate::collector::{ItemFacts, RawItem};
     use crate::fixtures::FixtureScope;
     use crate::model::{CollectError, Decorator, Marker, MarkerSource};
     use crate::parametrize::ParamEntry;
@@ -1259,12 +1262,9 @@ mod tests {
             def_file: file.clone(),
             line: 3,
             markers: Vec::new(),
-            dynamic: None,
-            decorators: Vec::new(),
             high_params: Vec::new(),
             class_key: None,
-            skip: None,
-            markers_uncertain: None,
+            facts: None,
         }
     }
 
@@ -1294,16 +1294,19 @@ mod tests {
         full.def_file = "tests/base.py".into();
         full.line = 1 << 40;
         full.markers = vec![marker.clone(), marker.clone()];
-        full.dynamic = Some("the ids are computed".into());
-        full.decorators = vec![decorator];
         full.high_params = vec![ParamEntry {
             argname: "db".into(),
             scope: FixtureScope::Session,
             key: "0".into(),
         }];
         full.class_key = Some("tests/test_a.py::TestK".into());
-        full.skip = Some(String::new());
-        full.markers_uncertain = Some("a decorator".into());
+        full.facts = ItemFacts {
+            dynamic: Some("the ids are computed".into()),
+            decorators: vec![decorator],
+            skip: Some(String::new()),
+            markers_uncertain: Some("a decorator".into()),
+        }
+        .shared();
         let error = CollectError {
             file: "tests/test_a.py".into(),
             line: 1,
