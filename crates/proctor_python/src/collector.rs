@@ -15,7 +15,10 @@ use crate::parametrize::{expand, ParamEntry};
 use crate::project::{Entity, Project, RawMark};
 use crate::settings::{matches_prefix_or_glob, CollectSettings};
 
-/// An item before the session-wide reordering.
+/// An item before the session-wide reordering. Kept small: a cold run
+/// holds every item of a module (18,060 in packaging's `test_version.py`)
+/// in its functions' vectors, then in the module's, so what most items
+/// lack (the function's facts) is one shared pointer.
 #[derive(Debug, Clone)]
 pub(crate) struct RawItem {
     pub(crate) nodeid: String,
@@ -28,20 +31,68 @@ pub(crate) struct RawItem {
     pub(crate) def_file: Arc<str>,
     pub(crate) line: usize,
     pub(crate) markers: Vec<Arc<Marker>>,
-    pub(crate) dynamic: Option<String>,
-    /// Non-mark decorators of the function, then of its classes, then of
-    /// the module (see [`Decorator`]).
-    pub(crate) decorators: Vec<Arc<Decorator>>,
     /// Parameters of a scope wider than the function, for
     /// `reorder_items`; empty for most items.
     pub(crate) high_params: Vec<ParamEntry>,
     /// Node id of the innermost class, for class-scoped parameters.
     pub(crate) class_key: Option<Arc<str>>,
+    /// What the item's function says of every item it gives, when it says
+    /// anything: shared by those items.
+    pub(crate) facts: Option<Arc<ItemFacts>>,
+}
+
+// Every item of a module is held (and copied once) at 136 bytes, not the
+// 224 it took with the function's facts inline.
+const _: () = assert!(std::mem::size_of::<RawItem>() <= 136);
+
+/// What a test function says of each of its items, when it says more
+/// than most (see [`RawItem::facts`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ItemFacts {
+    /// Why the items cannot be known statically (see
+    /// [`crate::model::Item`]).
+    pub(crate) dynamic: Option<String>,
+    /// Non-mark decorators of the function, then of its classes, then of
+    /// the module (see [`Decorator`]).
+    pub(crate) decorators: Vec<Arc<Decorator>>,
     /// Why the test skips itself on its class (see
     /// [`crate::class_flags`]).
     pub(crate) skip: Option<String>,
     /// Why the markers may be incomplete (see [`crate::model::Item`]).
     pub(crate) markers_uncertain: Option<String>,
+}
+
+impl ItemFacts {
+    /// The facts to share, or `None` when there are none.
+    pub(crate) fn shared(self) -> Option<Arc<ItemFacts>> {
+        let none = self.dynamic.is_none()
+            && self.decorators.is_empty()
+            && self.skip.is_none()
+            && self.markers_uncertain.is_none();
+        (!none).then(|| Arc::new(self))
+    }
+}
+
+impl RawItem {
+    /// Why the item cannot be known statically, if it cannot.
+    pub(crate) fn dynamic(&self) -> Option<&str> {
+        self.facts.as_ref()?.dynamic.as_deref()
+    }
+
+    /// The item's decorators that are not marks.
+    pub(crate) fn decorators(&self) -> &[Arc<Decorator>] {
+        self.facts.as_ref().map_or(&[], |facts| &facts.decorators)
+    }
+
+    /// Why the test skips itself on its class, if it does.
+    pub(crate) fn skip(&self) -> Option<&str> {
+        self.facts.as_ref()?.skip.as_deref()
+    }
+
+    /// Why the markers may be incomplete, when they may.
+    pub(crate) fn markers_uncertain(&self) -> Option<&str> {
+        self.facts.as_ref()?.markers_uncertain.as_deref()
+    }
 }
 
 /// One class on the path from the module to an item.
@@ -534,8 +585,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             let markers = self.markers(&own, &[], Some((fm, fdef, false)), &[], &chain);
             let own_decorators = self.decorators(fm, &fdef.decorator_list, MarkerSource::Function);
             let decorators = self.item_decorators(&own_decorators, &chain);
-            self.items.push(RawItem {
+            let facts = ItemFacts {
+                dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 decorators,
+                skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
+                markers_uncertain,
+            };
+            self.items.push(RawItem {
                 nodeid: format!("{prefix}::{method_name}"),
                 file: self.rel().into(),
                 def_file: self.project.module(fm).file.rel.as_str().into(),
@@ -545,11 +601,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                     .file
                     .line_of(fdef.range.start().to_u32()),
                 markers,
-                dynamic: dynamic.clone().or_else(|| self.module_dynamic.clone()),
                 high_params: Vec::new(),
                 class_key: Some(prefix.as_str().into()),
-                skip: crate::class_flags::flag_skip(self.project, fm, fdef, &info.mro),
-                markers_uncertain,
+                facts: facts.shared(),
             });
         }
     }
@@ -565,8 +619,12 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
     ) {
         let markers = self.markers(&[], &[], None, &[], chain);
         let decorators = self.item_decorators(&[], chain);
-        self.items.push(RawItem {
+        let facts = ItemFacts {
+            dynamic: self.module_dynamic.clone(),
             decorators,
+            ..ItemFacts::default()
+        };
+        self.items.push(RawItem {
             nodeid: format!("{prefix}::{name}"),
             file: self.rel().into(),
             def_file: self.rel().into(),
@@ -576,11 +634,9 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 .file
                 .line_of(lambda.range.start().to_u32()),
             markers,
-            dynamic: self.module_dynamic.clone(),
             high_params: Vec::new(),
             class_key: (!chain.is_empty()).then(|| prefix.into()),
-            skip: None,
-            markers_uncertain: None,
+            facts: facts.shared(),
         });
     }
 
@@ -659,18 +715,21 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             Err(crate::parametrize::ExpandError::Dynamic(reason)) => {
                 let markers =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
+                let facts = ItemFacts {
+                    dynamic: Some(dynamic.unwrap_or(reason)),
+                    decorators,
+                    skip,
+                    markers_uncertain: unsure_markers,
+                };
                 items.push(RawItem {
-                    decorators: decorators.clone(),
                     nodeid: base_id,
                     file: self.rel().into(),
-                    def_file: def_file.clone(),
+                    def_file,
                     line,
                     markers,
-                    dynamic: Some(dynamic.unwrap_or(reason)),
                     high_params: Vec::new(),
                     class_key,
-                    skip: skip.clone(),
-                    markers_uncertain: unsure_markers.clone(),
+                    facts: facts.shared(),
                 });
             }
             Err(crate::parametrize::ExpandError::Collect(message)) => {
@@ -684,18 +743,21 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
             Ok(None) => {
                 let markers =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
+                let facts = ItemFacts {
+                    dynamic,
+                    decorators,
+                    skip,
+                    markers_uncertain: unsure_markers,
+                };
                 items.push(RawItem {
                     nodeid: base_id,
                     file: self.rel().into(),
                     def_file,
                     line,
                     markers,
-                    dynamic,
                     high_params: Vec::new(),
                     class_key,
-                    decorators,
-                    skip: skip.clone(),
-                    markers_uncertain: unsure_markers.clone(),
+                    facts: facts.shared(),
                 });
             }
             Ok(Some(callspecs)) => {
@@ -704,6 +766,13 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                 let common =
                     self.markers(&own, &[], Some((fmodule, def, true)), &fixture_marks, chain);
                 let file: Arc<str> = self.rel().into();
+                let facts = ItemFacts {
+                    dynamic,
+                    decorators,
+                    skip,
+                    markers_uncertain: unsure_markers,
+                }
+                .shared();
                 items.reserve(callspecs.len());
                 let mut unmarked_seen = false;
                 for callspec in callspecs {
@@ -738,19 +807,16 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
                         )
                     };
                     items.push(RawItem {
-                        decorators: decorators.clone(),
                         nodeid,
                         file: file.clone(),
                         def_file: def_file.clone(),
                         line,
                         markers,
-                        dynamic: dynamic.clone(),
                         // Only the wider-scoped parameters: no allocation
                         // for the usual function-scoped ones.
                         high_params: callspec.params,
                         class_key: class_key.clone(),
-                        skip: skip.clone(),
-                        markers_uncertain: unsure_markers.clone(),
+                        facts: facts.clone(),
                     });
                 }
             }

@@ -313,20 +313,24 @@ fn collect_inner(
         .filter(|a| a.nodeid.is_none())
         .map(|a| settings.relative(&a.path))
         .collect();
-    // Converted in place (an `Item` fits in a `RawItem`'s slot), so that the
-    // items of a large suite are not held twice.
     let items: Vec<Item> = raw
         .into_iter()
         .filter(|item| selectors.is_empty() || selected(item, &selectors, &whole_files))
-        .map(|item| Item {
-            nodeid: item.nodeid,
-            file: item.def_file.to_string(),
-            line: item.line,
-            markers: item.markers,
-            dynamic: item.dynamic,
-            decorators: item.decorators,
-            skip: item.skip,
-            markers_uncertain: item.markers_uncertain,
+        .map(|item| {
+            let facts = item
+                .facts
+                .map(std::sync::Arc::unwrap_or_clone)
+                .unwrap_or_default();
+            Item {
+                nodeid: item.nodeid,
+                file: item.def_file.to_string(),
+                line: item.line,
+                markers: item.markers,
+                dynamic: facts.dynamic,
+                decorators: facts.decorators,
+                skip: facts.skip,
+                markers_uncertain: facts.markers_uncertain,
+            }
         })
         .collect();
     if collection.items.is_empty() {

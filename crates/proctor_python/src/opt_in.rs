@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::collector::RawItem;
+use crate::collector::{ItemFacts, RawItem};
 use crate::model::{Decorator, Location, Marker, MarkerSource};
 use crate::settings::CollectSettings;
 
@@ -459,12 +459,13 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
         def_file: file.file.as_str().into(),
         line: 0,
         markers,
-        dynamic: None,
-        decorators,
         high_params: Vec::new(),
         class_key: None,
-        skip: None,
-        markers_uncertain: None,
+        facts: ItemFacts {
+            decorators,
+            ..ItemFacts::default()
+        }
+        .shared(),
     })
 }
 
@@ -550,7 +551,7 @@ mod tests {
         );
         let item = item(&found).unwrap();
         let needs: Vec<&str> = item
-            .decorators
+            .decorators()
             .iter()
             .filter_map(|d| d.args[0].as_str())
             .collect();
@@ -575,6 +576,6 @@ mod tests {
         );
         assert_eq!(broken.problems[0].kind, "malformed");
         let skip = item(&broken).unwrap();
-        assert!(skip.markers.iter().any(|m| m.name == "skip") && skip.decorators.is_empty());
+        assert!(skip.markers.iter().any(|m| m.name == "skip") && skip.decorators().is_empty());
     }
 }

@@ -22,7 +22,7 @@ use crate::cache::store::{
     self, flags, EntryRef, FreshEntry, Hash, ModuleOutput, Pack, SessionEntry, Stamp, StatData,
     Store,
 };
-use crate::collector::{self, ModuleCollector, RawItem};
+use crate::collector::{self, ItemFacts, ModuleCollector, RawItem};
 use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::import_scan::scan_module;
@@ -442,17 +442,16 @@ pub(crate) fn run(
                 // Rendered as `collect --json` writes the module's items
                 // (without a run's recorded expansions, which are applied
                 // when used), for the pack and for splicing.
-                let rendered =
-                    context.map(|_| fragment::render_ordered(&output.items, reordering, &|_| None));
-                let (mut fragment, order) = rendered.unzip();
-                let order = order.flatten();
+                let order = context.and_then(|_| fragment::render_order(&output.items, reordering));
+                let render = || fragment::render_in(&output.items, order.as_deref(), &|_| None);
                 // Whether a parameter's key spans modules: for the entry's
                 // flags and for splicing.
                 let cross_module =
                     (context.is_some() || splicing) && reorder::spans_modules(&output.items);
                 let mut entry = None;
-                if let (Some(context), Some(name)) = (context, path.to_str()) {
-                    if let Some(rendered) = fragment.take() {
+                let mut fragment = None;
+                if let Some(context) = context {
+                    if let Some(name) = path.to_str() {
                         let key = module_key(context, path, dotted, package, hash);
                         // The fragment is kept once: in the entry, when there is one.
                         let made = FreshEntry::new(
@@ -460,7 +459,7 @@ pub(crate) fn run(
                             key,
                             probes,
                             &output,
-                            rendered,
+                            render,
                             order.as_deref(),
                             cross_module,
                         );
@@ -468,11 +467,13 @@ pub(crate) fn run(
                             Ok(made) => entry = Some(made),
                             Err(rendered) => fragment = Some(rendered),
                         }
+                    } else {
+                        fragment = Some(render());
                     }
                 }
                 let mut output = output;
                 let wide = splicing && cross_module;
-                if splicing && !wide && output.items.iter().all(|item| item.dynamic.is_none()) {
+                if splicing && !wide && output.items.iter().all(|item| item.dynamic().is_none()) {
                     // Spliced, a module's items are their fragment: only a
                     // dynamic function's (which a run may have recorded)
                     // are needed besides, and the others' memory is reused.
@@ -585,7 +586,7 @@ pub(crate) fn run(
             let Some(output) = outputs[i].as_mut() else {
                 continue;
             };
-            if !output.items.iter().any(|item| item.dynamic.is_some()) {
+            if !output.items.iter().any(|item| item.dynamic().is_some()) {
                 continue;
             }
             let rel = settings.relative(&discovery.test_files[i]);
@@ -1168,14 +1169,15 @@ fn collect_module<'a>(
             def_file: module.file.rel.as_str().into(),
             line: 0,
             markers: Vec::new(),
-            dynamic: Some(
-                "--doctest-modules: docstring doctests are found at run time".to_string(),
-            ),
             high_params: Vec::new(),
-            decorators: Vec::new(),
             class_key: None,
-            skip: None,
-            markers_uncertain: None,
+            facts: ItemFacts {
+                dynamic: Some(
+                    "--doctest-modules: docstring doctests are found at run time".to_string(),
+                ),
+                ..ItemFacts::default()
+            }
+            .shared(),
         });
     }
     let collector =
@@ -1213,12 +1215,9 @@ fn doctest_item(settings: &CollectSettings, discovery: &Discovery, path: &Path) 
         def_file: rel.as_str().into(),
         line: 0,
         markers: Vec::new(),
-        dynamic: None,
         high_params: Vec::new(),
-        decorators: Vec::new(),
         class_key: None,
-        skip: None,
-        markers_uncertain: None,
+        facts: None,
     })
 }
 
@@ -1572,7 +1571,7 @@ pub(crate) fn record_key(key: Hash, output: &ModuleOutput) -> Hash {
     hasher.hash(key);
     for item in &output.items {
         hasher.str(&item.nodeid);
-        hasher.str(item.dynamic.as_deref().unwrap_or(""));
+        hasher.str(item.dynamic().unwrap_or(""));
     }
     hasher.str(&format!("{:?}{:?}", output.error, output.skipped));
     hasher.finish()
@@ -1587,7 +1586,7 @@ fn apply_recorded(
     recorded: &mut BTreeMap<String, String>,
 ) {
     let recorded_here =
-        |item: &RawItem| item.dynamic.is_some() && module.functions.contains_key(&item.nodeid);
+        |item: &RawItem| item.dynamic().is_some() && module.functions.contains_key(&item.nodeid);
     if !output.items.iter().any(recorded_here) {
         return;
     }
@@ -1598,12 +1597,19 @@ fn apply_recorded(
             continue;
         }
         let ids = &module.functions[&item.nodeid];
+        let static_facts = item.facts.as_deref().and_then(|facts| {
+            ItemFacts {
+                dynamic: None,
+                ..facts.clone()
+            }
+            .shared()
+        });
         recorded.insert(item.nodeid.clone(), module.run.clone());
         for id in ids {
             items.push(RawItem {
                 nodeid: id.clone(),
-                dynamic: None,
                 high_params: Vec::new(),
+                facts: static_facts.clone(),
                 ..item.clone()
             });
         }

@@ -158,10 +158,10 @@ impl<'v> View<'v> {
             file: &item.def_file,
             line: item.line,
             markers: &item.markers,
-            dynamic: item.dynamic.as_deref(),
-            decorators: &item.decorators,
-            skip: item.skip.as_deref(),
-            markers_uncertain: item.markers_uncertain.as_deref(),
+            dynamic: item.dynamic(),
+            decorators: item.decorators(),
+            skip: item.skip(),
+            markers_uncertain: item.markers_uncertain(),
         }
     }
 }
@@ -184,26 +184,40 @@ pub(crate) fn render_ordered(
     reorder: bool,
     recorded: &dyn Fn(&str) -> Option<String>,
 ) -> (Vec<u8>, Option<Vec<usize>>) {
+    let order = render_order(items, reorder);
+    (render_in(items, order.as_deref(), recorded), order)
+}
+
+/// The order [`render_ordered`] renders `items` in (their indices), when
+/// it is not theirs.
+pub(crate) fn render_order(items: &[RawItem], reorder: bool) -> Option<Vec<usize>> {
+    if reorder {
+        crate::reorder::reordered(items)
+    } else {
+        None
+    }
+}
+
+/// `items` rendered in `order` (their indices), or in their own order.
+pub(crate) fn render_in(
+    items: &[RawItem],
+    order: Option<&[usize]>,
+    recorded: &dyn Fn(&str) -> Option<String>,
+) -> Vec<u8> {
     // Sized for the items at once: growing a buffer copies it and touches
     // new pages (a cold run renders every module).
     let capacity = items
         .iter()
         .map(|item| item.nodeid.len() + item.def_file.len() + 4 * item.markers.len() + 80)
         .sum::<usize>();
-    match crate::reorder::reordered(items).filter(|_| reorder) {
-        Some(order) => {
-            let fragment = render_views(
-                capacity,
-                order.len(),
-                order.iter().map(|&i| View::raw(&items[i])),
-                recorded,
-            );
-            (fragment, Some(order))
-        }
-        None => (
-            render_views(capacity, items.len(), items.iter().map(View::raw), recorded),
-            None,
+    match order {
+        Some(order) => render_views(
+            capacity,
+            order.len(),
+            order.iter().map(|&i| View::raw(&items[i])),
+            recorded,
         ),
+        None => render_views(capacity, items.len(), items.iter().map(View::raw), recorded),
     }
 }
 

@@ -128,7 +128,7 @@ mod entry {
 
     use super::{put_bytes, put_u32, scope_code, scope_of, ModuleOutput};
     use crate::cache::fragment::Reader;
-    use crate::collector::RawItem;
+    use crate::collector::{ItemFacts, RawItem};
     use crate::model::{CollectError, Decorator, Marker};
     use crate::parametrize::ParamEntry;
 
@@ -251,12 +251,15 @@ mod entry {
                 def_file: file.clone(),
                 line: head.line,
                 markers,
-                dynamic: tail.dynamic,
-                decorators: tail.decorators.into_iter().map(Arc::new).collect(),
                 high_params: Vec::new(),
                 class_key: None,
-                skip: tail.skip,
-                markers_uncertain: tail.markers_uncertain,
+                facts: ItemFacts {
+                    dynamic: tail.dynamic,
+                    decorators: tail.decorators.into_iter().map(Arc::new).collect(),
+                    skip: tail.skip,
+                    markers_uncertain: tail.markers_uncertain,
+                }
+                .shared(),
             });
         }
         reader.is_empty().then_some(items)
@@ -505,40 +508,37 @@ fn put_framed<E>(
     Ok(())
 }
 
+/// From how many items a fresh entry's fragment is rendered on one thread
+/// while the rest of the entry is encoded on another: below it, handing the
+/// encoding to another thread costs more than it saves.
+const PARALLEL_ENTRY_ITEMS: usize = 2048;
+
 impl FreshEntry {
-    /// The entry of a module collected now: `fragment` is its items
+    /// The entry of a module collected now: `render` gives its items
     /// rendered, in `order` (their indices) when it is not theirs; `spans`
     /// whether a parameter's key spans modules
-    /// ([`crate::reorder::spans_modules`] of its items). Given back when
-    /// the entry cannot be made.
+    /// ([`crate::reorder::spans_modules`] of its items). The fragment is
+    /// given back when the entry cannot be made.
     pub(crate) fn new(
         path: String,
         key: Hash,
         probes: Vec<Probe>,
         output: &ModuleOutput,
-        fragment: Vec<u8>,
+        render: impl FnOnce() -> Vec<u8> + Send,
         order: Option<&[usize]>,
         spans: bool,
     ) -> Result<FreshEntry, Vec<u8>> {
-        let mut flags = 0;
-        if output.parsed {
-            flags |= flags::PARSED;
-        }
-        if output.items.iter().any(|item| item.dynamic.is_some()) {
-            flags |= flags::DYNAMIC;
-        }
-        if spans {
-            flags |= flags::SPANS;
-        }
-        let mut head = Vec::with_capacity(256 + output.items.len() * 8);
-        head.push(flags);
-        if put_framed(&mut head, |out| serde_json::to_writer(out, &probes)).is_err() {
+        // A module of many items (packaging's `test_version.py`: 18,060) is
+        // the last one a cold run collects: its fragment is rendered while
+        // the rest of its entry is encoded, on another thread.
+        let (fragment, head) = if output.items.len() >= PARALLEL_ENTRY_ITEMS {
+            rayon::join(render, || Self::head(&probes, output, order, spans))
+        } else {
+            (render(), Self::head(&probes, output, order, spans))
+        };
+        let Some(mut head) = head else {
             return Err(fragment);
-        }
-        let Ok(()) = put_framed(&mut head, |out| {
-            entry::encode(out, output, order);
-            Ok::<(), std::convert::Infallible>(())
-        });
+        };
         put_u32(&mut head, fragment.len());
         let mut tail = Vec::new();
         for part in [&output.error, &output.skipped] {
@@ -563,6 +563,34 @@ impl FreshEntry {
             len,
             check,
         })
+    }
+
+    /// The entry's blob up to its fragment's length: the flags, the probes
+    /// and the items' encoding. `None` when the probes cannot be written.
+    fn head(
+        probes: &[Probe],
+        output: &ModuleOutput,
+        order: Option<&[usize]>,
+        spans: bool,
+    ) -> Option<Vec<u8>> {
+        let mut flags = 0;
+        if output.parsed {
+            flags |= flags::PARSED;
+        }
+        if output.items.iter().any(|item| item.dynamic().is_some()) {
+            flags |= flags::DYNAMIC;
+        }
+        if spans {
+            flags |= flags::SPANS;
+        }
+        let mut head = Vec::with_capacity(256 + output.items.len() * 8);
+        head.push(flags);
+        put_framed(&mut head, |out| serde_json::to_writer(out, probes)).ok()?;
+        let Ok(()) = put_framed(&mut head, |out| {
+            entry::encode(out, output, order);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        Some(head)
     }
 
     /// The module's items rendered, as stored in the entry.
@@ -1205,7 +1233,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::{checksum, checksum_parts, entry, ModuleOutput};
-    use crate::collector::RawItem;
+    use crate::collector::{ItemFacts, RawItem};
     use crate::fixtures::FixtureScope;
     use crate::model::{CollectError, Decorator, Marker, MarkerSource};
     use crate::parametrize::ParamEntry;
@@ -1234,12 +1262,9 @@ mod tests {
             def_file: file.clone(),
             line: 3,
             markers: Vec::new(),
-            dynamic: None,
-            decorators: Vec::new(),
             high_params: Vec::new(),
             class_key: None,
-            skip: None,
-            markers_uncertain: None,
+            facts: None,
         }
     }
 
@@ -1269,16 +1294,19 @@ mod tests {
         full.def_file = "tests/base.py".into();
         full.line = 1 << 40;
         full.markers = vec![marker.clone(), marker.clone()];
-        full.dynamic = Some("the ids are computed".into());
-        full.decorators = vec![decorator];
         full.high_params = vec![ParamEntry {
             argname: "db".into(),
             scope: FixtureScope::Session,
             key: "0".into(),
         }];
         full.class_key = Some("tests/test_a.py::TestK".into());
-        full.skip = Some(String::new());
-        full.markers_uncertain = Some("a decorator".into());
+        full.facts = ItemFacts {
+            dynamic: Some("the ids are computed".into()),
+            decorators: vec![decorator],
+            skip: Some(String::new()),
+            markers_uncertain: Some("a decorator".into()),
+        }
+        .shared();
         let error = CollectError {
             file: "tests/test_a.py".into(),
             line: 1,

@@ -101,12 +101,9 @@ pub(crate) fn collect_files(
                             def_file: rel.as_str().into(),
                             line: 0,
                             markers: Vec::new(),
-                            dynamic: None,
-                            decorators: Vec::new(),
                             high_params: Vec::new(),
                             class_key: None,
-                            skip: None,
-                            markers_uncertain: None,
+                            facts: None,
                         },
                     )
                 })),
