@@ -42,13 +42,15 @@ impl LineIndex {
     #[must_use]
     pub fn new(text: &str) -> Self {
         let bytes = text.as_bytes();
-        let mut line_starts = vec![0];
-        // Most files have no `\r`: then a search for `\n` alone, which the
-        // standard library runs a word at a time, finds every line.
-        if !text.contains('\r') {
-            line_starts.extend(text.match_indices('\n').map(|(i, _)| offset(i + 1)));
+        // Most files have no `\r`: then a search for `\n` alone (`memchr`'s,
+        // many bytes at a time) finds every line.
+        if memchr::memchr(b'\r', bytes).is_none() {
+            let mut line_starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+            line_starts.push(0);
+            line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| offset(i + 1)));
             return Self { line_starts };
         }
+        let mut line_starts = vec![0];
         let mut i = 0;
         while i < bytes.len() {
             match bytes[i] {
