@@ -169,6 +169,18 @@ pub(crate) fn run(
             }
         }
     }
+    // Every module reachable from there, scanned on workers as soon as it
+    // is found; then put in the order of the waves below.
+    let mut scanned = scan_reachable(
+        settings,
+        store.as_ref(),
+        &mut resolver,
+        &roots,
+        &known,
+        &wanted,
+        &slots,
+        &test_paths,
+    );
     let mut start = 0;
     loop {
         // What the modules loaded since `start` import in turn.
@@ -186,16 +198,18 @@ pub(crate) fn run(
         }
         start = slots.len();
         let new: Vec<(Slot, Option<Stamp>)> = wanted
-            .par_iter()
-            .map(|(path, dotted)| {
-                let source = !test_paths.contains(path.as_os_str());
-                shared_slot(
+            .iter()
+            .map(|(path, dotted)| match scanned.remove(path.as_os_str()) {
+                Some((name, made)) if name == *dotted => made,
+                // Met under another name (another import root): its
+                // package, and so its relative imports, may differ.
+                _ => shared_slot(
                     settings,
                     store.as_ref(),
                     path,
                     &package_of(path, dotted),
-                    source,
-                )
+                    !test_paths.contains(path.as_os_str()),
+                ),
             })
             .collect();
         for ((slot, stamp), (path, dotted)) in new.into_iter().zip(wanted.drain(..)) {
@@ -520,6 +534,13 @@ pub(crate) fn run(
             .enumerate()
             .map(|(i, d)| (d.0.as_os_str(), i))
             .collect();
+        // Computed once for every module's key: the conditional ignores,
+        // what each shared module's imports resolve to, and the shared
+        // modules' order by path.
+        let conditional = format!("{:?}", discovery.conditional);
+        let mut imported: Vec<Option<Vec<usize>>> = vec![None; deps.len()];
+        let mut by_path: Vec<usize> = (0..deps.len()).collect();
+        by_path.sort_by(|&a, &b| deps[a].0.cmp(&deps[b].0));
         let mut dependencies = |i: usize| -> Hash {
             let path = &discovery.test_files[i];
             let (dotted, package) = &test_names[i];
@@ -529,7 +550,7 @@ pub(crate) fn run(
             let mut dep_hasher = key::Hasher::new();
             dep_hasher.hash(base);
             dep_hasher.hash(module_key(0, path, dotted, package, hash));
-            dep_hasher.str(&format!("{:?}", discovery.conditional));
+            dep_hasher.str(&conditional);
             let mut queue: Vec<usize> = Vec::new();
             let dir = path.parent().unwrap_or(path);
             for conftest in discovery
@@ -545,21 +566,24 @@ pub(crate) fn run(
                     queue.extend(slot_of.get(file.as_os_str()));
                 }
             }
-            let mut seen: HashSet<usize> = HashSet::default();
+            let mut seen = vec![false; deps.len()];
             while let Some(s) = queue.pop() {
-                if !seen.insert(s) {
+                if std::mem::replace(&mut seen[s], true) {
                     continue;
                 }
-                for dotted in &deps[s].2 {
-                    for (file, _) in resolver.find_module(&roots, dotted) {
-                        queue.extend(slot_of.get(file.as_os_str()));
-                    }
-                }
+                let next = imported[s].get_or_insert_with(|| {
+                    deps[s]
+                        .2
+                        .iter()
+                        .flat_map(|dotted| resolver.find_module(&roots, dotted))
+                        .filter_map(|(file, _)| slot_of.get(file.as_os_str()).copied())
+                        .collect()
+                });
+                queue.extend_from_slice(next);
             }
-            let mut reached: Vec<&(PathBuf, Hash, Vec<String>)> =
-                seen.into_iter().map(|s| &deps[s]).collect();
-            reached.sort_by(|a, b| a.0.cmp(&b.0));
-            for (path, hash, _) in reached {
+            // In the order of their paths.
+            for &s in by_path.iter().filter(|&&s| seen[s]) {
+                let (path, hash, _) = &deps[s];
                 dep_hasher.path(path);
                 dep_hasher.hash(*hash);
             }
@@ -1433,6 +1457,70 @@ const LET_GO_SIZE: usize = 16 * 1024;
 /// The [`Slot`] of a shared module, and its new stamp when it was read.
 /// The parse of a `source` module (not a test module) may leave class
 /// attribute values out.
+/// The shared modules reachable from `wanted` and from the imports of
+/// `slots`, each scanned ([`shared_slot`]) on a worker as soon as the main
+/// thread, which resolves imports, finds it, by path with the dotted name
+/// it was found under. `known`: the files already known (`wanted`'s
+/// among them).
+#[expect(clippy::too_many_arguments, reason = "the session's parts, borrowed")]
+fn scan_reachable(
+    settings: &CollectSettings,
+    store: Option<&Store>,
+    resolver: &mut Resolver,
+    roots: &[PathBuf],
+    known: &HashSet<OsString>,
+    wanted: &[(PathBuf, String)],
+    slots: &[Slot],
+    test_paths: &HashSet<&OsStr>,
+) -> HashMap<OsString, (String, (Slot, Option<Stamp>))> {
+    type Scanned = (PathBuf, String, std::thread::Result<(Slot, Option<Stamp>)>);
+    let mut known = known.clone();
+    let mut out = HashMap::default();
+    rayon::in_place_scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::channel::<Scanned>();
+        let pending = std::cell::Cell::new(0usize);
+        let mut spawn = |path: PathBuf, dotted: String| {
+            let sender = sender.clone();
+            pending.set(pending.get() + 1);
+            scope.spawn(move |_| {
+                let source = !test_paths.contains(path.as_os_str());
+                let package = package_of(&path, &dotted);
+                // A panic is sent too, so that the main thread never waits
+                // for a scan that will not come.
+                let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    shared_slot(settings, store, &path, &package, source)
+                }));
+                let _ = sender.send((path, dotted, made));
+            });
+        };
+        for (path, dotted) in wanted {
+            spawn(path.clone(), dotted.clone());
+        }
+        let mut follow = |imports: &[String], spawn: &mut dyn FnMut(PathBuf, String)| {
+            for dotted in imports {
+                for (file, name) in resolver.find_module(roots, dotted) {
+                    if known.insert(file.clone().into_os_string()) {
+                        spawn(file, name);
+                    }
+                }
+            }
+        };
+        for slot in slots {
+            follow(&slot.imports, &mut spawn);
+        }
+        while pending.get() > 0 {
+            let Ok((path, dotted, made)) = receiver.recv() else {
+                break;
+            };
+            pending.set(pending.get() - 1);
+            let made = made.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            follow(&made.0.imports, &mut spawn);
+            out.insert(path.into_os_string(), (dotted, made));
+        }
+    });
+    out
+}
+
 fn shared_slot(
     settings: &CollectSettings,
     store: Option<&Store>,

@@ -699,8 +699,12 @@ impl Store {
     /// Stores the stamps seen this run (`updates`) over the ones read.
     pub(crate) fn write_stamps(&mut self, updates: Vec<(PathBuf, Stamp)>) {
         let mut changed = false;
+        // The files just stamped were just read; only the others are
+        // checked for still existing.
+        let mut updated: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
         for (path, mut stamp) in updates {
             let Some(key) = path.to_str() else { continue };
+            updated.insert(key.to_string());
             // A test module that another one imports has both lists, each
             // found by another step: the one this update lacks is kept.
             if let Some(old) = self.stamps.get(key).filter(|old| old.hash == stamp.hash) {
@@ -724,7 +728,8 @@ impl Store {
         }
         // Files that are gone are dropped with the next change.
         if changed {
-            self.stamps.retain(|path, _| Path::new(path).exists());
+            self.stamps
+                .retain(|path, _| updated.contains(path) || Path::new(path).exists());
             let file = StampsFile {
                 format: FORMAT.to_string(),
                 build: super::key::build_text().to_owned(),
