@@ -460,3 +460,41 @@ fn collect_file_hook_sees_files_given_on_the_command_line() {
     assert_eq!(theirs.len(), 5, "pytest collected: {theirs:?}");
     assert_eq!(ours, theirs, "proctor:\n{out}");
 }
+
+#[test]
+fn one_parser_thread_collects_what_many_do() {
+    // `--threads 1` runs collection on a pool of one thread, where the
+    // shared modules' scans (queued while their imports are resolved) and
+    // the directory listings made ahead must be run by that same thread.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "conftest.py", "");
+    write(dir.path(), "pkg/__init__.py", "from .a import *\n");
+    write(
+        dir.path(),
+        "pkg/a.py",
+        "from .b import VALUES\n\n__all__ = [\"VALUES\"]\n",
+    );
+    write(dir.path(), "pkg/b.py", "VALUES = [1, 2, 3]\n");
+    write(
+        dir.path(),
+        "tests/unit/test_values.py",
+        "import pytest\n\nfrom pkg import VALUES\n\n\n@pytest.mark.parametrize(\"v\", VALUES)\ndef test_v(v):\n    assert v\n",
+    );
+    write(
+        dir.path(),
+        "tests/other/test_more.py",
+        "def test_more():\n    pass\n",
+    );
+    let one = run(dir.path(), &["collect", "--threads", "1", "--no-cache"]);
+    let many = run(dir.path(), &["collect", "--threads", "2", "--no-cache"]);
+    assert!(
+        one.contains("tests/unit/test_values.py::test_v[3]"),
+        "{one}"
+    );
+    assert_eq!(one, many);
+    // Cold, with the cache written, then warm.
+    let cold = run(dir.path(), &["collect", "--threads", "1"]);
+    let warm = run(dir.path(), &["collect", "--threads", "1"]);
+    assert_eq!(cold, many);
+    assert_eq!(warm, many);
+}

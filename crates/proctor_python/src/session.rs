@@ -363,7 +363,6 @@ pub(crate) fn run(
     // are the session's order while no parameter's key spans modules.
     let splice = splice.filter(|_| {
         cached
-            && !follows_hooks
             && discovery.opt_in.is_empty()
             && !valid.iter().flatten().any(|e| e.has(flags::SPANS))
     });
@@ -673,6 +672,7 @@ pub(crate) fn run(
                 .map(|(own, at)| own.as_deref().or_else(|| Some(fresh[(*at)?].fragment())))
                 .collect::<Vec<_>>(),
             &session_entry.unwrap_or_default(),
+            &hooked,
             &collection.errors,
             header,
         );
@@ -749,9 +749,10 @@ pub(crate) fn run(
 }
 
 /// `collect --json` spliced from fragments: the conftest hooks' items,
-/// then per test module (with the doctest files between them) its
-/// fragment, as stored or rendered now, its error and its skip; the
-/// document, its item and error counts. `None` when a fragment is damaged.
+/// then per test module (with the doctest files and the items of conftest
+/// `pytest_collect_file` hooks between them, `hooked`) its fragment, as
+/// stored or rendered now, its error and its skip; the document, its item
+/// and error counts. `None` when a fragment is damaged.
 #[expect(clippy::too_many_arguments, reason = "the session's parts, borrowed")]
 fn splice_document(
     settings: &CollectSettings,
@@ -761,6 +762,7 @@ fn splice_document(
     outputs: &[Option<ModuleOutput>],
     fresh: &[Option<&[u8]>],
     session: &SessionEntry,
+    hooked: &[(usize, RawItem)],
     errors: &[CollectError],
     header: &[u8],
 ) -> Option<(Vec<Vec<u8>>, usize, usize)> {
@@ -774,6 +776,14 @@ fn splice_document(
             Some((*at, fragment::render(&[item], reordering, &|_| None)))
         })
         .collect();
+    let hooked: Vec<(usize, Vec<u8>)> = hooked
+        .iter()
+        .map(|(at, item)| {
+            let item = std::slice::from_ref(item);
+            (*at, fragment::render(item, reordering, &|_| None))
+        })
+        .collect();
+    let mut hooked = hooked.iter().peekable();
     let capacity = valid
         .iter()
         .flatten()
@@ -790,6 +800,9 @@ fn splice_document(
     let mut imported: HashMap<&str, &Path> = HashMap::default();
     for position in 0..valid.len() {
         while let Some((_, item)) = doctests.next_if(|(at, _)| *at <= position) {
+            doc.module(item)?;
+        }
+        while let Some((_, item)) = hooked.next_if(|(at, _)| *at <= position) {
             doc.module(item)?;
         }
         let path = discovery.test_files[position].as_path();
@@ -832,6 +845,9 @@ fn splice_document(
         }
     }
     for (_, item) in doctests {
+        doc.module(item)?;
+    }
+    for (_, item) in hooked {
         doc.module(item)?;
     }
     Some(doc.finish(header, &session.warnings))
@@ -1509,7 +1525,17 @@ fn scan_reachable(
             follow(&slot.imports, &mut spawn);
         }
         while pending.get() > 0 {
-            let Ok((path, dotted, made)) = receiver.recv() else {
+            // On a worker of rayon's (a caller's parallel loop), a scan
+            // waiting in this worker's queue is run here, not waited for.
+            let received = match receiver.try_recv() {
+                Err(std::sync::mpsc::TryRecvError::Empty) => match rayon::yield_now() {
+                    Some(rayon::Yield::Executed) => continue,
+                    // Every scan left runs elsewhere, or is done.
+                    Some(rayon::Yield::Idle) | None => receiver.recv().ok(),
+                },
+                received => received.ok(),
+            };
+            let Some((path, dotted, made)) = received else {
                 break;
             };
             pending.set(pending.get() - 1);
