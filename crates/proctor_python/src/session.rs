@@ -629,7 +629,8 @@ pub(crate) fn run(
         collection.items.extend(entry.items.iter().cloned());
         collection.warnings.extend(entry.warnings.iter().cloned());
     }
-    if let (Some(mut store), Some(context)) = (store, context) {
+    let mut unwritten: Option<(Store, Vec<(PathBuf, Stamp)>)> = None;
+    if let (Some(store), Some(context)) = (store, context) {
         collection.cache = Some(CacheStats {
             cached: hits,
             collected: outputs.len() - hits,
@@ -645,7 +646,6 @@ pub(crate) fn run(
             }));
         }
         if !tainted {
-            store.write_stamps(stamps);
             if !fresh.is_empty() || session_fresh {
                 let session = session_entry.clone().unwrap_or_default();
                 let current: HashSet<&str> = discovery
@@ -655,26 +655,38 @@ pub(crate) fn run(
                     .collect();
                 store.write_pack(context, pack.as_ref(), &session, &fresh, &current);
             }
+            unwritten = Some((store, std::mem::take(&mut stamps)));
         }
     }
+    // The stamps are written while the document is spliced.
+    let write_stamps = move || {
+        if let Some((mut store, stamps)) = unwritten {
+            store.write_stamps(stamps);
+        }
+    };
     // Written: of the fresh entries, only their fragments are used now.
     fresh.iter_mut().for_each(FreshEntry::release);
     if let Some(header) = splice {
-        let spliced = splice_document(
-            settings,
-            &discovery,
-            &test_names,
-            &valid,
-            &outputs,
-            &fresh_fragments
-                .iter()
-                .zip(&fresh_at)
-                .map(|(own, at)| own.as_deref().or_else(|| Some(fresh[(*at)?].fragment())))
-                .collect::<Vec<_>>(),
-            &session_entry.unwrap_or_default(),
-            &hooked,
-            &collection.errors,
-            header,
+        let (spliced, ()) = rayon::join(
+            || {
+                splice_document(
+                    settings,
+                    &discovery,
+                    &test_names,
+                    &valid,
+                    &outputs,
+                    &fresh_fragments
+                        .iter()
+                        .zip(&fresh_at)
+                        .map(|(own, at)| own.as_deref().or_else(|| Some(fresh[(*at)?].fragment())))
+                        .collect::<Vec<_>>(),
+                    &session_entry.unwrap_or_default(),
+                    &hooked,
+                    &collection.errors,
+                    header,
+                )
+            },
+            write_stamps,
         );
         let Some((document, items, errors)) = spliced else {
             return run(settings, paths, memo, None);
@@ -695,6 +707,7 @@ pub(crate) fn run(
         };
         return (collection, Vec::new());
     }
+    write_stamps();
     let results: Vec<ModuleOutput> = outputs.into_iter().flatten().collect();
 
     let mut raw: Vec<RawItem> = Vec::with_capacity(results.iter().map(|r| r.items.len()).sum());
@@ -776,11 +789,12 @@ fn splice_document(
             Some((*at, fragment::render(&[item], reordering, &|_| None)))
         })
         .collect();
+    // One fragment per run of items at the same place.
     let hooked: Vec<(usize, Vec<u8>)> = hooked
-        .iter()
-        .map(|(at, item)| {
-            let item = std::slice::from_ref(item);
-            (*at, fragment::render(item, reordering, &|_| None))
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| {
+            let items: Vec<RawItem> = run.iter().map(|(_, item)| item.clone()).collect();
+            (run[0].0, fragment::render(&items, reordering, &|_| None))
         })
         .collect();
     let mut hooked = hooked.iter().peekable();

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -47,9 +48,9 @@ pub(crate) struct HookFile {
     pub(crate) also_collected: bool,
 }
 
-/// What following one hook for one file gives: the names of its items, or
-/// why they cannot be known.
-type HookResult = Result<Vec<String>, String>;
+/// What following one hook for one file gives: its items, or why they
+/// cannot be known.
+type HookResult = Result<Vec<RawItem>, String>;
 
 /// Follows the `pytest_collect_file` hook of each conftest in `hooks`
 /// (its directory and module) for every file of `files` under it.
@@ -60,9 +61,10 @@ pub(crate) fn collect_files(
     files: &[HookFile],
 ) -> HookedFiles {
     let mut out = HookedFiles::default();
-    // Each file's hooks are followed in parallel; then, in the files'
-    // order, a hook that failed is not followed for the files after.
-    let followed: Vec<(Vec<usize>, String, Vec<HookResult>)> = files
+    // Each file's hooks are followed in parallel (its items made there);
+    // then, in the files' order, a hook that failed is not followed for
+    // the files after.
+    let (applicable, followed): (Vec<Vec<usize>>, Vec<Vec<HookResult>>) = files
         .par_iter()
         .map(|file| {
             // pytest calls the hooks of the deepest conftest first.
@@ -71,42 +73,42 @@ pub(crate) fn collect_files(
                 .collect();
             applicable.sort_by_key(|&h| std::cmp::Reverse(hooks[h].0.components().count()));
             let rel = settings.relative(&file.path);
+            let shared: Arc<str> = rel.as_str().into();
             let results = applicable
                 .iter()
                 .map(|&h| match collect_file(project, hooks[h].1, &file.path) {
                     Ok(names) if file.also_collected && !names.is_empty() => Err(format!(
                         "it collects `{rel}`, which pytest's own plugins collect too"
                     )),
-                    result => result,
-                })
-                .collect();
-            (applicable, rel, results)
-        })
-        .collect();
-    let mut failed: Vec<Option<String>> = vec![None; hooks.len()];
-    let mut made: Vec<(usize, Vec<usize>, RawItem)> = Vec::new();
-    for (file, (applicable, rel, results)) in files.iter().zip(followed) {
-        for (&h, names) in applicable.iter().zip(results) {
-            if failed[h].is_some() {
-                continue;
-            }
-            match names {
-                Ok(names) => made.extend(names.into_iter().map(|name| {
-                    (
-                        file.at,
-                        applicable.clone(),
-                        RawItem {
+                    Ok(names) => Ok(names
+                        .into_iter()
+                        .map(|name| RawItem {
                             nodeid: format!("{rel}::{name}"),
-                            file: rel.as_str().into(),
-                            def_file: rel.as_str().into(),
+                            file: Arc::clone(&shared),
+                            def_file: Arc::clone(&shared),
                             line: 0,
                             markers: Vec::new(),
                             high_params: Vec::new(),
                             class_key: None,
                             facts: None,
-                        },
-                    )
-                })),
+                        })
+                        .collect()),
+                    Err(reason) => Err(reason),
+                })
+                .collect();
+            (applicable, results)
+        })
+        .unzip();
+    let mut failed: Vec<Option<String>> = vec![None; hooks.len()];
+    // (where it follows, the index of its file, the item)
+    let mut made: Vec<(usize, usize, RawItem)> = Vec::new();
+    for (i, (file, results)) in files.iter().zip(followed).enumerate() {
+        for (&h, result) in applicable[i].iter().zip(results) {
+            if failed[h].is_some() {
+                continue;
+            }
+            match result {
+                Ok(items) => made.extend(items.into_iter().map(|item| (file.at, i, item))),
                 Err(reason) => failed[h] = Some(reason),
             }
         }
@@ -114,7 +116,7 @@ pub(crate) fn collect_files(
     // A file under a hook proctor cannot follow is that hook's directory's.
     out.items = made
         .into_iter()
-        .filter(|(_, hooks, _)| hooks.iter().all(|&h| failed[h].is_none()))
+        .filter(|(_, i, _)| applicable[*i].iter().all(|&h| failed[h].is_none()))
         .map(|(at, _, item)| (at, item))
         .collect();
     out.failed = failed
