@@ -1541,15 +1541,15 @@ fn scan_reachable(
         while pending.get() > 0 {
             // On a worker of rayon's (a caller's parallel loop), a scan
             // waiting in this worker's queue is run here, not waited for.
-            let received = match receiver.try_recv() {
+            let next = match receiver.try_recv() {
                 Err(std::sync::mpsc::TryRecvError::Empty) => match rayon::yield_now() {
                     Some(rayon::Yield::Executed) => continue,
                     // Every scan left runs elsewhere, or is done.
                     Some(rayon::Yield::Idle) | None => receiver.recv().ok(),
                 },
-                received => received.ok(),
+                ready => ready.ok(),
             };
-            let Some((path, dotted, made)) = received else {
+            let Some((path, dotted, made)) = next else {
                 break;
             };
             pending.set(pending.get() - 1);

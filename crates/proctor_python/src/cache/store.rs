@@ -701,10 +701,10 @@ impl Store {
         let mut changed = false;
         // The files just stamped were just read; only the others are
         // checked for still existing.
-        let mut updated: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+        let mut just_stamped: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
         for (path, mut stamp) in updates {
             let Some(key) = path.to_str() else { continue };
-            updated.insert(key.to_string());
+            just_stamped.insert(key.to_string());
             // A test module that another one imports has both lists, each
             // found by another step: the one this update lacks is kept.
             if let Some(old) = self.stamps.get(key).filter(|old| old.hash == stamp.hash) {
@@ -729,7 +729,7 @@ impl Store {
         // Files that are gone are dropped with the next change.
         if changed {
             self.stamps
-                .retain(|path, _| updated.contains(path) || Path::new(path).exists());
+                .retain(|path, _| just_stamped.contains(path) || Path::new(path).exists());
             let file = StampsFile {
                 format: FORMAT.to_string(),
                 build: super::key::build_text().to_owned(),
