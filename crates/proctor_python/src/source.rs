@@ -478,13 +478,35 @@ impl LazyFile {
 /// The bytes of `path`, or why they cannot be read: files over `max_size`
 /// bytes are not read.
 pub(crate) fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
+    read_bytes_with(path, max_size, |_| ()).1
+}
+
+/// [`read_bytes`], and what `with` makes of the open file's metadata,
+/// taken before it is read (the cache's `stat` data without a second
+/// `stat`).
+pub(crate) fn read_bytes_with<T>(
+    path: &Path,
+    max_size: u64,
+    with: impl FnOnce(&std::fs::Metadata) -> T,
+) -> (Option<T>, Result<Vec<u8>, String>) {
+    let mut made = None;
+    let bytes = read_opened(path, max_size, |meta| made = Some(with(meta)));
+    (made, bytes)
+}
+
+fn read_opened(
+    path: &Path,
+    max_size: u64,
+    with: impl FnOnce(&std::fs::Metadata),
+) -> Result<Vec<u8>, String> {
     use std::io::Read;
     // One open and one fstat: the size is checked on the open file.
     let mut file = std::fs::File::open(path).map_err(|err| format!("cannot read file: {err}"))?;
-    let size = file
+    let meta = file
         .metadata()
-        .map_err(|err| format!("cannot read file: {err}"))?
-        .len();
+        .map_err(|err| format!("cannot read file: {err}"))?;
+    with(&meta);
+    let size = meta.len();
     if size > max_size {
         return Err(format!("file is {size} bytes, over the {max_size}-byte limit (collect.max-file-size); not parsed"));
     }

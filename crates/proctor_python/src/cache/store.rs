@@ -71,8 +71,12 @@ impl StatData {
     /// The `stat` data of `path` (following symbolic links), when it can be
     /// read and is old enough to be trusted.
     pub(crate) fn of(path: &Path) -> Option<StatData> {
+        Self::of_metadata(&std::fs::metadata(path).ok()?)
+    }
+
+    /// [`StatData::of`] a file's metadata already read.
+    pub(crate) fn of_metadata(meta: &std::fs::Metadata) -> Option<StatData> {
         use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .ok()
