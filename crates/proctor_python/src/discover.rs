@@ -238,7 +238,9 @@ impl<'s> Walker<'s> {
                     .map(|&i| self.out.hook_files[i].path.as_path()),
             )
             .collect();
-        unread.sort_unstable();
+        // By their bytes (a `Path`'s order compares components, many times
+        // slower): only duplicates matter here.
+        unread.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         unread.dedup();
         let with_examples: FxHashSet<PathBuf> = unread
             .into_par_iter()
@@ -428,6 +430,8 @@ impl<'s> Walker<'s> {
         // pytest sorts by name, with `__init__.py` first.
         entries.sort_by(|a, b| (a.0 != "__init__.py", &a.0).cmp(&(b.0 != "__init__.py", &b.0)));
         let parent_canonical = stack.last().cloned().unwrap_or_default();
+        // Every conftest of `dir` and above is read by now.
+        let hooked = self.hook_dirs.iter().any(|d| dir.starts_with(d));
         // The directories to enter (the rest of `ignored` is checked on
         // their own listing), listed ahead: what decides here is only the
         // conftests of `dir` and above, all read by now.
@@ -454,7 +458,9 @@ impl<'s> Walker<'s> {
                         self.walk_dir(&path, canonical, stack, true);
                     }
                 }
-                Kind::File if self.opt_in_file(&path) => self.note_hook_file(&path, Also::Yes),
+                Kind::File if self.opt_in_file(&path) => {
+                    self.note_hook_file(&path, hooked, Also::Yes);
+                }
                 Kind::File => {
                     let is_py = path.extension().is_some_and(|e| e == "py");
                     let wanted = if is_py {
@@ -472,7 +478,7 @@ impl<'s> Walker<'s> {
                         (true, true) => Also::Yes,
                         (true, false) => Also::IfExamples,
                     };
-                    self.note_hook_file(&path, also);
+                    self.note_hook_file(&path, hooked, also);
                     if wanted && !self.ignored(&path, false) {
                         if is_py {
                             self.add_file(&path);
@@ -489,8 +495,10 @@ impl<'s> Walker<'s> {
 
     /// Records a file that a conftest's `pytest_collect_file` may collect
     /// (`also` when pytest's own plugins may collect it too).
-    fn note_hook_file(&mut self, path: &Path, also: Also) {
-        if self.hook_dirs.is_empty() || !self.hook_dirs.iter().any(|d| path.starts_with(d)) {
+    /// `hooked`: whether the file's directory is under a hook's (known
+    /// once per directory).
+    fn note_hook_file(&mut self, path: &Path, hooked: bool, also: Also) {
+        if !hooked {
             return;
         }
         if self.ignored(path, false) {
