@@ -1486,9 +1486,6 @@ impl Slot {
 /// are not kept until it is parsed.
 const LET_GO_SIZE: usize = 16 * 1024;
 
-/// The [`Slot`] of a shared module, and its new stamp when it was read.
-/// The parse of a `source` module (not a test module) may leave class
-/// attribute values out.
 /// The shared modules reachable from `wanted` and from the imports of
 /// `slots`, each scanned ([`shared_slot`]) on a worker as soon as the main
 /// thread, which resolves imports, finds it, by path with the dotted name
@@ -1571,12 +1568,16 @@ fn read_stat_bytes(
     store: Option<&Store>,
     path: &Path,
 ) -> (Option<StatData>, Result<Vec<u8>, String>) {
-    let (stat, bytes) = crate::source::read_bytes_with(path, settings.max_file_size, |meta| {
-        store.and_then(|_| StatData::of_metadata(meta))
+    let mut stat = None;
+    let bytes = crate::source::read_bytes_with(path, settings.max_file_size, |meta| {
+        stat = store.and_then(|_| StatData::of_metadata(meta));
     });
-    (stat.flatten(), bytes)
+    (stat, bytes)
 }
 
+/// The [`Slot`] of a shared module, and its new stamp when it was read.
+/// The parse of a `source` module (not a test module) may leave class
+/// attribute values out.
 fn shared_slot(
     settings: &CollectSettings,
     store: Option<&Store>,

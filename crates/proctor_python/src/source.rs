@@ -478,23 +478,12 @@ impl LazyFile {
 /// The bytes of `path`, or why they cannot be read: files over `max_size`
 /// bytes are not read.
 pub(crate) fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
-    read_bytes_with(path, max_size, |_| ()).1
+    read_bytes_with(path, max_size, |_| ())
 }
 
-/// [`read_bytes`], and what `with` makes of the open file's metadata,
-/// taken before it is read (the cache's `stat` data without a second
-/// `stat`).
-pub(crate) fn read_bytes_with<T>(
-    path: &Path,
-    max_size: u64,
-    with: impl FnOnce(&std::fs::Metadata) -> T,
-) -> (Option<T>, Result<Vec<u8>, String>) {
-    let mut made = None;
-    let bytes = read_opened(path, max_size, |meta| made = Some(with(meta)));
-    (made, bytes)
-}
-
-fn read_opened(
+/// [`read_bytes`], with `with` given the open file's metadata before it is
+/// read (the cache's `stat` data without a second `stat`).
+pub(crate) fn read_bytes_with(
     path: &Path,
     max_size: u64,
     with: impl FnOnce(&std::fs::Metadata),
