@@ -283,7 +283,7 @@ impl<'s> Walker<'s> {
         let Some(kind) = self.settings.opt_in.kind_of(path) else {
             return false;
         };
-        if self.seen_files.contains(path.as_os_str()) || self.ignored(path, false) {
+        if self.seen_files.contains(path.as_os_str()) || self.ignored(path) {
             return true;
         }
         let at = self.out.test_files.len();
@@ -430,11 +430,11 @@ impl<'s> Walker<'s> {
         // pytest sorts by name, with `__init__.py` first.
         entries.sort_by(|a, b| (a.0 != "__init__.py", &a.0).cmp(&(b.0 != "__init__.py", &b.0)));
         let parent_canonical = stack.last().cloned().unwrap_or_default();
-        // Every conftest of `dir` and above is read by now.
+        // What decides below is only the conftests of `dir` and above, all
+        // read by now: whether its files are under a hook's directory, and
+        // which directories to enter (the rest of `ignored` is checked on
+        // their own listing), listed ahead.
         let hooked = self.hook_dirs.iter().any(|d| dir.starts_with(d));
-        // The directories to enter (the rest of `ignored` is checked on
-        // their own listing), listed ahead: what decides here is only the
-        // conftests of `dir` and above, all read by now.
         let enter: Vec<bool> = entries
             .iter()
             .map(|(_, path, kind)| {
@@ -479,7 +479,7 @@ impl<'s> Walker<'s> {
                         (true, false) => Also::IfExamples,
                     };
                     self.note_hook_file(&path, hooked, also);
-                    if wanted && !self.ignored(&path, false) {
+                    if wanted && !self.ignored(&path) {
                         if is_py {
                             self.add_file(&path);
                         } else {
@@ -501,7 +501,7 @@ impl<'s> Walker<'s> {
         if !hooked {
             return;
         }
-        if self.ignored(path, false) {
+        if self.ignored(path) {
             return;
         }
         let also = if self.out.conditional.contains_key(path) {
@@ -537,9 +537,11 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// pytest's `pytest_ignore_collect`.
-    fn ignored(&mut self, path: &Path, is_dir: bool) -> bool {
-        let ignored = self.ignored_for_sure(path, is_dir);
+    /// pytest's `pytest_ignore_collect` for a file. (A directory's is
+    /// [`Self::ignored_for_sure`] in its parent's loop, then the virtualenv
+    /// check and the conditional ignores in [`Self::walk_dir`].)
+    fn ignored(&mut self, path: &Path) -> bool {
+        let ignored = self.ignored_for_sure(path, false);
         if !ignored {
             self.note_conditional(path);
         }
