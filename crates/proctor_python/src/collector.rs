@@ -74,6 +74,22 @@ impl ItemFacts {
 }
 
 impl RawItem {
+    /// The item of a file as a whole (a doctest text file, a file a
+    /// conftest hook collects, an example or a notebook): defined by the
+    /// file itself at line 0, without marks, parameters, class or facts.
+    pub(crate) fn of_file(nodeid: String, file: Arc<str>) -> RawItem {
+        RawItem {
+            nodeid,
+            def_file: Arc::clone(&file),
+            file,
+            line: 0,
+            markers: Vec::new(),
+            high_params: Vec::new(),
+            class_key: None,
+            facts: None,
+        }
+    }
+
     /// Why the item cannot be known statically, if it cannot.
     pub(crate) fn dynamic(&self) -> Option<&str> {
         self.facts.as_ref()?.dynamic.as_deref()

@@ -454,18 +454,13 @@ pub(crate) fn item(file: &OptInFile) -> Option<RawItem> {
         }
     }
     Some(RawItem {
-        nodeid,
-        file: file.file.as_str().into(),
-        def_file: file.file.as_str().into(),
-        line: 0,
         markers,
-        high_params: Vec::new(),
-        class_key: None,
         facts: ItemFacts {
             decorators,
             ..ItemFacts::default()
         }
         .shared(),
+        ..RawItem::of_file(nodeid, file.file.as_str().into())
     })
 }
 

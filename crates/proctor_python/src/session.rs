@@ -1223,13 +1223,6 @@ fn collect_module<'a>(
     let mut doc_item = None;
     if settings.doctest_modules && module.file.text().contains(">>>") {
         doc_item = Some(RawItem {
-            nodeid: module.file.rel.clone(),
-            file: module.file.rel.as_str().into(),
-            def_file: module.file.rel.as_str().into(),
-            line: 0,
-            markers: Vec::new(),
-            high_params: Vec::new(),
-            class_key: None,
             facts: ItemFacts {
                 dynamic: Some(
                     "--doctest-modules: docstring doctests are found at run time".to_string(),
@@ -1237,6 +1230,7 @@ fn collect_module<'a>(
                 ..ItemFacts::default()
             }
             .shared(),
+            ..RawItem::of_file(module.file.rel.clone(), module.file.rel.as_str().into())
         });
     }
     let collector =
@@ -1268,16 +1262,10 @@ fn doctest_item(settings: &CollectSettings, discovery: &Discovery, path: &Path) 
     }
     let rel = settings.relative(path);
     let name = path.file_name()?.to_string_lossy().into_owned();
-    Some(RawItem {
-        nodeid: format!("{rel}::{name}"),
-        file: rel.as_str().into(),
-        def_file: rel.as_str().into(),
-        line: 0,
-        markers: Vec::new(),
-        high_params: Vec::new(),
-        class_key: None,
-        facts: None,
-    })
+    Some(RawItem::of_file(
+        format!("{rel}::{name}"),
+        rel.as_str().into(),
+    ))
 }
 
 /// Conftest modules from the rootdir down to `dir`.

@@ -1266,14 +1266,8 @@ mod tests {
 
     fn item(nodeid: &str, file: &Arc<str>) -> RawItem {
         RawItem {
-            nodeid: nodeid.to_owned(),
-            file: file.clone(),
-            def_file: file.clone(),
             line: 3,
-            markers: Vec::new(),
-            high_params: Vec::new(),
-            class_key: None,
-            facts: None,
+            ..RawItem::of_file(nodeid.to_owned(), file.clone())
         }
     }
 

@@ -82,16 +82,7 @@ pub(crate) fn collect_files(
                     )),
                     Ok(names) => Ok(names
                         .into_iter()
-                        .map(|name| RawItem {
-                            nodeid: format!("{rel}::{name}"),
-                            file: Arc::clone(&shared),
-                            def_file: Arc::clone(&shared),
-                            line: 0,
-                            markers: Vec::new(),
-                            high_params: Vec::new(),
-                            class_key: None,
-                            facts: None,
-                        })
+                        .map(|name| RawItem::of_file(format!("{rel}::{name}"), Arc::clone(&shared)))
                         .collect()),
                     Err(reason) => Err(reason),
                 })
