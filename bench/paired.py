@@ -45,7 +45,8 @@ def main():
     parser.add_argument("proctor", nargs="+")
     args = parser.parse_args()
 
-    env = dict(os.environ, VIRTUAL_ENV=args.venv)
+    # The commands run in the suite: a relative --venv would name nothing there.
+    env = dict(os.environ, VIRTUAL_ENV=os.path.abspath(args.venv))
     cache = os.path.join(args.suite, ".proctor")
     extra = ["--no-cache"] if args.no_cache else []
     commands = [("rtest", [args.rtest, "--collect-only"])]
