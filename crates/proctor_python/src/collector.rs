@@ -515,6 +515,7 @@ impl<'p, 'a> ModuleCollector<'p, 'a> {
         let made: Vec<_> = tests
             .par_iter()
             .enumerate()
+            .with_max_len(1)
             .map(|test| crate::cache::probe::recording(|| one(test)))
             .collect();
         made.into_iter()

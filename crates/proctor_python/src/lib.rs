@@ -41,8 +41,8 @@ pub use hooks::{
 };
 pub use ids::IdOptions;
 pub use model::{
-    CacheStats, CollectError, Collection, Decorator, Item, Location, Marker, MarkerSource, Memo,
-    MemoDocument, MemoSlot, Rendered,
+    CacheStats, CollectError, Collection, Decorator, Item, JsonHead, Location, Marker,
+    MarkerSource, Memo, MemoDocument, MemoSlot, Rendered,
 };
 pub use opt_in::{OptInFile, OptInKind, OptInProblem, OptInSettings, NOTEBOOK_RUNNER_PACKAGE};
 pub use settings::{deprecation_is_error, CollectSettings, ModulePath, PythonVersion};
@@ -214,7 +214,7 @@ pub fn collect_memoized(
     cwd: &Path,
     testpaths: &[String],
     memo: u128,
-    header: Option<&[u8]>,
+    header: Option<JsonHead<'_>>,
 ) -> Collection {
     collect_in_pool(settings, args, cwd, testpaths, Some((memo, header)))
 }
@@ -232,7 +232,7 @@ fn collect_in_pool(
     args: &[String],
     cwd: &Path,
     testpaths: &[String],
-    memo: Option<(u128, Option<&[u8]>)>,
+    memo: Option<(u128, Option<JsonHead<'_>>)>,
 ) -> Collection {
     if settings.threads == 0 || settings.threads == rayon::current_num_threads() {
         return collect_inner(settings, args, cwd, testpaths, memo);
@@ -283,7 +283,7 @@ fn collect_inner(
     args: &[String],
     cwd: &Path,
     testpaths: &[String],
-    memo: Option<(u128, Option<&[u8]>)>,
+    memo: Option<(u128, Option<JsonHead<'_>>)>,
 ) -> Collection {
     let initial = initial_args(settings, args, cwd, testpaths);
     let paths: Vec<PathBuf> = initial.iter().map(|a| a.path.clone()).collect();

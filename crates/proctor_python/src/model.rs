@@ -209,14 +209,31 @@ pub enum Memo {
 #[derive(Debug, Clone)]
 pub struct Rendered {
     /// The whole document, ending with a newline, in parts to be written
-    /// one after the other.
+    /// one after the other; empty when it was stored as the memo
+    /// (`stored`).
     pub document: Vec<Vec<u8>>,
+    /// The document as stored in the memo, written there as it was
+    /// spliced (not held in memory): to copy out.
+    pub stored: Option<MemoDocument>,
     /// How many items and collection errors it lists (for the exit
     /// status).
     pub items: usize,
     pub errors: usize,
     /// What storing it as the memo takes, when it can be stored.
     pub slot: Option<MemoSlot>,
+}
+
+/// The start of `collect --json`'s document and its exit status, for a
+/// collection spliced from the cache's fragments
+/// ([`crate::collect_memoized`]).
+#[derive(Debug, Clone, Copy)]
+pub struct JsonHead<'a> {
+    /// The document's start: a JSON object, whose closing brace the rest
+    /// replaces.
+    pub json: &'a [u8],
+    /// The exit status of a document with so many collection errors and
+    /// items: stored first in the memo.
+    pub status: fn(errors: usize, items: usize) -> u8,
 }
 
 /// A stored rendering: the byte the caller stored first (`collect

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use ruff_python_ast::Stmt;
 
-use crate::cache::fragment;
+use crate::cache::fragment::{self, Piece};
 use crate::cache::key;
 use crate::cache::probe;
 use crate::cache::store::{
@@ -27,7 +27,9 @@ use crate::discover::{self, Discovery};
 use crate::fixtures::{FixtureDef, Fixtures};
 use crate::import_scan::scan_module;
 use crate::imports::{package_of, scan_imports, Resolver};
-use crate::model::{CacheStats, CollectError, Collection, Item, Memo, MemoSlot, Rendered};
+use crate::model::{
+    CacheStats, CollectError, Collection, Item, JsonHead, Memo, MemoSlot, Rendered,
+};
 use crate::namespace::{absolute_module, Binding, Namespace};
 use crate::project::{self, Local, Module, Project, Shared, SharedModule, SourceRef};
 use crate::reorder;
@@ -45,7 +47,7 @@ pub(crate) fn run(
     settings: &CollectSettings,
     paths: &[PathBuf],
     memo: Option<Hash>,
-    splice: Option<&[u8]>,
+    splice: Option<JsonHead<'_>>,
 ) -> (Collection, Vec<RawItem>) {
     let started = store::now_seconds();
     // A memo whose watch list holds needs no discovery at all.
@@ -426,75 +428,98 @@ pub(crate) fn run(
             });
         }
         let (dirs, dir_of) = dir_contexts(settings, &discovery, &session, &by_path);
-        let collected: Vec<Collected> = missing
+        let mut tasks: Vec<(usize, Option<FileBytes>)> = missing
             .iter()
             .zip(contents)
             .enumerate()
             .filter(|(_, (missing, _))| **missing)
             .map(|(i, (_, bytes))| (i, bytes))
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|(i, bytes)| {
-                let path = &discovery.test_files[i];
-                let (dotted, package) = &test_names[i];
-                let dir = &dirs[dir_of[i]];
-                let (hash, task) = if let Some(&idx) = by_path.get(path.as_os_str()) {
-                    (slot_hashes[idx], Task::Shared(idx))
-                } else {
-                    let bytes = bytes.unwrap_or_else(|| read_bytes(path, settings.max_file_size));
-                    let hash = if cached { key::content(&bytes) } else { 0 };
-                    (hash, Task::Local(bytes))
-                };
-                let (output, probes) = probe::recording(|| match task {
-                    Task::Shared(idx) => collect_module(settings, &project, idx, &discovery, dir),
-                    Task::Local(bytes) => {
-                        let module = ((dotted.as_str(), package.as_str()), bytes);
-                        collect_local(settings, &shared, path, module, &discovery, dir)
-                    }
-                });
-                // Rendered as `collect --json` writes the module's items
-                // (without a run's recorded expansions, which are applied
-                // when used), for the pack and for splicing.
-                let order = context.and_then(|_| fragment::render_order(&output.items, reordering));
-                let render = || fragment::render_in(&output.items, order.as_deref(), &|_| None);
-                // Whether a parameter's key spans modules: for the entry's
-                // flags and for splicing.
-                let cross_module =
-                    (context.is_some() || splicing) && reorder::spans_modules(&output.items);
-                let mut entry = None;
-                let mut fragment = None;
-                if let Some(context) = context {
-                    if let Some(name) = path.to_str() {
-                        let key = module_key(context, path, dotted, package, hash);
-                        // The fragment is kept once: in the entry, when there is one.
-                        let made = FreshEntry::new(
-                            name.to_string(),
-                            key,
-                            probes,
-                            &output,
-                            render,
-                            order.as_deref(),
-                            cross_module,
-                        );
-                        match made {
-                            Ok(made) => entry = Some(made),
-                            Err(rendered) => fragment = Some(rendered),
-                        }
-                    } else {
-                        fragment = Some(render());
-                    }
-                }
-                let mut output = output;
-                let wide = splicing && cross_module;
-                if splicing && !wide && output.items.iter().all(|item| item.dynamic().is_none()) {
-                    // Spliced, a module's items are their fragment: only a
-                    // dynamic function's (which a run may have recorded)
-                    // are needed besides, and the others' memory is reused.
-                    output.items = Vec::new();
-                }
-                (i, output, entry, fragment, wide)
-            })
             .collect();
+        // The largest modules first, each taken by the next free worker: a
+        // module of thousands of items (packaging's `test_version.py`)
+        // started last would hold the session on one thread at the end.
+        tasks.sort_by_key(|(i, bytes)| {
+            let size = bytes.as_ref().map_or(0, |b| b.as_ref().map_or(0, Vec::len));
+            (std::cmp::Reverse(size), *i)
+        });
+        let collect_one = |(i, bytes): (usize, Option<FileBytes>)| -> Collected {
+            let path = &discovery.test_files[i];
+            let (dotted, package) = &test_names[i];
+            let dir = &dirs[dir_of[i]];
+            let (hash, task) = if let Some(&idx) = by_path.get(path.as_os_str()) {
+                (slot_hashes[idx], Task::Shared(idx))
+            } else {
+                let bytes = bytes.unwrap_or_else(|| read_bytes(path, settings.max_file_size));
+                let hash = if cached { key::content(&bytes) } else { 0 };
+                (hash, Task::Local(bytes))
+            };
+            let (output, probes) = probe::recording(|| match task {
+                Task::Shared(idx) => collect_module(settings, &project, idx, &discovery, dir),
+                Task::Local(bytes) => {
+                    let module = ((dotted.as_str(), package.as_str()), bytes);
+                    collect_local(settings, &shared, path, module, &discovery, dir)
+                }
+            });
+            // Rendered as `collect --json` writes the module's items
+            // (without a run's recorded expansions, which are applied
+            // when used), for the pack and for splicing.
+            let order = context.and_then(|_| fragment::render_order(&output.items, reordering));
+            let render = || fragment::render_in(&output.items, order.as_deref(), &|_| None);
+            // Whether a parameter's key spans modules: for the entry's
+            // flags and for splicing.
+            let cross_module =
+                (context.is_some() || splicing) && reorder::spans_modules(&output.items);
+            let mut entry = None;
+            let mut fragment = None;
+            if let Some(context) = context {
+                if let Some(name) = path.to_str() {
+                    let key = module_key(context, path, dotted, package, hash);
+                    // The fragment is kept once: in the entry, when there is one.
+                    let made = FreshEntry::new(
+                        name.to_string(),
+                        key,
+                        probes,
+                        &output,
+                        render,
+                        order.as_deref(),
+                        cross_module,
+                    );
+                    match made {
+                        Ok(made) => entry = Some(made),
+                        Err(rendered) => fragment = Some(rendered),
+                    }
+                } else {
+                    fragment = Some(render());
+                }
+            }
+            let mut output = output;
+            let wide = splicing && cross_module;
+            if splicing && !wide && output.items.iter().all(|item| item.dynamic().is_none()) {
+                // Spliced, a module's items are their fragment: only a
+                // dynamic function's (which a run may have recorded)
+                // are needed besides, and the others' memory is reused.
+                output.items = Vec::new();
+            }
+            (i, output, entry, fragment, wide)
+        };
+        // One taker per worker. Between modules a worker first helps with
+        // what another one left for the taking (a large module's
+        // functions, expanded in parallel), then takes the next module.
+        let queue = std::sync::Mutex::new(tasks.into_iter());
+        let mut collected: Vec<Collected> = rayon::broadcast(|_| {
+            let mut done = Vec::new();
+            loop {
+                while let Some(rayon::Yield::Executed) = rayon::yield_now() {}
+                let Some(task) = queue.lock().ok().and_then(|mut q| q.next()) else {
+                    break done;
+                };
+                done.push(collect_one(task));
+            }
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        collected.sort_unstable_by_key(|c| c.0);
         // A shared module parsed late whose bytes changed since they were
         // hashed: the results are not stored.
         tainted |= loaded.iter().any(LazyFile::changed);
@@ -688,24 +713,36 @@ pub(crate) fn run(
                     &session_entry.unwrap_or_default(),
                     &hooked,
                     &collection.errors,
-                    header,
+                    header.json,
                 )
             },
             write_stamps,
         );
-        let Some((document, items, errors)) = spliced else {
+        let Some(spliced) = spliced else {
             return run(settings, paths, memo, None);
         };
         let slot = match collection.memo.take() {
             Some(Memo::Miss(slot)) => Some(slot),
             _ => None,
         };
+        // Written into the memo as it is spliced, and copied out from there
+        // by the caller; held in memory only when it cannot be stored.
+        let first = (header.status)(spliced.errors, spliced.items);
+        let stored = slot.as_ref().and_then(|slot| {
+            Store::open_bare(settings.cache.as_deref()?)
+                .write_memo_with(slot, first, |out| spliced.write_to(out))
+        });
+        let (document, slot) = match stored {
+            Some(_) => (Vec::new(), None),
+            None => (vec![spliced.to_bytes()], slot),
+        };
         let collection = Collection {
             cache: collection.cache,
             memo: Some(Memo::Rendered(Rendered {
                 document,
-                items,
-                errors,
+                stored,
+                items: spliced.items,
+                errors: spliced.errors,
                 slot,
             })),
             ..Collection::default()
@@ -769,21 +806,21 @@ pub(crate) fn run(
 /// `collect --json` spliced from fragments: the conftest hooks' items,
 /// then per test module (with the doctest files and the items of conftest
 /// `pytest_collect_file` hooks between them, `hooked`) its fragment, as
-/// stored or rendered now, its error and its skip; the document, its item
-/// and error counts. `None` when a fragment is damaged.
+/// stored or rendered now, its error and its skip; the document, written
+/// out of the fragments when asked. `None` when a fragment is damaged.
 #[expect(clippy::too_many_arguments, reason = "the session's parts, borrowed")]
-fn splice_document(
+fn splice_document<'f>(
     settings: &CollectSettings,
     discovery: &Discovery,
     test_names: &[(String, String)],
-    valid: &[Option<EntryRef<'_>>],
+    valid: &[Option<EntryRef<'f>>],
     outputs: &[Option<ModuleOutput>],
-    fresh: &[Option<&[u8]>],
+    fresh: &[Option<&'f [u8]>],
     session: &SessionEntry,
     hooked: &[(usize, RawItem)],
     errors: &[CollectError],
     header: &[u8],
-) -> Option<(Vec<Vec<u8>>, usize, usize)> {
+) -> Option<fragment::Spliced<'f>> {
     let reordering = !settings.definitions_only;
     let session_fragment = fragment::render_items(&session.items);
     let doctests: Vec<(usize, Vec<u8>)> = discovery
@@ -802,27 +839,21 @@ fn splice_document(
             (run[0].0, fragment::render(&items, reordering, &|_| None))
         })
         .collect();
-    let mut hooked = hooked.iter().peekable();
-    let capacity = valid
-        .iter()
-        .flatten()
-        .map(|e| e.fragment.len())
-        .chain(fresh.iter().flatten().map(|f| f.len()))
-        .sum();
-    let mut doc = fragment::Document::new(capacity);
-    doc.module(&session_fragment)?;
+    let mut hooked = hooked.into_iter().peekable();
+    let mut doc = fragment::Document::new();
+    doc.module(Piece::Owned(session_fragment))?;
     doc.errors(errors);
-    let mut doctests = doctests.iter().peekable();
+    let mut doctests = doctests.into_iter().peekable();
     // As in the whole session's assembly: in pytest's default `prepend`
     // import mode, two test modules with the same dotted name cannot both
     // be imported.
     let mut imported: HashMap<&str, &Path> = HashMap::default();
     for position in 0..valid.len() {
         while let Some((_, item)) = doctests.next_if(|(at, _)| *at <= position) {
-            doc.module(item)?;
+            doc.module(Piece::Owned(item))?;
         }
         while let Some((_, item)) = hooked.next_if(|(at, _)| *at <= position) {
-            doc.module(item)?;
+            doc.module(Piece::Owned(item))?;
         }
         let path = discovery.test_files[position].as_path();
         let parsed = match (&outputs[position], valid[position]) {
@@ -845,14 +876,14 @@ fn splice_document(
         }
         match (&fresh[position], &outputs[position], valid[position]) {
             (Some(fragment), Some(output), _) => {
-                doc.module(fragment)?;
+                doc.module(Piece::Borrowed(fragment))?;
                 doc.errors(output.error.as_slice());
                 if let Some(skipped) = &output.skipped {
                     doc.skipped_json(&serde_json::to_vec(skipped).ok()?);
                 }
             }
             (None, _, Some(entry)) => {
-                doc.module(entry.fragment)?;
+                doc.module(Piece::Borrowed(entry.fragment))?;
                 if let Some(error) = entry.error {
                     doc.error_json(error);
                 }
@@ -864,10 +895,10 @@ fn splice_document(
         }
     }
     for (_, item) in doctests {
-        doc.module(item)?;
+        doc.module(Piece::Owned(item))?;
     }
     for (_, item) in hooked {
-        doc.module(item)?;
+        doc.module(Piece::Owned(item))?;
     }
     Some(doc.finish(header, &session.warnings))
 }

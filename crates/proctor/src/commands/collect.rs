@@ -139,7 +139,11 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
     suite.collect.rootdir.hash(&mut hasher);
     suite.config.pytest.inifile.hash(&mut hasher);
     let header = json_header(suite)?;
-    let collection = suite.collect_memoized(u128::from(hasher.finish()), Some(header.as_bytes()));
+    let head = proctor_python::JsonHead {
+        json: header.as_bytes(),
+        status: exit_status,
+    };
+    let collection = suite.collect_memoized(u128::from(hasher.finish()), Some(head));
     match &collection.memo {
         Some(proctor_python::Memo::Hit(document)) => {
             // Copied from the memo file as it is (by the kernel where it can).
@@ -149,6 +153,11 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
         Some(proctor_python::Memo::Rendered(rendered)) => {
             // Spliced from the cache's fragments: the same bytes.
             let code = exit_status(rendered.errors, rendered.items);
+            if let Some(stored) = &rendered.stored {
+                // Written into the memo as it was spliced.
+                out.copy_from(&mut &*stored.file)?;
+                return Ok(code);
+            }
             for part in &rendered.document {
                 out.write_all(part)?;
             }

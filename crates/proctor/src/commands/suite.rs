@@ -202,7 +202,7 @@ impl Suite {
     pub(crate) fn collect_memoized(
         &self,
         memo: u128,
-        header: Option<&[u8]>,
+        header: Option<proctor_python::JsonHead<'_>>,
     ) -> proctor_python::Collection {
         self.trace_cache(proctor_python::collect_memoized(
             &self.collect,

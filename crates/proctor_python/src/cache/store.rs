@@ -845,8 +845,20 @@ impl Store {
     /// [`Store::write`] of the concatenation of `parts`.
     fn write_parts(&self, name: &str, parts: &[&[u8]]) {
         use std::io::Write as _;
+        self.write_with(name, |out| {
+            parts.iter().try_for_each(|part| out.write_all(part))
+        });
+    }
+
+    /// [`Store::write`] of what `body` writes (buffered); the file written,
+    /// open for reading too, when it was.
+    fn write_with(
+        &self,
+        name: &str,
+        body: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> Option<std::fs::File> {
         if std::fs::create_dir_all(&self.dir).is_err() {
-            return;
+            return None;
         }
         ensure_gitignore(&self.dir);
         let temp = self.dir.join(format!(
@@ -854,16 +866,25 @@ impl Store {
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        // Buffered: a pack is written as its header and one part per entry.
-        let written = std::fs::File::create(&temp).and_then(|file| {
-            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-            parts.iter().try_for_each(|part| out.write_all(part))?;
-            out.flush()
-        });
-        if written.is_ok() && std::fs::rename(&temp, self.dir.join(name)).is_ok() {
-            return;
+        let written = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)
+            .and_then(|file| {
+                let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+                body(&mut out)?;
+                out.into_inner()
+                    .map_err(std::io::IntoInnerError::into_error)
+            });
+        if let Ok(file) = written {
+            if std::fs::rename(&temp, self.dir.join(name)).is_ok() {
+                return Some(file);
+            }
         }
         let _ = std::fs::remove_file(&temp);
+        None
     }
 }
 
@@ -1108,6 +1129,21 @@ fn memo_parts(path: &Path) -> Option<MemoParts> {
     })
 }
 
+/// A memo file's start, before its document: its header, the watch list
+/// of `watch` when it can be trusted now, and `probes`.
+fn memo_head(digest: Hash, watch: Option<&Watch>, probes: &[u8]) -> Vec<u8> {
+    let watched = watch.and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
+    let (quick, watch) = watched.unwrap_or_default();
+    let mut head = Vec::with_capacity(MEMO_HEADER + watch.len() + probes.len());
+    head.extend_from_slice(&digest.to_le_bytes());
+    head.extend_from_slice(&quick.to_le_bytes());
+    head.extend_from_slice(&(watch.len() as u64).to_le_bytes());
+    head.extend_from_slice(&(probes.len() as u64).to_le_bytes());
+    head.extend_from_slice(&watch);
+    head.extend_from_slice(probes);
+    head
+}
+
 impl MemoParts {
     fn probes_hold(&self) -> bool {
         use rayon::prelude::*;
@@ -1188,6 +1224,30 @@ impl Store {
         self.write_memo_parts(slot.digest, slot.watch.as_ref(), &probes, &[code], rendered);
     }
 
+    /// [`Store::write_memo`] of the document `body` writes, not held in
+    /// memory: the memo's document (as [`Store::memo`] answers it) when
+    /// it was written.
+    pub(crate) fn write_memo_with(
+        &self,
+        slot: &crate::model::MemoSlot,
+        code: u8,
+        body: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> Option<crate::model::MemoDocument> {
+        use std::io::{Seek, SeekFrom, Write as _};
+        let probes = serde_json::to_vec(&slot.probes).ok()?;
+        let head = memo_head(slot.digest, slot.watch.as_ref(), &probes);
+        let mut file = self.write_with(MEMO, |out| {
+            out.write_all(&head)?;
+            out.write_all(&[code])?;
+            body(out)
+        })?;
+        file.seek(SeekFrom::Start(head.len() as u64 + 1)).ok()?;
+        Some(crate::model::MemoDocument {
+            first: code,
+            file: Arc::new(file),
+        })
+    }
+
     fn write_memo_parts(
         &self,
         digest: Hash,
@@ -1196,14 +1256,8 @@ impl Store {
         first: &[u8],
         rendered: &[&[u8]],
     ) {
-        let watched = watch.and_then(|w| Some((w.quick, serde_json::to_vec(&w.stats()?).ok()?)));
-        let (quick, watch) = watched.unwrap_or_default();
-        let mut header = Vec::with_capacity(MEMO_HEADER);
-        header.extend_from_slice(&digest.to_le_bytes());
-        header.extend_from_slice(&quick.to_le_bytes());
-        header.extend_from_slice(&(watch.len() as u64).to_le_bytes());
-        header.extend_from_slice(&(probes.len() as u64).to_le_bytes());
-        let mut parts: Vec<&[u8]> = vec![&header, &watch, probes, first];
+        let head = memo_head(digest, watch, probes);
+        let mut parts: Vec<&[u8]> = vec![&head, first];
         parts.extend_from_slice(rendered);
         self.write_parts(MEMO, &parts);
     }
