@@ -659,8 +659,11 @@ pub(crate) fn run(
         collection.items.extend(entry.items.iter().cloned());
         collection.warnings.extend(entry.warnings.iter().cloned());
     }
+    // The store and the stamps to write, and whether the pack is to be
+    // written again.
     let mut unwritten: Option<(Store, Vec<(PathBuf, Stamp)>)> = None;
-    if let (Some(store), Some(context)) = (store, context) {
+    let mut pack_due = false;
+    if let (Some(store), Some(_)) = (store, context) {
         collection.cache = Some(CacheStats {
             cached: hits,
             collected: outputs.len() - hits,
@@ -676,63 +679,74 @@ pub(crate) fn run(
             }));
         }
         if !tainted {
-            if !fresh.is_empty() || session_fresh {
-                let session = session_entry.clone().unwrap_or_default();
+            pack_due = !fresh.is_empty() || session_fresh;
+            unwritten = Some((store, std::mem::take(&mut stamps)));
+        }
+    }
+    // The pack and the stamps are written while the document is spliced
+    // (and stored as the memo): two files written side by side.
+    let no_session = SessionEntry::default();
+    let session = session_entry.as_ref().unwrap_or(&no_session);
+    let write_cache = {
+        let (fresh, pack, discovery) = (&fresh, &pack, &discovery);
+        move || {
+            let Some((mut store, stamps)) = unwritten else {
+                return;
+            };
+            if let (true, Some(context)) = (pack_due, context) {
                 let current: HashSet<&str> = discovery
                     .test_files
                     .iter()
                     .filter_map(|p| p.to_str())
                     .collect();
-                store.write_pack(context, pack.as_ref(), &session, &fresh, &current);
+                store.write_pack(context, pack.as_ref(), session, fresh, &current);
             }
-            unwritten = Some((store, std::mem::take(&mut stamps)));
-        }
-    }
-    // The stamps are written while the document is spliced.
-    let write_stamps = move || {
-        if let Some((mut store, stamps)) = unwritten {
             store.write_stamps(stamps);
         }
     };
-    // Written: of the fresh entries, only their fragments are used now.
-    fresh.iter_mut().for_each(FreshEntry::release);
     if let Some(header) = splice {
+        let slot = match collection.memo.take() {
+            Some(Memo::Miss(slot)) => Some(slot),
+            _ => None,
+        };
+        let fragments: Vec<Option<&[u8]>> = fresh_fragments
+            .iter()
+            .zip(&fresh_at)
+            .map(|(own, at)| own.as_deref().or_else(|| Some(fresh[(*at)?].fragment())))
+            .collect();
         let (spliced, ()) = rayon::join(
             || {
-                splice_document(
+                let spliced = splice_document(
                     settings,
                     &discovery,
                     &test_names,
                     &valid,
                     &outputs,
-                    &fresh_fragments
-                        .iter()
-                        .zip(&fresh_at)
-                        .map(|(own, at)| own.as_deref().or_else(|| Some(fresh[(*at)?].fragment())))
-                        .collect::<Vec<_>>(),
-                    &session_entry.unwrap_or_default(),
+                    &fragments,
+                    session,
                     &hooked,
                     &collection.errors,
                     header.json,
-                )
+                )?;
+                // Written into the memo as it is spliced, and copied out
+                // from there by the caller; held in memory only when it
+                // cannot be stored.
+                let first = (header.status)(spliced.errors, spliced.items);
+                let stored = slot.as_ref().and_then(|slot| {
+                    Store::open_bare(settings.cache.as_deref()?).write_memo_with(
+                        slot,
+                        first,
+                        |out| spliced.write_to(out),
+                    )
+                });
+                Some((spliced, stored))
             },
-            write_stamps,
+            write_cache,
         );
-        let Some(spliced) = spliced else {
+        let Some((spliced, stored)) = spliced else {
             return run(settings, paths, memo, None);
         };
-        let slot = match collection.memo.take() {
-            Some(Memo::Miss(slot)) => Some(slot),
-            _ => None,
-        };
-        // Written into the memo as it is spliced, and copied out from there
-        // by the caller; held in memory only when it cannot be stored.
-        let first = (header.status)(spliced.errors, spliced.items);
-        let stored = slot.as_ref().and_then(|slot| {
-            Store::open_bare(settings.cache.as_deref()?)
-                .write_memo_with(slot, first, |out| spliced.write_to(out))
-        });
-        let (document, slot) = match stored {
+        let (document, slot) = match &stored {
             Some(_) => (Vec::new(), None),
             None => (vec![spliced.to_bytes()], slot),
         };
@@ -749,7 +763,9 @@ pub(crate) fn run(
         };
         return (collection, Vec::new());
     }
-    write_stamps();
+    write_cache();
+    // Written: the fresh entries are no longer needed.
+    drop(fresh);
     let results: Vec<ModuleOutput> = outputs.into_iter().flatten().collect();
 
     let mut raw: Vec<RawItem> = Vec::with_capacity(results.iter().map(|r| r.items.len()).sum());

@@ -602,12 +602,6 @@ impl FreshEntry {
         &self.fragment
     }
 
-    /// Lets go of all but the fragment (once the pack is written).
-    pub(crate) fn release(&mut self) {
-        self.head = Vec::new();
-        self.tail = Vec::new();
-    }
-
     /// The entry's blob, in parts.
     fn parts(&self) -> [&[u8]; 3] {
         [&self.head, &self.fragment, &self.tail]
