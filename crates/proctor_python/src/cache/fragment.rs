@@ -100,10 +100,22 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.push(b'"');
     let mut start = 0;
-    for (i, &byte) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none of them needs escaping.
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            if !needs_escape(word) {
+                i += 8;
+                continue;
+            }
+        }
+        let byte = bytes[i];
+        i += 1;
         if byte >= 0x20 && byte != b'"' && byte != b'\\' {
             continue;
         }
+        let i = i - 1;
         out.extend_from_slice(&bytes[start..i]);
         start = i + 1;
         match byte {
@@ -126,6 +138,20 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// Whether one of the eight bytes of `word` is a control character, `"`
+/// or `\` (bytes of non-ASCII characters are not: their high bit is set).
+/// A nonzero test below holds only when some byte matches.
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    below_space
+        | zero_in(word ^ (ONES * u64::from(b'"')))
+        | zero_in(word ^ (ONES * u64::from(b'\\')))
+        != 0
 }
 
 /// Writes `indices` as the comma-separated list inside `"markers":[…]`,
@@ -593,6 +619,32 @@ mod tests {
             let mut ours = Vec::new();
             push_decimal(&mut ours, n);
             assert_eq!(String::from_utf8_lossy(&ours), n.to_string());
+        }
+    }
+
+    /// The word-at-a-time scan finds every byte that needs escaping, at
+    /// every place in a string longer than a word, among plain ASCII and
+    /// non-ASCII neighbours.
+    #[test]
+    fn strings_are_escaped_wherever_the_special_byte_sits() {
+        let specials: Vec<char> = (0u8..0x20)
+            .map(char::from)
+            .chain(['"', '\\', '\u{7f}', 'é', '日'])
+            .collect();
+        for fill in ['a', '~', 'é'] {
+            for len in 1..=20 {
+                for at in 0..len {
+                    for &special in &specials {
+                        let text: String = (0..len)
+                            .map(|k| if k == at { special } else { fill })
+                            .collect();
+                        let mut ours = Vec::new();
+                        json_str(&mut ours, &text);
+                        let theirs = serde_json::to_vec(&text).unwrap();
+                        assert_eq!(ours, theirs, "{text:?}");
+                    }
+                }
+            }
         }
     }
 

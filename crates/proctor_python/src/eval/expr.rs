@@ -520,13 +520,36 @@ impl<'a> Evaluator<'_, 'a> {
         self.entity_value(entity)
     }
 
-    /// A name or attribute chain resolved through the module's names.
+    /// A name or attribute chain resolved through the module's names;
+    /// what resolves to a definition or outside the suite is kept (see
+    /// [`Evaluator::references`]).
     fn reference(
         &self,
         module: usize,
         expr: &'a Expr,
         attr: Option<&'a ast::ExprAttribute>,
     ) -> PyValue {
+        let key = (module, std::ptr::from_ref(expr) as usize);
+        if let Some(known) = self.references.borrow().get(&key) {
+            return known.clone();
+        }
+        let outer_read_target = self.read_target.replace(false);
+        let (value, kept) = self.resolve_reference(module, expr, attr);
+        let from_target = self.read_target.get();
+        self.read_target.set(outer_read_target || from_target);
+        if kept && !from_target {
+            self.references.borrow_mut().insert(key, value.clone());
+        }
+        value
+    }
+
+    /// [`Evaluator::reference`] resolved, and whether it may be kept.
+    fn resolve_reference(
+        &self,
+        module: usize,
+        expr: &'a Expr,
+        attr: Option<&'a ast::ExprAttribute>,
+    ) -> (PyValue, bool) {
         // An enum member: `Color.RED` where `Color` is an Enum of the suite.
         if let Some(attr) = attr {
             if let Entity::Class { module: cm, def } =
@@ -537,7 +560,7 @@ impl<'a> Evaluator<'_, 'a> {
                     if let Some(Binding::Value { expr: value, .. }) =
                         self.project.class_ns(def).get(member)
                     {
-                        return match kind {
+                        let value = match kind {
                             EnumKind::Plain => PyValue::EnumMember {
                                 display: format!("{}.{member}", def.name.id.as_str()),
                             },
@@ -553,6 +576,7 @@ impl<'a> Evaluator<'_, 'a> {
                                 _ => PyValue::Unknown(format!("value of enum member `{member}`")),
                             },
                         };
+                        return (value, false);
                     }
                 }
             }
@@ -562,10 +586,20 @@ impl<'a> Evaluator<'_, 'a> {
             // An attribute of a value (`CASES.copy`, `TABLE.items`).
             if let Entity::Value { .. } = self.project.resolve_expr(module, &attr.value, 0) {
                 let base = self.expr(module, None, &attr.value);
-                return self.attribute_of(base, attr.attr.id.as_str());
+                return (self.attribute_of(base, attr.attr.id.as_str()), false);
             }
         }
-        self.entity_value(entity)
+        // A module-level value may be changed by a function, and what is
+        // unknown may depend on the budget left.
+        let kept = matches!(
+            entity,
+            Entity::Func { .. }
+                | Entity::Class { .. }
+                | Entity::Builtin(_)
+                | Entity::External(_)
+                | Entity::SuiteModule(_)
+        );
+        (self.entity_value(entity), kept)
     }
 
     pub(super) fn entity_value(&self, entity: Entity<'a>) -> PyValue {

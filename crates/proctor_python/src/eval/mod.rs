@@ -131,6 +131,11 @@ pub(crate) struct Evaluator<'p, 'a> {
     /// by the address of the bound expression (see
     /// [`Evaluator::changed_global`]).
     changed_globals: RefCell<HashMap<usize, HashMap<usize, String>>>,
+    /// Names and attribute chains that resolve to a definition or to
+    /// something outside the suite (not to a module-level value, which a
+    /// function may change), by module and the address of the expression:
+    /// a comprehension reads `operator.lt` once per element.
+    references: RefCell<HashMap<(usize, usize), PyValue>>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -149,6 +154,7 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             read_target: Cell::new(false),
             target_globals: RefCell::new(rustc_hash::FxHashSet::default()),
             changed_globals: RefCell::new(HashMap::default()),
+            references: RefCell::new(HashMap::default()),
         }
     }
 
