@@ -33,9 +33,16 @@ impl Scope {
         self.parent.as_ref().and_then(|parent| parent.get(name))
     }
 
-    /// Binds `name` in this scope.
+    /// Binds `name` in this scope (a name bound again, as a loop's target
+    /// is on every element, keeps its key).
     pub(crate) fn set(&self, name: &str, value: PyValue) {
-        self.vars.borrow_mut().insert(name.to_owned(), value);
+        let mut vars = self.vars.borrow_mut();
+        match vars.get_mut(name) {
+            Some(bound) => *bound = value,
+            None => {
+                vars.insert(name.to_owned(), value);
+            }
+        }
     }
 
     /// Changes the value of `name` in the scope that binds it, in place
