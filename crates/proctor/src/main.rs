@@ -19,7 +19,7 @@ fn main() -> ExitCode {
     // soon as the module is done, and kept for a second those pages raised
     // peak memory by about half. Returned at once (a delay of 0), every
     // page freed and taken again within the same phase is faulted in anew:
-    // on packaging a third of a cold collection's CPU time, for 1 to 3 MiB
+    // on packaging a third of a cold collection's CPU time, for 1 to 4 MiB
     // less peak memory than with 10 ms. The `no_thp` feature goes with it:
     // with transparent huge pages, every page returned and taken again is a
     // 2 MiB page the kernel zeroes.
