@@ -208,10 +208,9 @@ pub enum Memo {
 /// `collect --json` as spliced from the cache ([`Memo::Rendered`]).
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// The whole document, ending with a newline, in parts to be written
-    /// one after the other; empty when it was stored as the memo
-    /// (`stored`).
-    pub document: Vec<Vec<u8>>,
+    /// The whole document, ending with a newline, when it could not be
+    /// stored as the memo (`stored`); else empty.
+    pub document: Vec<u8>,
     /// The document as stored in the memo, written there as it was
     /// spliced (not held in memory): to copy out.
     pub stored: Option<MemoDocument>,
@@ -219,8 +218,6 @@ pub struct Rendered {
     /// status).
     pub items: usize,
     pub errors: usize,
-    /// What storing it as the memo takes, when it can be stored.
-    pub slot: Option<MemoSlot>,
 }
 
 /// The start of `collect --json`'s document and its exit status, for a

@@ -730,7 +730,7 @@ pub(crate) fn run(
                 )?;
                 // Written into the memo as it is spliced, and copied out
                 // from there by the caller; held in memory only when it
-                // cannot be stored.
+                // cannot be stored (the caller does not try again).
                 let first = (header.status)(spliced.errors, spliced.items);
                 let stored = slot.as_ref().and_then(|slot| {
                     Store::open_bare(settings.cache.as_deref()?).write_memo_with(
@@ -746,9 +746,9 @@ pub(crate) fn run(
         let Some((spliced, stored)) = spliced else {
             return run(settings, paths, memo, None);
         };
-        let (document, slot) = match &stored {
-            Some(_) => (Vec::new(), None),
-            None => (vec![spliced.to_bytes()], slot),
+        let document = match &stored {
+            Some(_) => Vec::new(),
+            None => spliced.to_bytes(),
         };
         let collection = Collection {
             cache: collection.cache,
@@ -757,7 +757,6 @@ pub(crate) fn run(
                 stored,
                 items: spliced.items,
                 errors: spliced.errors,
-                slot,
             })),
             ..Collection::default()
         };

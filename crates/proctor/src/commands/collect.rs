@@ -158,14 +158,9 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
                 out.copy_from(&mut &*stored.file)?;
                 return Ok(code);
             }
-            for part in &rendered.document {
-                out.write_all(part)?;
-            }
+            // Held in memory: it could not be stored.
+            out.write_all(&rendered.document)?;
             out.flush()?;
-            if let Some(slot) = &rendered.slot {
-                let parts: Vec<&[u8]> = rendered.document.iter().map(Vec::as_slice).collect();
-                proctor_python::store_memo(&suite.collect, slot, code, &parts);
-            }
             std::mem::forget(collection);
             return Ok(code);
         }

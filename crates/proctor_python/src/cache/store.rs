@@ -1212,10 +1212,10 @@ impl Store {
     /// `slot`, with its watch list when every path on it is old enough to
     /// be trusted.
     pub(crate) fn write_memo(&self, slot: &crate::model::MemoSlot, code: u8, rendered: &[&[u8]]) {
-        let Ok(probes) = serde_json::to_vec(&slot.probes) else {
-            return;
-        };
-        self.write_memo_parts(slot.digest, slot.watch.as_ref(), &probes, &[code], rendered);
+        use std::io::Write as _;
+        self.write_memo_with(slot, code, |out| {
+            rendered.iter().try_for_each(|part| out.write_all(part))
+        });
     }
 
     /// [`Store::write_memo`] of the document `body` writes, not held in
@@ -1242,18 +1242,17 @@ impl Store {
         })
     }
 
-    fn write_memo_parts(
+    /// A memo of `digest` whose `document` (its first byte included) is
+    /// written as it is.
+    fn write_memo_document(
         &self,
         digest: Hash,
         watch: Option<&Watch>,
         probes: &[u8],
-        first: &[u8],
-        rendered: &[&[u8]],
+        document: &[u8],
     ) {
         let head = memo_head(digest, watch, probes);
-        let mut parts: Vec<&[u8]> = vec![&head, first];
-        parts.extend_from_slice(rendered);
-        self.write_parts(MEMO, &parts);
+        self.write_parts(MEMO, &[&head, document]);
     }
 
     /// Writes the memo of `digest` again, its probes and document as they
@@ -1280,7 +1279,7 @@ impl Store {
                 .read_exact_at(&mut rendered, parts.document)
                 .is_ok()
         {
-            self.write_memo_parts(digest, watch, &parts.probes, &[], &[&rendered]);
+            self.write_memo_document(digest, watch, &parts.probes, &rendered);
         }
     }
 }
