@@ -1,6 +1,7 @@
 //! The `proctor` binary: argument parsing, wiring, error reporting and exit
 //! codes. Every command lives in its own module under `commands/`.
 
+mod allocator;
 mod args;
 mod commands;
 mod exit;
@@ -144,4 +145,4 @@ fn pytest_option_hint(argv: &[String], unknown: &str) -> String {
 /// mimalloc: collection allocates many small nodes from several threads;
 /// it is measurably faster than the system allocator here (bench/).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: allocator::MiMalloc = allocator::MiMalloc;

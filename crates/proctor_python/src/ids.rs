@@ -60,7 +60,8 @@ pub(crate) fn make_ids(
                     _ => None,
                 };
                 let parts = given.map_or(usize::MAX, <[_]>::len);
-                let mut id = String::new();
+                // Room for most ids at once (a version pair and an operator).
+                let mut id = String::with_capacity(32);
                 for (i, (value, argname)) in set.values.iter().zip(argnames).take(parts).enumerate()
                 {
                     if i > 0 {
@@ -197,7 +198,8 @@ fn push_auto_id(
 /// A string or bytes value too long for pytest to use as its own id.
 fn is_too_long(value: &PyValue) -> bool {
     match value {
-        PyValue::Str(s) => s.chars().count() > 100,
+        // No more characters than bytes: most strings are not counted.
+        PyValue::Str(s) => s.len() > 100 && s.chars().count() > 100,
         PyValue::Bytes(b) => b.len() > 100,
         _ => false,
     }

@@ -48,11 +48,7 @@ pub(crate) enum ExpandError {
     Collect(String),
 }
 
-struct ParamSet<'a> {
-    values: Vec<(usize, &'a Expr)>,
-    /// Values computed by the evaluator (`pytest.param(*CASE)` of a
-    /// computed tuple).
-    computed: Vec<PyValue>,
+struct ParamSet {
     evaluated: Vec<PyValue>,
     explicit: Option<ExplicitId>,
     hidden: bool,
@@ -227,7 +223,7 @@ pub(crate) fn expand<'a>(
 
 struct Parametrization<'a> {
     argnames: Vec<String>,
-    sets: Vec<ParamSet<'a>>,
+    sets: Vec<ParamSet>,
     ids: Option<(usize, &'a Expr)>,
     scope: FixtureScope,
 }
@@ -369,7 +365,7 @@ fn param_sets<'a>(
     force_tuple: bool,
     argnames: &[String],
     func_name: &str,
-) -> Result<Vec<ParamSet<'a>>, ExpandError> {
+) -> Result<Vec<ParamSet>, ExpandError> {
     if let Some(reason) = crate::eval::changed_by_calls(*project, module, values) {
         return Err(ExpandError::Dynamic(format!(
             "parametrize argvalues: {reason}"
@@ -397,13 +393,15 @@ fn param_sets<'a>(
             return Err(ExpandError::Dynamic("argvalues use * unpacking".into()));
         }
         let mut set = ParamSet {
-            values: Vec::new(),
-            computed: Vec::new(),
             evaluated: Vec::new(),
             explicit: None,
             hidden: false,
             marks: Vec::new(),
         };
+        // The values as written, and those the evaluator computed
+        // (`pytest.param(*CASE)` of a computed tuple).
+        let mut values: Vec<(usize, &'a Expr)> = Vec::new();
+        let mut computed: Vec<PyValue> = Vec::new();
         if let Some(param) = project.as_param(vm, element) {
             for value in param.values {
                 if let Expr::Starred(starred) = value {
@@ -414,10 +412,10 @@ fn param_sets<'a>(
                         | Expr::Tuple(ast::ExprTuple { elts, .. })
                             if !elts.iter().any(|e| matches!(e, Expr::Starred(_))) =>
                         {
-                            set.values.extend(elts.iter().map(|e| (sm, e)));
+                            values.extend(elts.iter().map(|e| (sm, e)));
                         }
                         _ => match iterate_owned(project.eval(sm, target)) {
-                            Ok(items) => set.computed.extend(items),
+                            Ok(items) => computed.extend(items),
                             Err(reason) => {
                                 return Err(ExpandError::Dynamic(format!(
                                     "pytest.param(*values): {reason}"
@@ -426,7 +424,7 @@ fn param_sets<'a>(
                         },
                     }
                 } else {
-                    set.values.push((vm, value));
+                    values.push((vm, value));
                 }
             }
             set.marks = param
@@ -450,7 +448,7 @@ fn param_sets<'a>(
                 }
             }
         } else if force_tuple {
-            set.values = vec![(vm, element)];
+            values = vec![(vm, element)];
         } else {
             let (em, target) = project.deref(vm, element);
             match target {
@@ -459,7 +457,7 @@ fn param_sets<'a>(
                     if elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
                         return Err(ExpandError::Dynamic("argvalues use * unpacking".into()));
                     }
-                    set.values = elts.iter().map(|e| (em, e)).collect();
+                    values = elts.iter().map(|e| (em, e)).collect();
                 }
                 _ => {
                     let value = project.eval(em, target);
@@ -468,21 +466,17 @@ fn param_sets<'a>(
                 }
             }
         }
-        if set.computed.is_empty() {
-            set.evaluated = set
-                .values
-                .iter()
-                .map(|&(m, e)| project.eval(m, e))
-                .collect();
+        if computed.is_empty() {
+            set.evaluated = values.iter().map(|&(m, e)| project.eval(m, e)).collect();
         } else {
             // `pytest.param(*CASE)`: the literal values, then the computed
             // ones, in the call's order only when all are computed.
-            if !set.values.is_empty() {
+            if !values.is_empty() {
                 return Err(ExpandError::Dynamic(
                     "pytest.param mixing * unpacking and values".into(),
                 ));
             }
-            set.evaluated = std::mem::take(&mut set.computed);
+            set.evaluated = computed;
         }
         if set.evaluated.len() != n_names {
             return Err(wrong_count(n_names, argnames, set.evaluated.len()));
@@ -529,15 +523,13 @@ fn wrong_count(n_names: usize, argnames: &[String], n_values: usize) -> ExpandEr
 }
 
 /// `ParameterSet.extract_from`: one computed element of argvalues.
-fn set_from_value<'a>(
+fn set_from_value(
     value: PyValue,
     n_names: usize,
     force_tuple: bool,
     argnames: &[String],
-) -> Result<ParamSet<'a>, ExpandError> {
+) -> Result<ParamSet, ExpandError> {
     let mut set = ParamSet {
-        values: Vec::new(),
-        computed: Vec::new(),
         evaluated: Vec::new(),
         explicit: None,
         hidden: false,
@@ -598,13 +590,13 @@ fn mark_marker(mark: &MarkValue) -> Marker {
 }
 
 /// The empty-parameter-set rule, once the sets are known.
-fn finish_sets<'a>(
+fn finish_sets(
     settings: &CollectSettings,
-    mut sets: Vec<ParamSet<'a>>,
+    mut sets: Vec<ParamSet>,
     n_names: usize,
     argnames: &[String],
     func_name: &str,
-) -> Result<Vec<ParamSet<'a>>, ExpandError> {
+) -> Result<Vec<ParamSet>, ExpandError> {
     if sets.is_empty() {
         let reason = format!("got empty parameter set for ({})", argnames.join(", "));
         let mark = match settings.empty_parameter_set_mark.as_str() {
@@ -636,8 +628,6 @@ fn finish_sets<'a>(
             },
         };
         sets.push(ParamSet {
-            values: Vec::new(),
-            computed: Vec::new(),
             evaluated: vec![PyValue::Object; n_names],
             explicit: Some(ExplicitId::Param("NOTSET".into())),
             hidden: false,

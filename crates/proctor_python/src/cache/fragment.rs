@@ -19,10 +19,18 @@ use crate::model::{CollectError, Decorator, Item, Marker};
 /// Writes the start of one item of `collect --json`, up to its marker
 /// indices: `{"nodeid":…,"file":…,"line":…,"markers":[`.
 pub fn json_item_head(out: &mut Vec<u8>, nodeid: &str, file: &str, line: usize) {
+    let mut file_json = Vec::with_capacity(file.len() + 2);
+    json_str(&mut file_json, file);
+    item_head(out, nodeid, &file_json, line);
+}
+
+/// [`json_item_head`] with the file already written as a JSON string
+/// (every item of a module has the same).
+fn item_head(out: &mut Vec<u8>, nodeid: &str, file_json: &[u8], line: usize) {
     out.extend_from_slice(b"{\"nodeid\":");
     json_str(out, nodeid);
     out.extend_from_slice(b",\"file\":");
-    json_str(out, file);
+    out.extend_from_slice(file_json);
     out.extend_from_slice(b",\"line\":");
     push_decimal(out, line);
     out.extend_from_slice(b",\"markers\":[");
@@ -278,16 +286,21 @@ fn render_views<'v>(
     let mut by_json: HashMap<Vec<u8>, u32> = HashMap::default();
     let mut table: Vec<Vec<u8>> = Vec::new();
     let mut body: Vec<u8> = Vec::with_capacity(capacity);
-    let mut head = Vec::new();
-    let mut tail = Vec::new();
+    // The file of the item before, and its JSON string.
+    let mut file: Option<&str> = None;
+    let mut file_json = Vec::new();
     // Where the markers table starts, once it is known.
     put_u32(&mut body, 0);
     put_u32(&mut body, count);
     for item in views {
-        head.clear();
-        tail.clear();
-        json_item_head(&mut head, item.nodeid, item.file, item.line);
-        put_bytes(&mut body, &head);
+        if !file.is_some_and(|f| std::ptr::eq(f, item.file)) {
+            file_json.clear();
+            json_str(&mut file_json, item.file);
+            file = Some(item.file);
+        }
+        framed(&mut body, |out| {
+            item_head(out, item.nodeid, &file_json, item.line);
+        });
         put_u32(&mut body, item.markers.len());
         for marker in item.markers {
             let index = *by_address.entry(Arc::as_ptr(marker)).or_insert_with(|| {
@@ -301,16 +314,17 @@ fn render_views<'v>(
             body.extend_from_slice(&index.to_le_bytes());
         }
         let note = recorded(item.nodeid);
-        let _ = json_item_tail::<()>(
-            &mut tail,
-            item.dynamic,
-            item.decorators,
-            item.skip,
-            item.markers_uncertain,
-            None,
-            note.as_deref(),
-        );
-        put_bytes(&mut body, &tail);
+        framed(&mut body, |out| {
+            let _ = json_item_tail::<()>(
+                out,
+                item.dynamic,
+                item.decorators,
+                item.skip,
+                item.markers_uncertain,
+                None,
+                note.as_deref(),
+            );
+        });
     }
     let table_at = u32::try_from(body.len()).unwrap_or(u32::MAX);
     body[..4].copy_from_slice(&table_at.to_le_bytes());
@@ -333,6 +347,16 @@ pub(crate) fn sections(fragment: &[u8]) -> Option<(Reader<'_>, Reader<'_>)> {
 
 fn put_u32(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+}
+
+/// Writes what `write` writes, after its length (as [`put_bytes`] would
+/// frame it, without writing it elsewhere first).
+fn framed(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    let at = out.len();
+    put_u32(out, 0);
+    write(out);
+    let len = u32::try_from(out.len() - at - 4).unwrap_or(u32::MAX);
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {

@@ -274,7 +274,11 @@ impl<'a> Evaluator<'_, 'a> {
             _ => None,
         };
         let inner = Scope::child(scope);
-        let mut out = Vec::new();
+        // One `for` and no `if`: one element per item, known at once.
+        let mut out = match (&first, generators) {
+            (Some(items), [only]) if only.ifs.is_empty() => Vec::with_capacity(items.len()),
+            _ => Vec::new(),
+        };
         self.generate(module, &inner, generators, first, element, &mut out)?;
         Ok(out)
     }
