@@ -107,7 +107,7 @@ fn skip_reason<'a>(project: &Project<'_, 'a>, module: usize, stmt: &'a Stmt) -> 
     Some(match argument {
         None => String::new(),
         Some(arg) => match project.eval(module, arg) {
-            PyValue::Str(text) => text,
+            PyValue::Str(text) => text.to_string(),
             _ => project.module(module).file.slice(arg).to_owned(),
         },
     })

@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn check_ids_fails_where_make_ids_fails() {
-        let long = PyValue::Str("x".repeat(101));
+        let long = PyValue::str("x".repeat(101));
         let unknown = PyValue::Unknown("not literal".into());
         let values = [
             PyValue::Int("1".into()),
@@ -302,7 +302,7 @@ mod tests {
         let options = IdOptions::default();
         let argnames = ["a", "b", "c"].map(String::from);
         let values = [
-            PyValue::Str("1.0\n\\é".into()),
+            PyValue::str("1.0\n\\é"),
             PyValue::Int("3".into()),
             PyValue::Object,
         ];

@@ -226,9 +226,13 @@ fn call_skip(
                         None
                     }
                 });
-            Some(reason.unwrap_or_else(|| {
-                format!("could not import '{dotted}': No module named '{missing}'")
-            }))
+            Some(
+                reason
+                    .unwrap_or_else(|| {
+                        format!("could not import '{dotted}': No module named '{missing}'").into()
+                    })
+                    .to_string(),
+            )
         }
         "pytest.skip" | "_pytest.outcomes.skip" => {
             let allowed = keyword("allow_module_level").map(|k| project.eval(module, &k.value));
@@ -242,7 +246,7 @@ fn call_skip(
                 .or_else(|| keyword("reason").map(|k| &k.value));
             match reason.map(|r| project.eval(module, r)) {
                 None => Some(String::new()),
-                Some(PyValue::Str(reason)) => Some(reason),
+                Some(PyValue::Str(reason)) => Some(reason.to_string()),
                 Some(_) => None,
             }
         }

@@ -99,7 +99,7 @@ pub(crate) fn expand<'a>(
     for mark in marks.iter().filter(|m| m.name == "usefixtures") {
         for &(m, e) in &mark.args {
             match project.eval(m, e) {
-                PyValue::Str(s) => usefixtures.push(s),
+                PyValue::Str(s) => usefixtures.push(s.into_string()),
                 _ => {
                     return Err(ExpandError::Dynamic(
                         "usefixtures with a non-literal name".into(),
@@ -282,7 +282,7 @@ impl<'a> ParametrizeCall<'a> {
                 let mut names = Vec::new();
                 for element in elements {
                     match element {
-                        PyValue::Str(s) => names.push(s),
+                        PyValue::Str(s) => names.push(s.into_string()),
                         _ => {
                             return Err(ExpandError::Dynamic(
                                 "parametrize argnames are not literal strings".into(),
@@ -307,7 +307,7 @@ impl<'a> ParametrizeCall<'a> {
                         .into_iter()
                         .filter_map(|v| {
                             if let PyValue::Str(s) = v {
-                                Some(s)
+                                Some(s.into_string())
                             } else {
                                 None
                             }
@@ -437,7 +437,7 @@ fn param_sets<'a>(
                     set.hidden = true;
                 } else {
                     match project.eval(vm, id) {
-                        PyValue::Str(s) => set.explicit = Some(ExplicitId::Param(s)),
+                        PyValue::Str(s) => set.explicit = Some(ExplicitId::Param(s.to_string())),
                         PyValue::None => {}
                         _ => {
                             return Err(ExpandError::Dynamic(
@@ -543,7 +543,7 @@ fn set_from_value(
             set.evaluated = param.values;
             set.hidden = param.hidden;
             match param.id {
-                Some(PyValue::Str(id)) => set.explicit = Some(ExplicitId::Param(id)),
+                Some(PyValue::Str(id)) => set.explicit = Some(ExplicitId::Param(id.to_string())),
                 Some(PyValue::None) | None => {}
                 Some(_) => {
                     return Err(ExpandError::Dynamic(
@@ -696,7 +696,7 @@ fn apply<'a>(
                     let mut parts = Vec::with_capacity(set.evaluated.len());
                     for value in &set.evaluated {
                         let text = match value {
-                            PyValue::Str(s) => s.clone(),
+                            PyValue::Str(s) => s.to_string(),
                             PyValue::EnumMember { display } => display.clone(),
                             other => other.scalar_str().ok_or_else(|| {
                                 ExpandError::Dynamic(

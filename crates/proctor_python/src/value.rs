@@ -14,6 +14,9 @@ use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
 
 use serde_json::{json, Value as Json};
 
+/// The text of a `str` value.
+pub(crate) type Text = compact_str::CompactString;
+
 /// A container's elements, shared: a value is cloned wherever a name is
 /// read or a list repeated (`[BIG] * 10_000`), and a parametrize list of
 /// large values must not be copied once per element (100,000 tests of a
@@ -230,7 +233,9 @@ pub(crate) enum PyValue {
     Imag(f64),
     /// A negated imaginary literal such as `-2j`: `complex(-0.0, -2.0)`.
     NegImag(f64),
-    Str(String),
+    /// A `str`: inline up to 24 bytes, so that copying a short string
+    /// (a name read in a comprehension) allocates nothing.
+    Str(Text),
     Bytes(Vec<u8>),
     /// A list, tuple, set or dict literal; `elements` keeps literal contents
     /// for marker arguments (dicts become lists of pairs).
@@ -306,6 +311,11 @@ pub(crate) struct MarkValue {
 }
 
 impl PyValue {
+    /// A `str` value of `text`.
+    pub(crate) fn str(text: impl Into<Text>) -> PyValue {
+        PyValue::Str(text.into())
+    }
+
     /// Text of `str(value)` for the types pytest turns into ids directly
     /// (`None`, bools, numbers); `None` for every other type.
     pub(crate) fn scalar_str(&self) -> Option<String> {
@@ -332,7 +342,7 @@ impl PyValue {
                 .parse::<i64>()
                 .map_or_else(|_| json!({ "expr": source }), |n| json!(n)),
             PyValue::Float(f) if f.is_finite() => json!(f),
-            PyValue::Str(s) => Json::String(s.clone()),
+            PyValue::Str(s) => Json::String(s.to_string()),
             PyValue::Bytes(b) => {
                 json!({ "bytes": b.iter().map(|&c| char::from(c)).collect::<String>() })
             }
@@ -487,7 +497,7 @@ mod tests {
 
     fn str_pairs(n: i32) -> Elements {
         (0..n)
-            .map(|i| pair(PyValue::Str(format!("k{i}")), i))
+            .map(|i| pair(PyValue::str(format!("k{i}")), i))
             .collect()
     }
 
@@ -498,14 +508,14 @@ mod tests {
         assert_eq!(dict.str_key_position("k40"), KeyLookup::Missing);
         // Appended and updated entries keep the index, and it answers
         // for them.
-        dict.push_entry(pair(PyValue::Str("new".to_owned()), 1));
+        dict.push_entry(pair(PyValue::str("new"), 1));
         assert!(matches!(dict.0.keys.get(), Some(Some(_))));
         assert_eq!(dict.str_key_position("new"), KeyLookup::Found(40));
         dict.set_entry_value(3, PyValue::None);
         assert!(matches!(dict.0.keys.get(), Some(Some(_))));
         let updated = PyValue::Container {
             kind: ContainerKind::Tuple,
-            elements: vec![PyValue::Str("k3".to_owned()), PyValue::None].into(),
+            elements: vec![PyValue::str("k3"), PyValue::None].into(),
         };
         assert_eq!(dict[3], updated);
         // Any other change drops it; it is built again when asked.
@@ -517,7 +527,7 @@ mod tests {
     #[test]
     fn the_first_of_two_equal_keys_answers_as_a_scan_finds_it() {
         let mut items = str_pairs(20).into_vec();
-        items.push(pair(PyValue::Str("k5".to_owned()), 99));
+        items.push(pair(PyValue::str("k5"), 99));
         let dict = Elements::from(items);
         assert_eq!(dict.str_key_position("k5"), KeyLookup::Found(5));
     }

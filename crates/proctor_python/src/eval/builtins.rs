@@ -259,7 +259,7 @@ fn to_dict(args: &Args) -> Result<PyValue, String> {
     pairs.extend(
         args.keywords
             .iter()
-            .map(|(k, v)| tuple(vec![PyValue::Str(k.clone()), v.clone()])),
+            .map(|(k, v)| tuple(vec![PyValue::str(k.clone()), v.clone()])),
     );
     Ok(ops::make_dict(pairs))
 }
@@ -377,8 +377,8 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
             }
             Err(reason) => PyValue::Unknown(reason),
         },
-        ("str", []) => PyValue::Str(String::new()),
-        ("str", [value]) => result(text::str_of(value).map(PyValue::Str)),
+        ("str", []) => PyValue::Str(crate::value::Text::default()),
+        ("str", [value]) => result(text::str_of(value).map(PyValue::str)),
         ("str", [PyValue::Bytes(b), encoding, ..]) => call_method(
             &PyValue::Bytes(b.clone()),
             "decode",
@@ -387,10 +387,10 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
                 keywords: Vec::new(),
             },
         ),
-        ("repr", [value]) => result(text::repr(value).map(PyValue::Str)),
-        ("format", [value]) => result(text::format_value(value, "").map(PyValue::Str)),
+        ("repr", [value]) => result(text::repr(value).map(PyValue::str)),
+        ("format", [value]) => result(text::format_value(value, "").map(PyValue::str)),
         ("format", [value, PyValue::Str(spec)]) => {
-            result(text::format_value(value, spec).map(PyValue::Str))
+            result(text::format_value(value, spec).map(PyValue::str))
         }
         ("int", []) => int_value(0),
         ("int", [value]) => result(to_int(value, keyword(args, "base"))),
@@ -412,7 +412,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
         ("chr", [v]) => int(v)
             .and_then(|n| u32::try_from(n).ok())
             .and_then(char::from_u32)
-            .map_or_else(|| unknown(name), |c| PyValue::Str(c.to_string())),
+            .map_or_else(|| unknown(name), |c| PyValue::str(c.to_string())),
         ("ord", [PyValue::Str(s)]) if s.chars().count() == 1 => {
             int_value(i128::from(s.chars().next().map_or(0, |c| c as u32)))
         }
@@ -423,7 +423,7 @@ pub(super) fn call_builtin(ev: &Evaluator<'_, '_>, name: &str, args: &Args) -> P
                 "oct" => "#o",
                 _ => "#b",
             };
-            result(text::format_value(&int_value(n), spec).map(PyValue::Str))
+            result(text::format_value(&int_value(n), spec).map(PyValue::str))
         }
         ("map", [f, iterables @ ..]) if !iterables.is_empty() => {
             let lists: Result<Vec<Vec<PyValue>>, String> = iterables.iter().map(iterate).collect();
@@ -591,7 +591,7 @@ fn split(s: &str, sep: Option<&str>, maxsplit: i128, from_right: bool) -> Vec<Py
             }
         }
     };
-    pieces.into_iter().map(PyValue::Str).collect()
+    pieces.into_iter().map(PyValue::str).collect()
 }
 
 fn justify(s: &str, args: &Args, how: char) -> Result<PyValue, String> {
@@ -611,13 +611,13 @@ fn justify(s: &str, args: &Args, how: char) -> Result<PyValue, String> {
         .min(super::MAX_TEXT);
     let fill_n = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
     Ok(PyValue::Str(match how {
-        '<' => format!("{s}{}", fill_n(missing)),
-        '>' => format!("{}{s}", fill_n(missing)),
+        '<' => format!("{s}{}", fill_n(missing)).into(),
+        '>' => format!("{}{s}", fill_n(missing)).into(),
         // str.center puts the extra fill character on the left when the
         // string's length is odd.
         _ => {
             let left = missing / 2 + (missing & usize::from(s.chars().count() % 2 == 1));
-            format!("{}{s}{}", fill_n(left), fill_n(missing - left))
+            format!("{}{s}{}", fill_n(left), fill_n(missing - left)).into()
         }
     }))
 }
@@ -640,7 +640,7 @@ pub(super) fn call_method(receiver: &PyValue, name: &str, args: &Args) -> PyValu
                         }
                     })
                 },
-                |e| Some(e.to_ascii_lowercase()),
+                |e| Some(e.to_ascii_lowercase().into()),
             );
             match encoding
                 .as_deref()
@@ -649,7 +649,7 @@ pub(super) fn call_method(receiver: &PyValue, name: &str, args: &Args) -> PyValu
                 .as_str()
             {
                 "utf-8" | "utf8" => String::from_utf8(b.clone())
-                    .map(PyValue::Str)
+                    .map(PyValue::str)
                     .map_err(|_| "bytes that are not UTF-8 (UnicodeDecodeError)".to_owned()),
                 "ascii" if b.is_ascii() => {
                     Ok(PyValue::Str(b.iter().map(|&c| char::from(c)).collect()))
@@ -785,7 +785,7 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
             if joined.len() > super::MAX_TEXT {
                 return Err("a string too large to build statically".to_owned());
             }
-            PyValue::Str(joined)
+            PyValue::str(joined)
         }
         "split" | "rsplit" => {
             let sep = match p.first().or_else(|| keyword(args, "sep")) {
@@ -813,14 +813,14 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
                     "lstrip" => s.trim_start_matches(is_stripped),
                     _ => s.trim_end_matches(is_stripped),
                 }
-                .to_owned(),
+                .into(),
             )
         }
-        "upper" => PyValue::Str(s.to_uppercase()),
-        "lower" => PyValue::Str(s.to_lowercase()),
+        "upper" => PyValue::str(s.to_uppercase()),
+        "lower" => PyValue::str(s.to_lowercase()),
         "capitalize" if s.is_ascii() => {
             let mut chars = s.chars();
-            PyValue::Str(chars.next().map_or_else(String::new, |first| {
+            PyValue::str(chars.next().map_or_else(String::new, |first| {
                 format!(
                     "{}{}",
                     first.to_ascii_uppercase(),
@@ -829,9 +829,9 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
             }))
         }
         "replace" => match (str_arg(args, 0), str_arg(args, 1), p.get(2).map(int)) {
-            (Some(old), Some(new), None) => PyValue::Str(s.replace(old, new)),
+            (Some(old), Some(new), None) => PyValue::str(s.replace(old, new)),
             (Some(old), Some(new), Some(Some(n))) if n >= 0 => {
-                PyValue::Str(s.replacen(old, new, usize::try_from(n).unwrap_or(usize::MAX)))
+                PyValue::str(s.replacen(old, new, usize::try_from(n).unwrap_or(usize::MAX)))
             }
             _ => return Err("replace() with these arguments".to_owned()),
         },
@@ -861,21 +861,21 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
                 _ => return Err(format!("{name}() with these arguments")),
             }
         }
-        "format" => PyValue::Str(text::str_format(s, p, &args.keywords)?),
+        "format" => PyValue::str(text::str_format(s, p, &args.keywords)?),
         "zfill" => {
             let width = usize::try_from(p.first().and_then(int).ok_or("zfill() width")?.max(0))
                 .unwrap_or(0)
                 .min(super::MAX_TEXT);
             let len = s.chars().count();
             if len >= width {
-                PyValue::Str(s.to_owned())
+                PyValue::str(s)
             } else {
                 let (sign, rest) = if s.starts_with(['-', '+']) {
                     s.split_at(1)
                 } else {
                     ("", s)
                 };
-                PyValue::Str(format!("{sign}{}{rest}", "0".repeat(width - len)))
+                PyValue::str(format!("{sign}{}{rest}", "0".repeat(width - len)))
             }
         }
         "ljust" => justify(s, args, '<')?,
@@ -906,7 +906,7 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
         },
         "splitlines" if p.is_empty() && args.keywords.is_empty() && s.is_ascii() => list(
             s.lines()
-                .map(|line| PyValue::Str(line.strip_suffix('\r').unwrap_or(line).to_owned()))
+                .map(|line| PyValue::str(line.strip_suffix('\r').unwrap_or(line)))
                 .collect(),
         ),
         "encode" => match str_arg(args, 0)
@@ -921,12 +921,12 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
         "removeprefix" => PyValue::Str(
             str_arg(args, 0)
                 .map_or(s, |x| s.strip_prefix(x).unwrap_or(s))
-                .to_owned(),
+                .into(),
         ),
         "removesuffix" => PyValue::Str(
             str_arg(args, 0)
                 .map_or(s, |x| s.strip_suffix(x).unwrap_or(s))
-                .to_owned(),
+                .into(),
         ),
         "partition" | "rpartition" => match str_arg(args, 0) {
             Some(sep) if !sep.is_empty() => {
@@ -940,12 +940,7 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<PyValue, String> {
                     None if name == "partition" => [s, "", ""],
                     None => ["", "", s],
                 };
-                tuple(
-                    parts
-                        .iter()
-                        .map(|p| PyValue::Str((*p).to_owned()))
-                        .collect(),
-                )
+                tuple(parts.iter().map(|p| PyValue::str(*p)).collect())
             }
             _ => return Err(format!("{name}() with these arguments")),
         },
@@ -1015,17 +1010,15 @@ pub(super) fn external_value(path: &str) -> PyValue {
         "math.nan" => Some(PyValue::Float(f64::NAN)),
         "sys.maxsize" => Some(int_value(i128::from(i64::MAX))),
         "string.ascii_letters" => Some(PyValue::Str(
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned(),
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".into(),
         )),
-        "string.ascii_lowercase" => Some(PyValue::Str("abcdefghijklmnopqrstuvwxyz".to_owned())),
-        "string.ascii_uppercase" => Some(PyValue::Str("ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned())),
-        "string.digits" => Some(PyValue::Str("0123456789".to_owned())),
-        "string.hexdigits" => Some(PyValue::Str("0123456789abcdefABCDEF".to_owned())),
-        "string.octdigits" => Some(PyValue::Str("01234567".to_owned())),
-        "string.punctuation" => Some(PyValue::Str(
-            "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".to_owned(),
-        )),
-        "string.whitespace" => Some(PyValue::Str(" \t\n\r\u{b}\u{c}".to_owned())),
+        "string.ascii_lowercase" => Some(PyValue::str("abcdefghijklmnopqrstuvwxyz")),
+        "string.ascii_uppercase" => Some(PyValue::str("ABCDEFGHIJKLMNOPQRSTUVWXYZ")),
+        "string.digits" => Some(PyValue::str("0123456789")),
+        "string.hexdigits" => Some(PyValue::str("0123456789abcdefABCDEF")),
+        "string.octdigits" => Some(PyValue::str("01234567")),
+        "string.punctuation" => Some(PyValue::Str("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".into())),
+        "string.whitespace" => Some(PyValue::str(" \t\n\r\u{b}\u{c}")),
         "logging.CRITICAL" | "logging.FATAL" => Some(int_value(50)),
         "logging.ERROR" => Some(int_value(40)),
         "logging.WARNING" | "logging.WARN" => Some(int_value(30)),
@@ -1033,9 +1026,9 @@ pub(super) fn external_value(path: &str) -> PyValue {
         "logging.DEBUG" => Some(int_value(10)),
         "logging.NOTSET" => Some(int_value(0)),
         "pickle.HIGHEST_PROTOCOL" => Some(int_value(5)),
-        "os.sep" | "posixpath.sep" => Some(PyValue::Str("/".to_owned())),
-        "os.pathsep" => Some(PyValue::Str(":".to_owned())),
-        "os.linesep" => Some(PyValue::Str("\n".to_owned())),
+        "os.sep" | "posixpath.sep" => Some(PyValue::str("/")),
+        "os.pathsep" => Some(PyValue::str(":")),
+        "os.linesep" => Some(PyValue::str("\n")),
         "pytest.HIDDEN_PARAM" => Some(PyValue::Named("HIDDEN_PARAM".to_owned())),
         _ => None,
     };
@@ -1313,11 +1306,11 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
             _ => Err("an endless itertools.repeat()".to_owned()),
         },
         "re.compile" => match p.first() {
-            Some(PyValue::Str(pattern)) => Ok(PyValue::Pattern(pattern.clone())),
+            Some(PyValue::Str(pattern)) => Ok(PyValue::Pattern(pattern.to_string())),
             _ => Err("re.compile of a pattern that is not a string".to_owned()),
         },
         "textwrap.dedent" => match p.as_slice() {
-            [PyValue::Str(text)] => Ok(PyValue::Str(dedent(text))),
+            [PyValue::Str(text)] => Ok(PyValue::str(dedent(text))),
             _ => Err("textwrap.dedent() of this value".to_owned()),
         },
         "os.path.join" | "posixpath.join" => {
@@ -1329,18 +1322,18 @@ pub(super) fn call_library(path: &str, args: &Args) -> PyValue {
                     );
                 };
                 if part.starts_with('/') || out.is_empty() {
-                    out.clone_from(part);
+                    out = part.to_string();
                 } else if out.ends_with('/') {
                     out.push_str(part);
                 } else {
                     out = format!("{out}/{part}");
                 }
             }
-            Ok(PyValue::Str(out))
+            Ok(PyValue::str(out))
         }
         "os.path.basename" | "posixpath.basename" => match p.as_slice() {
             [PyValue::Str(s)] => Ok(PyValue::Str(
-                s.rsplit_once('/').map_or(s.as_str(), |(_, b)| b).to_owned(),
+                s.rsplit_once('/').map_or(s.as_str(), |(_, b)| b).into(),
             )),
             _ => Err("basename() of this value".to_owned()),
         },

@@ -103,10 +103,10 @@ pub(super) fn class_factory_call(path: &str, args: &Args) -> Option<PyValue> {
             .find(|(k, _)| k == keyword)
             .map(|(_, v)| v.clone())
             .or_else(|| index.and_then(|i| args.positional.get(i).cloned()))
-            .or_else(|| default.map(|d| PyValue::Str(d.to_owned()))),
+            .or_else(|| default.map(PyValue::str)),
     };
     Some(match argument {
-        Some(PyValue::Str(name)) => PyValue::Named(name),
+        Some(PyValue::Str(name)) => PyValue::Named(name.to_string()),
         Some(PyValue::Unknown(reason)) => PyValue::Unknown(format!(
             "the name of the class `{path}(...)` makes: {reason}"
         )),
@@ -131,7 +131,7 @@ mod tests {
     }
 
     fn s(text: &str) -> PyValue {
-        PyValue::Str(text.to_owned())
+        PyValue::str(text)
     }
 
     #[test]

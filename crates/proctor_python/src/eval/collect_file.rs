@@ -305,7 +305,7 @@ impl<'a> Evaluator<'_, 'a> {
                         };
                         self.check_item_class(fm, item)?;
                         match self.expr(fm, None, item_name) {
-                            PyValue::Str(text) => names.push(text),
+                            PyValue::Str(text) => names.push(text.to_string()),
                             PyValue::Unknown(reason) => return Err(reason),
                             _ => return Err("an item name that is not a string".to_owned()),
                         }

@@ -52,7 +52,7 @@ impl<'a> Evaluator<'_, 'a> {
             Expr::NoneLiteral(_) => PyValue::None,
             Expr::BooleanLiteral(b) => PyValue::Bool(b.value),
             Expr::NumberLiteral(n) => number_value(&n.value, false),
-            Expr::StringLiteral(s) => PyValue::Str(s.value.to_str().to_owned()),
+            Expr::StringLiteral(s) => PyValue::str(s.value.to_str()),
             Expr::BytesLiteral(b) => PyValue::Bytes(b.value.bytes().collect()),
             Expr::EllipsisLiteral(_) => PyValue::Object,
             Expr::UnaryOp(op) => match (op.op, op.operand.as_ref()) {
@@ -396,7 +396,7 @@ impl<'a> Evaluator<'_, 'a> {
                 }
             }
         }
-        PyValue::Str(text)
+        PyValue::str(text)
     }
 
     fn interpolate(
@@ -416,8 +416,8 @@ impl<'a> Evaluator<'_, 'a> {
                     let value = self.expr(module, scope, &inner.expression);
                     let value = match inner.conversion {
                         ast::ConversionFlag::None => value,
-                        ast::ConversionFlag::Str => PyValue::Str(super::text::str_of(&value)?),
-                        ast::ConversionFlag::Repr => PyValue::Str(super::text::repr(&value)?),
+                        ast::ConversionFlag::Str => PyValue::str(super::text::str_of(&value)?),
+                        ast::ConversionFlag::Repr => PyValue::str(super::text::repr(&value)?),
                         ast::ConversionFlag::Ascii => {
                             return Err("an f-string with `!a`".to_owned())
                         }
@@ -493,7 +493,7 @@ impl<'a> Evaluator<'_, 'a> {
             }
             PyValue::Path(path) => super::paths::attribute(path, name),
             // A class: `__name__` is what pytest's id reads.
-            PyValue::Named(own) if name == "__name__" => PyValue::Str(own.clone()),
+            PyValue::Named(own) if name == "__name__" => PyValue::str(own.clone()),
             PyValue::Function { name: own, .. } => match self.callable(&base) {
                 // A module's `__name__` is its dotted name, and its other
                 // attributes (and a class's) are looked up in its body.
@@ -503,7 +503,7 @@ impl<'a> Evaluator<'_, 'a> {
                     })
                 }
                 // A function's or class's `__name__` is its own name.
-                _ if name == "__name__" => PyValue::Str(own.clone()),
+                _ if name == "__name__" => PyValue::str(own.clone()),
                 _ => PyValue::Unknown(format!("attribute `{name}` of a value")),
             },
             PyValue::Param(param) => match name {
@@ -569,9 +569,10 @@ impl<'a> Evaluator<'_, 'a> {
                                 display: format!("{}.{member}", def.name.id.as_str()),
                             },
                             EnumKind::ValueStr => match self.expr(cm, None, value) {
-                                PyValue::Int(display) | PyValue::Str(display) => {
-                                    PyValue::EnumMember { display }
-                                }
+                                PyValue::Int(display) => PyValue::EnumMember { display },
+                                PyValue::Str(display) => PyValue::EnumMember {
+                                    display: display.into_string(),
+                                },
                                 _ => PyValue::Unknown(format!("value of enum member `{member}`")),
                             },
                             EnumKind::MixedStr => match self.expr(cm, None, value) {
@@ -699,7 +700,7 @@ impl<'a> Evaluator<'_, 'a> {
                     } => {
                         for pair in elements {
                             match ops::pair(pair) {
-                                Some((PyValue::Str(k), v)) => keywords.push((k, v)),
+                                Some((PyValue::Str(k), v)) => keywords.push((k.to_string(), v)),
                                 _ => return Err("`**` of a dict with non-string keys".to_owned()),
                             }
                         }
@@ -1005,7 +1006,7 @@ impl<'a> Evaluator<'_, 'a> {
             } else if parameters.kwarg.is_some() {
                 extra.push(PyValue::Container {
                     kind: ContainerKind::Tuple,
-                    elements: vec![PyValue::Str(name), value].into(),
+                    elements: vec![PyValue::str(name), value].into(),
                 });
             } else {
                 return Err(format!("unexpected keyword argument `{name}`"));

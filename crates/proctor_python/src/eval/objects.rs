@@ -131,7 +131,7 @@ impl<'a> Evaluator<'_, 'a> {
     fn module_attribute(&self, idx: usize, name: &str) -> Option<PyValue> {
         let module = self.project.module(idx);
         if name == "__name__" {
-            return Some(PyValue::Str(module.dotted.clone()));
+            return Some(PyValue::str(module.dotted.clone()));
         }
         if module.ns.get(name).is_some() || !module.ns.star_imports.is_empty() {
             match self.project.resolve_name(idx, name, 0) {
@@ -178,7 +178,7 @@ impl<'a> Evaluator<'_, 'a> {
             return unknown(format!("the bases of class `{class}` nest too deeply"));
         }
         if name == "__name__" && depth == 0 {
-            return Some(PyValue::Str(class.to_owned()));
+            return Some(PyValue::str(class));
         }
         if !def.decorator_list.is_empty() {
             return unknown(format!("class `{class}` is decorated"));
@@ -320,7 +320,7 @@ impl<'a> Evaluator<'_, 'a> {
             let level = u32::try_from(name.len() - rest.len()).unwrap_or(u32::MAX);
             crate::namespace::absolute_module(package, level, Some(rest).filter(|r| !r.is_empty()))
         } else {
-            name.clone()
+            name.to_string()
         };
         match self.import_module_named(&absolute) {
             Some(idx) => {

@@ -232,7 +232,7 @@ pub(super) fn iterate(value: &PyValue) -> Result<Vec<PyValue>, String> {
                 ),
             }
         }
-        PyValue::Str(s) => Ok(s.chars().map(|c| PyValue::Str(c.to_string())).collect()),
+        PyValue::Str(s) => Ok(s.chars().map(|c| PyValue::str(c.to_string())).collect()),
         PyValue::Bytes(b) => Ok(b.iter().map(|&c| int_value(i128::from(c))).collect()),
         PyValue::Unknown(reason) => Err(reason.clone()),
         _ => Err("iterating a value proctor cannot iterate statically".to_owned()),
@@ -256,11 +256,11 @@ fn equal_values(a: &PyValue, b: &PyValue) -> Option<bool> {
     Some(match (a, b) {
         (V::Unknown(_), _) | (_, V::Unknown(_)) => return None,
         (V::None, V::None) => true,
-        (V::Str(x), V::Str(y)) | (V::EnumMember { display: x }, V::EnumMember { display: y }) => {
+        (V::Str(x), V::Str(y)) => x == y,
+        (V::EnumMember { display: x }, V::EnumMember { display: y }) | (V::Path(x), V::Path(y)) => {
             x == y
         }
         (V::Bytes(x), V::Bytes(y)) => x == y,
-        (V::Path(x), V::Path(y)) => x == y,
         // A path is never equal to a string or a builtin container.
         (V::Path(_), V::None | V::Str(_) | V::Bytes(_) | V::Container { .. })
         | (V::None | V::Str(_) | V::Bytes(_) | V::Container { .. }, V::Path(_)) => false,
@@ -562,7 +562,7 @@ pub(super) fn binary(op: Operator, a: &PyValue, b: &PyValue) -> PyValue {
             if x.len() + y.len() > MAX_TEXT {
                 return too_large();
             }
-            V::Str(format!("{x}{y}"))
+            V::Str(format!("{x}{y}").into())
         }
         (Operator::Add, V::Bytes(x), V::Bytes(y)) => V::Bytes([x.as_slice(), y].concat()),
         (
@@ -709,7 +709,7 @@ pub(super) fn subscript(value: &PyValue, index: &PyValue) -> PyValue {
             let chars: Vec<char> = s.chars().collect();
             position(chars.len()).map_or_else(
                 || PyValue::Unknown("an index out of range".to_owned()),
-                |i| PyValue::Str(chars[i].to_string()),
+                |i| PyValue::str(chars[i].to_string()),
             )
         }
         PyValue::Bytes(b) => position(b.len()).map_or_else(

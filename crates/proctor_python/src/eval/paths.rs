@@ -32,12 +32,12 @@ pub(super) fn attribute(path: &str, attr: &str) -> PyValue {
         ))
     };
     match attr {
-        "name" => PyValue::Str(name.to_owned()),
+        "name" => PyValue::str(name),
         "suffix" | "stem" | "suffixes" if name.ends_with('.') && name != "." && name != ".." => {
             versioned()
         }
-        "suffix" => PyValue::Str(suffix_at(name).map_or("", |at| &name[at..]).to_owned()),
-        "stem" => PyValue::Str(suffix_at(name).map_or(name, |at| &name[..at]).to_owned()),
+        "suffix" => PyValue::str(suffix_at(name).map_or("", |at| &name[at..])),
+        "stem" => PyValue::str(suffix_at(name).map_or(name, |at| &name[..at])),
         "suffixes" => {
             let bare = name.trim_start_matches('.');
             PyValue::Container {
@@ -45,7 +45,7 @@ pub(super) fn attribute(path: &str, attr: &str) -> PyValue {
                 elements: bare
                     .split('.')
                     .skip(1)
-                    .map(|s| PyValue::Str(format!(".{s}")))
+                    .map(|s| PyValue::str(format!(".{s}")))
                     .collect(),
             }
         }
@@ -53,12 +53,12 @@ pub(super) fn attribute(path: &str, attr: &str) -> PyValue {
         "parts" => {
             let mut parts = Vec::new();
             if path.starts_with('/') {
-                parts.push(PyValue::Str("/".to_owned()));
+                parts.push(PyValue::str("/"));
             }
             parts.extend(
                 path.split('/')
                     .filter(|p| !p.is_empty() && *p != ".")
-                    .map(|p| PyValue::Str(p.to_owned())),
+                    .map(PyValue::str),
             );
             PyValue::Container {
                 kind: ContainerKind::Tuple,
@@ -85,7 +85,8 @@ mod tests {
 
     fn text(path: &str, attr: &str) -> String {
         match attribute(path, attr) {
-            PyValue::Str(s) | PyValue::Path(s) => s,
+            PyValue::Str(s) => s.into_string(),
+            PyValue::Path(s) => s,
             other => format!("{other:?}"),
         }
     }
@@ -107,9 +108,6 @@ mod tests {
         let PyValue::Container { elements, .. } = attribute("/a/.x.tar.gz", "suffixes") else {
             panic!("suffixes is a list")
         };
-        assert_eq!(
-            *elements,
-            vec![PyValue::Str(".tar".into()), PyValue::Str(".gz".into())]
-        );
+        assert_eq!(*elements, vec![PyValue::str(".tar"), PyValue::str(".gz")]);
     }
 }

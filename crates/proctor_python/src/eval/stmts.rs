@@ -127,7 +127,7 @@ fn mutate(value: &mut PyValue, method: &str, args: &Args) -> Result<(), String> 
             }
             pairs.extend(args.keywords.iter().map(|(k, v)| PyValue::Container {
                 kind: ContainerKind::Tuple,
-                elements: vec![PyValue::Str(k.clone()), v.clone()].into(),
+                elements: vec![PyValue::str(k.clone()), v.clone()].into(),
             }));
             *dict = ops::make_dict(pairs);
         }

@@ -72,7 +72,7 @@ impl Evaluator<'_, '_> {
         };
         let level = |serial: bool| match version.and_then(|v| v.level.as_ref()) {
             Some((_, n)) if serial => int_value(i128::from(*n)),
-            Some((level, _)) => PyValue::Str(level.clone()),
+            Some((level, _)) => PyValue::str(level.clone()),
             None => PyValue::Unknown(
                 "the target interpreter's release level, which its files do not state".to_owned(),
             ),
@@ -101,8 +101,8 @@ impl Evaluator<'_, '_> {
             "sys.version_info.micro" => version.map_or_else(no_version, |_| micro()),
             "sys.version_info.releaselevel" => version.map_or_else(no_version, |_| level(false)),
             "sys.version_info.serial" => version.map_or_else(no_version, |_| level(true)),
-            "sys.platform" => PyValue::Str(SYS_PLATFORM?.to_owned()),
-            "os.name" => PyValue::Str(OS_NAME.to_owned()),
+            "sys.platform" => PyValue::str(SYS_PLATFORM?),
+            "os.name" => PyValue::str(OS_NAME),
             // typing's special forms: pytest names them by `__name__`, which
             // they have from Python 3.10 on (bpo-44524).
             "typing.Any" | "typing.ClassVar" | "typing.Final" | "typing.Literal"
@@ -126,7 +126,7 @@ impl Evaluator<'_, '_> {
         let no_args = args.positional.is_empty() && args.keywords.is_empty();
         match path {
             "platform.system" if no_args => {
-                let system = PyValue::Str(PLATFORM_SYSTEM?.to_owned());
+                let system = PyValue::str(PLATFORM_SYSTEM?);
                 self.read_target.set(true);
                 return Some(system);
             }
@@ -137,7 +137,7 @@ impl Evaluator<'_, '_> {
                 return Some(PyValue::Container {
                     kind: ContainerKind::Tuple,
                     elements: [v.major, v.minor, micro]
-                        .map(|n| PyValue::Str(n.to_string()))
+                        .map(|n| PyValue::str(n.to_string()))
                         .to_vec()
                         .into(),
                 });

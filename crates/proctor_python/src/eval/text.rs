@@ -12,7 +12,8 @@ use crate::value::{float_repr, ContainerKind, PyValue};
 /// `str(value)`.
 pub(super) fn str_of(value: &PyValue) -> Result<String, String> {
     match value {
-        PyValue::Str(s) | PyValue::Path(s) => Ok(s.clone()),
+        PyValue::Str(s) => Ok(s.to_string()),
+        PyValue::Path(s) => Ok(s.clone()),
         PyValue::EnumMember { display } => Ok(display.clone()),
         PyValue::Unknown(reason) => Err(reason.clone()),
         other => repr(other),
@@ -235,7 +236,7 @@ pub(super) fn format_value(value: &PyValue, spec: &str) -> Result<String, String
         PyValue::Str(s) if matches!(parsed.kind, None | Some('s')) && parsed.sign.is_none() => {
             let body: String = match parsed.precision {
                 Some(p) => s.chars().take(p).collect(),
-                None => s.clone(),
+                None => s.to_string(),
             };
             Ok(pad(&body, "", &parsed, '<'))
         }
@@ -401,13 +402,13 @@ pub(super) fn str_format(
                 if let Some(index) = index {
                     let key = index
                         .parse::<i128>()
-                        .map_or_else(|_| PyValue::Str(index.to_owned()), ops::int_value);
+                        .map_or_else(|_| PyValue::str(index), ops::int_value);
                     value = ops::subscript(&value, &key);
                 }
                 let value = match conversion {
                     None => value,
-                    Some("r") => PyValue::Str(repr(&value)?),
-                    Some("s") => PyValue::Str(str_of(&value)?),
+                    Some("r") => PyValue::str(repr(&value)?),
+                    Some("s") => PyValue::str(str_of(&value)?),
                     Some(_) => return Err("a format conversion other than !r and !s".to_owned()),
                 };
                 out.push_str(&format_value(&value, spec)?);
@@ -497,8 +498,8 @@ pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
         };
         let alternate = if flags.contains('#') { "#" } else { "" };
         let text = match kind {
-            's' => format_value(&PyValue::Str(str_of(&value)?), &format!("{align}{rest}"))?,
-            'r' => format_value(&PyValue::Str(repr(&value)?), &format!("{align}{rest}"))?,
+            's' => format_value(&PyValue::str(str_of(&value)?), &format!("{align}{rest}"))?,
+            'r' => format_value(&PyValue::str(repr(&value)?), &format!("{align}{rest}"))?,
             'd' | 'i' | 'u' => {
                 let n = match &value {
                     PyValue::Float(f) if f.is_finite() => {
@@ -527,5 +528,5 @@ pub(super) fn percent(format: &str, args: &PyValue) -> Result<PyValue, String> {
     if mapping.is_none() && next.next().is_some() {
         return Err("not all arguments converted during string formatting (TypeError)".to_owned());
     }
-    Ok(PyValue::Str(out))
+    Ok(PyValue::str(out))
 }
