@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use ruff_python_ast::{Expr, Stmt};
 use rustc_hash::FxHashSet;
 
-use crate::fnmatch::{fnmatch, fnmatch_ex};
+use crate::fnmatch::{fnmatch, fnmatch_ex, fnmatch_ex_named};
 use crate::model::CollectError;
 use crate::opt_in::{self, OptInFile, OptInKind};
 use crate::settings::CollectSettings;
@@ -255,10 +255,15 @@ impl<'s> Walker<'s> {
     }
 
     fn is_doctest(&self, path: &Path) -> bool {
+        self.is_doctest_named(path, &file_name(path))
+    }
+
+    /// [`Self::is_doctest`] of a path whose file name is `name`.
+    fn is_doctest_named(&self, path: &Path, name: &str) -> bool {
         self.settings
             .doctest_glob
             .iter()
-            .any(|g| fnmatch_ex(g, path))
+            .any(|g| fnmatch_ex_named(g, path, name))
     }
 
     fn add_doctest(&mut self, path: &Path) {
@@ -283,7 +288,7 @@ impl<'s> Walker<'s> {
         let Some(kind) = self.settings.opt_in.kind_of(path) else {
             return false;
         };
-        if self.seen_files.contains(path.as_os_str()) || self.ignored(path) {
+        if self.seen_files.contains(path.as_os_str()) || self.ignored(path, &file_name(path)) {
             return true;
         }
         let at = self.out.test_files.len();
@@ -437,8 +442,9 @@ impl<'s> Walker<'s> {
         let hooked = self.hook_dirs.iter().any(|d| dir.starts_with(d));
         let enter: Vec<bool> = entries
             .iter()
-            .map(|(_, path, kind)| {
-                matches!(kind, Kind::Dir | Kind::LinkedDir) && !self.ignored_for_sure(path, true)
+            .map(|(name, path, kind)| {
+                matches!(kind, Kind::Dir | Kind::LinkedDir)
+                    && !self.ignored_for_sure(path, name, true)
             })
             .collect();
         for ((_, path, kind), _) in entries.iter().zip(&enter).filter(|(_, e)| **e) {
@@ -459,17 +465,20 @@ impl<'s> Walker<'s> {
                     }
                 }
                 Kind::File if self.opt_in_file(&path) => {
-                    self.note_hook_file(&path, hooked, Also::Yes);
+                    if hooked && !self.ignored(&path, &name) {
+                        self.note_hook_file(&path, Also::Yes);
+                    }
                 }
                 Kind::File => {
-                    let is_py = path.extension().is_some_and(|e| e == "py");
+                    // `Path::extension`'s rule: a name of `.py` alone has none.
+                    let is_py = name.len() > 3 && name.ends_with(".py");
                     let wanted = if is_py {
                         self.settings
                             .python_files
                             .iter()
-                            .any(|p| fnmatch_ex(p, &path))
+                            .any(|p| fnmatch_ex_named(p, &path, &name))
                     } else {
-                        self.is_doctest(&path)
+                        self.is_doctest_named(&path, &name)
                     };
                     // A text file without examples gives pytest's doctest
                     // plugin no item: its text is read after the walk.
@@ -478,8 +487,15 @@ impl<'s> Walker<'s> {
                         (true, true) => Also::Yes,
                         (true, false) => Also::IfExamples,
                     };
-                    self.note_hook_file(&path, hooked, also);
-                    if wanted && !self.ignored(&path) {
+                    // Asked once: for the hook and for the file itself.
+                    let mut ignored = None;
+                    let mut is_ignored = |walker: &mut Self| {
+                        *ignored.get_or_insert_with(|| walker.ignored(&path, &name))
+                    };
+                    if hooked && !is_ignored(self) {
+                        self.note_hook_file(&path, also);
+                    }
+                    if wanted && !is_ignored(self) {
                         if is_py {
                             self.add_file(&path);
                         } else {
@@ -493,17 +509,10 @@ impl<'s> Walker<'s> {
         stack.pop();
     }
 
-    /// Records a file that a conftest's `pytest_collect_file` may collect
-    /// (`also` when pytest's own plugins may collect it too).
-    /// `hooked`: whether the file's directory is under a hook's (known
-    /// once per directory).
-    fn note_hook_file(&mut self, path: &Path, hooked: bool, also: Also) {
-        if !hooked {
-            return;
-        }
-        if self.ignored(path) {
-            return;
-        }
+    /// Records a file, under a hook's directory and not ignored, that a
+    /// conftest's `pytest_collect_file` may collect (`also` when pytest's
+    /// own plugins may collect it too).
+    fn note_hook_file(&mut self, path: &Path, also: Also) {
         let also = if self.out.conditional.contains_key(path) {
             Also::Yes
         } else {
@@ -540,8 +549,8 @@ impl<'s> Walker<'s> {
     /// pytest's `pytest_ignore_collect` for a file. (A directory's is
     /// [`Self::ignored_for_sure`] in its parent's loop, then the virtualenv
     /// check and the conditional ignores in [`Self::walk_dir`].)
-    fn ignored(&mut self, path: &Path) -> bool {
-        let ignored = self.ignored_for_sure(path, false);
+    fn ignored(&mut self, path: &Path, name: &str) -> bool {
+        let ignored = self.ignored_for_sure(path, name, false);
         if !ignored {
             self.note_conditional(path);
         }
@@ -586,11 +595,15 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn ignored_for_sure(&self, path: &Path, is_dir: bool) -> bool {
-        if path.file_name().is_some_and(|n| n == "__pycache__") {
+    fn ignored_for_sure(&self, path: &Path, name: &str, is_dir: bool) -> bool {
+        if name == "__pycache__" {
             return true;
         }
-        let parent = path.parent().unwrap_or(path);
+        let parent = if self.ignores.is_empty() {
+            path
+        } else {
+            path.parent().unwrap_or(path)
+        };
         for ignores in self.applicable(parent) {
             if ignores.paths.iter().any(|p| p == path) {
                 return true;
@@ -619,8 +632,15 @@ impl<'s> Walker<'s> {
                 .settings
                 .norecursedirs
                 .iter()
-                .any(|p| fnmatch_ex(p, path))
+                .any(|p| fnmatch_ex_named(p, path, name))
     }
+}
+
+/// A path's file name as a listing gives it.
+fn file_name(path: &Path) -> std::borrow::Cow<'_, str> {
+    path.file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default()
 }
 
 /// A directory's entries: name, path and kind (symlinks followed).

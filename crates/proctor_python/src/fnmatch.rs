@@ -134,6 +134,17 @@ pub fn fnmatch_ex(pattern: &str, path: &Path) -> bool {
     }
 }
 
+/// [`fnmatch_ex`] of a path whose file name is `name` (from a directory
+/// listing: the name is not taken apart from the path again).
+#[must_use]
+pub(crate) fn fnmatch_ex_named(pattern: &str, path: &Path, name: &str) -> bool {
+    if pattern.contains('/') {
+        fnmatch_ex(pattern, path)
+    } else {
+        fnmatch(name, pattern)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,6 +74,10 @@ impl OptInSettings {
     /// candidate (any `.py` but `conftest.py` and `__init__.py`) or a
     /// notebook.
     pub(crate) fn kind_of(&self, path: &Path) -> Option<OptInKind> {
+        // Most suites configure neither: every file of the walk asks.
+        if self.example_dirs.is_empty() && self.notebook_dirs.is_empty() {
+            return None;
+        }
         let extension = path.extension()?;
         if extension == "ipynb" && self.notebook_dirs.iter().any(|d| path.starts_with(d)) {
             return Some(OptInKind::Notebook);
