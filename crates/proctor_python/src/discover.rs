@@ -471,7 +471,7 @@ impl<'s> Walker<'s> {
                 }
                 Kind::File => {
                     // `Path::extension`'s rule: a name of `.py` alone has none.
-                    let is_py = name.len() > 3 && name.ends_with(".py");
+                    let is_py = name.len() > 3 && name.as_bytes().ends_with(b".py");
                     let wanted = if is_py {
                         self.settings
                             .python_files
