@@ -27,7 +27,14 @@ fn lazy(elements: Vec<PyValue>) -> PyValue {
 /// `itertools.chain` of `iterables`: their elements end to end, each
 /// copied once (packaging's 17,000 version pairs are one chain).
 fn chained(iterables: &[PyValue]) -> Result<PyValue, String> {
-    let mut elements = Vec::new();
+    let known: usize = iterables
+        .iter()
+        .map(|iterable| match iterable {
+            PyValue::Container { elements, .. } => elements.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut elements = Vec::with_capacity(known);
     for iterable in iterables {
         elements.extend(iterate(iterable)?);
     }
