@@ -124,21 +124,11 @@ fn bracketed_value(b: &[u8], line: &Line) -> Option<(u32, u32)> {
         b'{' => b'}',
         _ => return None,
     };
+    // The code before `at` holds no bracket: the group opened at `at` is
+    // the line's first, and it must close at the line's end (a logical
+    // line ends with its brackets closed).
     let rest = code[at..].trim_ascii_end();
-    let mut depth = 0usize;
-    for (k, &c) in rest.iter().enumerate() {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 && k + 1 != rest.len() {
-                    return None;
-                }
-            }
-            _ => {}
-        }
-    }
-    if depth != 0 || rest.last() != Some(&close) {
+    if line.closed != Some(at + rest.len()) || rest.last() != Some(&close) {
         return None;
     }
     // The same in the source: the code before the value has no string,
@@ -180,14 +170,26 @@ struct Line<'s> {
     code: &'s str,
     start: usize,
     end: usize,
+    /// Where in `code` the first bracket that opens on the line closes
+    /// (just past it); `None` without brackets.
+    closed: Option<usize>,
 }
 
 impl Line<'_> {
     fn first_word(&self) -> &str {
-        let end = self
-            .code
+        // ASCII bytes first (nearly every line), characters after the
+        // first other byte.
+        let bytes = self.code.as_bytes();
+        let ascii = bytes
+            .iter()
+            .position(|&c| !(c == b'_' || c.is_ascii_alphanumeric()))
+            .unwrap_or(bytes.len());
+        if bytes.get(ascii).is_none_or(u8::is_ascii) {
+            return &self.code[..ascii];
+        }
+        let end = self.code[ascii..]
             .find(|c: char| !is_ident_char(c))
-            .unwrap_or(self.code.len());
+            .map_or(self.code.len(), |at| ascii + at);
         &self.code[..end]
     }
 
@@ -229,6 +231,8 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
     let mut indent: Option<usize> = None;
     let mut start = 0;
     let mut end = 0;
+    // Where in `code` the line's first group closed.
+    let mut closed: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
         if indent.is_none() {
@@ -265,6 +269,7 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                     indent = Some(col);
                     start = i;
                     from = code.len();
+                    closed = None;
                 }
             }
         }
@@ -282,6 +287,9 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                 }
                 CLOSE => {
                     depth = depth.checked_sub(1)?;
+                    if depth == 0 && closed.is_none() {
+                        closed = Some(code.len() + (i - run) + 1);
+                    }
                     last = Some(i);
                 }
                 _ => break,
@@ -328,12 +336,18 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                         code: from..code.len(),
                         start,
                         end,
+                        closed: closed.map(|at| at - from),
                     });
                 }
                 continue;
             }
             b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.checked_sub(1)?,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 && closed.is_none() {
+                    closed = Some(code.len() + 1);
+                }
+            }
             b'\'' | b'"' => {
                 let interpolated = string_prefix(&code[from..])?;
                 i = skip_string(b, i, interpolated)?;
@@ -359,6 +373,7 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                 code: from..code.len(),
                 start,
                 end,
+                closed: closed.map(|at| at - from),
             });
         }
     }
@@ -410,6 +425,7 @@ struct RawLine {
     code: std::ops::Range<usize>,
     start: usize,
     end: usize,
+    closed: Option<usize>,
 }
 
 impl LogicalLines {
@@ -421,6 +437,7 @@ impl LogicalLines {
                 code: self.code.get(l.code.clone()).unwrap_or(""),
                 start: l.start,
                 end: l.end,
+                closed: l.closed,
             })
             .collect()
     }
@@ -795,6 +812,21 @@ from b import (c,
         let start = u32::try_from(text.find('{').unwrap()).unwrap();
         let end = u32::try_from(text.find("]}").unwrap() + 2).unwrap();
         assert_eq!(scan.elidable, vec![(start, end)]);
+    }
+
+    #[test]
+    fn only_a_whole_bracketed_value_is_elidable() {
+        let text = "class C:\n    a = {'k': [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}  # c\n    b = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)(x)\n    c = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] + [16]\n    d = f(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)\n    e = [\n        (1, 2), 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 'ü',\n    ]\n    g = {1: 2}\n";
+        let scan = super::scan_module(text, "").expect("scanned");
+        let range = |from: &str, to: &str| {
+            let start = text.find(from).unwrap();
+            let end = start + text[start..].find(to).unwrap() + to.len();
+            (u32::try_from(start).unwrap(), u32::try_from(end).unwrap())
+        };
+        assert_eq!(
+            scan.elidable,
+            vec![range("{'k'", "15]}"), range("[\n", "\n    ]")]
+        );
     }
 
     #[test]
