@@ -61,6 +61,7 @@ pub(crate) fn collect_files(
     files: &[HookFile],
 ) -> HookedFiles {
     let mut out = HookedFiles::default();
+    let collected = FileItems::default();
     // Each file's hooks are followed in parallel (its items made there);
     // then, in the files' order, a hook that failed is not followed for
     // the files after.
@@ -76,16 +77,20 @@ pub(crate) fn collect_files(
             let shared: Arc<str> = rel.as_str().into();
             let results = applicable
                 .iter()
-                .map(|&h| match collect_file(project, hooks[h].1, &file.path) {
-                    Ok(names) if file.also_collected && !names.is_empty() => Err(format!(
-                        "it collects `{rel}`, which pytest's own plugins collect too"
-                    )),
-                    Ok(names) => Ok(names
-                        .into_iter()
-                        .map(|name| RawItem::of_file(format!("{rel}::{name}"), Arc::clone(&shared)))
-                        .collect()),
-                    Err(reason) => Err(reason),
-                })
+                .map(
+                    |&h| match collect_file(project, hooks[h].1, &file.path, &collected) {
+                        Ok(names) if file.also_collected && !names.is_empty() => Err(format!(
+                            "it collects `{rel}`, which pytest's own plugins collect too"
+                        )),
+                        Ok(names) => Ok(names
+                            .into_iter()
+                            .map(|name| {
+                                RawItem::of_file(format!("{rel}::{name}"), Arc::clone(&shared))
+                            })
+                            .collect()),
+                        Err(reason) => Err(reason),
+                    },
+                )
                 .collect();
             (applicable, results)
         })
@@ -118,13 +123,22 @@ pub(crate) fn collect_files(
     out
 }
 
+/// The item names each collector class of a hook yields, by the class's
+/// module and expression (its address): the same for every file it is returned for
+/// (`collect` is checked and its names evaluated without the file), so
+/// worked out once, not once per file (pygments' hook returns one class
+/// for 2,000 files).
+type FileItems =
+    std::sync::Mutex<rustc_hash::FxHashMap<(usize, usize), Result<Vec<String>, String>>>;
+
 /// The names of the items conftest `module`'s `pytest_collect_file` makes
 /// of the file `path` (none when it returns `None`), or why they cannot be
-/// known.
+/// known; `collected` holds what each collector class yields.
 fn collect_file(
     project: Project<'_, '_>,
     module: usize,
     path: &Path,
+    collected: &FileItems,
 ) -> Result<Vec<String>, String> {
     let Some(Binding::Func { def, cond: false }) =
         project.module(module).ns.get("pytest_collect_file")
@@ -154,7 +168,20 @@ fn collect_file(
         }
     }
     match evaluator.hook_body(module, &scope, project.body(module, def))? {
-        Some(Some(collector)) => evaluator.file_items(module, collector),
+        Some(Some(collector)) => {
+            let key = (module, std::ptr::from_ref(collector) as usize);
+            let known = collected
+                .lock()
+                .ok()
+                .and_then(|items| items.get(&key).cloned());
+            known.unwrap_or_else(|| {
+                let items = evaluator.file_items(module, collector);
+                if let Ok(mut known) = collected.lock() {
+                    known.insert(key, items.clone());
+                }
+                items
+            })
+        }
         _ => Ok(Vec::new()),
     }
 }
