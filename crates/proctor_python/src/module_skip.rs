@@ -221,18 +221,14 @@ fn call_skip(
                 .map(|k| project.eval(module, &k.value))
                 .and_then(|v| {
                     if let PyValue::Str(s) = v {
-                        Some(s)
+                        Some(s.into_string())
                     } else {
                         None
                     }
                 });
-            Some(
-                reason
-                    .unwrap_or_else(|| {
-                        format!("could not import '{dotted}': No module named '{missing}'").into()
-                    })
-                    .to_string(),
-            )
+            Some(reason.unwrap_or_else(|| {
+                format!("could not import '{dotted}': No module named '{missing}'")
+            }))
         }
         "pytest.skip" | "_pytest.outcomes.skip" => {
             let allowed = keyword("allow_module_level").map(|k| project.eval(module, &k.value));

@@ -19,18 +19,16 @@ use crate::model::{CollectError, Decorator, Item, Marker};
 /// Writes the start of one item of `collect --json`, up to its marker
 /// indices: `{"nodeid":…,"file":…,"line":…,"markers":[`.
 pub fn json_item_head(out: &mut Vec<u8>, nodeid: &str, file: &str, line: usize) {
-    let mut file_json = Vec::with_capacity(file.len() + 2);
-    json_str(&mut file_json, file);
-    item_head(out, nodeid, &file_json, line);
+    item_head(out, nodeid, line, |out| json_str(out, file));
 }
 
-/// [`json_item_head`] with the file already written as a JSON string
-/// (every item of a module has the same).
-fn item_head(out: &mut Vec<u8>, nodeid: &str, file_json: &[u8], line: usize) {
+/// [`json_item_head`], the file written by `file` (a fragment's items copy
+/// their module's file, escaped once).
+fn item_head(out: &mut Vec<u8>, nodeid: &str, line: usize, file: impl FnOnce(&mut Vec<u8>)) {
     out.extend_from_slice(b"{\"nodeid\":");
     json_str(out, nodeid);
     out.extend_from_slice(b",\"file\":");
-    out.extend_from_slice(file_json);
+    file(out);
     out.extend_from_slice(b",\"line\":");
     push_decimal(out, line);
     out.extend_from_slice(b",\"markers\":[");
@@ -299,7 +297,9 @@ fn render_views<'v>(
             file = Some(item.file);
         }
         framed(&mut body, |out| {
-            item_head(out, item.nodeid, &file_json, item.line);
+            item_head(out, item.nodeid, item.line, |out| {
+                out.extend_from_slice(&file_json);
+            });
         });
         put_u32(&mut body, item.markers.len());
         for marker in item.markers {

@@ -150,6 +150,26 @@ mod entry {
         }
     }
 
+    /// How many bytes [`encode`] appends.
+    pub(crate) fn encoded_len(output: &ModuleOutput, order: Option<&[usize]>) -> usize {
+        let opt = |text: Option<&str>| 1 + text.map_or(0, |t| 4 + t.len());
+        let items: usize = output
+            .items
+            .iter()
+            .map(|item| {
+                opt((*item.file != *item.def_file).then_some(&*item.file))
+                    + 4
+                    + item
+                        .high_params
+                        .iter()
+                        .map(|p| 4 + p.argname.len() + 1 + 4 + p.key.len())
+                        .sum::<usize>()
+                    + opt(item.class_key.as_deref())
+            })
+            .sum();
+        TAG.len() + 4 + 4 * order.map_or(0, <[usize]>::len) + 4 + items
+    }
+
     /// Appends to `out` what `output`'s fragment lacks: `order` is the
     /// fragment's order of the items (their indices), when it is not
     /// theirs.
@@ -589,19 +609,8 @@ impl FreshEntry {
         }
         // Sized for the items' encoding at once (packaging's 18,060 items
         // take 0.9 MB, copied at every doubling otherwise).
-        let items: usize = output
-            .items
-            .iter()
-            .map(|item| {
-                10 + item.class_key.as_deref().map_or(0, |key| key.len() + 4)
-                    + item
-                        .high_params
-                        .iter()
-                        .map(|p| p.argname.len() + p.key.len() + 9)
-                        .sum::<usize>()
-            })
-            .sum();
-        let mut head = Vec::with_capacity(512 + items + probes.len() * 64);
+        let mut head =
+            Vec::with_capacity(512 + entry::encoded_len(output, order) + probes.len() * 64);
         head.push(flags);
         put_framed(&mut head, |out| serde_json::to_writer(out, probes)).ok()?;
         let Ok(()) = put_framed(&mut head, |out| {
@@ -1394,6 +1403,7 @@ mod tests {
             };
             let mut bytes = Vec::new();
             entry::encode(&mut bytes, &output, order.as_deref());
+            assert_eq!(bytes.len(), entry::encoded_len(&output, order.as_deref()));
             let back = entry::decode(&bytes, &fragment, Some(error.clone()), None, false).unwrap();
             assert_eq!(format!("{:?}", back.items), format!("{:?}", output.items));
             assert_eq!(back.error, Some(error.clone()));
