@@ -349,8 +349,8 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                 }
             }
             b'\'' | b'"' => {
-                let interpolated = string_prefix(&code[from..])?;
-                i = skip_string(b, i, interpolated)?;
+                let kind = string_prefix(&code[from..])?;
+                i = skip_string(b, i, kind)?;
                 end = i;
                 code.push(b'S');
                 continue;
@@ -443,36 +443,54 @@ impl LogicalLines {
     }
 }
 
-/// Whether the string starting after `code` is an f- or t-string; `None`
-/// for a prefix that is not a string prefix.
-fn string_prefix(code: &[u8]) -> Option<bool> {
-    let start = code
+/// What a string literal's prefix says about its body, as far as finding
+/// its end goes.
+#[derive(Clone, Copy, PartialEq)]
+enum StringKind {
+    /// No replacement fields: the next quote not after a backslash ends it.
+    Plain,
+    /// An f- or t-string: `{` opens a replacement field.
+    Interpolated {
+        /// `\N{NAME}` is no escape in a raw string: its brace opens a field.
+        raw: bool,
+    },
+}
+
+/// The kind of the string starting after `code`; `None` for a prefix that
+/// is not a string prefix.
+fn string_prefix(code: &[u8]) -> Option<StringKind> {
+    // Nearly every string follows a bracket, a comma or a blank: look at
+    // no more than the three bytes a prefix could take.
+    let len = code
         .iter()
-        .rposition(|&c| !(c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80))
-        .map_or(0, |p| p + 1);
-    // At most two letters, lowered without allocating.
-    let prefix = &code[start..];
-    if prefix.len() > 2 {
+        .rev()
+        .take(3)
+        .take_while(|&&c| c == b'_' || c.is_ascii_alphanumeric() || c >= 0x80)
+        .count();
+    if len > 2 {
         return None;
     }
+    // At most two letters, lowered without allocating.
+    let prefix = &code[code.len() - len..];
     let mut lower = [0u8; 2];
     for (to, from) in lower.iter_mut().zip(prefix) {
         *to = from.to_ascii_lowercase();
     }
-    match &lower[..prefix.len()] {
-        b"" | b"r" | b"u" | b"b" | b"br" | b"rb" => Some(false),
-        b"f" | b"t" | b"fr" | b"rf" | b"tr" | b"rt" => Some(true),
+    match &lower[..len] {
+        b"" | b"r" | b"u" | b"b" | b"br" | b"rb" => Some(StringKind::Plain),
+        b"f" | b"t" => Some(StringKind::Interpolated { raw: false }),
+        b"fr" | b"rf" | b"tr" | b"rt" => Some(StringKind::Interpolated { raw: true }),
         _ => None,
     }
 }
 
 /// The index just past the string literal opening at `i`.
-fn skip_string(b: &[u8], mut i: usize, interpolated: bool) -> Option<usize> {
+fn skip_string(b: &[u8], mut i: usize, kind: StringKind) -> Option<usize> {
     let quote = b[i];
     let triple = b.get(i + 1) == Some(&quote) && b.get(i + 2) == Some(&quote);
     i += if triple { 3 } else { 1 };
     loop {
-        if !interpolated {
+        if kind == StringKind::Plain {
             // Straight to the next byte that can matter: docstrings and
             // table patterns are long.
             let rest = b.get(i..)?;
@@ -484,6 +502,22 @@ fn skip_string(b: &[u8], mut i: usize, interpolated: bool) -> Option<usize> {
         }
         let c = *b.get(i)?;
         if c == b'\\' {
+            if let StringKind::Interpolated { raw } = kind {
+                match b.get(i + 1) {
+                    // A backslash does not escape a brace: `\{x}` is a
+                    // backslash and a field, raw or not.
+                    Some(b'{') => {
+                        i += 1;
+                        continue;
+                    }
+                    // A named character, `\N{BULLET}`, outside raw strings.
+                    Some(b'N') if !raw && b.get(i + 2) == Some(&b'{') => {
+                        i += 3 + memchr::memchr(b'}', b.get(i + 3..)?)? + 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             i += 2;
             continue;
         }
@@ -494,7 +528,7 @@ fn skip_string(b: &[u8], mut i: usize, interpolated: bool) -> Option<usize> {
         if c == b'\n' && !triple {
             return None;
         }
-        if interpolated && c == b'{' {
+        if kind != StringKind::Plain && c == b'{' {
             if b.get(i + 1) == Some(&b'{') {
                 i += 2;
                 continue;
@@ -522,8 +556,8 @@ fn skip_field(b: &[u8], mut i: usize) -> Option<usize> {
                     .iter()
                     .rposition(|&c| !(c == b'_' || c.is_ascii_alphanumeric()))
                     .map_or(0, |p| p + 1);
-                let interpolated = string_prefix(&b[start..i])?;
-                i = skip_string(b, i, interpolated)?;
+                let kind = string_prefix(&b[start..i])?;
+                i = skip_string(b, i, kind)?;
                 continue;
             }
             // The format spec: literal text with nested fields.
@@ -660,6 +694,11 @@ fn body(
 
 /// The imports of one logical line of simple statements.
 fn simple(code: &str, package: &str, out: &mut Vec<String>) -> Option<()> {
+    // Nearly every line (a lexer's whole token table among them) holds no
+    // `import` at all: one search, not a split and a look at each part.
+    if memchr::memmem::find(code.as_bytes(), b"import").is_none() {
+        return Some(());
+    }
     for stmt in code.split(';') {
         let stmt = stmt.trim();
         let word = stmt
@@ -784,6 +823,12 @@ mod tests {
         same("def f():\n    import hidden\n    if x:\n        import hidden2\nclass A(B):\n    import inner\n    def g(self):\n        import no\n", "");
         same("with x:\n    import w\nfor i in y:\n    import f\nelse:\n    import g\nwhile 1:\n    import h\n", "");
         same("s = '''\nimport fake\n'''\nt = f\"{x!r:>{w}} {'a'}\"\nu = rb'\\'import'\nimport real  # import comment\n", "");
+        // A backslash before a brace escapes nothing: the brace opens a
+        // field. `\\N{...}` is a named character outside raw strings.
+        same(
+            "t = rf'\\{x}' + f'\\{y!r}' + f'\\N{BULLET} {z}' + rf'\\N{w}'\nimport a\n",
+            "",
+        );
         same("@deco(1)\ndef f(): pass\nclass C: pass\nx = 1; import y; from . import (z as q,)\nfrom .  . m import *\n", "a.b.c");
         same(
             "if True:\n    try:\n        from .x import y\n    except Exception:\n        pass\n",

@@ -1321,10 +1321,12 @@ fn conftest_chain(
     conftests: &BTreeMap<PathBuf, PathBuf>,
     by_path: &ByPath<'_>,
 ) -> Vec<usize> {
-    let mut dirs: Vec<&Path> = dir
-        .ancestors()
-        .take_while(|d| d.starts_with(&settings.rootdir))
-        .collect();
+    // The directory and those above it up to the rootdir: one component
+    // comparison, not one per directory.
+    let depth = dir
+        .strip_prefix(&settings.rootdir)
+        .map_or(0, |rel| rel.components().count() + 1);
+    let mut dirs: Vec<&Path> = dir.ancestors().take(depth).collect();
     dirs.reverse();
     dirs.into_iter()
         .filter_map(|d| conftests.get(d))

@@ -144,6 +144,9 @@ impl CollectSettings {
     /// the path itself when it lies outside the rootdir.
     #[must_use]
     pub fn relative(&self, path: &Path) -> String {
+        if let Some(plain) = self.plain_relative(path) {
+            return plain.to_owned();
+        }
         let rel = path.strip_prefix(&self.rootdir).unwrap_or(path);
         let mut out = String::new();
         for (i, component) in rel.components().enumerate() {
@@ -157,6 +160,26 @@ impl CollectSettings {
         } else {
             out
         }
+    }
+
+    /// [`Self::relative`] without taking `path` apart: its bytes after the
+    /// rootdir's and a slash, when they are UTF-8 and name plain components
+    /// (no `.` to drop, no doubled or trailing slash), as nearly every path
+    /// the walk gives is.
+    fn plain_relative<'p>(&self, path: &'p Path) -> Option<&'p str> {
+        use std::os::unix::ffi::OsStrExt;
+        let rest = path
+            .as_os_str()
+            .as_bytes()
+            .strip_prefix(self.rootdir.as_os_str().as_bytes())?
+            .strip_prefix(b"/")?;
+        let text = std::str::from_utf8(rest).ok()?;
+        let plain = !text.is_empty()
+            && !text.starts_with(['/', '.'])
+            && !text.ends_with(['/', '.'])
+            && !text.contains("//")
+            && !text.contains("/.");
+        plain.then_some(text)
     }
 }
 
@@ -299,6 +322,51 @@ fn push_wire(out: &mut String, name: &std::ffi::OsStr) {
 #[cfg(test)]
 mod tests {
     use super::PythonVersion;
+
+    /// The byte shortcut of `relative` gives what the component walk gives,
+    /// or steps aside.
+    #[test]
+    fn a_plain_relative_path_is_what_its_components_give() {
+        use std::path::Path;
+        let walk = |root: &Path, path: &Path| {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            let parts: Vec<_> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.is_empty() {
+                ".".to_string()
+            } else {
+                parts.join("/")
+            }
+        };
+        for root in ["/r", "/r/", "/", "/r/./s"] {
+            let settings = super::CollectSettings::new(root.into());
+            for path in [
+                "/r",
+                "/r/",
+                "/r/a.py",
+                "/r/t/test_a.py",
+                "/r/t//a.py",
+                "/r/./a.py",
+                "/r/t/.",
+                "/r/t/",
+                "/r/.hidden/a.py",
+                "/rr/a.py",
+                "/x/a.py",
+                "/r/a/../b.py",
+                "/r/./s/c.py",
+            ] {
+                let path = Path::new(path);
+                assert_eq!(
+                    settings.relative(path),
+                    walk(Path::new(root), path),
+                    "{root} {}",
+                    path.display()
+                );
+            }
+        }
+    }
 
     type Parts = (u32, u32, Option<u32>, Option<(String, u32)>);
 
