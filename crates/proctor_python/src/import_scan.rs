@@ -202,12 +202,18 @@ fn is_ident_char(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
-/// Whether `code` holds the keyword `word` as a token of its own. Asked of
-/// every logical line, some of them whole tables: a substring search, then
-/// a look at the characters around each hit.
-fn has_word(code: &str, word: &str) -> bool {
+/// The searcher for `import`, built once: a searcher's set-up costs more
+/// than the search of a short line, and every logical line is searched.
+static IMPORT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("import"));
+
+/// Whether `code` holds the keyword `import` as a token of its own. Asked
+/// of every logical line, some of them whole tables: a substring search,
+/// then a look at the characters around each hit.
+fn has_import(code: &str) -> bool {
+    let word = "import";
     let mut from = 0;
-    while let Some(found) = memchr::memmem::find(&code.as_bytes()[from..], word.as_bytes()) {
+    while let Some(found) = IMPORT.find(&code.as_bytes()[from..]) {
         let at = from + found;
         let end = at + word.len();
         let before = code[..at].chars().next_back();
@@ -619,7 +625,7 @@ fn block(
                 | "while"
         ) || (matches!(word, "match" | "case") && line.is_header());
         if line.code.starts_with('@') {
-            if has_word(line.code, "import") {
+            if has_import(line.code) {
                 return None;
             }
             *pos += 1;
@@ -633,7 +639,7 @@ fn block(
             *pos += 1;
             continue;
         }
-        if !line.is_header() && has_word(line.code, "import") {
+        if !line.is_header() && has_import(line.code) {
             // A body on the header's line.
             return None;
         }
@@ -696,7 +702,7 @@ fn body(
 fn simple(code: &str, package: &str, out: &mut Vec<String>) -> Option<()> {
     // Nearly every line (a lexer's whole token table among them) holds no
     // `import` at all: one search, not a split and a look at each part.
-    if memchr::memmem::find(code.as_bytes(), b"import").is_none() {
+    if IMPORT.find(code.as_bytes()).is_none() {
         return Some(());
     }
     for stmt in code.split(';') {
@@ -750,7 +756,7 @@ fn simple(code: &str, package: &str, out: &mut Vec<String>) -> Option<()> {
                 }
                 out.push(base);
             }
-            _ if has_word(stmt, "import") => return None,
+            _ if has_import(stmt) => return None,
             _ => {}
         }
     }
@@ -876,14 +882,14 @@ from b import (c,
 
     #[test]
     fn a_word_is_a_token_of_its_own() {
-        use super::has_word;
-        assert!(has_word("import x", "import"));
-        assert!(has_word("x = 1; import y", "import"));
-        assert!(has_word("reimport + import", "import"));
-        assert!(!has_word("reimport(important, _import, import2)", "import"));
-        assert!(!has_word("", "import"));
-        assert!(has_word("é import", "import"));
-        assert!(!has_word("éimport", "import"));
+        use super::has_import;
+        assert!(has_import("import x"));
+        assert!(has_import("x = 1; import y"));
+        assert!(has_import("reimport + import"));
+        assert!(!has_import("reimport(important, _import, import2)"));
+        assert!(!has_import(""));
+        assert!(has_import("é import"));
+        assert!(!has_import("éimport"));
     }
 
     #[test]
