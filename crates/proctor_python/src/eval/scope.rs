@@ -5,14 +5,17 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap as HashMap;
-
-use crate::value::PyValue;
+use crate::value::{PyValue, Text};
 
 /// One scope of local variables, with the scope it is nested in.
+///
+/// Its names are kept in a list, not a hash map: a comprehension's or a
+/// lambda's scope binds one to three names and is asked for each of them
+/// (and, missing, for every outer name) once per element, where hashing
+/// the name cost more than comparing it with each bound one.
 #[derive(Default)]
 pub(crate) struct Scope {
-    vars: RefCell<HashMap<String, PyValue>>,
+    vars: RefCell<Vec<(Text, PyValue)>>,
     parent: Option<Rc<Scope>>,
 }
 
@@ -20,40 +23,45 @@ impl Scope {
     /// A new scope inside `parent`.
     pub(crate) fn child(parent: Option<&Rc<Scope>>) -> Rc<Scope> {
         Rc::new(Scope {
-            vars: RefCell::new(HashMap::default()),
+            vars: RefCell::new(Vec::new()),
             parent: parent.cloned(),
         })
     }
 
     /// The value `name` has in this scope or an enclosing one.
     pub(crate) fn get(&self, name: &str) -> Option<PyValue> {
-        if let Some(value) = self.vars.borrow().get(name) {
-            return Some(value.clone());
+        let mut scope = self;
+        loop {
+            if let Some((_, value)) = scope.vars.borrow().iter().find(|(n, _)| n == name) {
+                return Some(value.clone());
+            }
+            scope = scope.parent.as_deref()?;
         }
-        self.parent.as_ref().and_then(|parent| parent.get(name))
     }
 
     /// Binds `name` in this scope (a name bound again, as a loop's target
-    /// is on every element, keeps its key).
+    /// is on every element, keeps its place).
     pub(crate) fn set(&self, name: &str, value: PyValue) {
         let mut vars = self.vars.borrow_mut();
-        match vars.get_mut(name) {
-            Some(bound) => *bound = value,
-            None => {
-                vars.insert(name.to_owned(), value);
-            }
+        match vars.iter_mut().find(|(n, _)| n == name) {
+            Some((_, bound)) => *bound = value,
+            None => vars.push((Text::from(name), value)),
         }
     }
 
     /// Changes the value of `name` in the scope that binds it, in place
     /// (`items.append(x)`); `false` when no scope binds it.
     pub(crate) fn update(&self, name: &str, change: &mut dyn FnMut(&mut PyValue)) -> bool {
-        if let Some(value) = self.vars.borrow_mut().get_mut(name) {
-            change(value);
-            return true;
+        let mut scope = self;
+        loop {
+            if let Some((_, value)) = scope.vars.borrow_mut().iter_mut().find(|(n, _)| n == name) {
+                change(value);
+                return true;
+            }
+            match scope.parent.as_deref() {
+                Some(parent) => scope = parent,
+                None => return false,
+            }
         }
-        self.parent
-            .as_ref()
-            .is_some_and(|parent| parent.update(name, change))
     }
 }
