@@ -877,7 +877,7 @@ mod tests {
     #[test]
     fn a_value_holding_a_function_or_object_is_keyed_by_index() {
         let function = |slot| PyValue::Function {
-            name: "always_pass".to_owned(),
+            name: "always_pass".into(),
             owner: 1,
             slot,
         };

@@ -959,9 +959,9 @@ pub(crate) fn number_value(number: &Number, negative: bool) -> PyValue {
                 let digits = text.trim_start_matches('0');
                 let digits = if digits.is_empty() { "0" } else { digits };
                 if negative && digits == "0" {
-                    PyValue::Int("0".to_string())
+                    PyValue::Int("0".into())
                 } else {
-                    PyValue::Int(format!("{sign}{digits}"))
+                    PyValue::Int(compact_str::format_compact!("{sign}{digits}"))
                 }
             } else {
                 PyValue::Unknown("non-decimal big integer".to_string())

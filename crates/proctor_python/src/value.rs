@@ -227,7 +227,7 @@ pub(crate) enum PyValue {
     None,
     Bool(bool),
     /// Decimal digits, with a leading `-` when negative.
-    Int(String),
+    Int(Text),
     Float(f64),
     /// An imaginary literal such as `2j` (real part +0).
     Imag(f64),
@@ -248,7 +248,7 @@ pub(crate) enum PyValue {
         display: String,
     },
     /// A class or function object: its id is its `__name__`.
-    Named(String),
+    Named(Text),
     /// A compiled regular expression: its id is its pattern, escaped.
     Pattern(String),
     /// A `pathlib.Path` (the absolute path pytest hands a hook as
@@ -262,7 +262,7 @@ pub(crate) enum PyValue {
     /// `owner` that made it, so a value from another evaluation is never
     /// called by mistake.
     Function {
-        name: String,
+        name: Text,
         owner: u64,
         slot: u32,
     },
@@ -323,7 +323,7 @@ impl PyValue {
             PyValue::None => Some("None".to_string()),
             PyValue::Bool(true) => Some("True".to_string()),
             PyValue::Bool(false) => Some("False".to_string()),
-            PyValue::Int(digits) => Some(digits.clone()),
+            PyValue::Int(digits) => Some(digits.to_string()),
             PyValue::Float(f) => Some(float_repr(*f)),
             PyValue::Imag(f) => Some(imag_repr(*f)),
             PyValue::NegImag(f) => Some(format!("(-0-{})", imag_repr(*f))),

@@ -1036,7 +1036,7 @@ pub(super) fn external_value(path: &str) -> PyValue {
         "os.sep" | "posixpath.sep" => Some(PyValue::str("/")),
         "os.pathsep" => Some(PyValue::str(":")),
         "os.linesep" => Some(PyValue::str("\n")),
-        "pytest.HIDDEN_PARAM" => Some(PyValue::Named("HIDDEN_PARAM".to_owned())),
+        "pytest.HIDDEN_PARAM" => Some(PyValue::Named("HIDDEN_PARAM".into())),
         _ => None,
     };
     if let Some(value) = constant {
@@ -1048,7 +1048,7 @@ pub(super) fn external_value(path: &str) -> PyValue {
             // Upper-case names in these modules are constants or flags.
             && attr.chars().any(|c| c.is_ascii_lowercase());
         if is_name && NAMED_MODULES.contains(&module) {
-            return PyValue::Named(attr.to_owned());
+            return PyValue::Named(attr.into());
         }
     }
     PyValue::Unknown(format!("`{path}` is defined outside the suite"))

@@ -106,7 +106,7 @@ pub(super) fn class_factory_call(path: &str, args: &Args) -> Option<PyValue> {
             .or_else(|| default.map(PyValue::str)),
     };
     Some(match argument {
-        Some(PyValue::Str(name)) => PyValue::Named(name.to_string()),
+        Some(PyValue::Str(name)) => PyValue::Named(name),
         Some(PyValue::Unknown(reason)) => PyValue::Unknown(format!(
             "the name of the class `{path}(...)` makes: {reason}"
         )),

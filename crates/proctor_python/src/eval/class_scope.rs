@@ -89,7 +89,7 @@ impl<'a> Evaluator<'_, 'a> {
                 },
                 def.name.id.as_str().to_owned(),
             ),
-            Binding::Class { def, .. } => PyValue::Named(def.name.id.as_str().to_owned()),
+            Binding::Class { def, .. } => PyValue::Named(def.name.id.as_str().into()),
             _ => return None,
         })
     }

@@ -569,7 +569,9 @@ impl<'a> Evaluator<'_, 'a> {
                                 display: format!("{}.{member}", def.name.id.as_str()),
                             },
                             EnumKind::ValueStr => match self.expr(cm, None, value) {
-                                PyValue::Int(display) => PyValue::EnumMember { display },
+                                PyValue::Int(display) => PyValue::EnumMember {
+                                    display: display.into(),
+                                },
                                 PyValue::Str(display) => PyValue::EnumMember {
                                     display: display.into_string(),
                                 },
@@ -617,7 +619,7 @@ impl<'a> Evaluator<'_, 'a> {
                 },
                 def.name.id.as_str().to_owned(),
             ),
-            Entity::Class { def, .. } => PyValue::Named(def.name.id.as_str().to_owned()),
+            Entity::Class { def, .. } => PyValue::Named(def.name.id.as_str().into()),
             Entity::Value {
                 module: vm,
                 expr: value,
@@ -652,7 +654,7 @@ impl<'a> Evaluator<'_, 'a> {
                 }
                 computed
             }
-            Entity::Builtin(name) => PyValue::Named(name),
+            Entity::Builtin(name) => PyValue::Named(name.into()),
             Entity::External(path) => match crate::project::mark_name(&path) {
                 Some(name) => PyValue::Mark(Box::new(MarkValue {
                     name: name.to_owned(),

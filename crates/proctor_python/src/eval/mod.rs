@@ -194,7 +194,7 @@ impl<'p, 'a> Evaluator<'p, 'a> {
         let slot = u32::try_from(callables.len()).unwrap_or(u32::MAX);
         callables.push(callable);
         PyValue::Function {
-            name,
+            name: name.into(),
             owner: self.owner,
             slot,
         }
@@ -205,7 +205,7 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             PyValue::Function { owner, slot, .. } if *owner == self.owner => {
                 self.callables.borrow().get(*slot as usize).cloned()
             }
-            PyValue::Named(name) => Some(Callable::Named(name.clone())),
+            PyValue::Named(name) => Some(Callable::Named(name.to_string())),
             _ => None,
         }
     }

@@ -36,7 +36,7 @@ fn float(value: &PyValue) -> Option<f64> {
 }
 
 pub(super) fn int_value(n: i128) -> PyValue {
-    PyValue::Int(n.to_string())
+    PyValue::Int(compact_str::ToCompactString::to_compact_string(&n))
 }
 
 /// `bool(value)`.

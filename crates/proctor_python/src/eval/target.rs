@@ -108,7 +108,7 @@ impl Evaluator<'_, '_> {
             "typing.Any" | "typing.ClassVar" | "typing.Final" | "typing.Literal"
             | "typing.NoReturn" | "typing.Optional" | "typing.Union" => match version {
                 Some(v) if (v.major, v.minor) >= (3, 10) => {
-                    PyValue::Named(path["typing.".len()..].to_owned())
+                    PyValue::Named(path["typing.".len()..].into())
                 }
                 Some(_) => PyValue::Unknown(format!(
                     "`{path}` before Python 3.10, which may have no `__name__`"
