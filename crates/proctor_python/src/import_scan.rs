@@ -9,6 +9,7 @@
 //! other than plain UTF-8 all give `None`, and the caller parses the module
 //! instead.
 
+use crate::byte_search;
 use crate::namespace::absolute_module;
 
 /// Absolute names of the modules `text` imports, as the syntax tree's
@@ -265,9 +266,7 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                     continue;
                 }
                 Some(b'#') => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
+                    i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |at| i + at);
                     continue;
                 }
                 Some(b'\\') => return None,
@@ -279,42 +278,42 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                 }
             }
         }
-        // A run of bytes that are copied as they are (all but comments,
-        // continuations, line ends and strings): one copy, not a push each.
+        // Up to the next byte where something happens other than a
+        // bracket (brackets only count): the bytes before it are copied as
+        // they are, in one copy.
         let run = i;
-        let mut last = None;
-        while let Some(&c) = b.get(i) {
-            match BYTE_CLASS[usize::from(c)] {
-                PLAIN => last = Some(i),
-                BLANK => {}
-                OPEN => {
+        let mut at = i;
+        let stop = loop {
+            match byte_search::next_code_stop(b, at) {
+                Some(p) if matches!(b[p], b'(' | b'[' | b'{') => {
                     depth += 1;
-                    last = Some(i);
+                    at = p + 1;
                 }
-                CLOSE => {
+                Some(p) if matches!(b[p], b')' | b']' | b'}') => {
                     depth = depth.checked_sub(1)?;
                     if depth == 0 && closed.is_none() {
-                        closed = Some(code.len() + (i - run) + 1);
+                        closed = Some(code.len() + (p + 1 - run));
                     }
-                    last = Some(i);
+                    at = p + 1;
                 }
-                _ => break,
+                other => break other,
             }
-            i += 1;
+        };
+        let copied = &b[run..stop.unwrap_or(b.len())];
+        code.extend_from_slice(copied);
+        if let Some(last) = copied
+            .iter()
+            .rposition(|c| !matches!(c, b' ' | b'\t' | b'\x0c'))
+        {
+            end = run + last + 1;
         }
-        code.extend_from_slice(&b[run..i]);
-        if let Some(last) = last {
-            end = last + 1;
-        }
-        let Some(&c) = b.get(i) else {
+        let Some(stop) = stop else {
             break;
         };
-        match c {
+        i = stop;
+        match b[i] {
             b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |at| i + at);
             }
             b'\\' => {
                 match (b.get(i + 1), b.get(i + 2)) {
@@ -323,14 +322,12 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                     _ => return None,
                 }
                 code.push(b' ');
-                continue;
             }
             b'\r' => {
                 if b.get(i + 1) != Some(&b'\n') {
                     return None;
                 }
                 i += 1;
-                continue;
             }
             b'\n' => {
                 i += 1;
@@ -345,29 +342,15 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
                         closed: closed.map(|at| at - from),
                     });
                 }
-                continue;
             }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 && closed.is_none() {
-                    closed = Some(code.len() + 1);
-                }
-            }
-            b'\'' | b'"' => {
+            // A quote (the only other stop).
+            _ => {
                 let kind = string_prefix(&code[from..])?;
                 i = skip_string(b, i, kind)?;
                 end = i;
                 code.push(b'S');
-                continue;
             }
-            _ => {}
         }
-        if !matches!(c, b' ' | b'\t' | b'\x0c') {
-            end = i + 1;
-        }
-        code.push(c);
-        i += 1;
     }
     if depth > 0 {
         return None;
@@ -387,37 +370,6 @@ fn logical_lines(b: &[u8]) -> Option<LogicalLines> {
     let code = String::from_utf8(code).ok()?;
     Some(LogicalLines { code, lines })
 }
-
-/// [`BYTE_CLASS`]: a byte copied as it is that ends the code so far.
-const PLAIN: u8 = 0;
-/// A blank copied as it is.
-const BLANK: u8 = 1;
-const OPEN: u8 = 2;
-const CLOSE: u8 = 3;
-/// A byte the line loop looks at: comments, backslashes, line ends and
-/// quotes.
-const SPECIAL: u8 = 4;
-
-/// What [`logical_lines`] does with each byte value.
-static BYTE_CLASS: [u8; 256] = {
-    let mut class = [PLAIN; 256];
-    class[b' ' as usize] = BLANK;
-    class[b'\t' as usize] = BLANK;
-    class[0x0c] = BLANK;
-    class[b'(' as usize] = OPEN;
-    class[b'[' as usize] = OPEN;
-    class[b'{' as usize] = OPEN;
-    class[b')' as usize] = CLOSE;
-    class[b']' as usize] = CLOSE;
-    class[b'}' as usize] = CLOSE;
-    class[b'#' as usize] = SPECIAL;
-    class[b'\\' as usize] = SPECIAL;
-    class[b'\r' as usize] = SPECIAL;
-    class[b'\n' as usize] = SPECIAL;
-    class[b'\'' as usize] = SPECIAL;
-    class[b'"' as usize] = SPECIAL;
-    class
-};
 
 /// The logical lines of a text: their code in one buffer.
 struct LogicalLines {
@@ -500,10 +452,12 @@ fn skip_string(b: &[u8], mut i: usize, kind: StringKind) -> Option<usize> {
             // Straight to the next byte that can matter: docstrings and
             // table patterns are long.
             let rest = b.get(i..)?;
-            i += if triple {
-                memchr::memchr2(b'\\', quote, rest)?
+            i = if triple {
+                i + memchr::memchr2(b'\\', quote, rest)?
             } else {
-                memchr::memchr3(b'\\', quote, b'\n', rest)?
+                // Most strings are short: a vector compare from here, not
+                // `memchr`'s set-up.
+                byte_search::next_of3(b, i, [b'\\', quote, b'\n'])?
             };
         }
         let c = *b.get(i)?;

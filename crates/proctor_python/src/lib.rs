@@ -5,6 +5,7 @@
 //! dynamic item, never guessed and never dropped.
 
 mod bodies;
+mod byte_search;
 mod cache;
 mod class_flags;
 mod collector;

@@ -892,7 +892,7 @@ mod tests {
         // Hashable plain values compare by value, whatever their index.
         let ints = PyValue::Container {
             kind: ContainerKind::Tuple,
-            elements: vec![PyValue::Int("1".to_owned())].into(),
+            elements: vec![PyValue::Int("1".into())].into(),
         };
         assert_eq!(value_key(&ints, 0), value_key(&ints, 5));
     }

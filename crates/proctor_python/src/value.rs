@@ -491,7 +491,11 @@ mod tests {
     fn pair(key: PyValue, value: i32) -> PyValue {
         PyValue::Container {
             kind: ContainerKind::Tuple,
-            elements: vec![key, PyValue::Int(value.to_string())].into(),
+            elements: vec![
+                key,
+                PyValue::Int(compact_str::ToCompactString::to_compact_string(&value)),
+            ]
+            .into(),
         }
     }
 
@@ -539,7 +543,7 @@ mod tests {
             KeyLookup::Unindexed
         );
         let mut items = str_pairs(20).into_vec();
-        items.push(pair(PyValue::Int("1".to_owned()), 1));
+        items.push(pair(PyValue::Int("1".into()), 1));
         assert_eq!(
             Elements::from(items).str_key_position("k1"),
             KeyLookup::Unindexed

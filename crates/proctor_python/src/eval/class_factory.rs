@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn the_name_comes_from_the_argument_the_contract_names() {
-        let named = |n: &str| Some(PyValue::Named(n.to_owned()));
+        let named = |n: &str| Some(PyValue::Named(n.into()));
         assert_eq!(
             class_factory_call("attr._make.make_class", &args(vec![s("C"), s("x")], vec![])),
             named("C")
@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(
             class_factory_call(
                 "functools.total_ordering",
-                &args(vec![PyValue::Named("K".to_owned())], vec![])
+                &args(vec![PyValue::Named("K".into())], vec![])
             ),
             named("K")
         );

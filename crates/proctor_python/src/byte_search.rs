@@ -1,0 +1,173 @@
+//! The import scan's inner searches: the next byte of a small set in a
+//! text, sixteen bytes at a time.
+//!
+//! The scan reads every byte of every shared module (a lexer's token
+//! tables are most of pygments' source): where its loop looked at one byte
+//! at a time through a table, a vector compare classifies sixteen, and the
+//! loop only stops where something happens. `memchr` does the same for up
+//! to three bytes, but the code of a logical line stops at twelve, and a
+//! string is usually short enough that `memchr`'s set-up costs more than
+//! its search.
+//!
+//! On x86-64 (SSE2 is part of the baseline) the searches use vector
+//! compares; elsewhere they are plain loops over the same sets, which the
+//! tests also check the vector ones against.
+
+/// Whether `c` is a byte where a logical line's code stops: a bracket, a
+/// quote, `#`, `\`, or a line end.
+pub(crate) fn is_code_stop(c: u8) -> bool {
+    matches!(
+        c,
+        b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'\'' | b'"' | b'#' | b'\\' | b'\r' | b'\n'
+    )
+}
+
+/// The index of the first code stop ([`is_code_stop`]) at or after `from`.
+pub(crate) fn next_code_stop(b: &[u8], from: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut i = from;
+        while let Some(chunk) = b.get(i..i + 16) {
+            let mask = sse2::code_stops(chunk);
+            if mask != 0 {
+                return Some(i + mask.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+        scalar_position(b, i, is_code_stop)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        scalar_position(b, from, is_code_stop)
+    }
+}
+
+/// The index of the first byte at or after `from` that is one of `stops`.
+pub(crate) fn next_of3(text: &[u8], from: usize, stops: [u8; 3]) -> Option<usize> {
+    let [one, two, three] = stops;
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut at = from;
+        while let Some(chunk) = text.get(at..at + 16) {
+            let mask = sse2::any_of3(chunk, stops);
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            at += 16;
+        }
+        scalar_position(text, at, |c| c == one || c == two || c == three)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        scalar_position(text, from, |c| c == one || c == two || c == three)
+    }
+}
+
+/// The index of the first byte at or after `from` that `stop` accepts.
+fn scalar_position(b: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> Option<usize> {
+    b.get(from..)?
+        .iter()
+        .position(|&c| stop(c))
+        .map(|at| from + at)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    // SAFETY (every `unsafe` below): the intrinsics need SSE2, which is
+    // part of the x86-64 baseline (the target enables it, so the calls are
+    // inlined as single instructions), and the load reads sixteen bytes
+    // that the chunk holds, with no alignment requirement.
+
+    fn load(chunk: &[u8]) -> __m128i {
+        assert!(chunk.len() >= 16);
+        unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
+    }
+
+    #[allow(clippy::cast_possible_wrap)]
+    fn splat(byte: u8) -> __m128i {
+        unsafe { _mm_set1_epi8(byte as i8) }
+    }
+
+    fn eq(v: __m128i, byte: u8) -> __m128i {
+        unsafe { _mm_cmpeq_epi8(v, splat(byte)) }
+    }
+
+    /// `v & mask == byte`, per byte.
+    fn eq_masked(v: __m128i, mask: u8, byte: u8) -> __m128i {
+        unsafe { _mm_cmpeq_epi8(_mm_and_si128(v, splat(mask)), splat(byte)) }
+    }
+
+    fn or(a: __m128i, b: __m128i) -> __m128i {
+        unsafe { _mm_or_si128(a, b) }
+    }
+
+    #[allow(clippy::cast_sign_loss)]
+    fn bits(v: __m128i) -> u32 {
+        unsafe { _mm_movemask_epi8(v) as u32 }
+    }
+
+    /// One bit per code stop among the first sixteen bytes of `chunk`.
+    pub(super) fn code_stops(chunk: &[u8]) -> u32 {
+        let v = load(chunk);
+        // `&` 0xFE pairs `(` with `)` and `"` with `#`; `&` 0xDF pairs
+        // `[` with `{` and `]` with `}` (no other byte maps onto them).
+        let brackets = or(
+            eq_masked(v, 0xFE, b'('),
+            or(eq_masked(v, 0xDF, b'['), eq_masked(v, 0xDF, b']')),
+        );
+        let quotes = or(eq_masked(v, 0xFE, b'"'), eq(v, b'\''));
+        let rest = or(eq(v, b'\\'), or(eq(v, b'\n'), eq(v, b'\r')));
+        bits(or(brackets, or(quotes, rest)))
+    }
+
+    /// One bit per byte equal to one of `stops` among the first sixteen
+    /// bytes of `chunk`.
+    pub(super) fn any_of3(chunk: &[u8], [one, two, three]: [u8; 3]) -> u32 {
+        let v = load(chunk);
+        bits(or(eq(v, one), or(eq(v, two), eq(v, three))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_code_stop, next_code_stop, next_of3, scalar_position};
+
+    /// Every byte value, at every place of texts longer than two chunks:
+    /// the vector searches find what the byte-at-a-time ones find.
+    #[test]
+    fn the_searches_agree_with_a_byte_at_a_time() {
+        for byte in 0..=u8::MAX {
+            for len in [1, 15, 16, 17, 31, 33, 40] {
+                for at in 0..len {
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    for from in [0, 1, at, len - 1] {
+                        assert_eq!(
+                            next_code_stop(&text, from),
+                            scalar_position(&text, from, is_code_stop),
+                            "{byte:#x} at {at} of {len} from {from}"
+                        );
+                        assert_eq!(
+                            next_of3(&text, from, [b'"', b'\\', b'\n']),
+                            scalar_position(&text, from, |c| matches!(c, b'"' | b'\\' | b'\n')),
+                            "{byte:#x} at {at} of {len} from {from}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(next_code_stop(b"abc", 3), None);
+        assert_eq!(next_code_stop(b"abc", 7), None);
+    }
+
+    #[test]
+    fn code_stops_are_the_twelve_bytes() {
+        let stops: Vec<u8> = (0..=u8::MAX).filter(|&c| is_code_stop(c)).collect();
+        assert_eq!(stops, b"\n\r\"#'()[\\]{}".to_vec());
+    }
+}
