@@ -753,15 +753,15 @@ fn conftest_with_imports(
     let mut names = vec![(dotted, package.clone())];
     let mut seen: FxHashSet<PathBuf> = std::iter::once(file.path.clone()).collect();
     for module in crate::session::imported_modules(&ast.body, &package) {
-        for (path, name) in resolver.find_module(&roots, &module) {
+        for (path, name) in resolver.find_module(&roots, &module).iter() {
             if seen.insert(path.clone()) {
-                let package = crate::imports::package_of(&path, &name);
+                let package = crate::imports::package_of(path, name);
                 loaded.push(ParsedFile::load(
-                    &path,
-                    settings.relative(&path),
+                    path,
+                    settings.relative(path),
                     settings.max_file_size,
                 ));
-                names.push((name, package));
+                names.push((name.clone(), package));
             }
         }
     }

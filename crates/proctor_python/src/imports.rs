@@ -12,6 +12,10 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::settings::CollectSettings;
 
 /// Cached directory listings and module lookups.
+/// The files of a module and of its parent packages, with their dotted
+/// names ([`Resolver::find_module`]).
+pub(crate) type Found = std::sync::Arc<[(PathBuf, String)]>;
+
 #[derive(Default)]
 pub(crate) struct Resolver {
     // Paths are keyed by their bytes: hashing a `Path` walks its
@@ -19,7 +23,9 @@ pub(crate) struct Resolver {
     // here are all joined from the same roots, so equal paths are equal
     // bytes.
     listings: HashMap<OsString, Listing>,
-    found: HashMap<String, Vec<(PathBuf, String)>>,
+    /// Shared with the callers: a module is looked up once per import of
+    /// it, and most are found already.
+    found: HashMap<String, Found>,
     /// The dotted name of each directory's package ("" outside packages).
     packages: HashMap<OsString, String>,
     /// `rootdir/src` of a src layout, searched last (see
@@ -197,11 +203,7 @@ impl Resolver {
 
     /// Files of `dotted` and of its parent packages, under the first root
     /// that has it.
-    pub(crate) fn find_module(
-        &mut self,
-        roots: &[PathBuf],
-        dotted: &str,
-    ) -> Vec<(PathBuf, String)> {
+    pub(crate) fn find_module(&mut self, roots: &[PathBuf], dotted: &str) -> Found {
         if let Some(found) = self.found.get(dotted) {
             return found.clone();
         }
@@ -240,6 +242,7 @@ impl Resolver {
                 break;
             }
         }
+        let result: Found = result.into();
         self.found.insert(dotted.to_string(), result.clone());
         result
     }
@@ -373,7 +376,7 @@ mod tests {
         let found = |settings: &CollectSettings| {
             let mut resolver = Resolver::default();
             let roots = resolver.import_roots(settings, [test.as_path()]);
-            resolver.find_module(&roots, "pkg")
+            resolver.find_module(&roots, "pkg").to_vec()
         };
         // The interpreter's path unknown: read it.
         assert_eq!(found(&settings), [(init.clone(), "pkg".to_owned())]);

@@ -164,9 +164,10 @@ pub(crate) fn run(
     let mut wanted: Vec<(PathBuf, String)> = Vec::new();
     for names in &scans {
         for dotted in names {
-            for (file, name) in resolver.find_module(&roots, dotted) {
-                if known.insert(file.clone().into_os_string()) {
-                    wanted.push((file, name));
+            for (file, name) in resolver.find_module(&roots, dotted).iter() {
+                if !known.contains(file.as_os_str()) {
+                    known.insert(file.clone().into_os_string());
+                    wanted.push((file.clone(), name.clone()));
                 }
             }
         }
@@ -188,9 +189,10 @@ pub(crate) fn run(
         // What the modules loaded since `start` import in turn.
         for slot in &slots[start..] {
             for dotted in &slot.imports {
-                for (file, name) in resolver.find_module(&roots, dotted) {
-                    if known.insert(file.clone().into_os_string()) {
-                        wanted.push((file, name));
+                for (file, name) in resolver.find_module(&roots, dotted).iter() {
+                    if !known.contains(file.as_os_str()) {
+                        known.insert(file.clone().into_os_string());
+                        wanted.push((file.clone(), name.clone()));
                     }
                 }
             }
@@ -586,7 +588,7 @@ pub(crate) fn run(
                 queue.extend(slot_of.get(conftest.as_os_str()));
             }
             for dotted in &scans[i] {
-                for (file, _) in resolver.find_module(&roots, dotted) {
+                for (file, _) in resolver.find_module(&roots, dotted).iter() {
                     queue.extend(slot_of.get(file.as_os_str()));
                 }
             }
@@ -596,12 +598,16 @@ pub(crate) fn run(
                     continue;
                 }
                 let next = imported[s].get_or_insert_with(|| {
-                    deps[s]
-                        .2
-                        .iter()
-                        .flat_map(|dotted| resolver.find_module(&roots, dotted))
-                        .filter_map(|(file, _)| slot_of.get(file.as_os_str()).copied())
-                        .collect()
+                    let mut next = Vec::new();
+                    for dotted in &deps[s].2 {
+                        let found = resolver.find_module(&roots, dotted);
+                        next.extend(
+                            found
+                                .iter()
+                                .filter_map(|(file, _)| slot_of.get(file.as_os_str()).copied()),
+                        );
+                    }
+                    next
                 });
                 queue.extend_from_slice(next);
             }
@@ -1563,9 +1569,10 @@ fn scan_reachable(
         }
         let mut follow = |imports: &[String], spawn: &mut dyn FnMut(PathBuf, String)| {
             for dotted in imports {
-                for (file, name) in resolver.find_module(roots, dotted) {
-                    if known.insert(file.clone().into_os_string()) {
-                        spawn(file, name);
+                for (file, name) in resolver.find_module(roots, dotted).iter() {
+                    if !known.contains(file.as_os_str()) {
+                        known.insert(file.clone().into_os_string());
+                        spawn(file.clone(), name.clone());
                     }
                 }
             }
