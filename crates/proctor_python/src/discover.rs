@@ -93,6 +93,19 @@ impl ConftestIgnores {
     }
 }
 
+/// `path.starts_with(dir)`, asked of the bytes first: the paths the walk
+/// gives are joined from the same roots, so one under `dir` starts with
+/// its bytes and a slash, which is found without taking either apart into
+/// components (the component walk stays for anything else).
+pub(crate) fn starts_with_dir(path: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (bytes, prefix) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    let plain = bytes
+        .strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/") || prefix.ends_with(b"/"));
+    plain || path.starts_with(dir)
+}
+
 pub(crate) struct Walker<'s> {
     settings: &'s CollectSettings,
     out: Discovery,
@@ -439,7 +452,7 @@ impl<'s> Walker<'s> {
         // read by now: whether its files are under a hook's directory, and
         // which directories to enter (the rest of `ignored` is checked on
         // their own listing), listed ahead.
-        let hooked = self.hook_dirs.iter().any(|d| dir.starts_with(d));
+        let hooked = self.hook_dirs.iter().any(|d| starts_with_dir(dir, d));
         let enter: Vec<bool> = entries
             .iter()
             .map(|(name, path, kind)| {
@@ -536,7 +549,7 @@ impl<'s> Walker<'s> {
     /// pytest's ignore rules do not apply to it, and pytest's own plugins
     /// collect any Python file, and any text file with doctest examples.
     fn note_initial_hook_file(&mut self, path: &Path) {
-        if self.hook_dirs.iter().any(|d| path.starts_with(d)) {
+        if self.hook_dirs.iter().any(|d| starts_with_dir(path, d)) {
             let also = if path.extension().is_some_and(|e| e == "py") {
                 Also::Yes
             } else {
@@ -923,6 +936,41 @@ pub fn normalize(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    /// The byte shortcut answers as `Path::starts_with` does.
+    #[test]
+    fn a_path_under_a_directory_is_found_by_its_bytes() {
+        use std::path::Path;
+        let paths = [
+            "/r",
+            "/r/",
+            "/r/a",
+            "/r/a/",
+            "/r/ab",
+            "/r/a/b.py",
+            "/r/a//b",
+            "/r/./a/b",
+            "/r/a/./b",
+            "/r/a/../b",
+            "r/a",
+            "a",
+            "",
+            "/",
+            "./a/b",
+        ];
+        for dir in paths {
+            for path in paths {
+                let (dir, path) = (Path::new(dir), Path::new(path));
+                assert_eq!(
+                    super::starts_with_dir(path, dir),
+                    path.starts_with(dir),
+                    "{} under {}",
+                    path.display(),
+                    dir.display()
+                );
+            }
+        }
+    }
+
     use super::has_doctest_examples;
 
     /// The line-by-line reading the byte search stands for: a line (as

@@ -582,7 +582,7 @@ pub(crate) fn run(
             for conftest in discovery
                 .conftests
                 .iter()
-                .filter(|(d, _)| dir.starts_with(d))
+                .filter(|(d, _)| crate::discover::starts_with_dir(dir, d))
                 .map(|(_, c)| c)
             {
                 queue.extend(slot_of.get(conftest.as_os_str()));

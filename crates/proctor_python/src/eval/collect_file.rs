@@ -70,7 +70,7 @@ pub(crate) fn collect_files(
         .map(|file| {
             // pytest calls the hooks of the deepest conftest first.
             let mut applicable: Vec<usize> = (0..hooks.len())
-                .filter(|&h| file.path.starts_with(hooks[h].0))
+                .filter(|&h| crate::discover::starts_with_dir(&file.path, hooks[h].0))
                 .collect();
             applicable.sort_by_key(|&h| std::cmp::Reverse(hooks[h].0.components().count()));
             let rel = settings.relative(&file.path);
