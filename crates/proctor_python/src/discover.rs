@@ -93,17 +93,27 @@ impl ConftestIgnores {
     }
 }
 
-/// `path.starts_with(dir)`, asked of the bytes first: the paths the walk
-/// gives are joined from the same roots, so one under `dir` starts with
-/// its bytes and a slash, which is found without taking either apart into
-/// components (the component walk stays for anything else).
+/// `path.starts_with(dir)`, answered from their bytes when both are plain
+/// (no `.` or `..` component, no doubled or trailing slash), as the paths
+/// the walk joins from the same roots are: then the one is under the other
+/// exactly when it starts with its bytes and a slash. Anything else takes
+/// the component walk.
 pub(crate) fn starts_with_dir(path: &Path, dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
+    let plain = |bytes: &[u8]| {
+        bytes.len() > 1
+            && bytes.starts_with(b"/")
+            && !bytes.ends_with(b"/")
+            && memchr::memmem::find(bytes, b"//").is_none()
+            && memchr::memmem::find(bytes, b"/.").is_none()
+    };
     let (bytes, prefix) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
-    let plain = bytes
-        .strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/") || prefix.ends_with(b"/"));
-    plain || path.starts_with(dir)
+    if plain(bytes) && plain(prefix) {
+        return bytes
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"));
+    }
+    path.starts_with(dir)
 }
 
 pub(crate) struct Walker<'s> {

@@ -702,7 +702,11 @@ fn simple(code: &str, package: &str, out: &mut Vec<String>) -> Option<()> {
                     out.push(if base.is_empty() {
                         imported
                     } else {
-                        format!("{base}.{imported}")
+                        let mut dotted = String::with_capacity(base.len() + 1 + imported.len());
+                        dotted.push_str(&base);
+                        dotted.push('.');
+                        dotted.push_str(&imported);
+                        dotted
                     });
                 }
                 if !any {

@@ -220,16 +220,19 @@ impl Resolver {
             let mut found = Vec::new();
             let mut dir = root.clone();
             for (i, part) in parts.iter().enumerate() {
-                let name = parts[..=i].join(".");
-                let file_name = OsString::from(format!("{part}.py"));
+                // The dotted name so far: `dotted` up to this part.
+                let name = &dotted[..parts[..=i].iter().map(|p| p.len() + 1).sum::<usize>() - 1];
+                let mut file_name = OsString::with_capacity(part.len() + 3);
+                file_name.push(part);
+                file_name.push(".py");
                 let listing = self.listing(&dir);
                 let is_dir = listing.dirs.contains(std::ffi::OsStr::new(part));
                 let is_file = listing.files.contains(&file_name);
                 if is_dir && self.has_init(&dir.join(part)) {
                     dir = dir.join(part);
-                    found.push((dir.join("__init__.py"), name));
+                    found.push((dir.join("__init__.py"), name.to_owned()));
                 } else if is_file {
-                    found.push((dir.join(file_name), name));
+                    found.push((dir.join(file_name), name.to_owned()));
                     break;
                 } else if is_dir {
                     dir = dir.join(part);

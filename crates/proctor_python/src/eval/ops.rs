@@ -75,7 +75,13 @@ pub(super) fn hash_key(value: &PyValue) -> Option<String> {
             format!("i{n}")
         }
         PyValue::Float(f) => format!("f{}", crate::value::float_repr(*f)),
-        PyValue::Str(s) => format!("s{s}"),
+        // The most common key (a dict of names): built without `format!`.
+        PyValue::Str(s) => {
+            let mut key = String::with_capacity(1 + s.len());
+            key.push('s');
+            key.push_str(s);
+            key
+        }
         PyValue::Bytes(b) => format!("b{b:?}"),
         PyValue::Container {
             kind: ContainerKind::Tuple,
