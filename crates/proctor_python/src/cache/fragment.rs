@@ -37,6 +37,12 @@ fn item_head(out: &mut Vec<u8>, nodeid: &str, line: usize, file: impl FnOnce(&mu
 /// Writes `n` in decimal, as `write!` does, without the formatting
 /// machinery (called once per item and per marker index).
 fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
+    // Most are a marker index or a line number of a few digits: pushed
+    // one by one, not through a `memcpy` call.
+    if n < 10 {
+        out.push(b"0123456789"[n]);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -47,7 +53,10 @@ fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    out.reserve(digits.len() - at);
+    for &digit in &digits[at..] {
+        out.push(digit);
+    }
 }
 
 /// Writes the rest of one item of `collect --json`, after its marker
@@ -108,12 +117,19 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        // Sixteen bytes at a time while none of them needs escaping.
-        if let Some(chunk) = bytes.get(i..i + 16) {
-            if !needs_escape(chunk.try_into().unwrap_or(&[0; 16])) {
-                i += 16;
-                continue;
+        // Sixteen bytes at a time while none of them needs escaping; the
+        // last few padded with a byte that needs none.
+        let clean = match bytes.get(i..i + 16) {
+            Some(chunk) => !needs_escape(chunk.try_into().unwrap_or(&[0; 16])),
+            None => {
+                let mut tail = [b'a'; 16];
+                tail[..bytes.len() - i].copy_from_slice(&bytes[i..]);
+                !needs_escape(&tail)
             }
+        };
+        if clean {
+            i = (i + 16).min(bytes.len());
+            continue;
         }
         let byte = bytes[i];
         i += 1;
