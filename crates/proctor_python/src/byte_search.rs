@@ -1,5 +1,6 @@
-//! The import scan's inner searches: the next byte of a small set in a
-//! text, sixteen bytes at a time.
+//! Searches sixteen bytes at a time: the next byte of a small set in a
+//! text (the import scan's inner loops), and the padded chunks the checks
+//! of JSON strings and ids look at.
 //!
 //! The scan reads every byte of every shared module (a lexer's token
 //! tables are most of pygments' source): where its loop looked at one byte
@@ -23,44 +24,47 @@ pub(crate) fn is_code_stop(c: u8) -> bool {
 }
 
 /// The index of the first code stop ([`is_code_stop`]) at or after `from`.
-pub(crate) fn next_code_stop(b: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn next_code_stop(text: &[u8], from: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    {
-        let mut i = from;
-        while let Some(chunk) = b.get(i..i + 16) {
-            let mask = sse2::code_stops(chunk);
-            if mask != 0 {
-                return Some(i + mask.trailing_zeros() as usize);
-            }
-            i += 16;
-        }
-        scalar_position(b, i, is_code_stop)
-    }
+    let chunk_stops = sse2::code_stops;
     #[cfg(not(target_arch = "x86_64"))]
-    {
-        scalar_position(b, from, is_code_stop)
-    }
+    let chunk_stops = |_: &[u8]| 0;
+    first_stop(text, from, chunk_stops, is_code_stop)
 }
 
 /// The index of the first byte at or after `from` that is one of `stops`.
 pub(crate) fn next_of3(text: &[u8], from: usize, stops: [u8; 3]) -> Option<usize> {
     let [one, two, three] = stops;
     #[cfg(target_arch = "x86_64")]
-    {
-        let mut at = from;
+    let chunk_stops = |chunk: &[u8]| sse2::any_of3(chunk, stops);
+    #[cfg(not(target_arch = "x86_64"))]
+    let chunk_stops = |_: &[u8]| 0;
+    first_stop(text, from, chunk_stops, |c| {
+        c == one || c == two || c == three
+    })
+}
+
+/// The index of the first byte at or after `from` that `stop` accepts:
+/// sixteen bytes at a time through `chunk_stops` (one bit per stop among a
+/// chunk's bytes) on x86-64, the rest byte by byte. Elsewhere every byte
+/// goes through `stop`.
+fn first_stop(
+    text: &[u8],
+    from: usize,
+    chunk_stops: impl Fn(&[u8]) -> u32,
+    stop: impl Fn(u8) -> bool,
+) -> Option<usize> {
+    let mut at = from;
+    if cfg!(target_arch = "x86_64") {
         while let Some(chunk) = text.get(at..at + 16) {
-            let mask = sse2::any_of3(chunk, stops);
+            let mask = chunk_stops(chunk);
             if mask != 0 {
                 return Some(at + mask.trailing_zeros() as usize);
             }
             at += 16;
         }
-        scalar_position(text, at, |c| c == one || c == two || c == three)
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        scalar_position(text, from, |c| c == one || c == two || c == three)
-    }
+    scalar_position(text, at, stop)
 }
 
 /// The index of the first byte at or after `from` that `stop` accepts.
@@ -69,6 +73,20 @@ fn scalar_position(b: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> Option<u
         .iter()
         .position(|&c| stop(c))
         .map(|at| from + at)
+}
+
+/// The sixteen bytes of `bytes` from `at`, the last few padded with `a`
+/// (a byte no check looks for) past its end: the chunk a fixed-array loop,
+/// which the compiler makes a few vector instructions, is given.
+pub(crate) fn padded_chunk(bytes: &[u8], at: usize) -> [u8; 16] {
+    if let Some(chunk) = bytes.get(at..at + 16) {
+        chunk.try_into().unwrap_or([b'a'; 16])
+    } else {
+        let rest = bytes.get(at..).unwrap_or_default();
+        let mut chunk = [b'a'; 16];
+        chunk[..rest.len()].copy_from_slice(rest);
+        chunk
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

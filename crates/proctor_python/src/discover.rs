@@ -101,11 +101,9 @@ impl ConftestIgnores {
 pub(crate) fn starts_with_dir(path: &Path, dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let plain = |bytes: &[u8]| {
-        bytes.len() > 1
-            && bytes.starts_with(b"/")
-            && !bytes.ends_with(b"/")
-            && memchr::memmem::find(bytes, b"//").is_none()
-            && memchr::memmem::find(bytes, b"/.").is_none()
+        bytes
+            .strip_prefix(b"/")
+            .is_some_and(crate::settings::plain_components)
     };
     let (bytes, prefix) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
     if plain(bytes) && plain(prefix) {

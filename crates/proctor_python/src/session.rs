@@ -164,12 +164,8 @@ pub(crate) fn run(
     let mut wanted: Vec<(PathBuf, String)> = Vec::new();
     for names in &scans {
         for dotted in names {
-            for (file, name) in resolver.find_module(&roots, dotted).iter() {
-                if !known.contains(file.as_os_str()) {
-                    known.insert(file.clone().into_os_string());
-                    wanted.push((file.clone(), name.clone()));
-                }
-            }
+            let found = resolver.find_module(&roots, dotted);
+            wanted.extend(newly_found(&mut known, &found).cloned());
         }
     }
     // Every module reachable from there, scanned on workers as soon as it
@@ -189,12 +185,8 @@ pub(crate) fn run(
         // What the modules loaded since `start` import in turn.
         for slot in &slots[start..] {
             for dotted in &slot.imports {
-                for (file, name) in resolver.find_module(&roots, dotted).iter() {
-                    if !known.contains(file.as_os_str()) {
-                        known.insert(file.clone().into_os_string());
-                        wanted.push((file.clone(), name.clone()));
-                    }
-                }
+                let found = resolver.find_module(&roots, dotted);
+                wanted.extend(newly_found(&mut known, &found).cloned());
             }
         }
         if wanted.is_empty() {
@@ -1569,11 +1561,9 @@ fn scan_reachable(
         }
         let mut follow = |imports: &[String], spawn: &mut dyn FnMut(PathBuf, String)| {
             for dotted in imports {
-                for (file, name) in resolver.find_module(roots, dotted).iter() {
-                    if !known.contains(file.as_os_str()) {
-                        known.insert(file.clone().into_os_string());
-                        spawn(file.clone(), name.clone());
-                    }
+                let found = resolver.find_module(roots, dotted);
+                for (file, name) in newly_found(&mut known, &found) {
+                    spawn(file.clone(), name.clone());
                 }
             }
         };
@@ -1601,6 +1591,17 @@ fn scan_reachable(
         }
     });
     out
+}
+
+/// The files of `found` that are not in `known`, each added to it as it is
+/// given (a module found again allocates nothing).
+fn newly_found<'f>(
+    known: &'f mut HashSet<OsString>,
+    found: &'f [(PathBuf, String)],
+) -> impl Iterator<Item = &'f (PathBuf, String)> + 'f {
+    found.iter().filter(move |(file, _)| {
+        !known.contains(file.as_os_str()) && known.insert(file.clone().into_os_string())
+    })
 }
 
 /// A file's bytes and, with the cache, its `stat` data, taken on the open

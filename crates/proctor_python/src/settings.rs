@@ -173,14 +173,21 @@ impl CollectSettings {
             .as_bytes()
             .strip_prefix(self.rootdir.as_os_str().as_bytes())?
             .strip_prefix(b"/")?;
-        let text = std::str::from_utf8(rest).ok()?;
-        let plain = !text.is_empty()
-            && !text.starts_with(['/', '.'])
-            && !text.ends_with(['/', '.'])
-            && !text.contains("//")
-            && !text.contains("/.");
-        plain.then_some(text)
+        plain_components(rest).then(|| std::str::from_utf8(rest).ok())?
     }
+}
+
+/// Whether `bytes` is a relative path of plain components, as the walk
+/// joins them: no empty one (a leading, doubled or trailing slash) and none
+/// starting with `.` (so no `.` or `..`, and hidden names are left to the
+/// component walk too). Such a path is its components joined by slashes.
+pub(crate) fn plain_components(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && !bytes.starts_with(b"/")
+        && !bytes.starts_with(b".")
+        && !bytes.ends_with(b"/")
+        && memchr::memmem::find(bytes, b"//").is_none()
+        && memchr::memmem::find(bytes, b"/.").is_none()
 }
 
 /// `_matches_prefix_or_glob_option`: a name matches an option when it

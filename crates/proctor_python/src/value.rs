@@ -469,16 +469,9 @@ fn is_plain_ascii(bytes: &[u8]) -> bool {
         }
         any != 0
     };
-    let mut chunks = bytes.chunks_exact(16);
-    for chunk in &mut chunks {
-        if escaped(chunk.try_into().unwrap_or(&[0; 16])) {
-            return false;
-        }
-    }
-    let rest = chunks.remainder();
-    let mut tail = [b'a'; 16];
-    tail[..rest.len()].copy_from_slice(rest);
-    !escaped(&tail)
+    (0..bytes.len())
+        .step_by(16)
+        .all(|at| !escaped(&crate::byte_search::padded_chunk(bytes, at)))
 }
 
 /// pytest's `ascii_escaped` for `bytes` values: `backslashreplace` decoding

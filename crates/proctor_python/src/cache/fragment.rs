@@ -117,16 +117,8 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        // Sixteen bytes at a time while none of them needs escaping; the
-        // last few padded with a byte that needs none.
-        let clean = if let Some(chunk) = bytes.get(i..i + 16) {
-            !needs_escape(chunk.try_into().unwrap_or(&[0; 16]))
-        } else {
-            let mut tail = [b'a'; 16];
-            tail[..bytes.len() - i].copy_from_slice(&bytes[i..]);
-            !needs_escape(&tail)
-        };
-        if clean {
+        // Sixteen bytes at a time while none of them needs escaping.
+        if !needs_escape(&crate::byte_search::padded_chunk(bytes, i)) {
             i = (i + 16).min(bytes.len());
             continue;
         }
