@@ -13,7 +13,11 @@ the binary, most instructions first, over every corpus suite: `collect
 --json` cold (no cache), warm, and `--no-cache`, and `select`. A symbol
 the build no longer has is skipped by the linker, and a function missing
 from the list is placed after the listed ones: a stale list costs memory,
-never correctness. Rerun after changes to the collection's code:
+never correctness. The collection's crate is built as one codegen unit
+(Cargo.toml) so that its functions keep their names across edits; a
+function that ThinLTO shares between two units of another crate is
+renamed (`.llvm.<hash>`) when that crate changes. Rerun after changes to
+the collection's code:
 
     bench/symbol-order.py [--proctor BIN] [--jobs N]
 
