@@ -23,7 +23,8 @@ fn main() -> ExitCode {
     // on packaging a third of a cold collection's CPU time, for 1 to 4 MiB
     // less peak memory than with 10 ms. The `no_thp` feature goes with it:
     // with transparent huge pages, every page returned and taken again is a
-    // 2 MiB page the kernel zeroes.
+    // 2 MiB page the kernel zeroes. Blocks of 128 KiB or more are not
+    // mimalloc's and are unmapped when freed (allocator.rs).
     // SAFETY: sets a process-wide allocator option before any thread starts;
     // 15 is `mi_option_purge_delay` in mimalloc v3's `mi_option_t`.
     unsafe { libmimalloc_sys::mi_option_set(15, 10) };
