@@ -657,6 +657,23 @@ fn a_memo_checked_by_stat_alone_sees_every_edit() {
             String::from_utf8_lossy(&after),
             String::from_utf8_lossy(&plain)
         );
+        // A cold run (every module collected and stored in the pack)
+        // stores no memo: the next one splices the document from the pack
+        // and stores it. Any other run stores the memo itself. Either way
+        // the run after the one that stored it takes it from `stat` data
+        // alone.
+        if stderr.contains(", spliced, not stored") {
+            assert!(
+                stderr.contains("cache: 0 cached,"),
+                "{context}: the memo not stored after a run that was not cold: {stderr}"
+            );
+            let (again, trace) = collect_traced(&root);
+            assert!(again == plain, "{context}: the document differs when rerun");
+            assert!(
+                trace.contains(", spliced\n"),
+                "{context}: the run after a cold one did not splice and store: {trace}"
+            );
+        }
         let (again, by_stat) = collect_by_stat(&root);
         assert!(again == plain, "{context}: the memo differs");
         assert!(by_stat, "{context}: the memo was not taken from stat data");
@@ -690,6 +707,14 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rebuilt() {
     let (first, _) = proctor(&root, &["collect", "--json"]);
     assert_eq!(first, expected);
     let cache = root.join(".proctor/cache/v4");
+    // A cold run writes the pack; the next one, finding nothing changed,
+    // stores the memo.
+    assert!(
+        !cache.join("memo.bin").exists(),
+        "a memo stored by a cold run"
+    );
+    let (second, _) = proctor(&root, &["collect", "--json"]);
+    assert_eq!(second, expected);
     assert_eq!(
         std::fs::read_to_string(root.join(".proctor/.gitignore"))
             .unwrap()

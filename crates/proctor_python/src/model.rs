@@ -212,8 +212,11 @@ pub struct Rendered {
     /// stored as the memo (`stored`); else empty.
     pub document: Vec<u8>,
     /// The document as stored in the memo, written there as it was
-    /// spliced (not held in memory): to copy out.
+    /// spliced (not held in memory): to copy out, unless it was `sent`.
     pub stored: Option<MemoDocument>,
+    /// How writing the document to [`JsonHead::sink`] went, when there
+    /// was one: then it is neither to copy out nor held in `document`.
+    pub sent: Option<Result<(), std::sync::Arc<std::io::Error>>>,
     /// How many items and collection errors it lists (for the exit
     /// status).
     pub items: usize,
@@ -231,6 +234,10 @@ pub struct JsonHead<'a> {
     /// The exit status of a document with so many collection errors and
     /// items: stored first in the memo.
     pub status: fn(errors: usize, items: usize) -> u8,
+    /// Where the caller wants a spliced document (standard output): it
+    /// is written there while the same bytes go to the memo, side by side,
+    /// instead of being copied out of the memo after.
+    pub sink: Option<&'a std::fs::File>,
 }
 
 /// A stored rendering: the byte the caller stored first (`collect

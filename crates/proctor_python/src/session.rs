@@ -726,33 +726,56 @@ pub(crate) fn run(
                     &collection.errors,
                     header.json,
                 )?;
-                // Written into the memo as it is spliced, and copied out
-                // from there by the caller; held in memory only when it
-                // cannot be stored (the caller does not try again).
+                // Written to the caller's sink (standard output) when there
+                // is one and, side by side, into the memo, except on a cold
+                // run: one that collected every module and stored each in
+                // the pack it has just written. There the document written
+                // a second time (5 MB on packaging) made the end of the run
+                // a third longer, and the next run, finding nothing
+                // changed, splices the same document from the pack alone
+                // (on packaging in about the time the memo takes) and
+                // stores it then. Without a sink it is stored and copied
+                // out of the memo by the caller, and held in memory only
+                // when it goes to neither (the caller does not try again).
                 let first = (header.status)(spliced.errors, spliced.items);
-                let stored = slot.as_ref().and_then(|slot| {
-                    Store::open_bare(settings.cache.as_deref()?).write_memo_with(
-                        slot,
-                        first,
-                        |out| spliced.write_to(out),
-                    )
-                });
-                Some((spliced, stored))
+                let cold = hits == 0 && fresh.len() == outputs.len();
+                let store = slot
+                    .as_ref()
+                    .zip(settings.cache.as_deref())
+                    .filter(|_| !cold || header.sink.is_none());
+                let (stored, sent) = rayon::join(
+                    || {
+                        let (slot, root) = store?;
+                        Store::open_bare(root)
+                            .write_memo_with(slot, first, |out| spliced.write_to(out))
+                    },
+                    || {
+                        header.sink.map(|sink| {
+                            let mut out = std::io::BufWriter::with_capacity(1 << 16, sink);
+                            spliced
+                                .write_to(&mut out)
+                                .and_then(|()| std::io::Write::flush(&mut out))
+                                .map_err(std::sync::Arc::new)
+                        })
+                    },
+                );
+                Some((spliced, stored, sent))
             },
             write_cache,
         );
-        let Some((spliced, stored)) = spliced else {
+        let Some((spliced, stored, sent)) = spliced else {
             return run(settings, paths, memo, None);
         };
-        let document = match &stored {
-            Some(_) => Vec::new(),
-            None => spliced.to_bytes(),
+        let document = match (&stored, &sent) {
+            (None, None) => spliced.to_bytes(),
+            _ => Vec::new(),
         };
         let collection = Collection {
             cache: collection.cache,
             memo: Some(Memo::Rendered(Rendered {
                 document,
                 stored,
+                sent,
                 items: spliced.items,
                 errors: spliced.errors,
             })),

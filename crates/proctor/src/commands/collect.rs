@@ -112,6 +112,24 @@ fn write_json(
     Ok(())
 }
 
+/// Standard output as a `File` of its own: a duplicate of its descriptor,
+/// writing where it writes (`None` where it cannot be duplicated).
+fn stdout_file() -> Option<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .map(std::fs::File::from)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// pytest's exit status for a collection.
 fn exit_code(collection: &proctor_python::Collection) -> u8 {
     exit_status(collection.errors.len(), collection.items.len())
@@ -139,9 +157,15 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
     suite.collect.rootdir.hash(&mut hasher);
     suite.config.pytest.inifile.hash(&mut hasher);
     let header = json_header(suite)?;
+    // Standard output as a file of its own (a duplicate of its
+    // descriptor), for a spliced document to be written to on a worker
+    // while the memo is written on another.
+    out.flush()?;
+    let stdout = stdout_file();
     let head = proctor_python::JsonHead {
         json: header.as_bytes(),
         status: exit_status,
+        sink: stdout.as_ref(),
     };
     let collection = suite.collect_memoized(u128::from(hasher.finish()), Some(head));
     match &collection.memo {
@@ -153,6 +177,12 @@ fn json_memoized(out: &mut Printer, suite: &Suite) -> Result<u8> {
         Some(proctor_python::Memo::Rendered(rendered)) => {
             // Spliced from the cache's fragments: the same bytes.
             let code = exit_status(rendered.errors, rendered.items);
+            if let Some(sent) = &rendered.sent {
+                // Written to standard output as it was spliced.
+                sent.as_ref()
+                    .map_err(|err| std::io::Error::new(err.kind(), err.to_string()))?;
+                return Ok(code);
+            }
             if let Some(stored) = &rendered.stored {
                 // Written into the memo as it was spliced.
                 out.copy_from(&mut &*stored.file)?;

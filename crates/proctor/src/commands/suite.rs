@@ -260,7 +260,8 @@ impl Suite {
     /// collected`); set to `memo`, also whether `collect --json`'s memo
     /// was found from `stat` data alone (`, memo by stat`) or by its
     /// digest (`, memo`), or the document spliced from the cache's
-    /// fragments (`, spliced`).
+    /// fragments (`, spliced`; `, spliced, not stored` when it was not
+    /// stored as the memo, as after a cold run).
     fn trace_cache(&self, collection: proctor_python::Collection) -> proctor_python::Collection {
         if self.env.cache_trace {
             let line = match collection.cache {
@@ -271,6 +272,9 @@ impl Suite {
                     match (self.env.cache_trace_memo, &collection.memo) {
                         (true, _) if stats.by_stat => ", memo by stat",
                         (true, Some(proctor_python::Memo::Hit(_))) => ", memo",
+                        (true, Some(proctor_python::Memo::Rendered(r))) if r.stored.is_none() => {
+                            ", spliced, not stored"
+                        }
                         (true, Some(proctor_python::Memo::Rendered(_))) => ", spliced",
                         _ => "",
                     }
