@@ -1,6 +1,6 @@
 //! Searches sixteen bytes at a time: the next byte of a small set in a
-//! text (the import scan's inner loops), and the padded chunks the checks
-//! of JSON strings and ids look at.
+//! text (the import scan's inner loops, the escapes of a JSON string), and
+//! the padded chunks the checks of ids look at.
 //!
 //! The scan reads every byte of every shared module (a lexer's token
 //! tables are most of pygments' source): where its loop looked at one byte
@@ -29,7 +29,7 @@ pub(crate) fn next_code_stop(text: &[u8], from: usize) -> Option<usize> {
     let chunk_stops = sse2::code_stops;
     #[cfg(not(target_arch = "x86_64"))]
     let chunk_stops = |_: &[u8]| 0;
-    first_stop(text, from, chunk_stops, is_code_stop)
+    first_stop(text, from, chunk_stops, is_code_stop, false)
 }
 
 /// The index of the first byte at or after `from` that is one of `stops`.
@@ -39,20 +39,43 @@ pub(crate) fn next_of3(text: &[u8], from: usize, stops: [u8; 3]) -> Option<usize
     let chunk_stops = |chunk: &[u8]| sse2::any_of3(chunk, stops);
     #[cfg(not(target_arch = "x86_64"))]
     let chunk_stops = |_: &[u8]| 0;
-    first_stop(text, from, chunk_stops, |c| {
-        c == one || c == two || c == three
-    })
+    first_stop(
+        text,
+        from,
+        chunk_stops,
+        |c| c == one || c == two || c == three,
+        false,
+    )
+}
+
+/// Whether `c` must be escaped in a JSON string: a control character,
+/// `"` or `\`.
+pub(crate) fn is_json_escape(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// The index of the first byte at or after `from` that a JSON string
+/// escapes ([`is_json_escape`]).
+pub(crate) fn next_json_escape(text: &[u8], from: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    let chunk_stops = sse2::json_escapes;
+    #[cfg(not(target_arch = "x86_64"))]
+    let chunk_stops = |_: &[u8]| 0;
+    first_stop(text, from, chunk_stops, is_json_escape, true)
 }
 
 /// The index of the first byte at or after `from` that `stop` accepts:
 /// sixteen bytes at a time through `chunk_stops` (one bit per stop among a
-/// chunk's bytes) on x86-64, the rest byte by byte. Elsewhere every byte
-/// goes through `stop`.
+/// chunk's bytes) on x86-64, the rest byte by byte, or, with `padded_tail`,
+/// as one more chunk (cheaper where the search usually runs to the end, as
+/// a JSON string's does; dearer where a stop is usually a few bytes away,
+/// as in the import scan). Elsewhere every byte goes through `stop`.
 fn first_stop(
     text: &[u8],
     from: usize,
     chunk_stops: impl Fn(&[u8]) -> u32,
     stop: impl Fn(u8) -> bool,
+    padded_tail: bool,
 ) -> Option<usize> {
     let mut at = from;
     if cfg!(target_arch = "x86_64") {
@@ -62,6 +85,12 @@ fn first_stop(
                 return Some(at + mask.trailing_zeros() as usize);
             }
             at += 16;
+        }
+        if padded_tail {
+            // The last few bytes, padded to a chunk: only their bits count.
+            let rest = text.len().checked_sub(at).filter(|&n| n > 0)?;
+            let mask = chunk_stops(&padded_chunk(text, at)) & ((1 << rest) - 1);
+            return (mask != 0).then(|| at + mask.trailing_zeros() as usize);
         }
     }
     scalar_position(text, at, stop)
@@ -143,6 +172,13 @@ mod sse2 {
         bits(or(brackets, or(quotes, rest)))
     }
 
+    /// One bit per byte a JSON string escapes among the first sixteen
+    /// bytes of `chunk`: `& 0xE0 == 0` is a control character.
+    pub(super) fn json_escapes(chunk: &[u8]) -> u32 {
+        let v = load(chunk);
+        bits(or(eq_masked(v, 0xE0, 0), or(eq(v, b'"'), eq(v, b'\\'))))
+    }
+
     /// One bit per byte equal to one of `stops` among the first sixteen
     /// bytes of `chunk`.
     pub(super) fn any_of3(chunk: &[u8], [one, two, three]: [u8; 3]) -> u32 {
@@ -153,7 +189,9 @@ mod sse2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_code_stop, next_code_stop, next_of3, scalar_position};
+    use super::{
+        is_code_stop, is_json_escape, next_code_stop, next_json_escape, next_of3, scalar_position,
+    };
 
     /// Every byte value, at every place of texts longer than two chunks:
     /// the vector searches find what the byte-at-a-time ones find.
@@ -168,6 +206,11 @@ mod tests {
                         assert_eq!(
                             next_code_stop(&text, from),
                             scalar_position(&text, from, is_code_stop),
+                            "{byte:#x} at {at} of {len} from {from}"
+                        );
+                        assert_eq!(
+                            next_json_escape(&text, from),
+                            scalar_position(&text, from, is_json_escape),
                             "{byte:#x} at {at} of {len} from {from}"
                         );
                         assert_eq!(
