@@ -498,3 +498,44 @@ fn one_parser_thread_collects_what_many_do() {
     assert_eq!(cold, many);
     assert_eq!(warm, many);
 }
+
+/// `proctor collect --json | head -c 100`: standard output closed while a
+/// cold run writes its document (from a worker, beside the pack) is not
+/// an error, and the cache it wrote serves the whole document next time.
+/// The document is larger than a pipe's buffer, so the writer blocks until
+/// the reader has gone and then gets `EPIPE`, whatever the timing.
+#[test]
+fn a_closed_standard_output_ends_a_cold_collect_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pytest.ini", "[pytest]\ntestpaths = tests\n");
+    write(
+        dir.path(),
+        "tests/test_many.py",
+        "import pytest\n\n\n@pytest.mark.parametrize(\"n\", range(4000))\ndef test_n(n):\n    pass\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["collect", "--json"])
+        .current_dir(dir.path())
+        .env_remove("PYTEST_ADDOPTS")
+        .env_remove("PYTHONPATH")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // The pipe's read end is closed here, with the document mostly unread.
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert!(head.starts_with(b"{\"version\":2,"));
+    let whole = common::run(dir.path(), &["collect", "--json"]);
+    let uncached = common::run(dir.path(), &["collect", "--json", "--no-cache"]);
+    assert_eq!(whole, uncached);
+    assert!(
+        whole.contains("tests/test_many.py::test_n[3999]"),
+        "{whole}"
+    );
+}
